@@ -1,0 +1,131 @@
+/**
+ * The engine's public shape. The engine owns every rule of SPEC.md and
+ * DESIGN.md; the HTTP router, the redirect middleware and in-process callers
+ * all go through it and get the same validation and the same errors.
+ */
+import type {
+  Account,
+  ActivityKind,
+  ActivityMetrics,
+  AnalyticsRow,
+  Billing,
+  MostTrafficRow,
+  Site,
+  SiteNameRef,
+  SiteSummary,
+  TrafficMetrics,
+} from '../../types/index.js'
+import type { Store } from '../store/contract.js'
+
+/** Query values as Express parses them: strings, or arrays when repeated. */
+export type Query = Record<string, unknown>
+
+/** Options of {@link createEngine}. */
+export interface EngineOptions {
+  /** Where state lives. Default: a new MemoryStore. */
+  store?: Store
+  /** The clock behind every timestamp, default period and the daily limit. Default: `() => new Date()`. */
+  now?: () => Date
+  /**
+   * Generates the mobile site from the desktop site. Default: succeeds at once.
+   * Reject with an Error carrying `creation_status` 'FAILED_FRAMESET_UNSUPPORTED'
+   * or 'FAILED_CONTENT_TOO_BIG' to set that status; any other rejection sets 'FAILED'.
+   */
+  builder?: (site: Site) => Promise<void>
+  /** The supported-agents regex source served by GET /agents. Default: DEFAULT_AGENTS. */
+  agents?: string
+}
+
+/** Who is calling: a master account after authentication. */
+export interface Caller {
+  user: string
+  partner: boolean
+}
+
+/** Input of {@link Engine.recordVisit}. */
+export interface VisitInput {
+  site_name: string
+  /** Default: the engine clock's now. */
+  at?: Date
+  visitor_id: string
+  user_agent?: string
+  country?: string
+  region?: string
+  /** Pages viewed during the visit; default 1. */
+  page_views?: number
+}
+
+/** Input of {@link Engine.recordActivity}. */
+export interface ActivityInput {
+  site_name: string
+  at?: Date
+  kind: ActivityKind
+  /** Optional, so activities can be broken down by the system dimension too. */
+  user_agent?: string
+  /** Optional, so activities can be broken down by the geo dimension too. */
+  country?: string
+  region?: string
+}
+
+/**
+ * Every operation of SPEC.md §4.1–4.3 on behalf of one master account.
+ * Bodies and queries are `unknown`: they are validated here, exactly as over HTTP.
+ */
+export interface MasterApi {
+  createSite(body: unknown): Promise<SiteNameRef>
+  getSite(site_name: string): Promise<Site>
+  getSiteByExternalUid(external_uid: string): Promise<SiteSummary>
+  updateSite(site_name: string, body: unknown): Promise<void>
+  deleteSite(site_name: string): Promise<void>
+  recreateSite(site_name: string, body?: unknown): Promise<void>
+  /** `query.test` = true or "true" skips the first-publish charge. */
+  publishSite(site_name: string, query?: Query): Promise<void>
+  unpublishSite(site_name: string): Promise<void>
+  resetCache(site_name: string): Promise<void>
+  sitesCreated(query?: Query): Promise<SiteNameRef[]>
+  sitesModified(query?: Query): Promise<SiteNameRef[]>
+  getManySites(body: unknown): Promise<SiteSummary[]>
+
+  createAccount(body: unknown): Promise<void>
+  getAccount(account_name: string): Promise<Account>
+  updateAccount(account_name: string, body: unknown): Promise<void>
+  deleteAccount(account_name: string): Promise<void>
+  grantAccess(account_name: string, site_name: string): Promise<void>
+  revokeAccess(account_name: string, site_name: string): Promise<void>
+  /** Sites the account has been granted, sorted (what its dashboard shows). */
+  accountSites(account_name: string): Promise<string[]>
+
+  siteAnalytics(site_name: string, query?: Query): Promise<TrafficMetrics | ActivityMetrics | AnalyticsRow[]>
+  sitesWithMostTraffic(query?: Query): Promise<MostTrafficRow[]>
+}
+
+/** What {@link createEngine} returns. */
+export interface Engine {
+  /** Adds (or replaces) a master account that may call the API. */
+  addMasterAccount(account: { user: string; password: string; partner?: boolean }): Promise<void>
+  /** The caller for these credentials, or undefined. Compares secrets in constant time. */
+  authenticate(user: string, password: string): Promise<Caller | undefined>
+  /**
+   * Operations on behalf of a master account. A string is looked up on each
+   * call (unknown user: Unauthorized); a Caller from {@link authenticate} is trusted.
+   */
+  as(caller: string | Caller): MasterApi
+  /** Records a visit; builds a `create_now=false` site on its first visit. */
+  recordVisit(visit: VisitInput): Promise<void>
+  /** Records an activity (click-to-call, map, e-mail, form submit). */
+  recordActivity(activity: ActivityInput): Promise<void>
+  /** Records that a visitor was redirected to the site: sets last_confirmed_redirected_date. */
+  confirmRedirect(site_name: string, at?: Date): Promise<void>
+  /** The charges and subscriptions of a master account. */
+  billing(user: string): Promise<Billing>
+  /** The supported-agents regex source currently served. */
+  getAgents(): string
+  /** Replaces the supported-agents source (live: matchers built from this engine follow it). */
+  setAgents(source: string): void
+  /** The engine's clock. */
+  now(): Date
+  /** The store behind this engine. */
+  readonly store: Store
+  /** Waits for background builds, then closes the store. */
+  close(): Promise<void>
+}

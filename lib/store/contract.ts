@@ -1,0 +1,258 @@
+/**
+ * The Store contract: what the engine asks of storage.
+ *
+ * The engine owns every rule; a store only keeps data and performs the atomic
+ * operations below. Each method that guards a rule which must hold under
+ * concurrency (unique names, the first-publish charge, the daily limit, grants
+ * against deletes) is ONE atomic operation, so a shared store can do it in one
+ * round trip (a Redis Lua script, one PostgreSQL statement or transaction).
+ *
+ * Conventions:
+ * - Times are epoch milliseconds, taken from the engine's injected clock.
+ * - Days are UTC `YYYY-MM-DD` strings; they sort lexicographically.
+ * - Every mutation of a site or account takes the `owner` (master user) and
+ *   applies only when the record exists AND belongs to that owner; otherwise
+ *   it reports "not found" and changes nothing.
+ * - Records returned are copies: mutating them never changes the store.
+ * - A store that cannot reach its backend rejects with {@link StoreUnavailableError}.
+ *
+ * Every adapter passes the shared conformance suite in `test/store/`.
+ */
+import type { ActivityKind, CreationFailure, Lang, SiteProperties } from '../../types/index.js'
+
+/** Raised by a store whose backend cannot be reached; the API answers 503. */
+export class StoreUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options)
+    this.name = 'StoreUnavailableError'
+  }
+}
+
+/**
+ * Build state of a site: `built`; `delayed` (create_now=false, built on first
+ * visit); `pending` (create_now=async, builder running); or a failure.
+ */
+export type BuildState = 'built' | 'delayed' | 'pending' | CreationFailure
+
+/** A site as the store keeps it. Property keys are those of {@link SiteProperties}. */
+export interface SiteRecord extends SiteProperties {
+  site_name: string
+  /** The master user the site belongs to. */
+  owner: string
+  /** The properties given at creation; Recreate Site restores them. */
+  initial: SiteProperties
+  created_at: number
+  modified_at: number
+  /** Time of the last publish; present only while published. */
+  published_at?: number
+  /** Set once, by the first publish ever; the first-publish charge is decided there. */
+  first_published_at?: number
+  /** Last confirmed redirect to this site. */
+  redirect_confirmed_at?: number
+  /** Last Reset Runtime Cache. */
+  cache_reset_at?: number
+  build: BuildState
+  /** Whether Create Site asked to publish once the build succeeds. */
+  publish_when_built?: boolean
+}
+
+/**
+ * A partial update of a site. A key set to `null` removes that field; an
+ * absent key leaves it alone. Setting `modified_at` moves the site in the
+ * modification index; a new `external_uid` moves it in the external-uid index.
+ */
+export type SitePatch = {
+  [K in Exclude<keyof SiteRecord, 'site_name' | 'owner' | 'created_at' | 'first_published_at'>]?:
+    | SiteRecord[K]
+    | null
+}
+
+/** What {@link Store.publishSite} did. */
+export interface PublishOutcome {
+  /** True when this publish was the site's first and charged the owner. */
+  charged: boolean
+}
+
+/** A sub-user account as the store keeps it. */
+export interface AccountRecord {
+  account_name: string
+  /** The master user that created it. */
+  owner: string
+  first_name?: string
+  last_name?: string
+  email?: string
+  lang?: Lang
+  created_at: number
+}
+
+/** A partial update of an account; `null` removes the field. */
+export type AccountPatch = {
+  [K in 'first_name' | 'last_name' | 'email' | 'lang']?: AccountRecord[K] | null
+}
+
+/** A master account: who may call the API. */
+export interface MasterRecord {
+  user: string
+  partner: boolean
+  /** Hex salt and hex SHA-256 of salt + password; the engine compares in constant time. */
+  salt: string
+  password_hash: string
+}
+
+/** The billing ledger of one master account. Times are epoch ms. */
+export interface BillingRecord {
+  /** One charge per first publish, oldest first. */
+  charges: { site_name: string; at: number }[]
+  /** One subscription per charged site incarnation, oldest first; Delete Site cancels it. */
+  subscriptions: { site_name: string; status: 'active' | 'cancelled' }[]
+}
+
+/** Result of {@link Store.grantAccess} and {@link Store.revokeAccess}. */
+export type GrantOutcome = 'ok' | 'no-account' | 'no-site'
+
+/** Result of {@link Store.incrementWithinLimit}. */
+export interface LimitOutcome {
+  /** True when the call fits within the limit and was counted. */
+  allowed: boolean
+  /** The count after this call (a refused call is not counted). */
+  count: number
+}
+
+// ---------------------------------------------------------------- analytics
+
+/** The analytics dimensions of SPEC.md §4.3. */
+export type Dimension = 'system' | 'geo'
+
+/**
+ * One visit, already reduced by the engine to its day bucket and dimension
+ * values (browser "<name> <major>", OS name, country, region; "Unknown" where
+ * not known).
+ */
+export interface VisitEvent {
+  site_name: string
+  owner: string
+  day: string
+  visitor_id: string
+  page_views: number
+  browser: string
+  os: string
+  country: string
+  region: string
+}
+
+/** One activity, reduced like {@link VisitEvent}. */
+export interface ActivityEvent {
+  site_name: string
+  owner: string
+  day: string
+  kind: ActivityKind
+  browser: string
+  os: string
+  country: string
+  region: string
+}
+
+/** Traffic totals of a period (lower-case; the engine renames them for the API). */
+export interface TrafficTotals {
+  visits: number
+  page_views: number
+  /**
+   * Distinct visitor_ids over the whole period (and dimension value). A memory
+   * store counts exactly; a shared store may estimate (Redis HyperLogLog: about
+   * 0.81 % standard error), and the conformance suite allows 2 % from 1,000 up.
+   */
+  unique_visitors: number
+}
+
+/** Activity totals of a period, keyed by {@link ActivityKind}. */
+export type ActivityTotals = Record<ActivityKind, number>
+
+/**
+ * One row of a period query. Without a dimension there is exactly one row and
+ * `key` is `[]`; with `system` the key is `[browser, os]`, with `geo` it is
+ * `[country, region]`. Rows come sorted by key.
+ */
+export interface PeriodRow<T> {
+  key: string[]
+  data: T
+}
+
+// -------------------------------------------------------------------- store
+
+/** Storage behind an engine. See the module comment for the conventions. */
+export interface Store {
+  // Master accounts
+  /** Adds or replaces a master account. */
+  putMaster(master: MasterRecord): Promise<void>
+  getMaster(user: string): Promise<MasterRecord | undefined>
+
+  // Sites
+  /** Creates the site if no site has its name (names are global). False when taken. */
+  createSite(site: SiteRecord): Promise<boolean>
+  getSite(site_name: string): Promise<SiteRecord | undefined>
+  /** One lookup for many names; the answer is in request order. */
+  getSites(site_names: string[]): Promise<(SiteRecord | undefined)[]>
+  /** The owner's site with that external_uid (the most recently created if several). */
+  findSiteByExternalUid(owner: string, external_uid: string): Promise<SiteRecord | undefined>
+  /** Applies the patch if the owner's site exists; returns the updated record. */
+  updateSite(owner: string, site_name: string, patch: SitePatch): Promise<SiteRecord | undefined>
+  /**
+   * Publishes the owner's site at `at` (sets published_at and modified_at).
+   * If it was never published before, sets first_published_at and, when
+   * `charge` is true, appends a charge and an active subscription to the
+   * owner's ledger, all in the same atomic step. Undefined when not found.
+   */
+  publishSite(owner: string, site_name: string, at: number, charge: boolean): Promise<PublishOutcome | undefined>
+  /**
+   * Deletes the owner's site with its index entries, grants and analytics, and
+   * cancels its active subscription. False when not found.
+   */
+  deleteSite(owner: string, site_name: string): Promise<boolean>
+  /**
+   * Names of the owner's sites whose created_at (or modified_at) lies in
+   * [from, to], both ends included, oldest first (ties by name). Served from an
+   * ordered index, never a scan of every site.
+   */
+  listSites(owner: string, by: 'created' | 'modified', from: number, to: number): Promise<string[]>
+  getBilling(owner: string): Promise<BillingRecord>
+
+  // Sub-user accounts
+  /** Creates the account if no account has its name (names are global). False when taken. */
+  createAccount(account: AccountRecord): Promise<boolean>
+  getAccount(account_name: string): Promise<AccountRecord | undefined>
+  updateAccount(owner: string, account_name: string, patch: AccountPatch): Promise<boolean>
+  /** Deletes the owner's account and its grants. False when not found. */
+  deleteAccount(owner: string, account_name: string): Promise<boolean>
+  /** Grants when both the account and the site exist and are the owner's; idempotent. */
+  grantAccess(owner: string, account_name: string, site_name: string): Promise<GrantOutcome>
+  /** Revokes under the same checks; revoking a missing grant is 'ok'. */
+  revokeAccess(owner: string, account_name: string, site_name: string): Promise<GrantOutcome>
+  /** Sites granted to the owner's account, sorted; undefined when the account is not the owner's. */
+  listGrants(owner: string, account_name: string): Promise<string[] | undefined>
+
+  // Limits
+  /**
+   * Atomically counts one call against `key` unless the count has reached
+   * `limit`. The counter may be dropped after `expiresAt` (epoch ms), but
+   * correctness never depends on expiry: the engine puts the period in the key.
+   */
+  incrementWithinLimit(key: string, limit: number, expiresAt: number): Promise<LimitOutcome>
+
+  // Analytics
+  /** Adds a visit to the site's day bucket and the owner's ranking. */
+  recordVisit(visit: VisitEvent): Promise<void>
+  /** Adds an activity to the site's day bucket. */
+  recordActivity(activity: ActivityEvent): Promise<void>
+  /** Traffic of the site over the days [from, to], grouped by the dimension if given. */
+  siteTraffic(site_name: string, from: string, to: string, dimension?: Dimension): Promise<PeriodRow<TrafficTotals>[]>
+  /** Activities of the site over the days [from, to], grouped by the dimension if given. */
+  siteActivities(site_name: string, from: string, to: string, dimension?: Dimension): Promise<PeriodRow<ActivityTotals>[]>
+  /**
+   * The owner's sites with at least one visit in [from, to], by visits
+   * descending, ties by site_name ascending, at most `limit` rows.
+   */
+  mostTraffic(owner: string, from: string, to: string, limit: number): Promise<{ site_name: string; data: TrafficTotals }[]>
+
+  /** Releases connections. The store is unusable afterwards. */
+  close(): Promise<void>
+}
