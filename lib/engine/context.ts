@@ -1,0 +1,23 @@
+/**
+ * What every engine module works with: the store, the clock and the options.
+ * Engine modules are plain functions over a context, so each rule lives in one
+ * small file and none of them knows about HTTP.
+ */
+import type { Site } from '../../types/index.js'
+import type { Store } from '../store/contract.js'
+import type { Caller } from './types.js'
+
+/** Shared state of one engine instance. */
+export interface EngineContext {
+  readonly store: Store
+  /** The injected clock. */
+  readonly now: () => Date
+  readonly builder: (site: Site) => Promise<void>
+  /** Background work (async builds) that `close()` waits for. */
+  readonly pending: Set<Promise<unknown>>
+}
+
+/** An authenticated master account and the context it acts in. */
+export interface CallContext extends EngineContext {
+  readonly caller: Caller
+}

@@ -1,0 +1,65 @@
+/**
+ * Dates in and out of the API (DESIGN.md "Dates in" / "Dates out") and the
+ * default periods of SPEC.md §4.1 and §4.3.
+ */
+import { invalidInput } from '../errors.js'
+
+const DAY_MS = 86_400_000
+const INPUT = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2}):(\d{2}))?$/
+
+/** `YYYY-MM-DDThh:mm:ss` in UTC, no zone, no milliseconds. */
+export function formatDateTime(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 19)
+}
+
+/** `YYYY-MM-DD` of the UTC day holding `ms`. */
+export function formatDay(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10)
+}
+
+/** Epoch ms of the start of the UTC day holding `ms`. */
+export function startOfDay(ms: number): number {
+  return Math.floor(ms / DAY_MS) * DAY_MS
+}
+
+/**
+ * Parses `YYYY-MM-DDThh:mm:ss` or `YYYY-MM-DD` (start of that UTC day) as UTC.
+ * Anything else, or an impossible date such as 2025-02-30, is InvalidInput
+ * naming the parameter.
+ */
+export function parseDateInput(value: unknown, name: string): number {
+  const m = typeof value === 'string' ? INPUT.exec(value) : null
+  if (!m) throw invalidInput(`${name} must be a UTC date YYYY-MM-DD or YYYY-MM-DDThh:mm:ss`)
+  const [y, mo, d, h = '0', mi = '0', s = '0'] = m.slice(1).map((part) => part ?? '0') as string[]
+  const ms = Date.UTC(+y!, +mo! - 1, +d!, +h, +mi, +s)
+  const back = new Date(ms)
+  const valid =
+    back.getUTCFullYear() === +y! && back.getUTCMonth() === +mo! - 1 && back.getUTCDate() === +d! &&
+    back.getUTCHours() === +h && back.getUTCMinutes() === +mi && back.getUTCSeconds() === +s
+  if (!valid || +y! < 1) throw invalidInput(`${name} is not a real date: ${value as string}`)
+  return ms
+}
+
+/** A closed period [from, to] in epoch ms. */
+export interface Period {
+  from: number
+  to: number
+}
+
+/**
+ * Resolves optional `from`/`to` query values into a period: `to` defaults to
+ * now, `from` to `defaultDays` days before `to`. from after to is InvalidInput.
+ */
+export function resolvePeriod(query: { from?: unknown; to?: unknown }, now: Date, defaultDays: number): Period {
+  const to = query.to === undefined ? now.getTime() : parseDateInput(query.to, 'to')
+  const from = query.from === undefined ? to - defaultDays * DAY_MS : parseDateInput(query.from, 'from')
+  if (from > to) throw invalidInput('from must not be after to')
+  return { from, to }
+}
+
+/** Seconds from `ms` to the next UTC midnight (Retry-After of the daily limit). */
+export function secondsToNextUtcDay(ms: number): number {
+  return Math.max(1, Math.ceil((startOfDay(ms) + DAY_MS - ms) / 1000))
+}
+
+export { DAY_MS }
