@@ -13,8 +13,10 @@ export interface EngineContext {
   /** The injected clock. */
   readonly now: () => Date
   readonly builder: (site: Site) => Promise<void>
-  /** Background work (async builds) that `close()` waits for. */
-  readonly pending: Set<Promise<unknown>>
+  /** Keeps background work (async builds) for `close()` to wait for; never rejects. */
+  readonly track: (work: Promise<unknown>) => void
+  /** Builds in flight in this process, by site name, so concurrent triggers share one. */
+  readonly builds: Map<string, Promise<void>>
 }
 
 /** An authenticated master account and the context it acts in. */

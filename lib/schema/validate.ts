@@ -43,7 +43,7 @@ function fieldOf(error: ErrorObject, label: string): string {
     .slice(1)
     .split('/')
     .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .reduce((path, part) => (/^\d+$/.test(part) ? `${path}[${part}]` : path ? `${path}.${part}` : part), '')
+    .reduce((path, part) => (/^\d+$/.test(part) ? `${path || label}[${part}]` : path ? `${path}.${part}` : part), '')
 }
 
 function join(parent: string, child: string, label: string): string {

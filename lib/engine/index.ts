@@ -1,0 +1,126 @@
+/**
+ * createEngine: the one place where every rule of the service runs. The HTTP
+ * router, the redirect middleware and in-process callers all use it.
+ */
+import { ServiceError } from '../errors.js'
+import { DEFAULT_AGENTS } from '../redirect/agents.js'
+import { StoreUnavailableError } from '../store/contract.js'
+import { MemoryStore } from '../store/memory.js'
+import * as accounts from './accounts.js'
+import * as analytics from './analytics.js'
+import type { CallContext, EngineContext } from './context.js'
+import * as lifecycle from './lifecycle.js'
+import * as masters from './masters.js'
+import * as sites from './sites.js'
+import type { Caller, Engine, EngineOptions, MasterApi } from './types.js'
+
+export type * from './types.js'
+
+/** Store outages surface as the ServiceUnavailable error of DESIGN.md (HTTP 503). */
+async function guard<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work()
+  } catch (error) {
+    if (error instanceof StoreUnavailableError) {
+      throw new ServiceError('ServiceUnavailable', 'the store is unavailable; try again shortly', { cause: error })
+    }
+    throw error
+  }
+}
+
+function validateAgents(source: unknown): string {
+  if (typeof source !== 'string') throw new ServiceError('InvalidInput', 'agents must be a regular expression source string')
+  try {
+    new RegExp(source, 'i')
+  } catch (error) {
+    throw new ServiceError('InvalidInput', `agents is not a valid regular expression: ${(error as Error).message}`)
+  }
+  return source
+}
+
+/**
+ * Creates an engine. Every option has a default: a fresh MemoryStore, the
+ * system clock, a builder that succeeds at once and DEFAULT_AGENTS.
+ */
+export function createEngine(options: EngineOptions = {}): Engine {
+  const pending = new Set<Promise<unknown>>()
+  const ctx: EngineContext = {
+    store: options.store ?? new MemoryStore(),
+    now: options.now ?? (() => new Date()),
+    builder: options.builder ?? (async () => {}),
+    builds: new Map(),
+    track(work) {
+      const settled = work.catch(() => {}).finally(() => pending.delete(settled))
+      pending.add(settled)
+    },
+  }
+  let agents = validateAgents(options.agents ?? DEFAULT_AGENTS)
+
+  async function callContext(caller: string | Caller): Promise<CallContext> {
+    if (typeof caller !== 'string') return { ...ctx, caller }
+    const master = await ctx.store.getMaster(caller)
+    if (!master) throw new ServiceError('Unauthorized', `unknown master account ${caller}`)
+    return { ...ctx, caller: { user: master.user, partner: master.partner } }
+  }
+
+  function as(caller: string | Caller): MasterApi {
+    const on =
+      <A extends unknown[], R>(operation: (call: CallContext, ...args: A) => Promise<R>) =>
+      (...args: A): Promise<R> =>
+        guard(async () => operation(await callContext(caller), ...args))
+    return {
+      createSite: on(sites.createSite),
+      getSite: on(sites.getSite),
+      getSiteByExternalUid: on(sites.getSiteByExternalUid),
+      updateSite: on(sites.updateSite),
+      deleteSite: on(sites.deleteSite),
+      recreateSite: on(lifecycle.recreateSite),
+      publishSite: on(lifecycle.publishSite),
+      unpublishSite: on(lifecycle.unpublishSite),
+      resetCache: on(lifecycle.resetCache),
+      sitesCreated: on((call, query) => sites.listSites(call, 'created', query)),
+      sitesModified: on((call, query) => sites.listSites(call, 'modified', query)),
+      getManySites: on(sites.getManySites),
+      createAccount: on(accounts.createAccount),
+      getAccount: on(accounts.getAccount),
+      updateAccount: on(accounts.updateAccount),
+      deleteAccount: on(accounts.deleteAccount),
+      grantAccess: on(accounts.grantAccess),
+      revokeAccess: on(accounts.revokeAccess),
+      accountSites: on(accounts.accountSites),
+      siteAnalytics: on(analytics.siteAnalytics),
+      sitesWithMostTraffic: on(analytics.sitesWithMostTraffic),
+    }
+  }
+
+  return {
+    store: ctx.store,
+    now: () => ctx.now(),
+    addMasterAccount: (account) => guard(() => masters.addMasterAccount(ctx.store, account)),
+    authenticate: (user, password) => guard(() => masters.authenticate(ctx.store, user, password)),
+    as,
+    recordVisit: (visit) =>
+      guard(async () => {
+        const site = await analytics.recordVisit(ctx, visit)
+        await lifecycle.buildOnFirstVisit(ctx, site)
+      }),
+    recordActivity: (activity) => guard(() => analytics.recordActivity(ctx, activity)),
+    confirmRedirect: (site_name, at) => guard(() => lifecycle.confirmRedirect(ctx, site_name, at ?? ctx.now())),
+    billing: (user) =>
+      guard(async () => {
+        const ledger = await ctx.store.getBilling(user)
+        return {
+          charges: ledger.charges.map(({ site_name, at }) => ({ site_name, at: new Date(at) })),
+          subscriptions: ledger.subscriptions.map(({ site_name, status }) => ({ site_name, status })),
+        }
+      }),
+    getAgents: () => agents,
+    setAgents: (source) => {
+      agents = validateAgents(source)
+    },
+    async close() {
+      while (pending.size > 0) await Promise.all(pending)
+      await ctx.store.close()
+    },
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * Sites: create, read, update, delete and the listings (SPEC.md §4.1).
+ * Lifecycle operations (publish, recreate, builds) live in lifecycle.ts.
+ */
+import type { BusinessInfo, Site, SiteNameRef, SiteProperties, SiteSummary } from '../../types/index.js'
+import { alreadyExist, invalidInput, notExist } from '../errors.js'
+import {
+  validateCreateSite,
+  validateGetMany,
+  validatePeriodQuery,
+  validateUpdateSite,
+  type SiteData,
+} from '../schema/sites.js'
+import type { SitePatch, SiteRecord } from '../store/contract.js'
+import type { CallContext } from './context.js'
+import { resolvePeriod } from './dates.js'
+import { build } from './lifecycle.js'
+import { baseName, suffixedName } from './names.js'
+import { toSite, toSummary } from './site-view.js'
+import type { Query } from './types.js'
+
+/** How many random suffixes a generated name tries before giving up. */
+const NAME_ATTEMPTS = 8
+
+/** The caller's site, or ResourceNotExist (another owner's site does not exist for this caller). */
+export async function ownSite(ctx: CallContext, site_name: string): Promise<SiteRecord> {
+  const site = await ctx.store.getSite(site_name)
+  if (!site || site.owner !== ctx.caller.user) throw notExist(`site ${site_name} does not exist`)
+  return site
+}
+
+/** The site properties of a validated site_data, with the business info keys merged (DESIGN.md). */
+function propertiesFrom(data: SiteData): SiteProperties {
+  if (data.site_business_info && data.business_site_info) {
+    throw invalidInput('site_data has both site_business_info and business_site_info; give one')
+  }
+  let business: BusinessInfo | undefined = data.site_business_info ?? data.business_site_info
+  if (data.reservation_info) {
+    if (business?.reservation_info) {
+      throw invalidInput('site_data.reservation_info and the business info reservation_info are both given; give one')
+    }
+    business = { ...business, reservation_info: data.reservation_info }
+  }
+  const props: SiteProperties = {
+    original_site_url: data.original_site_url,
+    auto_sync_cache_ttl: data.auto_sync_cache_ttl ?? 'SHORT',
+  }
+  if (typeof data.preview_site_url === 'string') props.preview_site_url = data.preview_site_url
+  if (data.site_domain !== undefined) props.site_domain = data.site_domain
+  if (data.site_vertical !== undefined) props.site_vertical = data.site_vertical
+  if (data.site_vertical_category !== undefined) props.site_vertical_category = data.site_vertical_category
+  if (business !== undefined) props.site_business_info = business
+  if (data.external_uid !== undefined) props.external_uid = data.external_uid
+  return props
+}
+
+/** Create Site. The name is reserved atomically before any build runs. */
+export async function createSite(ctx: CallContext, body: unknown): Promise<SiteNameRef> {
+  const input = validateCreateSite(body)
+  const props = propertiesFrom(input.site_data)
+  const mode = String(input.create_now ?? 'true') as 'true' | 'false' | 'async'
+  const publishNow = String(input.publish_now ?? 'false') === 'true'
+  const now = ctx.now().getTime()
+  const record = (site_name: string): SiteRecord => ({
+    ...props,
+    site_name,
+    owner: ctx.caller.user,
+    initial: structuredClone(props),
+    created_at: now,
+    modified_at: now,
+    build: mode === 'true' ? 'built' : mode === 'false' ? 'delayed' : 'pending',
+    ...(publishNow && mode !== 'true' ? { publish_when_built: true } : {}),
+  })
+
+  const site_name = await reserveName(ctx, input.site_data.site_name, props.original_site_url, record)
+  if (mode === 'true') {
+    await build(ctx, ctx.caller.user, site_name, { publish: publishNow, failure: 'delete' })
+  } else if (mode === 'async') {
+    ctx.track(build(ctx, ctx.caller.user, site_name, { publish: publishNow, failure: 'record' }))
+  }
+  return { site_name }
+}
+
+async function reserveName(
+  ctx: CallContext,
+  wanted: string | undefined,
+  url: string,
+  record: (name: string) => SiteRecord,
+): Promise<string> {
+  if (wanted !== undefined) {
+    if (!(await ctx.store.createSite(record(wanted)))) throw alreadyExist(`site_name ${wanted} is already taken`)
+    return wanted
+  }
+  const base = baseName(url)
+  if (await ctx.store.createSite(record(base))) return base
+  for (let attempt = 0; attempt < NAME_ATTEMPTS; attempt++) {
+    const name = suffixedName(base)
+    if (await ctx.store.createSite(record(name))) return name
+  }
+  throw alreadyExist(`could not generate a free site_name from ${url}; give one`)
+}
+
+/** Retrieve Site. */
+export async function getSite(ctx: CallContext, site_name: string): Promise<Site> {
+  return toSite(await ownSite(ctx, site_name))
+}
+
+/** Retrieve Site by External ID. */
+export async function getSiteByExternalUid(ctx: CallContext, external_uid: string): Promise<SiteSummary> {
+  const site = await ctx.store.findSiteByExternalUid(ctx.caller.user, external_uid)
+  if (!site) throw notExist(`no site has external_uid ${external_uid}`)
+  return toSummary(site)
+}
+
+/** Update Site. Creation properties stay as they were, for Recreate Site. */
+export async function updateSite(ctx: CallContext, site_name: string, body: unknown): Promise<void> {
+  const patch: SitePatch = { ...validateUpdateSite(body), modified_at: ctx.now().getTime() }
+  const updated = await ctx.store.updateSite(ctx.caller.user, site_name, patch)
+  if (!updated) throw notExist(`site ${site_name} does not exist`)
+}
+
+/** Delete Site: permanent; the store cancels the subscription and drops grants. */
+export async function deleteSite(ctx: CallContext, site_name: string): Promise<void> {
+  if (!(await ctx.store.deleteSite(ctx.caller.user, site_name))) throw notExist(`site ${site_name} does not exist`)
+}
+
+/** Retrieve Sites created (or modified) in a period; default the 7 days before `to`. */
+export async function listSites(ctx: CallContext, by: 'created' | 'modified', query: Query = {}): Promise<SiteNameRef[]> {
+  const period = resolvePeriod(validatePeriodQuery(query), ctx.now(), 7)
+  const names = await ctx.store.listSites(ctx.caller.user, by, period.from, period.to)
+  return names.map((site_name) => ({ site_name }))
+}
+
+/** Retrieve Multiple Sites, in request order; any missing name fails the call naming it. */
+export async function getManySites(ctx: CallContext, body: unknown): Promise<SiteSummary[]> {
+  const names = validateGetMany(body).map((entry) => entry.site_name)
+  const records = await ctx.store.getSites(names)
+  const missing = names.filter((name, i) => records[i]?.owner !== ctx.caller.user)
+  if (missing.length > 0) throw notExist(`sites do not exist: ${[...new Set(missing)].join(', ')}`)
+  return records.map((record) => toSummary(record!))
+}

@@ -1,0 +1,44 @@
+/**
+ * JSON Schemas of the Accounts endpoints (SPEC.md §4.2, limits of §8).
+ */
+import type { FromSchema } from 'json-schema-to-ts'
+import { compile } from './validate.js'
+
+export const accountNameSchema = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 45,
+  pattern: '^[A-Za-z0-9@._+-]+$',
+  description: '1 to 45 letters, digits or "@ . _ + -"',
+} as const
+
+const personName = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 45,
+  pattern: '^[A-Za-z]+$',
+  description: 'ASCII letters only',
+} as const
+
+const email = { type: 'string', maxLength: 150, format: 'email', description: 'a valid e-mail address' } as const
+const lang = { enum: ['en', 'es', 'ja'] } as const
+
+export const createAccountSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['account_name'],
+  properties: { account_name: accountNameSchema, first_name: personName, last_name: personName, email, lang },
+} as const
+
+export const updateAccountSchema = {
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: { first_name: personName, last_name: personName, email, lang },
+} as const
+
+export type CreateAccountBody = FromSchema<typeof createAccountSchema>
+export type UpdateAccountBody = FromSchema<typeof updateAccountSchema>
+
+export const validateCreateAccount = compile<CreateAccountBody>(createAccountSchema)
+export const validateUpdateAccount = compile<UpdateAccountBody>(updateAccountSchema)
