@@ -1,0 +1,56 @@
+#!/usr/bin/env node
+/**
+ * `npm start`: serves the API on PORT (default 3000) under /api, on a
+ * MemoryStore, or on a RedisStore when REDIS_URL is set. Creates one partner
+ * master account from MOBISITE_USER / MOBISITE_PASSWORD, or generates one,
+ * and prints it with a ready-to-run curl line.
+ */
+import { randomBytes } from 'node:crypto'
+import { createEngine } from './engine/index.js'
+import type { Store } from './store/contract.js'
+import { startServer } from './server.js'
+
+/** Quotes a value for a POSIX shell. */
+const shellQuote = (value: string): string => `'${value.replace(/'/g, `'\\''`)}'`
+
+async function storeFromEnv(): Promise<{ store?: Store; label: string }> {
+  const url = process.env.REDIS_URL
+  if (!url) return { label: 'memory store: state lives in this process' }
+  const { RedisStore } = await import('./store/redis.js')
+  const prefix = process.env.MOBISITE_REDIS_PREFIX
+  return { store: new RedisStore({ url, ...(prefix ? { prefix } : {}) }), label: `Redis store at ${url}` }
+}
+
+async function main(): Promise<void> {
+  const port = Number(process.env.PORT ?? 3000)
+  const host = process.env.HOST ?? '127.0.0.1'
+  const user = process.env.MOBISITE_USER || 'admin'
+  const password = process.env.MOBISITE_PASSWORD || randomBytes(12).toString('hex')
+  const { store, label } = await storeFromEnv()
+  const engine = createEngine(store ? { store } : {})
+  await engine.addMasterAccount({ user, password, partner: true })
+  const server = await startServer({ engine, port, host })
+  const api = `${server.url}/api`
+  const body = JSON.stringify({ site_data: { original_site_url: 'https://www.example.com' } })
+  console.log(`mobisite API: ${api} (${label})`)
+  console.log(`user:     ${user}`)
+  console.log(`password: ${password}${process.env.MOBISITE_PASSWORD ? ' (from MOBISITE_PASSWORD)' : ' (generated)'}`)
+  console.log(`try:      curl -u ${shellQuote(`${user}:${password}`)} -H 'content-type: application/json' -d ${shellQuote(body)} ${api}/sites/create`)
+
+  let stopping = false
+  const stop = async (signal: string): Promise<void> => {
+    if (stopping) return
+    stopping = true
+    console.log(`mobisite: ${signal} received, shutting down`)
+    await server.close()
+    await engine.close()
+    process.exit(0)
+  }
+  process.on('SIGINT', () => void stop('SIGINT'))
+  process.on('SIGTERM', () => void stop('SIGTERM'))
+}
+
+main().catch((error: unknown) => {
+  console.error('mobisite: could not start:', error instanceof Error ? error.message : error)
+  process.exit(1)
+})

@@ -1,0 +1,26 @@
+/**
+ * mobisite: a mobile-site management service as a library.
+ *
+ * - `apiRouter(engine)`: the HTTP API, mountable in any Express app.
+ * - `createEngine()`: every rule of the service, callable in-process.
+ * - `mobileRedirect()`: sends phone visitors of a desktop site to its mobile site.
+ * - `startServer()`: a real, stateful server; also a test double with a fake clock.
+ */
+export { createEngine } from './engine/index.js'
+export type {
+  ActivityInput,
+  Caller,
+  Engine,
+  EngineOptions,
+  MasterApi,
+  Query,
+  VisitInput,
+} from './engine/types.js'
+export { ServiceError, type ErrorCode } from './errors.js'
+export { apiRouter, type ApiRouterOptions } from './http/router.js'
+export { startServer, type RunningServer, type ServerOptions } from './server.js'
+export { MemoryStore } from './store/memory.js'
+export { RedisStore } from './store/redis.js'
+export * from './store/contract.js'
+export * from './redirect/index.js'
+export type * from '../types/index.js'

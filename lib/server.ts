@@ -1,0 +1,59 @@
+/**
+ * startServer: a real HTTP server with the API under `/api`, for production
+ * use and as a stateful test double in other projects' test suites.
+ */
+import type { AddressInfo } from 'node:net'
+import express from 'express'
+import { createEngine } from './engine/index.js'
+import type { Engine } from './engine/types.js'
+import { apiRouter, type ApiRouterOptions } from './http/router.js'
+
+/** Options of {@link startServer}. */
+export interface ServerOptions {
+  /** The engine to serve. Default: `createEngine()` (memory store, system clock). */
+  engine?: Engine
+  /** Default 0: a free port chosen by the system. */
+  port?: number
+  /** Default '127.0.0.1'. */
+  host?: string
+  /** Passed to apiRouter. */
+  router?: ApiRouterOptions
+}
+
+/** A running server. */
+export interface RunningServer {
+  /** Like `http://127.0.0.1:PORT`; the API is under `${url}/api`. */
+  url: string
+  /** The engine being served (the given one or the default). */
+  engine: Engine
+  /** Stops accepting connections, ends idle keep-alive ones, and resolves when closed. Does not close the engine. */
+  close(): Promise<void>
+}
+
+/** Starts the API on an HTTP server; resolves once it is listening. */
+export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
+  const engine = options.engine ?? createEngine()
+  const app = express()
+  app.disable('x-powered-by')
+  app.use('/api', apiRouter(engine, options.router))
+  const host = options.host ?? '127.0.0.1'
+  const server = app.listen(options.port ?? 0, host)
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve)
+    server.once('error', reject)
+  })
+  const { port } = server.address() as AddressInfo
+  const shownHost = host.includes(':') ? `[${host}]` : host
+  let closing: Promise<void> | undefined
+  return {
+    url: `http://${shownHost}:${port}`,
+    engine,
+    close() {
+      closing ??= new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()))
+        server.closeIdleConnections()
+      })
+      return closing
+    },
+  }
+}
