@@ -18,6 +18,7 @@ export type {
 } from './engine/types.js'
 export { ServiceError, type ErrorCode } from './errors.js'
 export { apiRouter, type ApiRouterOptions } from './http/router.js'
+export { openApiDocument } from './http/openapi.js'
 export { startServer, type RunningServer, type ServerOptions } from './server.js'
 export { MemoryStore } from './store/memory.js'
 export { RedisStore } from './store/redis.js'

@@ -7,6 +7,7 @@ import type { Caller, Engine } from '../engine/types.js'
 import { ServiceError } from '../errors.js'
 import { basicAuth } from './auth.js'
 import { errorHandler } from './errors.js'
+import { openApiDocument } from './openapi.js'
 import { AGENTS_PATH, ROUTES, pathMatcher, type Input, type Route } from './routes.js'
 
 /** Options of {@link apiRouter}. */
@@ -20,6 +21,8 @@ export interface ApiRouterOptions {
    * router is mounted at the root of an app whose own routes come after it.
    */
   notFound?: boolean
+  /** The server URL written into `GET /openapi.json`. Default '/api'. */
+  openApiServerUrl?: string
 }
 
 /** Rejects query parameters on endpoints that take none, naming the first. */
@@ -95,6 +98,11 @@ export function apiRouter(engine: Engine, options: ApiRouterOptions = {}): Route
   // The API speaks JSON only, so a body is parsed as JSON whatever its Content-Type.
   const json = express.json({ limit: options.bodyLimit ?? '1mb', type: () => true })
 
+  // The API description is public, like the documentation it is.
+  const document = openApiDocument(options.openApiServerUrl)
+  router.get('/openapi.json', (_req, res) => {
+    res.json(document)
+  })
   for (const route of ROUTES) {
     const method = route.method.toLowerCase() as 'get' | 'post' | 'delete'
     router[method](route.path, auth, json, handler(engine, route))
