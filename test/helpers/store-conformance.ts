@@ -1,0 +1,91 @@
+/**
+ * The shared Store conformance suite: every Store adapter runs it through its
+ * own test file, e.g.
+ *
+ * ```ts
+ * storeConformance(t, 'MemoryStore', () => new MemoryStore())
+ * ```
+ *
+ * It uses only the Store contract, never an adapter's internals. Each group
+ * opens a store from the factory, which must hand out an EMPTY store on every
+ * call, and closes it when the group ends.
+ */
+import { accountGroups } from './store-conformance-accounts.js'
+import { open, siteRecord } from './store-conformance-fixtures.js'
+import type { StoreFactory, Tap } from './store-conformance-fixtures.js'
+import { lifecycleGroups } from './store-conformance-lifecycle.js'
+import { siteGroups } from './store-conformance-sites.js'
+
+export type { StoreFactory, Tap } from './store-conformance-fixtures.js'
+
+/** A far-future expiry, so counting never meets expiry in these tests. */
+const FAR = Date.UTC(2999, 0, 1)
+
+/** Runs the whole conformance suite against stores made by `factory`, as one subtest named `name`. */
+export function storeConformance(t: Tap, name: string, factory: StoreFactory): Promise<unknown> {
+  return t.test(`${name} conformance`, async (t) => {
+    t.test('sites', async (t) => siteGroups(t, factory))
+    t.test('publish, billing, delete', async (t) => lifecycleGroups(t, factory))
+    t.test('masters, accounts, grants', async (t) => accountGroups(t, factory))
+    t.test('incrementWithinLimit', async (t) => limitGroups(t, factory))
+    t.test('close', async (t) => closeGroups(t, factory))
+    // ANALYTICS: the analytics suite (test/helpers/store-conformance-analytics.ts)
+    // registers its groups here, as one more t.test(...) taking the same factory.
+  })
+}
+
+function limitGroups(t: Tap, factory: StoreFactory): void {
+  t.test('counts up to the limit, then refuses', async (t) => {
+    const store = await open(t, factory)
+    for (let i = 1; i <= 3; i++) {
+      t.strictSame(await store.incrementWithinLimit('k', 3, FAR), { allowed: true, count: i }, `call ${i}`)
+    }
+    t.strictSame(await store.incrementWithinLimit('k', 3, FAR), { allowed: false, count: 3 }, 'the 4th is refused')
+    t.strictSame(await store.incrementWithinLimit('k', 3, FAR), { allowed: false, count: 3 }, 'a refused call is not counted')
+    t.strictSame(await store.incrementWithinLimit('k', 5, FAR), { allowed: true, count: 4 }, 'the limit is per call')
+    t.strictSame(await store.incrementWithinLimit('other', 3, FAR), { allowed: true, count: 1 }, 'keys are independent')
+    t.strictSame(await store.incrementWithinLimit('zero', 0, FAR), { allowed: false, count: 0 }, 'limit 0 refuses at once')
+    for (const key of ['__proto__', 'constructor', 'toString']) {
+      t.strictSame(await store.incrementWithinLimit(key, 2, FAR), { allowed: true, count: 1 }, `key ${key}`)
+      t.strictSame(await store.incrementWithinLimit(key, 2, FAR), { allowed: true, count: 2 })
+      t.strictSame(await store.incrementWithinLimit(key, 2, FAR), { allowed: false, count: 2 })
+    }
+  })
+
+  t.test('400 parallel calls against a limit of 300: exactly 300 allowed', async (t) => {
+    const store = await open(t, factory)
+    const outcomes = await Promise.all(Array.from({ length: 400 }, () => store.incrementWithinLimit('daily', 300, FAR)))
+    const allowed = outcomes.filter((o) => o.allowed)
+    t.equal(allowed.length, 300)
+    t.strictSame(
+      allowed.map((o) => o.count).sort((a, b) => a - b),
+      Array.from({ length: 300 }, (_, i) => i + 1),
+      'each allowed call got its own count, 1 to 300',
+    )
+    t.ok(outcomes.filter((o) => !o.allowed).every((o) => o.count === 300), 'refused calls report 300')
+    t.strictSame(await store.incrementWithinLimit('daily', 300, FAR), { allowed: false, count: 300 })
+  })
+
+  // The engine passes expiresAt on ITS clock, which may be a test clock set in
+  // the past. A counter still being called must keep counting even though
+  // that moment has passed on the store's own clock, or the daily limit would
+  // never trip under such a clock.
+  t.test('a counter keeps counting when expiresAt is already past on the store clock', async (t) => {
+    const store = await open(t, factory)
+    const past = Date.UTC(2020, 0, 2)
+    for (let i = 1; i <= 3; i++) {
+      t.strictSame(await store.incrementWithinLimit('old-day', 3, past), { allowed: true, count: i }, `call ${i}`)
+    }
+    t.strictSame(await store.incrementWithinLimit('old-day', 3, past), { allowed: false, count: 3 })
+  })
+}
+
+function closeGroups(t: Tap, factory: StoreFactory): void {
+  t.test('a closed store is unusable', async (t) => {
+    const store = await factory()
+    await store.createSite(siteRecord('before', 'alice'))
+    await store.close()
+    await t.rejects(store.getSite('before'), 'reads reject')
+    await t.rejects(store.incrementWithinLimit('k', 1, FAR), 'writes reject')
+  })
+}
