@@ -16,7 +16,7 @@
  * - Records returned are copies: mutating them never changes the store.
  * - A store that cannot reach its backend rejects with {@link StoreUnavailableError}.
  *
- * Every adapter passes the shared conformance suite in `test/store/`.
+ * Every adapter passes the shared conformance suite in `test/helpers/store-conformance.ts`.
  */
 import type { ActivityKind, CreationFailure, Lang, SiteProperties } from '../../types/index.js'
 
