@@ -1,0 +1,150 @@
+/**
+ * The connection side of RedisStore: client options that fail fast instead of
+ * queueing, waiting for readiness, Lua script calls in one round trip, and the
+ * mapping of connection failures to {@link StoreUnavailableError}.
+ */
+import { createHash } from 'node:crypto'
+import { Redis, type RedisOptions } from 'ioredis'
+import { StoreUnavailableError } from './contract.js'
+
+/** Timeouts of a RedisStore connection, in milliseconds. */
+export interface RedisTimeouts {
+  /** How long a call waits for a (re)connection before failing. Default 1000. */
+  readyTimeout?: number
+  /** How long a command may go unanswered (a hung server). Default 3000. */
+  commandTimeout?: number
+}
+
+/**
+ * Options for a client the store creates itself. No offline queue and no
+ * retries per request: a command issued or in flight while Redis is away fails
+ * at once rather than waiting (or being resent after a reconnect, which could
+ * apply a write twice). The client itself keeps reconnecting forever.
+ */
+export function clientOptions(timeouts: RedisTimeouts): RedisOptions {
+  return {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    autoResendUnfulfilledCommands: false,
+    commandTimeout: timeouts.commandTimeout ?? 3000,
+    connectTimeout: 2000,
+    retryStrategy: (times: number) => Math.min(50 * times, 1000),
+  }
+}
+
+/** Reply errors that mean "the server cannot serve now", not "the call is wrong". */
+const UNAVAILABLE_REPLY = /^(LOADING|BUSY|MASTERDOWN|TRYAGAIN|CLUSTERDOWN|READONLY|OOM|NOREPLICAS|MISCONF)\b/
+
+/**
+ * Turns a connection failure into StoreUnavailableError; a genuine reply error
+ * (a bug: wrong type, script error) is passed on unchanged.
+ */
+export function toStoreError(err: unknown): unknown {
+  if (err instanceof StoreUnavailableError) return err
+  if (err instanceof Error && err.name === 'ReplyError' && !UNAVAILABLE_REPLY.test(err.message)) return err
+  const message = err instanceof Error ? err.message : String(err)
+  return new StoreUnavailableError(`Redis unavailable: ${message}`, { cause: err })
+}
+
+/** A Lua script with its SHA-1, run by EVALSHA with an EVAL fallback. */
+export interface LuaScript {
+  readonly lua: string
+  readonly sha: string
+}
+
+/** Prepares a Lua source for {@link RedisConn.run}. */
+export function lua(source: string): LuaScript {
+  return { lua: source, sha: createHash('sha1').update(source).digest('hex') }
+}
+
+/** One Redis connection as RedisStore uses it. */
+export class RedisConn {
+  readonly client: Redis
+  private readonly owned: boolean
+  private readonly readyTimeout: number
+  private readyWait: Promise<void> | undefined
+  private closed = false
+
+  constructor(options: { url?: string; client?: Redis } & RedisTimeouts) {
+    this.readyTimeout = options.readyTimeout ?? 1000
+    if (options.client) {
+      if (options.client.options.keyPrefix) {
+        // Keys computed inside the Lua scripts would not get ioredis' keyPrefix.
+        throw new TypeError('RedisStore: use the `prefix` option, not a client with `keyPrefix`')
+      }
+      this.client = options.client
+      this.owned = false
+    } else {
+      const opts = clientOptions(options)
+      this.client = options.url ? new Redis(options.url, opts) : new Redis(opts)
+      this.owned = true
+      // Without a listener ioredis prints every reconnect failure; calls
+      // report unavailability themselves.
+      this.client.on('error', () => {})
+    }
+  }
+
+  /**
+   * Resolves once the client is ready, or rejects with StoreUnavailableError
+   * after `readyTimeout`. One shared listener, however many calls wait.
+   */
+  async ready(): Promise<void> {
+    const c = this.client
+    if (c.status === 'ready' && !this.closed) return
+    if (this.closed || c.status === 'end') throw new StoreUnavailableError('Redis connection is closed')
+    if (c.status === 'wait') c.connect().catch(() => {})
+    this.readyWait ??= new Promise<void>((resolve) => {
+      c.once('ready', () => {
+        this.readyWait = undefined
+        resolve()
+      })
+    })
+    let timer: NodeJS.Timeout | undefined
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new StoreUnavailableError(`Redis not reachable (status ${c.status})`)),
+        this.readyTimeout,
+      )
+    })
+    try {
+      await Promise.race([this.readyWait, timeout])
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+
+  /** Runs `fn` once the client is ready, mapping connection failures. */
+  async call<T>(fn: (client: Redis) => Promise<T>): Promise<T> {
+    await this.ready()
+    try {
+      return await fn(this.client)
+    } catch (err) {
+      throw toStoreError(err)
+    }
+  }
+
+  /** Runs a Lua script: EVALSHA, or EVAL when the server does not know it yet. */
+  run(script: LuaScript, keys: string[], args: (string | number)[]): Promise<unknown> {
+    return this.call(async (c) => {
+      try {
+        return await c.evalsha(script.sha, keys.length, ...keys, ...args)
+      } catch (err) {
+        if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err
+        return await c.eval(script.lua, keys.length, ...keys, ...args)
+      }
+    })
+  }
+
+  /** Quits the client if this store created it; a caller's client stays open. */
+  async close(): Promise<void> {
+    if (this.closed) return
+    this.closed = true
+    if (!this.owned) return
+    try {
+      if (this.client.status === 'ready') await this.client.quit()
+      else this.client.disconnect()
+    } catch {
+      this.client.disconnect()
+    }
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * Key layout of RedisStore. Every key is `prefix + namespace + ':' + rest`
+ * (or just `prefix + namespace`, like `aowner`); a namespace never contains
+ * ':', so namespaces cannot collide, and inside a namespace at most one
+ * variable part is unbounded (it comes last) or the earlier one is
+ * length-prefixed, so two different inputs never share a key.
+ *
+ * | key                                   | type   | holds                                       |
+ * |---------------------------------------|--------|---------------------------------------------|
+ * | master:<user>                         | string | MasterRecord JSON                           |
+ * | site:<name>                           | hash   | SiteRecord fields, each JSON-encoded; `#xkey` (its external-uid index key), `#sub` (its subscription's list index) |
+ * | acct:<name>                           | hash   | AccountRecord fields, each JSON-encoded     |
+ * | created:<owner> / modified:<owner>    | zset   | site names scored by created_at / modified_at |
+ * | xuid:<len(owner)>:<owner>:<uid>       | zset   | the owner's sites with that external_uid, scored by created_at |
+ * | charges:<owner> / subs:<owner>        | list   | billing ledger entries, JSON                |
+ * | gsite:<site> / gacct:<account>        | set    | grants, both directions                     |
+ * | limit:<key>                           | string | incrementWithinLimit counter                |
+ * | aowner                                | hash   | site name → the owner its analytics belong to |
+ * | days:<site>, odays:<owner>            | zset   | days with analytics (lexicographic)         |
+ * | day:<day>:<site>                      | hash   | the site-day counters                       |
+ * | dayu:<day>:<site>                     | HLL    | the site-day visitors                       |
+ * | dv:<day>:<dim>:<site>                 | hash   | `<metric>:<JSON key>` counters per dimension value |
+ * | dvu:<day>:<dim>:<len(site)>:<site>:<JSON key> | HLL | visitors per dimension value         |
+ * | rank:<day>:<owner>                    | zset   | the owner's sites scored by the day's visits |
+ *
+ * Analytics keys are built inside the Lua scripts (lib/store/redis-analytics.ts).
+ */
+
+/** Builds the keys RedisStore computes on the client side. */
+export class RedisKeys {
+  constructor(readonly prefix: string) {}
+
+  master(user: string): string {
+    return `${this.prefix}master:${user}`
+  }
+  site(name: string): string {
+    return `${this.prefix}site:${name}`
+  }
+  account(name: string): string {
+    return `${this.prefix}acct:${name}`
+  }
+  created(owner: string): string {
+    return `${this.prefix}created:${owner}`
+  }
+  modified(owner: string): string {
+    return `${this.prefix}modified:${owner}`
+  }
+  externalUid(owner: string, uid: string): string {
+    return `${this.prefix}xuid:${Buffer.byteLength(owner)}:${owner}:${uid}`
+  }
+  charges(owner: string): string {
+    return `${this.prefix}charges:${owner}`
+  }
+  subscriptions(owner: string): string {
+    return `${this.prefix}subs:${owner}`
+  }
+  siteGrants(site: string): string {
+    return `${this.prefix}gsite:${site}`
+  }
+  accountGrants(account: string): string {
+    return `${this.prefix}gacct:${account}`
+  }
+  limit(key: string): string {
+    return `${this.prefix}limit:${key}`
+  }
+}
+
+/** Encodes a record as HSET arguments: each defined field, JSON-encoded. */
+export function encodeFields(record: object): string[] {
+  const out: string[] = []
+  for (const [field, value] of Object.entries(record)) {
+    if (value !== undefined) out.push(field, JSON.stringify(value))
+  }
+  return out
+}
+
+/**
+ * Encodes a patch: a field set to null is sent with the value '', which the
+ * scripts read as HDEL (no JSON text is empty); an undefined field is absent.
+ */
+export function encodePatch(patch: object): string[] {
+  const out: string[] = []
+  for (const [field, value] of Object.entries(patch)) {
+    if (value === undefined) continue
+    out.push(field, value === null ? '' : JSON.stringify(value))
+  }
+  return out
+}
+
+/**
+ * Decodes an HGETALL reply (flat field/value array) into a fresh record;
+ * fields starting with '#' are the store's own bookkeeping and are skipped.
+ * An empty reply (no such hash) is undefined.
+ */
+export function decodeFields<T>(flat: unknown): T | undefined {
+  if (!Array.isArray(flat) || flat.length === 0) return undefined
+  const record: Record<string, unknown> = {}
+  for (let i = 0; i + 1 < flat.length; i += 2) {
+    const field = String(flat[i])
+    if (field.startsWith('#')) continue
+    record[field] = JSON.parse(String(flat[i + 1]))
+  }
+  return record as T
+}

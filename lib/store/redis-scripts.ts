@@ -1,0 +1,184 @@
+/**
+ * The Lua scripts behind RedisStore's sites, accounts, grants, billing and
+ * limits. Each rule that must hold under concurrency is one script, hence one
+ * atomic round trip. Owners are compared in their stored form (JSON-encoded,
+ * as every hash field is), so no script decodes JSON.
+ *
+ * Replies: a missing or foreign record is `false` (nil) or 0; the callers in
+ * lib/store/redis.ts turn them into the contract's answers.
+ */
+import { DROP_SITE_ANALYTICS_LUA } from './redis-analytics.js'
+import { lua } from './redis-conn.js'
+
+/** HGETALL of each key, in order. KEYS: the hashes. */
+export const GET_HASHES = lua(`
+local out = {}
+for i, k in ipairs(KEYS) do out[i] = redis.call('HGETALL', k) end
+return out
+`)
+
+/** KEYS: site, created index, modified index, [external-uid index]. ARGV: name, created_at, modified_at, fields... */
+export const CREATE_SITE = lua(`
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV, 4))
+redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
+redis.call('ZADD', KEYS[3], ARGV[3], ARGV[1])
+if KEYS[4] then
+  redis.call('ZADD', KEYS[4], ARGV[2], ARGV[1])
+  redis.call('HSET', KEYS[1], '#xkey', KEYS[4])
+end
+return 1
+`)
+
+/**
+ * KEYS: site, modified index. ARGV: owner, name, external-uid action ('' keep,
+ * '-' remove, else the new index key), then field/value pairs ('' deletes).
+ * Returns the updated hash, or nil when not the owner's.
+ */
+export const UPDATE_SITE = lua(`
+local site = KEYS[1]
+if redis.call('HGET', site, 'owner') ~= ARGV[1] then return false end
+local name = ARGV[2]
+for i = 4, #ARGV, 2 do
+  local f, v = ARGV[i], ARGV[i + 1]
+  if v == '' then redis.call('HDEL', site, f) else redis.call('HSET', site, f, v) end
+  if f == 'modified_at' then
+    if v == '' then redis.call('ZREM', KEYS[2], name) else redis.call('ZADD', KEYS[2], v, name) end
+  end
+end
+local x = ARGV[3]
+if x ~= '' then
+  local old = redis.call('HGET', site, '#xkey')
+  if old then redis.call('ZREM', old, name) end
+  if x == '-' then
+    redis.call('HDEL', site, '#xkey')
+  else
+    redis.call('ZADD', x, redis.call('HGET', site, 'created_at'), name)
+    redis.call('HSET', site, '#xkey', x)
+  end
+end
+return redis.call('HGETALL', site)
+`)
+
+/**
+ * KEYS: site, modified index, charges, subscriptions. ARGV: owner, name, at,
+ * charge ('1'|'0'), charge entry, subscription entry.
+ * Returns -1 (not found), 1 (first publish, charged) or 0.
+ */
+export const PUBLISH_SITE = lua(`
+local site = KEYS[1]
+if redis.call('HGET', site, 'owner') ~= ARGV[1] then return -1 end
+redis.call('HSET', site, 'published_at', ARGV[3], 'modified_at', ARGV[3])
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[2])
+if redis.call('HEXISTS', site, 'first_published_at') == 1 then return 0 end
+redis.call('HSET', site, 'first_published_at', ARGV[3])
+if ARGV[4] ~= '1' then return 0 end
+redis.call('RPUSH', KEYS[3], ARGV[5])
+local n = redis.call('RPUSH', KEYS[4], ARGV[6])
+redis.call('HSET', site, '#sub', n - 1)
+return 1
+`)
+
+/**
+ * KEYS: site, created index, modified index, subscriptions, site grants.
+ * ARGV: prefix, owner (stored form), owner, name, cancelled subscription entry
+ * (the raw owner is unused: the analytics owner is read from the store).
+ * Returns 1 when deleted, 0 when not the owner's.
+ */
+export const DELETE_SITE = lua(`${DROP_SITE_ANALYTICS_LUA}
+local site, P, name = KEYS[1], ARGV[1], ARGV[4]
+if redis.call('HGET', site, 'owner') ~= ARGV[2] then return 0 end
+local x = redis.call('HGET', site, '#xkey')
+if x then redis.call('ZREM', x, name) end
+redis.call('ZREM', KEYS[2], name)
+redis.call('ZREM', KEYS[3], name)
+local sub = redis.call('HGET', site, '#sub')
+if sub then redis.call('LSET', KEYS[4], sub, ARGV[5]) end
+for _, account in ipairs(redis.call('SMEMBERS', KEYS[5])) do
+  redis.call('SREM', P .. 'gacct:' .. account, name)
+end
+redis.call('DEL', KEYS[5], site)
+drop_site_analytics(P, name)
+return 1
+`)
+
+/** KEYS: account. ARGV: fields... Returns 1 when created, 0 when the name is taken. */
+export const CREATE_ACCOUNT = lua(`
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV))
+return 1
+`)
+
+/** KEYS: account. ARGV: owner, then field/value pairs ('' deletes). Returns 1 or 0. */
+export const UPDATE_ACCOUNT = lua(`
+if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then return 0 end
+for i = 2, #ARGV, 2 do
+  if ARGV[i + 1] == '' then
+    redis.call('HDEL', KEYS[1], ARGV[i])
+  else
+    redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
+  end
+end
+return 1
+`)
+
+/** KEYS: account, account grants. ARGV: prefix, owner, name. Returns 1 or 0. */
+export const DELETE_ACCOUNT = lua(`
+if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[2] then return 0 end
+for _, site in ipairs(redis.call('SMEMBERS', KEYS[2])) do
+  redis.call('SREM', ARGV[1] .. 'gsite:' .. site, ARGV[3])
+end
+redis.call('DEL', KEYS[1], KEYS[2])
+return 1
+`)
+
+/**
+ * KEYS: account, site, account grants, site grants. ARGV: owner, account name,
+ * site name, 'grant' | 'revoke'. Returns 'ok', 'no-account' or 'no-site'.
+ */
+export const GRANT = lua(`
+if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then return 'no-account' end
+if redis.call('HGET', KEYS[2], 'owner') ~= ARGV[1] then return 'no-site' end
+if ARGV[4] == 'grant' then
+  redis.call('SADD', KEYS[3], ARGV[3])
+  redis.call('SADD', KEYS[4], ARGV[2])
+else
+  redis.call('SREM', KEYS[3], ARGV[3])
+  redis.call('SREM', KEYS[4], ARGV[2])
+end
+return 'ok'
+`)
+
+/** KEYS: account, account grants. ARGV: owner. The granted sites, or nil when not the owner's. */
+export const LIST_GRANTS = lua(`
+if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then return false end
+return redis.call('SMEMBERS', KEYS[2])
+`)
+
+/** KEYS: owner's external-uid index. ARGV: prefix. The newest site's hash, or an empty array. */
+export const FIND_BY_EXTERNAL_UID = lua(`
+local top = redis.call('ZREVRANGE', KEYS[1], 0, 0)
+if #top == 0 then return {} end
+return redis.call('HGETALL', ARGV[1] .. 'site:' .. top[1])
+`)
+
+/** KEYS: charges, subscriptions. Both lists. */
+export const GET_BILLING = lua(`
+return { redis.call('LRANGE', KEYS[1], 0, -1), redis.call('LRANGE', KEYS[2], 0, -1) }
+`)
+
+/**
+ * KEYS: counter. ARGV: limit, expiresAt (epoch ms). Returns {allowed, count}.
+ * The expiry is pushed to at least a day past Redis' own clock, so an engine
+ * on an injected clock (in the past) never has its counter dropped early.
+ */
+export const INCREMENT_WITHIN_LIMIT = lua(`
+local count = tonumber(redis.call('GET', KEYS[1]) or '0')
+if count >= tonumber(ARGV[1]) then return { 0, count } end
+count = redis.call('INCR', KEYS[1])
+local t = redis.call('TIME')
+local floor = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + 86400000
+local at = math.max(tonumber(ARGV[2]), floor)
+redis.call('PEXPIREAT', KEYS[1], string.format('%.0f', at))
+return { 1, count }
+`)

@@ -1,0 +1,117 @@
+/**
+ * Shared pieces of the Redis tests: the REDIS_URL gate, random key prefixes,
+ * cleanup of exactly the keys a test wrote, and a redis-server the test owns.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { createServer } from 'node:net'
+import { Redis } from 'ioredis'
+import type { Tap } from './store-conformance-fixtures.js'
+
+/** The Redis under test, or undefined when the Redis suites are to be skipped. */
+export const REDIS_URL: string | undefined = process.env.REDIS_URL || undefined
+
+/**
+ * Gate for a Redis test file. Without REDIS_URL the file skips with a visible
+ * reason; with it, an unreachable Redis FAILS the file. Returns a connected
+ * admin client (closed at teardown), or undefined when the caller must stop.
+ */
+export async function redisOrSkip(t: Tap, what: string): Promise<Redis | undefined> {
+  if (!REDIS_URL) {
+    t.plan(0, `REDIS_URL not set: ${what} skipped`)
+    return undefined
+  }
+  const admin = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null })
+  admin.on('error', () => {})
+  try {
+    await admin.connect()
+    await admin.ping()
+  } catch (err) {
+    admin.disconnect()
+    t.fail(`REDIS_URL=${REDIS_URL} is set but Redis is unreachable: ${(err as Error).message}`)
+    return undefined
+  }
+  t.teardown(() => admin.quit().then(() => undefined))
+  return admin
+}
+
+/** A fresh key prefix no other test uses. */
+export function randomPrefix(tag = 'test'): string {
+  return `mobisite-${tag}:${randomBytes(6).toString('hex')}:`
+}
+
+/** Every key under `prefix` (SCAN, never KEYS). */
+export async function keysUnder(admin: Redis, prefix: string): Promise<string[]> {
+  const found: string[] = []
+  let cursor = '0'
+  do {
+    const [next, keys] = await admin.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000)
+    found.push(...keys)
+    cursor = next
+  } while (cursor !== '0')
+  return found
+}
+
+/** Deletes the keys under `prefix`, and only those. */
+export async function deleteUnder(admin: Redis, prefix: string): Promise<void> {
+  const keys = await keysUnder(admin, prefix)
+  for (let i = 0; i < keys.length; i += 500) await admin.del(...keys.slice(i, i + 500))
+}
+
+/** A free TCP port on 127.0.0.1 (free at the time of asking). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer()
+    srv.once('error', reject)
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number }
+      srv.close(() => resolve(port))
+    })
+  })
+}
+
+/** A redis-server owned by a test: started, stopped and restarted on one port. */
+export class OwnRedis {
+  private child: ChildProcess | undefined
+  constructor(readonly port: number) {}
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`
+  }
+
+  /** Starts the server (no persistence) and waits until it answers PING. */
+  async start(): Promise<void> {
+    const child = spawn('redis-server', ['--port', String(this.port), '--save', '', '--appendonly', 'no'], {
+      stdio: 'ignore',
+    })
+    this.child = child
+    const probe = new Redis(this.url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null })
+    probe.on('error', () => {})
+    try {
+      for (let i = 0; i < 100; i++) {
+        if (child.exitCode !== null) throw new Error(`redis-server on port ${this.port} exited (${child.exitCode})`)
+        try {
+          await probe.connect()
+          await probe.ping()
+          return
+        } catch {
+          probe.disconnect()
+          await new Promise((r) => setTimeout(r, 50))
+        }
+      }
+      throw new Error(`redis-server on port ${this.port} did not start`)
+    } finally {
+      probe.disconnect()
+    }
+  }
+
+  /** Kills the server (SIGKILL: connections drop at once) and waits for its exit. */
+  async stop(): Promise<void> {
+    const child = this.child
+    this.child = undefined
+    if (!child || child.exitCode !== null || child.signalCode !== null) return
+    const exited = new Promise((r) => child.once('exit', r))
+    child.kill('SIGKILL')
+    await exited
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * RedisStore against a real Redis: the shared Store conformance suites, then
+ * what only a shared store has to show (prefix isolation, several clients
+ * racing, fast failure when Redis is away, closing rules).
+ * Needs REDIS_URL; without it the file skips and says so.
+ */
+import t from 'tap'
+import { Redis } from 'ioredis'
+import { StoreUnavailableError } from '../lib/store/contract.js'
+import { RedisStore } from '../lib/store/redis.js'
+import { accountRecord, siteRecord } from './helpers/store-conformance-fixtures.js'
+import { storeConformance } from './helpers/store-conformance.js'
+import { REDIS_URL, deleteUnder, freePort, keysUnder, randomPrefix, redisOrSkip } from './helpers/redis.js'
+
+const admin = await redisOrSkip(t, 'Redis suite')
+
+if (admin && REDIS_URL) {
+  const url = REDIS_URL
+  const prefixes: string[] = []
+  /** A store on a fresh prefix, cleaned up at the end of the file. */
+  const fresh = (prefix = randomPrefix()): RedisStore => {
+    prefixes.push(prefix)
+    return new RedisStore({ url, prefix })
+  }
+  t.teardown(async () => {
+    for (const p of prefixes) await deleteUnder(admin, p)
+  })
+
+  await storeConformance(t, 'RedisStore', () => fresh())
+
+  t.test('every key sits under the prefix, and two prefixes never see each other', async (t) => {
+    const pa = randomPrefix()
+    const a = fresh(pa)
+    const b = fresh()
+    t.teardown(() => Promise.all([a.close(), b.close()]))
+    t.equal(await a.createSite(siteRecord('shared-name', 'alice', { external_uid: 'x1' })), true)
+    t.equal(await b.createSite(siteRecord('shared-name', 'alice')), true, 'the same name is free under another prefix')
+    await a.createAccount(accountRecord('acc', 'alice'))
+    t.equal(await a.grantAccess('alice', 'acc', 'shared-name'), 'ok')
+    await a.publishSite('alice', 'shared-name', Date.UTC(2024, 0, 2), true)
+    await a.incrementWithinLimit('daily', 3, Date.UTC(2999, 0, 1))
+    await a.recordVisit({
+      site_name: 'shared-name', owner: 'alice', day: '2024-01-02', visitor_id: 'v', page_views: 2,
+      browser: 'Chrome 120', os: 'Windows', country: 'FR', region: 'IDF',
+    })
+    const keys = await keysUnder(admin, pa)
+    t.ok(keys.length >= 10, `the store wrote ${keys.length} keys under its prefix`)
+    t.strictSame(await b.getBilling('alice'), { charges: [], subscriptions: [] }, 'the other prefix has no ledger')
+    t.equal(await b.getAccount('acc'), undefined)
+
+    t.equal(await a.deleteSite('alice', 'shared-name'), true)
+    await a.deleteAccount('alice', 'acc')
+    const left = new Set((await keysUnder(admin, pa)).map((k) => k.slice(pa.length).split(':')[0]))
+    t.strictSame(
+      [...left].sort(),
+      ['charges', 'limit', 'odays', 'subs'],
+      'after deleting the site and the account only the ledger, the limit and the owner day index remain',
+    )
+  })
+
+  t.test('two clients race on one Redis: one winner per name, one charge', async (t) => {
+    const prefix = randomPrefix()
+    const stores = [fresh(prefix), new RedisStore({ url, prefix })]
+    t.teardown(() => Promise.all(stores.map((s) => s.close())))
+    const creates = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => stores[i % 2]!.createSite(siteRecord('contested', `owner${i}`))),
+    )
+    t.equal(creates.filter(Boolean).length, 1, 'exactly one create wins')
+    const winner = (await stores[1]!.getSite('contested'))!.owner
+    const pubs = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => stores[i % 2]!.publishSite(winner, 'contested', 1000 + i, true)),
+    )
+    t.equal(pubs.filter((p) => p?.charged).length, 1, 'one publish charged')
+    t.equal((await stores[0]!.getBilling(winner)).charges.length, 1)
+  })
+
+  t.test('a passed-in client is used and left open by close()', async (t) => {
+    const client = new Redis(url)
+    t.teardown(() => client.quit().then(() => undefined))
+    const prefix = randomPrefix()
+    prefixes.push(prefix)
+    const store = new RedisStore({ client, prefix })
+    t.equal(await store.createSite(siteRecord('via-client', 'alice')), true)
+    await store.close()
+    await t.rejects(store.getSite('via-client'), 'the store is unusable after close')
+    t.equal(await client.exists(`${prefix}site:via-client`), 1, 'the client still works and the data is there')
+  })
+
+  t.test('a client with keyPrefix is refused (scripts build keys themselves)', async (t) => {
+    const client = new Redis(url, { keyPrefix: 'x:', lazyConnect: true })
+    t.teardown(() => client.disconnect())
+    t.throws(() => new RedisStore({ client }), /prefix/)
+  })
+
+  t.test('an unreachable Redis rejects quickly with StoreUnavailableError', async (t) => {
+    const port = await freePort()
+    const store = new RedisStore({ url: `redis://127.0.0.1:${port}`, prefix: randomPrefix() })
+    t.teardown(() => store.close())
+    const calls: [string, () => Promise<unknown>][] = [
+      ['getSite', () => store.getSite('x')],
+      ['createSite', () => store.createSite(siteRecord('xxxx', 'alice'))],
+      ['incrementWithinLimit', () => store.incrementWithinLimit('k', 1, 0)],
+      ['siteTraffic', () => store.siteTraffic('x', '2024-01-01', '2024-01-02')],
+      ['listSites', () => store.listSites('alice', 'created', 0, 1)],
+    ]
+    for (const [name, call] of calls) {
+      await t.rejects(call(), StoreUnavailableError, name)
+    }
+  })
+
+  t.test('HyperLogLog visitors stay within the stated 2 % on 5,000 distinct visitors', async (t) => {
+    const store = fresh()
+    t.teardown(() => store.close())
+    const visit = (i: number, day: string) =>
+      store.recordVisit({
+        site_name: 'hll', owner: 'alice', day, visitor_id: `visitor-${i}`, page_views: 1,
+        browser: 'Chrome 120', os: i % 2 ? 'Windows' : 'Linux', country: 'US', region: 'CA',
+      })
+    // 5,000 visitors over two days, 1,000 of them on both days.
+    for (let i = 0; i < 3000; i += 100) await Promise.all(Array.from({ length: 100 }, (_, j) => visit(i + j, '2024-03-01')))
+    for (let i = 2000; i < 5000; i += 100) await Promise.all(Array.from({ length: 100 }, (_, j) => visit(i + j, '2024-03-02')))
+    const [row] = await store.siteTraffic('hll', '2024-03-01', '2024-03-02')
+    t.equal(row?.data.visits, 6000)
+    const u = row!.data.unique_visitors
+    t.ok(Math.abs(u - 5000) <= 100, `unique visitors ${u} within 2 % of 5000`)
+    const bySystem = await store.siteTraffic('hll', '2024-03-01', '2024-03-02', 'system')
+    for (const r of bySystem) {
+      t.ok(Math.abs(r.data.unique_visitors - 2500) <= 50, `${r.key.join('/')}: ${r.data.unique_visitors} within 2 % of 2500`)
+    }
+    const [top] = await store.mostTraffic('alice', '2024-03-01', '2024-03-02', 10)
+    t.ok(Math.abs(top!.data.unique_visitors - 5000) <= 100, 'mostTraffic uses the same union')
+  })
+}
