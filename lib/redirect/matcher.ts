@@ -1,0 +1,128 @@
+/**
+ * The public face of the agents matcher: validation, the safety probe, and
+ * the verdict cache in front of the compiled form (compile.ts).
+ */
+import { LRUCache } from 'lru-cache'
+import { compileSource, type AgentsMode, type CompiledAgents } from './compile.js'
+import { probeSource } from './probe.js'
+
+export type { AgentsMode, CompiledAgents } from './compile.js'
+
+/** Options of {@link createAgentMatcher} and {@link compileAgents}. */
+export interface AgentMatcherOptions {
+  /** Verdict cache size in entries, or `false` for none. Default 10000. */
+  cache?: number | false
+  /** UAs longer than this (code units) are judged but not cached, which bounds the cache's memory. Default 512. */
+  cacheKeyMaxLength?: number
+  /**
+   * Code units of the UA that a general-mode source (one not in the spec's
+   * `.*name.*` form) reads; see {@link CompiledAgents.mode}. Linear-form
+   * sources always read the whole UA. Default 16384 (Node's default limit
+   * for all request headers together).
+   */
+  maxLength?: number
+  /** A source whose slowest adversarial probe UA takes longer than this is rejected as `slow`. Default 10 ms. */
+  slowMs?: number
+  /** Sources longer than this are rejected as `too-long`. Default 65536. */
+  maxSourceLength?: number
+  /** Skip the timing probe (only for sources you wrote yourself). Default false. */
+  trusted?: boolean
+}
+
+/** Why a source was refused: see {@link AgentsSourceError}. */
+export type AgentsErrorReason = 'not-a-string' | 'too-long' | 'invalid' | 'slow'
+
+/** A supported-agents source that was refused; `reason` says why, `message` in words. */
+export class AgentsSourceError extends Error {
+  /** Machine-readable cause. */
+  readonly reason: AgentsErrorReason
+  /** The refused source (truncated to 200 characters). */
+  readonly source: string
+
+  constructor(reason: AgentsErrorReason, message: string, source: unknown, options?: { cause?: unknown }) {
+    super(message, options)
+    this.name = 'AgentsSourceError'
+    this.reason = reason
+    this.source = typeof source === 'string' ? source.slice(0, 200) : String(source)
+  }
+}
+
+/** A verdict function with what it was built from. */
+export interface AgentMatcher {
+  /** True when the UA should be redirected: equals `new RegExp(source, 'i').test(userAgent)`. */
+  (userAgent: string): boolean
+  /** The source it was compiled from. */
+  readonly source: string
+  /** `linear` or `general`: see {@link CompiledAgents.mode}. */
+  readonly mode: AgentsMode
+  /** The compiled form, without the cache. */
+  readonly compiled: CompiledAgents
+}
+
+const DEFAULTS = { cache: 10_000, cacheKeyMaxLength: 512, maxLength: 16_384, slowMs: 10, maxSourceLength: 65_536 }
+
+/**
+ * Validates, compiles and probes a source, without a cache.
+ * @throws AgentsSourceError when the source is not a string, too long, not a
+ * valid regex, or dangerously slow on adversarial UAs.
+ */
+export function compileAgents(source: unknown, options: AgentMatcherOptions = {}): CompiledAgents {
+  if (typeof source !== 'string') {
+    throw new AgentsSourceError('not-a-string', `agents source must be a string, got ${typeof source}`, source)
+  }
+  const maxSourceLength = options.maxSourceLength ?? DEFAULTS.maxSourceLength
+  if (source.length > maxSourceLength) {
+    throw new AgentsSourceError('too-long', `agents source has ${source.length} characters; the limit is ${maxSourceLength}`, source)
+  }
+  try {
+    new RegExp(source, 'i')
+  } catch (err) {
+    throw new AgentsSourceError('invalid', `agents source is not a valid regular expression: ${(err as Error).message}`, source, { cause: err })
+  }
+  const maxLength = options.maxLength ?? DEFAULTS.maxLength
+  const compiled = compileSource(source, maxLength)
+  if (options.trusted !== true) {
+    const slowMs = options.slowMs ?? DEFAULTS.slowMs
+    const probeLength = compiled.mode === 'linear' ? DEFAULTS.maxLength : maxLength
+    const probe = probeSource(compiled, probeLength, slowMs)
+    if (!probe.ok) {
+      const how = probe.timedOut ? `did not finish within ${probe.worstMs} ms` : `took ${probe.worstMs.toFixed(1)} ms`
+      throw new AgentsSourceError('slow', `agents source is dangerously slow (${compiled.mode} mode): a ${probeLength}-character probe UA ${how}; the limit is ${slowMs} ms`, source)
+    }
+  }
+  return compiled
+}
+
+/**
+ * Compiles a supported-agents source (such as the string served by
+ * `GET /agents`) into a fast matcher with a verdict cache. Its verdict is
+ * identical to `new RegExp(source, 'i').test(userAgent)`, for every string
+ * when the source is in the linear form (the spec's `.*name.*|…` form,
+ * {@link DEFAULT_AGENTS}); see docs/redirect.md for the general case.
+ * @throws AgentsSourceError (see {@link compileAgents}).
+ * @example
+ * ```ts
+ * const isPhone = createAgentMatcher('.*iPhone.*|.*Android.*Mobile.*')
+ * isPhone(req.get('user-agent') ?? '')
+ * ```
+ */
+export function createAgentMatcher(source: string, options: AgentMatcherOptions = {}): AgentMatcher {
+  const compiled = compileAgents(source, options)
+  const test = compiled.test
+  const size = options.cache ?? DEFAULTS.cache
+  let matcher: (ua: string) => boolean = test
+  if (size !== false && size > 0) {
+    const cache = new LRUCache<string, boolean>({ max: size })
+    const keyMax = options.cacheKeyMaxLength ?? DEFAULTS.cacheKeyMaxLength
+    matcher = (ua) => {
+      if (ua.length > keyMax) return test(ua)
+      let verdict = cache.get(ua)
+      if (verdict === undefined) {
+        verdict = test(ua)
+        cache.set(ua, verdict)
+      }
+      return verdict
+    }
+  }
+  return Object.assign(matcher, { source, mode: compiled.mode, compiled })
+}
