@@ -1,26 +1,429 @@
 /**
- * PLACEHOLDER — being written for the analytics issue (#3). MemoryStore
- * delegates its analytics methods here.
+ * In-memory analytics behind MemoryStore: one bucket per site and UTC day.
+ *
+ * A bucket keeps the visit and page-view counters, the activity counters, and
+ * one cell per `system` value (browser, os) and per `geo` value (country,
+ * region) seen that day. Each cell holds its own counters and the exact set of
+ * visitors seen in it; the day's distinct visitors are the union of its system
+ * cells (every visit lands in exactly one), so no third set is kept.
+ *
+ * Memory is what this layout is shaped by:
+ * - visitor ids are interned per site to small integers, so a set holds
+ *   numbers, a cell with one visitor holds just that number, and a union over
+ *   any period is a pass over generation-stamped integers, not string hashing;
+ * - dimension values are interned once, process-wide, to integer ids; cells are
+ *   short arrays sorted by id, not Maps.
+ *
+ * Ranking (most traffic) reads per-owner day lists of (site slot, visits), so
+ * it sums plain numbers for every site and counts distinct visitors only for
+ * the winners.
  */
+import type { ActivityKind } from '../../types/index.js'
 import type { ActivityEvent, ActivityTotals, Dimension, PeriodRow, TrafficTotals, VisitEvent } from './contract.js'
 
-/** In-memory analytics: one day bucket per site. */
+const DAY_MS = 86_400_000
+/** Up to this many members a visitor set is a plain array; beyond, a Set. */
+const SMALL_SET = 8
+
+/**
+ * A set of interned visitor ids, as small as it can be: nothing, one number,
+ * a short exact-sized array, or a Set once it grows.
+ */
+type IntSet = undefined | number | number[] | Set<number>
+
+function addInt(set: IntSet, value: number): IntSet {
+  if (set === undefined) return value
+  if (typeof set === 'number') return set === value ? set : [set, value]
+  if (Array.isArray(set)) {
+    if (set.includes(value)) return set
+    if (set.length < SMALL_SET) return set.concat(value)
+    const grown = new Set(set)
+    grown.add(value)
+    return grown
+  }
+  set.add(value)
+  return set
+}
+
+/**
+ * Counts the distinct members of several IntSets with a generation-stamped
+ * array indexed by visitor id: no hashing and no allocation per union.
+ */
+class DistinctCounter {
+  private stamps = new Uint32Array(1024)
+  private generation = 0
+  count = 0
+
+  /** Begins a new union over ids below `universe`. */
+  start(universe: number): void {
+    if (this.stamps.length < universe) this.stamps = new Uint32Array(Math.max(universe, this.stamps.length * 2))
+    if (++this.generation === 0xffffffff) {
+      this.stamps.fill(0)
+      this.generation = 1
+    }
+    this.count = 0
+  }
+
+  add(set: IntSet): void {
+    if (set === undefined) return
+    const stamps = this.stamps
+    const generation = this.generation
+    if (typeof set === 'number') {
+      if (stamps[set] !== generation) {
+        stamps[set] = generation
+        this.count++
+      }
+      return
+    }
+    for (const id of set) {
+      if (stamps[id] !== generation) {
+        stamps[id] = generation
+        this.count++
+      }
+    }
+  }
+}
+
+const KIND_INDEX: Readonly<Record<ActivityKind, number>> = {
+  click_to_call: 0,
+  click_to_map: 1,
+  click_to_email: 2,
+  form_submit: 3,
+}
+
+/** Counters of one dimension value on one day. */
+class Cell {
+  visits = 0
+  page_views = 0
+  visitors: IntSet = undefined
+  /** Counts by KIND_INDEX; allocated on the first activity. */
+  acts: number[] | undefined = undefined
+  constructor(readonly id: number) {}
+}
+
+/** The visits of one owner on one day, as parallel lists (site slot, visits). */
+interface OwnerDay {
+  slots: number[]
+  visits: number[]
+}
+
+/** One site on one UTC day. */
+class Bucket {
+  visits = 0
+  page_views = 0
+  acts: number[] | undefined = undefined
+  /** Sorted by id. */
+  sys: Cell[] = []
+  geo: Cell[] = []
+  /** Where this bucket's visits sit in its owner's day list (set on the first visit). */
+  ownerDay: OwnerDay | undefined = undefined
+  rank = -1
+}
+
+/** Everything recorded for one site. */
+interface SiteData {
+  name: string
+  owner: string
+  slot: number
+  days: Map<string, Bucket>
+  /** visitor_id → interned integer, dense from 0. */
+  visitorIds: Map<string, number>
+  /** The bucket written last: consecutive events mostly share a day. */
+  lastDay: string
+  last: Bucket | undefined
+}
+
+/** Per-owner ranking state: each site has a slot; slots of dropped sites are reused. */
+interface OwnerData {
+  sites: (SiteData | undefined)[]
+  free: number[]
+  days: Map<string, OwnerDay>
+}
+
+/** Process-wide interning of a two-part dimension value to an integer id. */
+class PairDictionary {
+  private readonly ids = new Map<string, Map<string, number>>()
+  private readonly pairs: [string, string][] = []
+
+  id(a: string, b: string): number {
+    let inner = this.ids.get(a)
+    if (inner === undefined) this.ids.set(a, (inner = new Map()))
+    let id = inner.get(b)
+    if (id === undefined) {
+      id = this.pairs.length
+      inner.set(b, id)
+      this.pairs.push([a, b])
+    }
+    return id
+  }
+
+  pair(id: number): [string, string] {
+    const [a, b] = this.pairs[id]!
+    return [a, b]
+  }
+}
+
+/** The cell with `id` in the sorted list, inserting it (copy-on-insert keeps arrays exact-sized). */
+function cellIn(list: Cell[], id: number): { list: Cell[]; cell: Cell } {
+  let lo = 0
+  let hi = list.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    const at = list[mid]!.id
+    if (at === id) return { list, cell: list[mid]! }
+    if (at < id) lo = mid + 1
+    else hi = mid
+  }
+  const cell = new Cell(id)
+  const next = new Array<Cell>(list.length + 1)
+  for (let i = 0; i < lo; i++) next[i] = list[i]!
+  next[lo] = cell
+  for (let i = lo; i < list.length; i++) next[i + 1] = list[i]!
+  return { list: next, cell }
+}
+
+/** Values of `days` whose key lies in [from, to], by the cheaper of a scan and a walk over the range. */
+function inRange<T>(days: Map<string, T>, from: string, to: string): T[] {
+  const out: T[] = []
+  if (from > to) return out
+  const start = Date.parse(from)
+  const span = (Date.parse(to) - start) / DAY_MS + 1
+  if (span <= days.size) {
+    for (let i = 0; i < span; i++) {
+      const value = days.get(new Date(start + i * DAY_MS).toISOString().slice(0, 10))
+      if (value !== undefined) out.push(value)
+    }
+  } else {
+    for (const [day, value] of days) if (day >= from && day <= to) out.push(value)
+  }
+  return out
+}
+
+function compareKeys(a: PeriodRow<unknown>, b: PeriodRow<unknown>): number {
+  for (let i = 0; i < a.key.length; i++) {
+    const x = a.key[i]!
+    const y = b.key[i]!
+    if (x !== y) return x < y ? -1 : 1
+  }
+  return 0
+}
+
+function activityTotals(counts: readonly number[] | undefined): ActivityTotals {
+  return {
+    click_to_call: counts?.[0] ?? 0,
+    click_to_map: counts?.[1] ?? 0,
+    click_to_email: counts?.[2] ?? 0,
+    form_submit: counts?.[3] ?? 0,
+  }
+}
+
+function addActs(into: number[], counts: readonly number[] | undefined): void {
+  if (counts === undefined) return
+  for (let k = 0; k < 4; k++) into[k]! += counts[k]!
+}
+
+function countActivity(holder: { acts: number[] | undefined }, kind: number): void {
+  const acts = (holder.acts ??= [0, 0, 0, 0])
+  acts[kind]! += 1
+}
+
+/** In-memory analytics: one day bucket per site. All methods are synchronous. */
 export class MemoryAnalytics {
-  recordVisit(_visit: VisitEvent): void {
-    throw new Error('not implemented yet')
+  private readonly sites = new Map<string, SiteData>()
+  private readonly owners = new Map<string, OwnerData>()
+  private readonly systems = new PairDictionary()
+  private readonly geos = new PairDictionary()
+  private readonly distinct = new DistinctCounter()
+
+  /** Adds a visit to its day bucket, its two cells and the owner's ranking. */
+  recordVisit(visit: VisitEvent): void {
+    const site = this.siteData(visit.site_name, visit.owner)
+    const bucket = this.bucket(site, visit.day)
+    let visitor = site.visitorIds.get(visit.visitor_id)
+    if (visitor === undefined) {
+      visitor = site.visitorIds.size
+      site.visitorIds.set(visit.visitor_id, visitor)
+    }
+    const pages = visit.page_views
+    bucket.visits += 1
+    bucket.page_views += pages
+    const sys = cellIn(bucket.sys, this.systems.id(visit.browser, visit.os))
+    bucket.sys = sys.list
+    sys.cell.visits += 1
+    sys.cell.page_views += pages
+    sys.cell.visitors = addInt(sys.cell.visitors, visitor)
+    const geo = cellIn(bucket.geo, this.geos.id(visit.country, visit.region))
+    bucket.geo = geo.list
+    geo.cell.visits += 1
+    geo.cell.page_views += pages
+    geo.cell.visitors = addInt(geo.cell.visitors, visitor)
+    if (bucket.ownerDay === undefined) {
+      const owner = this.owners.get(site.owner)!
+      let day = owner.days.get(visit.day)
+      if (day === undefined) owner.days.set(visit.day, (day = { slots: [], visits: [] }))
+      bucket.ownerDay = day
+      bucket.rank = day.slots.length
+      day.slots.push(site.slot)
+      day.visits.push(1)
+    } else {
+      bucket.ownerDay.visits[bucket.rank]! += 1
+    }
   }
-  recordActivity(_activity: ActivityEvent): void {
-    throw new Error('not implemented yet')
+
+  /** Adds an activity to its day bucket and its two cells. */
+  recordActivity(activity: ActivityEvent): void {
+    const site = this.siteData(activity.site_name, activity.owner)
+    const bucket = this.bucket(site, activity.day)
+    const kind = KIND_INDEX[activity.kind]
+    countActivity(bucket, kind)
+    const sys = cellIn(bucket.sys, this.systems.id(activity.browser, activity.os))
+    bucket.sys = sys.list
+    countActivity(sys.cell, kind)
+    const geo = cellIn(bucket.geo, this.geos.id(activity.country, activity.region))
+    bucket.geo = geo.list
+    countActivity(geo.cell, kind)
   }
-  siteTraffic(_site: string, _from: string, _to: string, _dimension?: Dimension): PeriodRow<TrafficTotals>[] {
-    throw new Error('not implemented yet')
+
+  /** Traffic over the days [from, to]: one row without a dimension, else one row per value with visits. */
+  siteTraffic(site_name: string, from: string, to: string, dimension?: Dimension): PeriodRow<TrafficTotals>[] {
+    const site = this.sites.get(site_name)
+    const buckets = site ? inRange(site.days, from, to) : []
+    if (dimension === undefined) {
+      let visits = 0
+      let page_views = 0
+      this.distinct.start(site?.visitorIds.size ?? 0)
+      for (const bucket of buckets) {
+        visits += bucket.visits
+        page_views += bucket.page_views
+        for (const cell of bucket.sys) this.distinct.add(cell.visitors)
+      }
+      return [{ key: [], data: { visits, page_views, unique_visitors: this.distinct.count } }]
+    }
+    const rows: PeriodRow<TrafficTotals>[] = []
+    for (const [id, cells] of this.group(buckets, dimension)) {
+      let visits = 0
+      let page_views = 0
+      this.distinct.start(site!.visitorIds.size)
+      for (const cell of cells) {
+        visits += cell.visits
+        page_views += cell.page_views
+        this.distinct.add(cell.visitors)
+      }
+      if (visits > 0) rows.push({ key: this.dictionary(dimension).pair(id), data: { visits, page_views, unique_visitors: this.distinct.count } })
+    }
+    return rows.sort(compareKeys)
   }
-  siteActivities(_site: string, _from: string, _to: string, _dimension?: Dimension): PeriodRow<ActivityTotals>[] {
-    throw new Error('not implemented yet')
+
+  /** Activities over the days [from, to]: one row without a dimension, else one row per value with activities. */
+  siteActivities(site_name: string, from: string, to: string, dimension?: Dimension): PeriodRow<ActivityTotals>[] {
+    const site = this.sites.get(site_name)
+    const buckets = site ? inRange(site.days, from, to) : []
+    if (dimension === undefined) {
+      const counts = [0, 0, 0, 0]
+      for (const bucket of buckets) addActs(counts, bucket.acts)
+      return [{ key: [], data: activityTotals(counts) }]
+    }
+    const rows: PeriodRow<ActivityTotals>[] = []
+    for (const [id, cells] of this.group(buckets, dimension)) {
+      const counts = [0, 0, 0, 0]
+      for (const cell of cells) addActs(counts, cell.acts)
+      if (counts.some((n) => n > 0)) rows.push({ key: this.dictionary(dimension).pair(id), data: activityTotals(counts) })
+    }
+    return rows.sort(compareKeys)
   }
-  mostTraffic(_owner: string, _from: string, _to: string, _limit: number): { site_name: string; data: TrafficTotals }[] {
-    throw new Error('not implemented yet')
+
+  /**
+   * The owner's sites with visits in [from, to]: visits descending, then
+   * site_name ascending, at most `limit`. Sums per-owner day lists, then
+   * reads buckets only for the winners.
+   */
+  mostTraffic(owner: string, from: string, to: string, limit: number): { site_name: string; data: TrafficTotals }[] {
+    const data = this.owners.get(owner)
+    if (data === undefined || limit <= 0) return []
+    const totals = new Float64Array(data.sites.length)
+    for (const day of inRange(data.days, from, to)) {
+      const { slots, visits } = day
+      for (let i = 0; i < slots.length; i++) totals[slots[i]!]! += visits[i]!
+    }
+    const sites = data.sites
+    // Better-first; `before` decides whether slot a outranks slot b.
+    const before = (a: number, b: number): boolean =>
+      totals[a]! > totals[b]! || (totals[a] === totals[b] && sites[a]!.name < sites[b]!.name)
+    const top: number[] = []
+    for (let slot = 0; slot < totals.length; slot++) {
+      if (totals[slot]! <= 0 || sites[slot] === undefined) continue
+      if (top.length === limit && !before(slot, top[limit - 1]!)) continue
+      let i = top.length === limit ? limit - 1 : top.length
+      while (i > 0 && before(slot, top[i - 1]!)) {
+        top[i] = top[i - 1]!
+        i--
+      }
+      top[i] = slot
+    }
+    return top.map((slot) => {
+      const site = sites[slot]!
+      let page_views = 0
+      this.distinct.start(site.visitorIds.size)
+      for (const bucket of inRange(site.days, from, to)) {
+        page_views += bucket.page_views
+        for (const cell of bucket.sys) this.distinct.add(cell.visitors)
+      }
+      return { site_name: site.name, data: { visits: totals[slot]!, page_views, unique_visitors: this.distinct.count } }
+    })
   }
-  /** Forgets everything recorded for the site (Delete Site). */
-  dropSite(_owner: string, _site: string): void {}
+
+  /** Forgets everything recorded for the owner's site (Delete Site). */
+  dropSite(owner: string, site_name: string): void {
+    const site = this.sites.get(site_name)
+    if (site === undefined || site.owner !== owner) return
+    // Zeroed entries stay in the owner's day lists: a zero never ranks, and
+    // removing them would mean renumbering every other bucket's rank.
+    for (const bucket of site.days.values()) {
+      if (bucket.ownerDay !== undefined) bucket.ownerDay.visits[bucket.rank] = 0
+    }
+    const data = this.owners.get(owner)!
+    data.sites[site.slot] = undefined
+    data.free.push(site.slot)
+    this.sites.delete(site_name)
+  }
+
+  private siteData(site_name: string, owner: string): SiteData {
+    const known = this.sites.get(site_name)
+    if (known !== undefined && known.owner === owner) return known
+    // Same name, other owner: the old site was deleted and its name reused.
+    if (known !== undefined) this.dropSite(known.owner, site_name)
+    let data = this.owners.get(owner)
+    if (data === undefined) this.owners.set(owner, (data = { sites: [], free: [], days: new Map() }))
+    const slot = data.free.pop() ?? data.sites.length
+    const site: SiteData = { name: site_name, owner, slot, days: new Map(), visitorIds: new Map(), lastDay: '', last: undefined }
+    data.sites[slot] = site
+    this.sites.set(site_name, site)
+    return site
+  }
+
+  private bucket(site: SiteData, day: string): Bucket {
+    if (site.lastDay === day && site.last !== undefined) return site.last
+    let bucket = site.days.get(day)
+    if (bucket === undefined) site.days.set(day, (bucket = new Bucket()))
+    site.lastDay = day
+    site.last = bucket
+    return bucket
+  }
+
+  private dictionary(dimension: Dimension): PairDictionary {
+    return dimension === 'system' ? this.systems : this.geos
+  }
+
+  /** The cells of the buckets, grouped by dimension value id. */
+  private group(buckets: Bucket[], dimension: Dimension): Map<number, Cell[]> {
+    const groups = new Map<number, Cell[]>()
+    for (const bucket of buckets) {
+      for (const cell of dimension === 'system' ? bucket.sys : bucket.geo) {
+        const list = groups.get(cell.id)
+        if (list === undefined) groups.set(cell.id, [cell])
+        else list.push(cell)
+      }
+    }
+    return groups
+  }
 }

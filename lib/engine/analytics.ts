@@ -1,0 +1,215 @@
+/**
+ * Analytics (SPEC.md §4.3, §8; DESIGN.md "Analytics" and "Daily limit"):
+ * recording visits and activities into day buckets, Get Site Analytics, Get
+ * Sites with Most Traffic, and the daily limit of 300 calls per UTC day per
+ * master account per method.
+ *
+ * Granularity is the UTC day: a period covers every day it touches, both ends
+ * included, so `to=2025-01-31` (midnight) includes all of January 31.
+ *
+ * Only calls that would succeed count against the daily limit: the query and
+ * the site are checked first, so a client fixing a bad query is not charged
+ * for its mistakes. The limit check itself is one atomic store call, so no
+ * more than 300 calls succeed however many run at once.
+ */
+import type {
+  ActivityKind,
+  ActivityMetrics,
+  AnalyticsRow,
+  MostTrafficRow,
+  TrafficMetrics,
+} from '../../types/index.js'
+import { ServiceError, invalidInput, notExist } from '../errors.js'
+import { validateMostTrafficQuery, validateSiteAnalyticsQuery } from '../schema/analytics.js'
+import type { ActivityTotals, Dimension, PeriodRow, SiteRecord, TrafficTotals } from '../store/contract.js'
+import type { CallContext, EngineContext } from './context.js'
+import { DAY_MS, formatDay, resolvePeriod, secondsToNextUtcDay, startOfDay } from './dates.js'
+import type { Query } from './types.js'
+import { UNKNOWN, systemOf } from './user-agent.js'
+
+/** Calls per UTC day per master account per analytics method (SPEC.md §8). */
+export const DAILY_LIMIT = 300
+/** Rows of Get Sites with Most Traffic (SPEC.md §8). */
+export const MOST_TRAFFIC_ROWS = 10
+/** Default analytics period, in days before `to` (SPEC.md §4.3). */
+const DEFAULT_DAYS = 30
+/** A visit of more pages than this is a client bug, not traffic. */
+export const MAX_PAGE_VIEWS = 10_000
+const MAX_VISITOR_ID = 256
+const MAX_GEO = 100
+/** Dates a day bucket can name (`YYYY-MM-DD` with a four-digit year). */
+const MIN_AT = Date.UTC(1, 0, 1)
+const MAX_AT = Date.UTC(9999, 11, 31, 23, 59, 59, 999)
+
+const KINDS: ReadonlySet<string> = new Set<ActivityKind>(['click_to_call', 'click_to_map', 'click_to_email', 'form_submit'])
+const VISIT_FIELDS: ReadonlySet<string> = new Set(['site_name', 'at', 'visitor_id', 'user_agent', 'country', 'region', 'page_views'])
+const ACTIVITY_FIELDS: ReadonlySet<string> = new Set(['site_name', 'at', 'kind', 'user_agent', 'country', 'region'])
+
+// ------------------------------------------------------------- recording
+
+/** Input fields as an object; rejects non-objects and unknown fields. */
+function fieldsOf(input: unknown, allowed: ReadonlySet<string>, what: string): Record<string, unknown> {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) throw invalidInput(`${what} must be an object`)
+  for (const key in input) if (!allowed.has(key)) throw invalidInput(`unknown field ${key}`)
+  return input as Record<string, unknown>
+}
+
+function optionalString(value: unknown, name: string, max: number): string | undefined {
+  if (value === undefined) return undefined
+  if (typeof value !== 'string') throw invalidInput(`${name} must be a string`)
+  if (value.length > max) throw invalidInput(`${name} must be at most ${max} characters`)
+  return value
+}
+
+/** `YYYY-MM-DD` of the event time; consecutive events mostly share a day, so the last one is remembered. */
+let lastDayStart = NaN
+let lastDay = ''
+function dayOf(ctx: EngineContext, at: unknown): string {
+  let ms: number
+  if (at === undefined) ms = ctx.now().getTime()
+  else if (at instanceof Date && at.getTime() >= MIN_AT && at.getTime() <= MAX_AT) ms = at.getTime()
+  else throw invalidInput('at must be a valid Date between years 1 and 9999')
+  if (!(ms >= lastDayStart && ms < lastDayStart + DAY_MS)) {
+    lastDayStart = startOfDay(ms)
+    lastDay = formatDay(ms)
+  }
+  return lastDay
+}
+
+/** The site an event is for; unknown sites are ResourceNotExist. */
+async function siteFor(ctx: EngineContext, site_name: unknown): Promise<SiteRecord> {
+  if (typeof site_name !== 'string') throw invalidInput('site_name must be a string')
+  const site = await ctx.store.getSite(site_name)
+  if (site === undefined) throw notExist(`site ${site_name} does not exist`)
+  return site
+}
+
+/** The dimension values shared by visits and activities. */
+function dimensionsOf(fields: Record<string, unknown>): { browser: string; os: string; country: string; region: string } {
+  const userAgent = fields.user_agent
+  if (userAgent !== undefined && typeof userAgent !== 'string') throw invalidInput('user_agent must be a string')
+  const { browser, os } = systemOf(userAgent)
+  const country = optionalString(fields.country, 'country', MAX_GEO) || UNKNOWN
+  const region = optionalString(fields.region, 'region', MAX_GEO) || UNKNOWN
+  return { browser, os, country, region }
+}
+
+/**
+ * Records a visit (`engine.recordVisit`) and returns the site it was for, so
+ * the engine can build a `create_now=false` site on its first visit.
+ */
+export async function recordVisit(ctx: EngineContext, input: unknown): Promise<SiteRecord> {
+  const fields = fieldsOf(input, VISIT_FIELDS, 'visit')
+  const visitor_id = fields.visitor_id
+  if (typeof visitor_id !== 'string' || visitor_id === '') throw invalidInput('visitor_id must be a non-empty string')
+  if (visitor_id.length > MAX_VISITOR_ID) throw invalidInput(`visitor_id must be at most ${MAX_VISITOR_ID} characters`)
+  const pages = fields.page_views ?? 1
+  if (!Number.isInteger(pages) || (pages as number) < 1 || (pages as number) > MAX_PAGE_VIEWS) {
+    throw invalidInput(`page_views must be an integer from 1 to ${MAX_PAGE_VIEWS}`)
+  }
+  const day = dayOf(ctx, fields.at)
+  const dims = dimensionsOf(fields)
+  const site = await siteFor(ctx, fields.site_name)
+  await ctx.store.recordVisit({ site_name: site.site_name, owner: site.owner, day, visitor_id, page_views: pages as number, ...dims })
+  return site
+}
+
+/** Records an activity (`engine.recordActivity`). */
+export async function recordActivity(ctx: EngineContext, input: unknown): Promise<void> {
+  const fields = fieldsOf(input, ACTIVITY_FIELDS, 'activity')
+  const kind = fields.kind
+  if (typeof kind !== 'string' || !KINDS.has(kind)) throw invalidInput(`kind must be one of ${[...KINDS].join(', ')}`)
+  const day = dayOf(ctx, fields.at)
+  const dims = dimensionsOf(fields)
+  const site = await siteFor(ctx, fields.site_name)
+  await ctx.store.recordActivity({ site_name: site.site_name, owner: site.owner, day, kind: kind as ActivityKind, ...dims })
+}
+
+// --------------------------------------------------------------- queries
+
+/** Drops keys whose value is undefined: in-process callers write `{ from: undefined }` for "absent". */
+function definedEntries(query: Query): Query {
+  if (typeof query !== 'object' || query === null) return query
+  const out: Query = Object.create(null) as Query
+  for (const [key, value] of Object.entries(query)) if (value !== undefined) out[key] = value
+  return out
+}
+
+/** The period of §4.3 as inclusive UTC days. */
+function periodDays(query: { from?: string; to?: string }, now: Date): { from: string; to: string } {
+  const { from, to } = resolvePeriod(query, now, DEFAULT_DAYS)
+  return { from: formatDay(from), to: formatDay(to) }
+}
+
+/** Counts one call against the caller's daily limit for `method`, or throws DailyLimitExceeded. */
+async function countCall(ctx: CallContext, method: string, label: string, now: Date): Promise<void> {
+  const ms = now.getTime()
+  const key = `analytics-limit:${method}:${formatDay(ms)}:${ctx.caller.user}`
+  const { allowed } = await ctx.store.incrementWithinLimit(key, DAILY_LIMIT, startOfDay(ms) + DAY_MS)
+  if (!allowed) {
+    throw new ServiceError('DailyLimitExceeded', `${label} is limited to ${DAILY_LIMIT} calls per UTC day; try again after midnight UTC`, {
+      retryAfter: secondsToNextUtcDay(ms),
+    })
+  }
+}
+
+function trafficMetrics(data: TrafficTotals): TrafficMetrics {
+  // A shared store may estimate distinct visitors; there are never more than visits.
+  return { UNIQUE_VISITORS: Math.min(data.unique_visitors, data.visits), VISITS: data.visits, PAGE_VIEWS: data.page_views }
+}
+
+function activityMetrics(data: ActivityTotals): ActivityMetrics {
+  return {
+    CLICK_TO_EMAILS: data.click_to_email,
+    FORM_SUBMITS: data.form_submit,
+    CLICK_TO_MAPS: data.click_to_map,
+    CLICK_TO_CALLS: data.click_to_call,
+  }
+}
+
+function dimensionOf(dimension: Dimension, key: string[]): AnalyticsRow['dimension'] {
+  const [a = UNKNOWN, b = UNKNOWN] = key
+  return dimension === 'system' ? { browser: a, os: b } : { country: a, region: b }
+}
+
+function shape<T, M>(rows: PeriodRow<T>[], dimension: Dimension | undefined, metrics: (data: T) => M, zero: T): M | AnalyticsRow<M>[] {
+  if (dimension === undefined) return metrics(rows[0]?.data ?? zero)
+  return rows.map((row) => ({ data: metrics(row.data), dimension: dimensionOf(dimension, row.key) }))
+}
+
+const ZERO_TRAFFIC: TrafficTotals = { visits: 0, page_views: 0, unique_visitors: 0 }
+const ZERO_ACTIVITIES: ActivityTotals = { click_to_call: 0, click_to_map: 0, click_to_email: 0, form_submit: 0 }
+
+/**
+ * Get Site Analytics: traffic (default) or activities of one of the caller's
+ * sites over the period, as one metrics object or, with a dimension, rows.
+ */
+export async function siteAnalytics(
+  ctx: CallContext,
+  site_name: string,
+  query: Query = {},
+): Promise<TrafficMetrics | ActivityMetrics | AnalyticsRow[]> {
+  const q = validateSiteAnalyticsQuery(definedEntries(query))
+  const now = ctx.now()
+  const { from, to } = periodDays(q, now)
+  const site = typeof site_name === 'string' ? await ctx.store.getSite(site_name) : undefined
+  if (site === undefined || site.owner !== ctx.caller.user) throw notExist(`site ${String(site_name)} does not exist`)
+  await countCall(ctx, 'siteAnalytics', 'Get Site Analytics', now)
+  const dimension = q.dimension
+  if (q.result === 'activities') {
+    const rows = await ctx.store.siteActivities(site.site_name, from, to, dimension)
+    return shape(rows, dimension, activityMetrics, ZERO_ACTIVITIES)
+  }
+  const rows = await ctx.store.siteTraffic(site.site_name, from, to, dimension)
+  return shape(rows, dimension, trafficMetrics, ZERO_TRAFFIC)
+}
+
+/** Get Sites with Most Traffic: the caller's top 10 sites by visits in the period. */
+export async function sitesWithMostTraffic(ctx: CallContext, query: Query = {}): Promise<MostTrafficRow[]> {
+  const q = validateMostTrafficQuery(definedEntries(query))
+  const now = ctx.now()
+  const { from, to } = periodDays(q, now)
+  await countCall(ctx, 'sitesWithMostTraffic', 'Get Sites with Most Traffic', now)
+  const rows = await ctx.store.mostTraffic(ctx.caller.user, from, to, MOST_TRAFFIC_ROWS)
+  return rows.map((row) => ({ site_name: row.site_name, data: trafficMetrics(row.data) }))
+}

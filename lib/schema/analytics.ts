@@ -1,0 +1,37 @@
+/**
+ * JSON Schemas of the Analytics queries (SPEC.md §4.3). Query values arrive as
+ * Express parses them: strings, or arrays when a parameter is repeated, which
+ * the `type: 'string'` rules reject. Dates are checked further by
+ * parseDateInput, which also rejects impossible dates.
+ */
+import type { FromSchema } from 'json-schema-to-ts'
+import { compile } from './validate.js'
+
+const date = { type: 'string', description: 'a UTC date YYYY-MM-DD or YYYY-MM-DDThh:mm:ss' } as const
+
+export const siteAnalyticsQuerySchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    from: date,
+    to: date,
+    dimension: { type: 'string', enum: ['system', 'geo'] },
+    result: { type: 'string', enum: ['traffic', 'activities'] },
+  },
+} as const
+
+export const mostTrafficQuerySchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { from: date, to: date },
+} as const
+
+/** Query of Get Site Analytics. */
+export type SiteAnalyticsQuery = FromSchema<typeof siteAnalyticsQuerySchema>
+/** Query of Get Sites with Most Traffic. */
+export type MostTrafficQuery = FromSchema<typeof mostTrafficQuerySchema>
+
+/** Validates a Get Site Analytics query; throws InvalidInput naming the parameter. */
+export const validateSiteAnalyticsQuery = compile<SiteAnalyticsQuery>(siteAnalyticsQuerySchema, 'query')
+/** Validates a Get Sites with Most Traffic query; throws InvalidInput naming the parameter. */
+export const validateMostTrafficQuery = compile<MostTrafficQuery>(mostTrafficQuerySchema, 'query')
