@@ -70,6 +70,12 @@ export function freePort(): Promise<number> {
   })
 }
 
+/** Child processes started here; killed if the test process exits without stopping them. */
+const running = new Set<ChildProcess>()
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL')
+})
+
 /** A redis-server owned by a test: started, stopped and restarted on one port. */
 export class OwnRedis {
   private child: ChildProcess | undefined
@@ -85,6 +91,8 @@ export class OwnRedis {
       stdio: 'ignore',
     })
     this.child = child
+    running.add(child)
+    child.once('exit', () => running.delete(child))
     const probe = new Redis(this.url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null })
     probe.on('error', () => {})
     try {
@@ -105,6 +113,11 @@ export class OwnRedis {
     }
   }
 
+  /** Freezes (SIGSTOP) or thaws (SIGCONT) the server: it keeps its connections but answers nothing. */
+  signal(sig: 'SIGSTOP' | 'SIGCONT'): void {
+    this.child?.kill(sig)
+  }
+
   /** Kills the server (SIGKILL: connections drop at once) and waits for its exit. */
   async stop(): Promise<void> {
     const child = this.child
@@ -114,4 +127,99 @@ export class OwnRedis {
     child.kill('SIGKILL')
     await exited
   }
+}
+
+/** A mobisite CLI (`lib/cli.ts`) running in its own process. */
+export interface MobisiteProcess {
+  /** The API base URL the process printed, like `http://127.0.0.1:PORT/api`. */
+  api: string
+  child: ChildProcess
+  /** Everything the process wrote, for failure messages. */
+  output(): string
+  /** SIGTERM, then SIGKILL if it has not exited within 3 s. Idempotent. */
+  stop(): Promise<void>
+}
+
+/** Kills a child process and waits for its exit (SIGTERM, then SIGKILL after 3 s). */
+async function kill(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return
+  const exited = new Promise((r) => child.once('exit', r))
+  child.kill('SIGTERM')
+  const timer = setTimeout(() => child.kill('SIGKILL'), 3000)
+  await exited
+  clearTimeout(timer)
+}
+
+/**
+ * Starts `node --import tsx lib/cli.ts` with `env` added (PORT=0 HOST=127.0.0.1
+ * by default) and resolves once it prints its API URL. Rejects if it exits or
+ * stays silent for 60 s. Register `stop` as a teardown before awaiting more.
+ */
+export function spawnMobisite(env: Record<string, string>): Promise<MobisiteProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'lib/cli.ts'], {
+    cwd: new URL('../..', import.meta.url).pathname,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  running.add(child)
+  child.once('exit', () => running.delete(child))
+  let out = ''
+  const stop = () => kill(child)
+  return new Promise((resolve, reject) => {
+    const fail = (why: string) => {
+      clearTimeout(timer)
+      void stop().then(() => reject(new Error(`mobisite process ${why}; output:\n${out}`)))
+    }
+    const timer = setTimeout(() => fail('printed no API URL within 60 s'), 60_000)
+    const onData = (chunk: Buffer) => {
+      out += chunk.toString()
+      const m = /(http:\/\/\S+\/api)\b/.exec(out)
+      if (m) {
+        clearTimeout(timer)
+        child.off('exit', onExit)
+        resolve({ api: m[1]!, child, output: () => out, stop })
+      }
+    }
+    const onExit = (code: number | null) => fail(`exited with ${code}`)
+    child.stdout!.on('data', onData)
+    child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()))
+    child.once('exit', onExit)
+  })
+}
+
+/** Result of {@link request}. */
+export interface ApiResponse {
+  status: number
+  body: any
+}
+
+/**
+ * One API call with HTTP Basic auth. A call unanswered within 15 s fails the
+ * test as a hang (the bound only turns a hang into a failure).
+ */
+export async function request(
+  api: string,
+  auth: [string, string],
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<ApiResponse> {
+  const headers: Record<string, string> = {
+    authorization: `Basic ${Buffer.from(`${auth[0]}:${auth[1]}`).toString('base64')}`,
+  }
+  if (body !== undefined) headers['content-type'] = 'application/json'
+  const res = await fetch(api + path, {
+    method,
+    headers,
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    signal: AbortSignal.timeout(15_000),
+  })
+  const text = await res.text()
+  let parsed: unknown = text
+  try {
+    parsed = text ? JSON.parse(text) : undefined
+  } catch {
+    // not JSON: keep the text, the assertion will show it
+  }
+  return { status: res.status, body: parsed }
 }
