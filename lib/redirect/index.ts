@@ -14,3 +14,13 @@ export {
   type AgentsMode,
   type CompiledAgents,
 } from './matcher.js'
+export {
+  DEFAULT_SKIP,
+  mobileRedirect,
+  type MobileRedirectHandler,
+  type MobileRedirectOptions,
+  type MobisiteVerdict,
+  type OptOutOptions,
+} from './middleware.js'
+export type { AgentsEngine } from './providers.js'
+export { fetchAgents, type RemoteAgentsOptions } from './remote.js'

@@ -29,8 +29,12 @@ export interface AgentMatcherOptions {
   trusted?: boolean
 }
 
-/** Why a source was refused: see {@link AgentsSourceError}. */
-export type AgentsErrorReason = 'not-a-string' | 'too-long' | 'invalid' | 'slow'
+/**
+ * Why a source was refused: see {@link AgentsSourceError}. `fetch`: the
+ * remote `GET /agents` failed (network, timeout, status, body), so there was
+ * no source to judge.
+ */
+export type AgentsErrorReason = 'not-a-string' | 'too-long' | 'invalid' | 'slow' | 'fetch'
 
 /** A supported-agents source that was refused; `reason` says why, `message` in words. */
 export class AgentsSourceError extends Error {

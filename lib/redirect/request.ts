@@ -1,0 +1,91 @@
+/**
+ * Small, allocation-light readers of the request the middleware needs:
+ * path, query parameter, cookie, host, and the redirect target.
+ */
+import type { Request } from 'express'
+
+/**
+ * The request target as path + query, always starting with `/`. Node keeps
+ * an absolute-form target (`GET http://host/x`) as-is; only its path and
+ * query are kept, so the target's host can never leak into the redirect.
+ */
+export function pathAndQuery(req: Request): string {
+  const raw = req.originalUrl ?? req.url ?? '/'
+  if (raw.startsWith('/')) return raw
+  try {
+    const u = new URL(raw)
+    return u.pathname + u.search
+  } catch {
+    return '/'
+  }
+}
+
+/** The path part of {@link pathAndQuery}. */
+export function pathOf(target: string): string {
+  const q = target.indexOf('?')
+  return q < 0 ? target : target.slice(0, q)
+}
+
+/** A query parameter's value (first occurrence), or undefined. */
+export function queryParam(target: string, name: string): string | undefined {
+  const q = target.indexOf('?')
+  // Cheap reject first: almost no request carries the parameter.
+  if (q < 0 || !target.includes(name, q)) return undefined
+  return new URLSearchParams(target.slice(q + 1)).get(name) ?? undefined
+}
+
+/** A cookie's value from the Cookie header, or undefined. */
+export function cookieValue(req: Request, name: string): string | undefined {
+  const header = req.headers.cookie
+  if (header === undefined || !header.includes(name)) return undefined
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=')
+    if (eq >= 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim()
+  }
+  return undefined
+}
+
+/** `host[:port]` in lower case, without a default port, for comparisons. */
+export function normalizeHost(host: string, protocol: string): string {
+  const h = host.toLowerCase()
+  if (protocol === 'https:' && h.endsWith(':443')) return h.slice(0, -4)
+  if (protocol === 'http:' && h.endsWith(':80')) return h.slice(0, -3)
+  return h
+}
+
+/** The host the request was addressed to (Express's `req.host`: honours `trust proxy`), normalized. */
+export function requestHost(req: Request): string {
+  return normalizeHost(req.host ?? req.headers.host ?? '', `${req.protocol}:`)
+}
+
+/** A parsed string `mobileUrl`: where redirects go and what counts as "already there". */
+export interface MobileBase {
+  /** `https://m.example.com` */
+  readonly origin: string
+  /** Normalized host, for the loop guard. */
+  readonly host: string
+  /** Path prefix without trailing slash; '' for the root. */
+  readonly basePath: string
+}
+
+/** Parses and checks a string `mobileUrl`. */
+export function parseMobileUrl(mobileUrl: string): MobileBase {
+  let u: URL
+  try {
+    u = new URL(mobileUrl)
+  } catch {
+    throw new TypeError(`mobileUrl must be an absolute http(s) URL, got ${JSON.stringify(mobileUrl)}`)
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') {
+    throw new TypeError(`mobileUrl must be an absolute http(s) URL, got ${JSON.stringify(mobileUrl)}`)
+  }
+  if (u.search !== '' || u.hash !== '' || u.username !== '' || u.password !== '') {
+    throw new TypeError('mobileUrl must not carry a query, fragment or credentials: the request path and query are appended to it')
+  }
+  return { origin: u.origin, host: normalizeHost(u.host, u.protocol), basePath: u.pathname.replace(/\/+$/, '') }
+}
+
+/** True when `path` is `base` or below it ('' is the root, so everything is). */
+export function isUnder(path: string, base: string): boolean {
+  return base === '' || path === base || (path.startsWith(base) && path[base.length] === '/')
+}
