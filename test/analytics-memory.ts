@@ -3,10 +3,7 @@ import fc from 'fast-check'
 import t from 'tap'
 import type { ActivityEvent, ActivityTotals, Dimension, PeriodRow, TrafficTotals, VisitEvent } from '../lib/store/contract.js'
 import { MemoryAnalytics } from '../lib/store/memory-analytics.js'
-import { MemoryStore } from '../lib/store/memory.js'
-import { analyticsConformance, visitEvent } from './helpers/store-conformance-analytics.js'
-
-analyticsConformance(t, 'MemoryStore', () => new MemoryStore())
+import { visitEvent } from './helpers/store-conformance-analytics.js'
 
 t.test('distinct visitors are exact at every size', async (t) => {
   const analytics = new MemoryAnalytics()

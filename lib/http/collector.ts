@@ -1,0 +1,182 @@
+/**
+ * analyticsCollector: an optional Express handler, mounted on the mobile
+ * site's own server, that turns a request (a beacon, a pixel, a page) into
+ * `engine.recordVisit` or `engine.recordActivity`.
+ *
+ * - Visitor: a first-party cookie holding a random id, set on first sight and
+ *   refreshed on every hit, so the id lives as long as the visitor returns.
+ * - System: the request's User-Agent (the engine reduces it).
+ * - Geo: a pluggable resolver; the default reads the country and region
+ *   headers that common CDNs add (Cloudflare, CloudFront, Vercel, App Engine).
+ * - The answer is 204 at once; recording happens afterwards, and no failure
+ *   (bad input, unknown site, store down, a throwing resolver) ever reaches
+ *   the page: it goes to `onError`.
+ *
+ * Query: `e` is `visit` (default) or an activity kind (`click_to_call`,
+ * `click_to_map`, `click_to_email`, `form_submit`); `pv` is the number of
+ * pages of the visit (default 1). One request records one event.
+ */
+import { randomUUID } from 'node:crypto'
+import type { NextFunction, Request, RequestHandler, Response } from 'express'
+import type { Engine } from '../engine/types.js'
+import type { ActivityKind } from '../../types/index.js'
+
+/** Country and region of a request; absent parts are recorded as "Unknown". */
+export interface GeoInfo {
+  country?: string
+  region?: string
+}
+
+/** Finds where a request comes from. May be async (e.g. a GeoIP lookup). */
+export type GeoResolver = (req: Request) => GeoInfo | undefined | Promise<GeoInfo | undefined>
+
+/** Options of {@link analyticsCollector}. */
+export interface CollectorOptions {
+  /** The site the events are for, or a function of the request (e.g. by Host); undefined skips recording. */
+  site_name: string | ((req: Request) => string | undefined)
+  /** Country and region of the request. Default: {@link cdnGeo}. */
+  geo?: GeoResolver
+  /** The visitor-id cookie. */
+  cookie?: {
+    /** Default {@link VISITOR_COOKIE}. */
+    name?: string
+    /** Lifetime in days, refreshed on every hit. Default 365 (browsers cap it at 400). */
+    maxAgeDays?: number
+    domain?: string
+    /** Default '/'. */
+    path?: string
+    /** Default 'auto': Secure when the request is HTTPS (`req.secure`). */
+    secure?: boolean | 'auto'
+    /** Default 'Lax'. */
+    sameSite?: 'Strict' | 'Lax' | 'None'
+  }
+  /** Receives every failure to record. Default: ignore them. */
+  onError?: (error: unknown) => void
+  /**
+   * Middleware mode: record a visit for each request passing through and call
+   * `next()` instead of answering. Default false (answer 204).
+   */
+  passThrough?: boolean
+}
+
+/** Default name of the visitor-id cookie. */
+export const VISITOR_COOKIE = 'msvid'
+
+/** What the collector needs of an engine; a stub with these two methods will do. */
+export type CollectorEngine = Pick<Engine, 'recordVisit' | 'recordActivity'>
+
+const KINDS: ReadonlySet<string> = new Set<ActivityKind>(['click_to_call', 'click_to_map', 'click_to_email', 'form_submit'])
+const VISITOR_ID = /^[A-Za-z0-9_-]{8,64}$/
+const COUNTRY = /^[A-Za-z]{2}$/
+/** Codes CDNs send when they do not know: Cloudflare XX (and T1 for Tor), App Engine ZZ. */
+const NO_COUNTRY = new Set(['XX', 'ZZ', 'T1'])
+
+/** [country header, region headers...] of each CDN, in the order they are tried. */
+const CDN_HEADERS: readonly (readonly string[])[] = [
+  ['cf-ipcountry', 'cf-region-code', 'cf-region'],
+  ['cloudfront-viewer-country', 'cloudfront-viewer-country-region', 'cloudfront-viewer-country-region-name'],
+  ['x-vercel-ip-country', 'x-vercel-ip-country-region'],
+  ['x-appengine-country', 'x-appengine-region'],
+]
+
+function header(req: Request, name: string): string | undefined {
+  const value = req.headers[name]
+  const text = (Array.isArray(value) ? value[0] : value)?.trim()
+  return text ? text : undefined
+}
+
+/**
+ * The default geo resolver: the first CDN country header present (an ISO
+ * 3166-1 alpha-2 code, upper-cased) and that CDN's region header.
+ */
+export function cdnGeo(req: Request): GeoInfo | undefined {
+  for (const [countryHeader, ...regionHeaders] of CDN_HEADERS) {
+    const raw = header(req, countryHeader!)
+    if (raw === undefined) continue
+    const country = raw.toUpperCase()
+    if (!COUNTRY.test(country) || NO_COUNTRY.has(country)) return undefined
+    const region = regionHeaders.map((name) => header(req, name)).find((value) => value !== undefined)
+    return region !== undefined && region.length <= 100 ? { country, region } : { country }
+  }
+  return undefined
+}
+
+/** The value of cookie `name` in a Cookie header, if any. */
+function readCookie(cookieHeader: string | undefined, name: string): string | undefined {
+  if (!cookieHeader) return undefined
+  for (const part of cookieHeader.split(';')) {
+    const eq = part.indexOf('=')
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim()
+  }
+  return undefined
+}
+
+function firstString(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : Array.isArray(value) && typeof value[0] === 'string' ? value[0] : undefined
+}
+
+/**
+ * Creates the collector handler. Mount it on a path of the mobile site's
+ * server, e.g. `app.use('/_ms/collect', analyticsCollector(engine, { site_name: 'mysite' }))`,
+ * and hit that path from the page (`navigator.sendBeacon`) or let it run in
+ * front of page routes with `passThrough: true`.
+ */
+export function analyticsCollector(engine: CollectorEngine, options: CollectorOptions): RequestHandler {
+  const geo = options.geo ?? cdnGeo
+  const onError = options.onError ?? (() => {})
+  const cookieName = options.cookie?.name ?? VISITOR_COOKIE
+  const maxAge = Math.round((options.cookie?.maxAgeDays ?? 365) * 86_400)
+  const cookieTail =
+    `; Max-Age=${maxAge}; Path=${options.cookie?.path ?? '/'}; HttpOnly; SameSite=${options.cookie?.sameSite ?? 'Lax'}` +
+    (options.cookie?.domain ? `; Domain=${options.cookie.domain}` : '')
+  const secure = options.cookie?.secure ?? 'auto'
+
+  /** The visitor's id, issuing a new one (and the cookie) when missing or malformed. */
+  function visitorOf(req: Request, res: Response): string {
+    const known = readCookie(req.headers.cookie, cookieName)
+    const id = known !== undefined && VISITOR_ID.test(known) ? known : randomUUID()
+    const isSecure = secure === 'auto' ? req.secure : secure
+    res.append('Set-Cookie', `${cookieName}=${id}${cookieTail}${isSecure ? '; Secure' : ''}`)
+    return id
+  }
+
+  async function record(req: Request, visitor_id: string, event: string, pv: string | undefined): Promise<void> {
+    const site_name = typeof options.site_name === 'function' ? options.site_name(req) : options.site_name
+    if (site_name === undefined) return
+    const where = (await geo(req)) ?? {}
+    const place = { country: where.country || undefined, region: where.region || undefined }
+    const user_agent = req.headers['user-agent']
+    if (event === 'visit') {
+      await engine.recordVisit({ site_name, visitor_id, user_agent, ...place, page_views: pv === undefined ? 1 : Number(pv) })
+    } else if (KINDS.has(event)) {
+      await engine.recordActivity({ site_name, kind: event as ActivityKind, user_agent, ...place })
+    } else {
+      throw new Error(`analyticsCollector: unknown event ${JSON.stringify(event)}`)
+    }
+  }
+
+  return (req: Request, res: Response, next: NextFunction): void => {
+    let visitor: string | undefined
+    let event = 'visit'
+    let pv: string | undefined
+    try {
+      visitor = visitorOf(req, res)
+      // In middleware mode the query belongs to the page, not to us.
+      if (!options.passThrough) {
+        event = firstString(req.query.e) ?? 'visit'
+        pv = firstString(req.query.pv)
+      }
+      res.set('Cache-Control', 'no-store')
+    } catch (error) {
+      onError(error)
+    }
+    if (options.passThrough) next()
+    else if (!res.headersSent) res.status(204).end()
+    if (visitor === undefined) return
+    // Queued after the answer: the page never waits for the store.
+    const id = visitor
+    setImmediate(() => {
+      record(req, id, event, pv).catch(onError)
+    })
+  }
+}

@@ -1,0 +1,154 @@
+import express, { type Request } from 'express'
+import request from 'supertest'
+import t from 'tap'
+import { analyticsCollector, cdnGeo, type CollectorEngine, type CollectorOptions } from '../lib/http/collector.js'
+import type { ActivityInput, VisitInput } from '../lib/engine/types.js'
+
+const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1'
+
+/** A stand-in engine that keeps what it is asked to record. */
+function fakeEngine(fail?: Error) {
+  const visits: VisitInput[] = []
+  const activities: ActivityInput[] = []
+  const engine: CollectorEngine = {
+    async recordVisit(visit) {
+      if (fail) throw fail
+      visits.push(visit)
+    },
+    async recordActivity(activity) {
+      if (fail) throw fail
+      activities.push(activity)
+    },
+  }
+  return { engine, visits, activities }
+}
+
+/** Lets the collector's after-response work run to the end. */
+async function settle(): Promise<void> {
+  for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve))
+}
+
+function app(engine: CollectorEngine, options: Partial<CollectorOptions> = {}) {
+  const errors: unknown[] = []
+  const server = express()
+  server.set('trust proxy', true)
+  server.use('/collect', analyticsCollector(engine, { site_name: 'mysite', onError: (e) => errors.push(e), ...options }))
+  return { server, errors }
+}
+
+function cookieOf(res: request.Response): string {
+  const header = res.headers['set-cookie'] as unknown as string[]
+  t.equal(header.length, 1, 'one Set-Cookie')
+  return header[0]!
+}
+
+t.test('a first visit: 204, a new visitor cookie, the visit recorded', async (t) => {
+  const { engine, visits } = fakeEngine()
+  const { server, errors } = app(engine)
+  const res = await request(server).get('/collect?pv=3').set('User-Agent', IPHONE).set('CF-IPCountry', 'jp').set('CF-Region-Code', '13')
+  t.equal(res.status, 204)
+  t.equal(res.text, '')
+  t.equal(res.headers['cache-control'], 'no-store')
+  const cookie = cookieOf(res)
+  const id = /^msvid=([^;]+);/.exec(cookie)?.[1]
+  t.match(cookie, /; Max-Age=31536000; Path=\/; HttpOnly; SameSite=Lax$/, 'a year, first-party, not Secure over http')
+  await settle()
+  t.strictSame(visits, [{ site_name: 'mysite', visitor_id: id, user_agent: IPHONE, country: 'JP', region: '13', page_views: 3 }])
+  t.strictSame(errors, [])
+})
+
+t.test('a returning visitor keeps its id; a malformed cookie is replaced', async (t) => {
+  const { engine, visits } = fakeEngine()
+  const { server } = app(engine)
+  const known = 'abcdef12-3456-7890-abcd-ef1234567890'
+  const res = await request(server).post('/collect').set('Cookie', `other=1; msvid=${known}; x=y`)
+  t.equal(res.status, 204, 'sendBeacon POSTs work too')
+  t.match(cookieOf(res), new RegExp(`^msvid=${known};`), 'the cookie is refreshed with the same id')
+  const bad = await request(server).get('/collect').set('Cookie', 'msvid=<script>')
+  const fresh = /^msvid=([^;]+);/.exec(cookieOf(bad))?.[1]
+  t.not(fresh, '<script>')
+  await settle()
+  t.strictSame(visits.map((v) => v.visitor_id), [known, fresh])
+  t.strictSame(visits.map((v) => [v.page_views, v.country, v.region]), [[1, undefined, undefined], [1, undefined, undefined]], 'no geo headers: unknown')
+})
+
+t.test('activities', async (t) => {
+  const { engine, visits, activities } = fakeEngine()
+  const { server, errors } = app(engine)
+  for (const kind of ['click_to_call', 'click_to_map', 'click_to_email', 'form_submit']) {
+    t.equal((await request(server).get(`/collect?e=${kind}`).set('CloudFront-Viewer-Country', 'FR')).status, 204)
+  }
+  t.equal((await request(server).get('/collect?e=click_to_fax')).status, 204, 'an unknown event still answers 204')
+  await settle()
+  t.strictSame(activities.map((a) => [a.kind, a.country]), [['click_to_call', 'FR'], ['click_to_map', 'FR'], ['click_to_email', 'FR'], ['form_submit', 'FR']])
+  t.strictSame(visits, [])
+  t.equal(errors.length, 1)
+  t.match(String(errors[0]), /unknown event "click_to_fax"/)
+})
+
+t.test('failures never reach the page', async (t) => {
+  const boom = new Error('store down')
+  const failing = fakeEngine(boom)
+  const a = app(failing.engine)
+  t.equal((await request(a.server).get('/collect')).status, 204, 'engine failure')
+  const b = app(fakeEngine().engine, { geo: () => { throw new Error('geo broke') } })
+  t.equal((await request(b.server).get('/collect')).status, 204, 'resolver failure')
+  const c = app(fakeEngine().engine, { site_name: () => { throw new Error('no site') } })
+  t.equal((await request(c.server).get('/collect')).status, 204, 'site resolver failure')
+  await settle()
+  t.strictSame(a.errors, [boom])
+  t.match(String(b.errors[0]), /geo broke/)
+  t.match(String(c.errors[0]), /no site/)
+  const silent = express().use(analyticsCollector(failing.engine, { site_name: 's' }))
+  t.equal((await request(silent).get('/')).status, 204, 'without onError, failures are swallowed')
+})
+
+t.test('site by request; undefined skips recording', async (t) => {
+  const { engine, visits } = fakeEngine()
+  const { server } = app(engine, { site_name: (req: Request) => (req.hostname === 'm.shop.example' ? 'shop' : undefined) })
+  await request(server).get('/collect').set('Host', 'm.shop.example')
+  await request(server).get('/collect').set('Host', 'elsewhere.example')
+  await settle()
+  t.strictSame(visits.map((v) => v.site_name), ['shop'])
+})
+
+t.test('custom async geo resolver and cookie options', async (t) => {
+  const { engine, visits } = fakeEngine()
+  const { server } = app(engine, {
+    geo: async (req) => ({ country: req.get('x-test-country'), region: 'Somewhere' }),
+    cookie: { name: 'vid', maxAgeDays: 30, domain: 'shop.example', path: '/m', sameSite: 'Strict' },
+  })
+  const res = await request(server).get('/collect').set('X-Test-Country', 'BR').set('X-Forwarded-Proto', 'https')
+  t.match(cookieOf(res), /^vid=[^;]+; Max-Age=2592000; Path=\/m; HttpOnly; SameSite=Strict; Domain=shop\.example; Secure$/)
+  const forced = app(engine, { cookie: { secure: true } })
+  t.match(cookieOf(await request(forced.server).get('/collect')), /; Secure$/, 'secure: true over http')
+  await settle()
+  t.strictSame(visits.map((v) => [v.country, v.region]), [['BR', 'Somewhere'], [undefined, undefined]])
+})
+
+t.test('passThrough records and lets the page render', async (t) => {
+  const { engine, visits } = fakeEngine(undefined)
+  const server = express()
+  server.use(analyticsCollector(engine, { site_name: 'mysite', passThrough: true }))
+  server.get('/page', (_req, res) => res.send('hello'))
+  const res = await request(server).get('/page?e=click_to_call&pv=9')
+  t.equal(res.status, 200)
+  t.equal(res.text, 'hello')
+  t.match(cookieOf(res), /^msvid=/)
+  await settle()
+  t.equal(visits.length, 1, 'always a visit in this mode')
+  t.equal(visits[0]?.page_views, 1, 'query parameters are the page\'s, not ours')
+})
+
+t.test('cdnGeo reads the common CDN headers', async (t) => {
+  const geo = (headers: Record<string, string>) => cdnGeo({ headers } as unknown as Request)
+  t.strictSame(geo({ 'cf-ipcountry': 'US', 'cf-region': 'California' }), { country: 'US', region: 'California' })
+  t.strictSame(geo({ 'cf-ipcountry': 'US', 'cf-region-code': 'CA', 'cf-region': 'California' }), { country: 'US', region: 'CA' }, 'codes first')
+  t.strictSame(geo({ 'cloudfront-viewer-country': 'DE', 'cloudfront-viewer-country-region': 'BE' }), { country: 'DE', region: 'BE' })
+  t.strictSame(geo({ 'x-vercel-ip-country': 'gb', 'x-vercel-ip-country-region': 'ENG' }), { country: 'GB', region: 'ENG' })
+  t.strictSame(geo({ 'x-appengine-country': 'AU', 'x-appengine-region': 'nsw' }), { country: 'AU', region: 'nsw' })
+  t.strictSame(geo({ 'x-appengine-country': 'NZ' }), { country: 'NZ' }, 'no region header')
+  for (const unknown of ['XX', 'T1', 'ZZ', 'USA', '1', '']) t.equal(geo({ 'cf-ipcountry': unknown }), undefined, `"${unknown}" is not a country`)
+  t.equal(geo({}), undefined, 'no CDN')
+  t.strictSame(geo({ 'cf-ipcountry': 'US', 'cf-region': 'x'.repeat(101) }), { country: 'US' }, 'an over-long region is dropped')
+})
