@@ -25,6 +25,16 @@ export interface BuildPlan {
   failure: 'delete' | 'record'
 }
 
+/**
+ * Whether the site a build started on is still there in the same build state.
+ * A build may take long: meanwhile the site can be deleted and its name taken
+ * by a new site, or recreated; the outcome then belongs to nobody.
+ */
+async function stillSame(ctx: EngineContext, started: SiteRecord): Promise<boolean> {
+  const current = await ctx.store.getSite(started.site_name)
+  return current?.owner === started.owner && current.created_at === started.created_at && current.build === started.build
+}
+
 /** Runs the builder on the owner's site and records the outcome. */
 export async function build(ctx: EngineContext, owner: string, site_name: string, plan: BuildPlan): Promise<void> {
   const site = await ctx.store.getSite(site_name)
@@ -34,12 +44,13 @@ export async function build(ctx: EngineContext, owner: string, site_name: string
   } catch (error) {
     const status = failureOf(error)
     if (plan.failure === 'delete') {
-      await ctx.store.deleteSite(owner, site_name)
+      if (await stillSame(ctx, site)) await ctx.store.deleteSite(owner, site_name)
       throw invalidInput(`the mobile site could not be generated from ${site.original_site_url}: ${status}`)
     }
-    await ctx.store.updateSite(owner, site_name, { build: status, publish_when_built: null })
+    if (await stillSame(ctx, site)) await ctx.store.updateSite(owner, site_name, { build: status, publish_when_built: null })
     return
   }
+  if (!(await stillSame(ctx, site))) return
   const built = await ctx.store.updateSite(owner, site_name, { build: 'built', publish_when_built: null })
   if (built && plan.publish) await ctx.store.publishSite(owner, site_name, ctx.now().getTime(), true)
 }
