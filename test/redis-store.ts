@@ -10,6 +10,7 @@ import { StoreUnavailableError } from '../lib/store/contract.js'
 import { RedisStore } from '../lib/store/redis.js'
 import { accountRecord, siteRecord } from './helpers/store-conformance-fixtures.js'
 import { storeConformance } from './helpers/store-conformance.js'
+import { analyticsConformance } from './helpers/store-conformance-analytics.js'
 import { REDIS_URL, deleteUnder, freePort, keysUnder, randomPrefix, redisOrSkip } from './helpers/redis.js'
 
 const admin = await redisOrSkip(t, 'Redis suite')
@@ -27,6 +28,7 @@ if (admin && REDIS_URL) {
   })
 
   await storeConformance(t, 'RedisStore', () => fresh())
+  analyticsConformance(t, 'RedisStore', () => fresh())
 
   t.test('every key sits under the prefix, and two prefixes never see each other', async (t) => {
     const pa = randomPrefix()
