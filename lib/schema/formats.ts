@@ -31,5 +31,7 @@ export function isEmail(value: string): boolean {
   const at = value.lastIndexOf('@')
   if (at < 1 || value.length > 254) return false
   const local = value.slice(0, at)
-  return local.length <= 64 && LOCAL.test(local) && isFqdn(value.slice(at + 1))
+  const domain = value.slice(at + 1)
+  // isFqdn accepts the root dot of an absolute name; an address never carries it.
+  return local.length <= 64 && LOCAL.test(local) && !domain.endsWith('.') && isFqdn(domain)
 }
