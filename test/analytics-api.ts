@@ -209,9 +209,9 @@ t.test('recording validates its input', async (t) => {
   for (const [input, names] of invalid) {
     await t.rejects(engine.recordVisit(input as never), { error_code: 'InvalidInput', message: names }, JSON.stringify(input))
   }
-  await t.rejects(engine.recordVisit({ ...base, site_name: 'nosuchsite' }), { error_code: 'ResourceNotExist' })
+  await t.rejects(engine.recordVisit({ ...base, site_name: 'nosuchsite' }), { name: 'ServiceError', error_code: 'ResourceNotExist' })
   await t.rejects(engine.recordActivity({ site_name: 'recorded', kind: 'click_to_fax' as never }), { error_code: 'InvalidInput', message: /kind/ })
-  await t.rejects(engine.recordActivity({ site_name: 'nosuchsite', kind: 'click_to_call' }), { error_code: 'ResourceNotExist' })
+  await t.rejects(engine.recordActivity({ site_name: 'nosuchsite', kind: 'click_to_call' }), { name: 'ServiceError', error_code: 'ResourceNotExist' })
   await t.rejects(engine.recordActivity({ site_name: 'recorded', kind: 'click_to_call', visitor_id: 'v' } as never), { error_code: 'InvalidInput', message: /visitor_id/ })
   const error = await engine.recordVisit({ ...base, page_views: -1 }).catch((e: unknown) => e)
   t.type(error, ServiceError)

@@ -46,7 +46,7 @@ t.test('the 301st call of a UTC day gets 429 with Retry-After', async (t) => {
   t.equal((await get('alice', SITE)).status, 200, 'the 300th succeeds')
   isLimited(t, await get('alice', SITE), 43_200, 'the 301st')
   isLimited(t, await get('alice', `${SITE}?result=activities&dimension=geo`), 43_200, 'any query of the method')
-  await t.rejects(engine.as('alice').siteAnalytics('limited'), { error_code: 'DailyLimitExceeded', retryAfter: 43_200 }, 'in-process too')
+  await t.rejects(engine.as('alice').siteAnalytics('limited'), { name: 'ServiceError', error_code: 'DailyLimitExceeded', retryAfter: 43_200 }, 'in-process too')
   t.equal((await get('alice', MOST)).status, 200, 'the other method has its own count')
   t.equal((await get('bob', '/analytics/site/bobsite')).status, 200, 'another account has its own count')
 
