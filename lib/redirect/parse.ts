@@ -79,7 +79,8 @@ export function analyzeAlternative(alt: string): Alternative {
 }
 
 /**
- * The pieces of an alternative made only of "simple" atoms and `.*` gaps, or
+ * The pieces of an alternative made only of "simple" atoms and `.*` gaps
+ * (`.+` counts as `.` followed by a gap), or
  * undefined when anything else appears. Simple atoms match exactly one code
  * unit and never a line terminator: a plain character, an escaped
  * punctuation character, `.`, `\d`, `\w`. Bailing out is always safe: the
@@ -95,7 +96,12 @@ function linearPieces(alt: string): Piece[] | undefined {
     if (atom === undefined) return undefined
     i += atom.length
     const next = alt[i]
-    if (next === '*' && atom === '.') {
+    if ((next === '*' || next === '+') && atom === '.') {
+      // `.+` is `..*`: one more code unit of the piece, then a gap.
+      if (next === '+') {
+        text += atom
+        length++
+      }
       i += alt[i + 1] === '?' ? 2 : 1
       if (length > 0) pieces.push({ source: text, length })
       text = ''
