@@ -33,11 +33,18 @@ interface ParserError {
   status?: number
 }
 
-/** Translates a body-parser or express error into a ServiceError with its status. */
+/**
+ * Translates a body-parser or express error into a ServiceError with its
+ * status. Only errors raised while reading the request qualify: the body
+ * parser's (they carry a `type`) and the router's undecodable path parameter
+ * (a URIError). Any other error with a `status` came from deeper down and is
+ * unexpected (500), not the caller's fault.
+ */
 function fromParser(error: ParserError): [ServiceError, number] | undefined {
   if (error.type === 'entity.too.large') return [new ServiceError('InvalidInput', 'request body is larger than 1 MiB'), 413]
   if (error.type === 'entity.parse.failed') return [new ServiceError('InvalidInput', 'request body is not valid JSON'), 400]
-  if (typeof error.status === 'number' && error.status >= 400 && error.status < 500) {
+  const fromRequest = typeof error.type === 'string' || error instanceof URIError
+  if (fromRequest && typeof error.status === 'number' && error.status >= 400 && error.status < 500) {
     const message = error.type ? `request body could not be read (${error.type})` : 'malformed request'
     return [new ServiceError('InvalidInput', message), 400]
   }
