@@ -132,4 +132,43 @@ if (admin && REDIS_URL) {
     const [top] = await store.mostTraffic('alice', '2024-03-01', '2024-03-02', 10)
     t.ok(Math.abs(top!.data.unique_visitors - 5000) <= 100, 'mostTraffic uses the same union')
   })
+
+  t.test('owner and external uid parts cannot run into each other in a key', async (t) => {
+    const store = fresh()
+    t.teardown(() => store.close())
+    await store.createSite(siteRecord('uid-one', 'o', { external_uid: 'p:q' }))
+    await store.createSite(siteRecord('uid-two', 'o:p', { external_uid: 'q' }))
+    t.equal((await store.findSiteByExternalUid('o', 'p:q'))?.site_name, 'uid-one')
+    t.equal((await store.findSiteByExternalUid('o:p', 'q'))?.site_name, 'uid-two')
+    t.equal(await store.findSiteByExternalUid('o', 'q'), undefined)
+  })
+
+  t.test('periods longer than one script batch (600 days) add up', async (t) => {
+    const store = fresh()
+    t.teardown(() => store.close())
+    const day = (i: number) => new Date(Date.UTC(2022, 0, 1) + i * 86_400_000).toISOString().slice(0, 10)
+    for (let i = 0; i < 600; i += 50) {
+      await Promise.all(
+        Array.from({ length: 50 }, (_, j) =>
+          store.recordVisit({
+            site_name: 'long', owner: 'alice', day: day(i + j), visitor_id: `v${(i + j) % 300}`, page_views: 2,
+            browser: 'Firefox 120', os: 'Linux', country: 'DE', region: 'BE',
+          }),
+        ),
+      )
+    }
+    const [all] = await store.siteTraffic('long', day(0), day(599))
+    t.equal(all?.data.visits, 600)
+    t.equal(all?.data.page_views, 1200)
+    t.ok(Math.abs(all!.data.unique_visitors - 300) <= 6, `${all!.data.unique_visitors} ≈ 300 distinct visitors`)
+    const [geo] = await store.siteTraffic('long', day(0), day(599), 'geo')
+    t.strictSame(geo?.key, ['DE', 'BE'])
+    t.ok(Math.abs(geo!.data.unique_visitors - 300) <= 6, 'per dimension value too')
+    const top = await store.mostTraffic('alice', day(0), day(599), 10)
+    t.equal(top.length, 1)
+    t.equal(top[0]?.data.visits, 600)
+    t.equal(top[0]?.data.page_views, 1200)
+    t.equal((await store.mostTraffic('alice', day(100), day(199), 10))[0]?.data.visits, 100, 'a sub-period')
+    t.equal(await store.deleteSite('alice', 'long'), false, 'never created: nothing to delete')
+  })
 }
