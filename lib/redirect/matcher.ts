@@ -61,6 +61,8 @@ export interface AgentMatcher {
   readonly mode: AgentsMode
   /** The compiled form, without the cache. */
   readonly compiled: CompiledAgents
+  /** Verdicts currently cached (0 without a cache). */
+  readonly cacheSize: number
 }
 
 const DEFAULTS = { cache: 10_000, cacheKeyMaxLength: 512, maxLength: 16_384, slowMs: 10, maxSourceLength: 65_536 }
@@ -115,18 +117,24 @@ export function createAgentMatcher(source: string, options: AgentMatcherOptions 
   const test = compiled.test
   const size = options.cache ?? DEFAULTS.cache
   let matcher: (ua: string) => boolean = test
+  let cache: LRUCache<string, boolean> | undefined
   if (size !== false && size > 0) {
-    const cache = new LRUCache<string, boolean>({ max: size })
+    const verdicts = (cache = new LRUCache<string, boolean>({ max: size }))
     const keyMax = options.cacheKeyMaxLength ?? DEFAULTS.cacheKeyMaxLength
     matcher = (ua) => {
       if (ua.length > keyMax) return test(ua)
-      let verdict = cache.get(ua)
+      let verdict = verdicts.get(ua)
       if (verdict === undefined) {
         verdict = test(ua)
-        cache.set(ua, verdict)
+        verdicts.set(ua, verdict)
       }
       return verdict
     }
   }
-  return Object.assign(matcher, { source, mode: compiled.mode, compiled })
+  return Object.defineProperties(matcher, {
+    source: { value: source, enumerable: true },
+    mode: { value: compiled.mode, enumerable: true },
+    compiled: { value: compiled },
+    cacheSize: { get: () => cache?.size ?? 0 },
+  }) as AgentMatcher
 }

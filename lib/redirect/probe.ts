@@ -21,11 +21,14 @@ export type ProbeResult = { ok: true; worstMs: number } | { ok: false; worstMs: 
  */
 export function probeSource(compiled: CompiledAgents, length: number, slowMs: number): ProbeResult {
   const probes = probeInputs(compiled.fragments, length)
-  const context = vm.createContext({ probes, test: compiled.test, now: () => performance.now(), worst: 0 })
-  const timeout = Math.max(100, Math.ceil(slowMs * probes.length))
+  const context = vm.createContext({ probes, test: compiled.test, now: () => performance.now(), slowMs, worst: 0 })
+  const timeout = Math.max(100, Math.ceil(2 * slowMs * probes.length))
   try {
     vm.runInContext(
-      'for (const p of probes) { const t = now(); test(p); const ms = now() - t; if (ms > worst) worst = ms }',
+      // A slow probe runs twice and keeps the faster time, so one GC pause
+      // cannot get a good source refused.
+      'for (const p of probes) { let t = now(); test(p); let ms = now() - t;' +
+        ' if (ms > slowMs) { t = now(); test(p); ms = Math.min(ms, now() - t) } if (ms > worst) worst = ms }',
       context,
       { timeout },
     )

@@ -1,0 +1,117 @@
+/**
+ * What the matcher refuses (and why), the parser's reading of tricky
+ * sources, and the verdict cache.
+ */
+import t from 'tap'
+import { DEFAULT_AGENTS } from '../lib/redirect/agents.js'
+import { AgentsSourceError, compileAgents, createAgentMatcher } from '../lib/redirect/matcher.js'
+import { analyzeAlternative, splitAlternatives, stripWrappers } from '../lib/redirect/parse.js'
+
+function refusal(fn: () => unknown): AgentsSourceError {
+  try {
+    fn()
+  } catch (err) {
+    if (err instanceof AgentsSourceError) return err
+    throw err
+  }
+  throw new Error('expected an AgentsSourceError')
+}
+
+t.test('refused sources say why', async (t) => {
+  t.equal(refusal(() => createAgentMatcher('.*iPhone.*|.*(Android.*')).reason, 'invalid')
+  t.match(refusal(() => createAgentMatcher('[')).message, /not a valid regular expression/)
+  t.equal(refusal(() => createAgentMatcher(42 as unknown as string)).reason, 'not-a-string')
+  t.equal(refusal(() => createAgentMatcher('.*a.*|'.repeat(20_000))).reason, 'too-long')
+  t.equal(refusal(() => createAgentMatcher('.*iPhone.*', { maxSourceLength: 5 })).reason, 'too-long')
+})
+
+t.test('catastrophic backtracking is refused, not run on traffic', async (t) => {
+  for (const source of ['(a+)+$', '.*(a|aa)*b.*', '.*(x+x+)+y.*', '.*Android.*Mobile.*|(\\w+\\s?)+$']) {
+    const started = performance.now()
+    const err = refusal(() => createAgentMatcher(source))
+    t.equal(err.reason, 'slow', source)
+    t.match(err.message, /dangerously slow \(general mode\)/)
+    t.ok(performance.now() - started < 5000, 'the probe gives up instead of hanging')
+  }
+})
+
+t.test('a quadratic general-mode source is refused; the same list in the spec form is accepted', async (t) => {
+  // `(?:Android).*Mobile` is outside the linear form, so it runs as a regex:
+  // every "android" restarts a scan to the end of the line.
+  // It takes tens of ms on a 16 KB probe; a 1 ms limit keeps a wide margin on any machine.
+  t.equal(refusal(() => createAgentMatcher('.*iPhone.*|.*(?:Android).*Mobile.*', { slowMs: 1 })).reason, 'slow')
+  t.equal(createAgentMatcher('.*iPhone.*|.*Android.*Mobile.*').mode, 'linear')
+})
+
+t.test('a huge linear source can still be refused as slow', async (t) => {
+  // 3000 chains take about 100 ms per 16 KB probe: far above a 0.5 ms limit on any machine.
+  const many = Array.from({ length: 3000 }, (_, i) => `.*n${i}x.*y${i}.*`).join('|')
+  t.equal(refusal(() => createAgentMatcher(many, { slowMs: 0.5 })).reason, 'slow')
+  t.equal(createAgentMatcher(many, { trusted: true }).mode, 'linear', 'trusted skips the probe')
+})
+
+t.test('DEFAULT_AGENTS compiles linear and passes the probe', async (t) => {
+  const compiled = compileAgents(DEFAULT_AGENTS)
+  t.equal(compiled.mode, 'linear')
+  t.equal(compiled.maxLength, Infinity)
+})
+
+t.test('top-level split ignores | inside groups, classes and escapes', async (t) => {
+  t.same(splitAlternatives('.*a.*|.*(b|c).*|[|]|\\||'), ['.*a.*', '.*(b|c).*', '[|]', '\\|', ''])
+  t.same(splitAlternatives('[\\]|]|x'), ['[\\]|]', 'x'])
+  t.same(splitAlternatives('[]|x'), ['[]', 'x'], 'in JS [] is an empty class, so ] does not stay inside it')
+})
+
+t.test('only real top-level wrappers are stripped', async (t) => {
+  const cases: Array<[string, string]> = [
+    ['.*iPhone.*', 'iPhone'],
+    ['.*?iPhone.*?', 'iPhone'],
+    ['.*a\\.*', 'a\\.*'],
+    ['.*a[.*]', 'a[.*]'],
+    ['.*(a.*)', '(a.*)'],
+    ['.*a\\\\.*', 'a\\\\'],
+    ['.*', ''],
+    ['.*.*', ''],
+    ['..*', '.'],
+    ['a.+', 'a.+'],
+    ['(?<=.*)a', '(?<=.*)a'],
+  ]
+  for (const [alt, stripped] of cases) t.equal(stripWrappers(alt), stripped, alt)
+})
+
+t.test('alternatives: linear pieces or general', async (t) => {
+  t.same(analyzeAlternative('.*Android.*Mobile.*'), { kind: 'pieces', pieces: [{ source: 'Android', length: 7 }, { source: 'Mobile', length: 6 }] })
+  t.same(analyzeAlternative('.*BB10;.*'), { kind: 'pieces', pieces: [{ source: 'BB10;', length: 5 }] })
+  t.same(analyzeAlternative('.*Opera\\ Mini.*'), { kind: 'pieces', pieces: [{ source: 'Opera\\ Mini', length: 10 }] })
+  t.same(analyzeAlternative('a.+b'), { kind: 'pieces', pieces: [{ source: 'a.', length: 2 }, { source: 'b', length: 1 }] })
+  t.same(analyzeAlternative('.*'), { kind: 'pieces', pieces: [] })
+  for (const general of ['.*iP(hone|od).*', '.*^iPhone.*', '.*a?.*', '.*\\bMobi.*', '.*[Ii]Phone.*', '.*a{2}.*', '.*\\n.*', '.*\n.*', '.*\\1.*']) {
+    t.equal(analyzeAlternative(general).kind, 'general', general)
+  }
+})
+
+t.test('an empty alternative matches everything, as the naive regex does', async (t) => {
+  for (const source of ['', '.*iPhone.*|', '.*', 'x|.*']) {
+    const m = createAgentMatcher(source)
+    t.equal(m('curl/8'), true, JSON.stringify(source))
+    t.equal(new RegExp(source, 'i').test('curl/8'), true)
+  }
+})
+
+t.test('cache: verdicts are cached up to its size; long UAs bypass it', async (t) => {
+  const m = createAgentMatcher(DEFAULT_AGENTS, { cache: 2, cacheKeyMaxLength: 50 })
+  const short = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4)'
+  const long = 'Mozilla/5.0 (Linux; Android 14) ' + 'x'.repeat(100) + ' Mobile Safari'
+  t.equal(m.cacheSize, 0)
+  for (let i = 0; i < 3; i++) t.equal(m(short), true)
+  t.equal(m.cacheSize, 1, 'one entry for a repeated UA')
+  t.equal(m(long), true)
+  t.equal(m.cacheSize, 1, 'a UA over cacheKeyMaxLength is judged but not cached')
+  t.equal(m('curl/8'), false)
+  t.equal(m('Wget/1.21'), false)
+  t.equal(m.cacheSize, 2, 'bounded by the cache size')
+  t.equal(m(short), true, 'an evicted verdict is recomputed')
+  const uncached = createAgentMatcher(DEFAULT_AGENTS, { cache: false })
+  t.equal(uncached(short), true)
+  t.equal(uncached.cacheSize, 0)
+})
