@@ -22,13 +22,14 @@ export async function redisOrSkip(t: Tap, what: string): Promise<Redis | undefin
     return undefined
   }
   const admin = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null })
-  admin.on('error', () => {})
+  let cause = ''
+  admin.on('error', (err: Error) => (cause ||= err.message))
   try {
     await admin.connect()
     await admin.ping()
   } catch (err) {
     admin.disconnect()
-    t.fail(`REDIS_URL=${REDIS_URL} is set but Redis is unreachable: ${(err as Error).message}`)
+    t.fail(`REDIS_URL=${REDIS_URL} is set but Redis is unreachable: ${cause || (err as Error).message}`)
     return undefined
   }
   t.teardown(() => admin.quit().then(() => undefined))
