@@ -171,4 +171,28 @@ if (admin && REDIS_URL) {
     t.equal((await store.mostTraffic('alice', day(100), day(199), 10))[0]?.data.visits, 100, 'a sub-period')
     t.equal(await store.deleteSite('alice', 'long'), false, 'never created: nothing to delete')
   })
+
+  t.test('patches that would corrupt a record reject with TypeError and change nothing', async (t) => {
+    const store = fresh()
+    t.teardown(() => store.close())
+    const site = siteRecord('guarded', 'alice', { external_uid: 'uid' })
+    await store.createSite(site)
+    const bad: [string, object][] = [
+      ['site_name', { site_name: 'renamed' }],
+      ['owner', { owner: 'bob' }],
+      ['created_at', { created_at: 9 }],
+      ['first_published_at', { first_published_at: 9 }],
+      ['a bookkeeping field', { '#xkey': 'elsewhere' }],
+      ['removing original_site_url', { original_site_url: null }],
+      ['removing modified_at', { modified_at: null }],
+      ['__proto__', JSON.parse('{"__proto__": {"polluted": true}}')],
+    ]
+    for (const [label, patch] of bad) {
+      await t.rejects(store.updateSite('alice', 'guarded', { site_domain: 'x.example', ...patch }), TypeError, label)
+    }
+    t.strictSame(await store.getSite('guarded'), site, 'the site is untouched')
+    await store.createAccount(accountRecord('acc', 'alice'))
+    await t.rejects(store.updateAccount('alice', 'acc', { first_name: 'Eve', owner: 'bob' } as object), TypeError)
+    t.equal((await store.getAccount('acc'))?.first_name, 'Ada', 'the account is untouched')
+  })
 }

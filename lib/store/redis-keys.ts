@@ -65,6 +65,31 @@ export class RedisKeys {
   }
 }
 
+const FROZEN_SITE_KEYS = new Set(['site_name', 'owner', 'created_at', 'first_published_at', '__proto__'])
+const REQUIRED_SITE_KEYS = new Set(['original_site_url', 'auto_sync_cache_ttl', 'initial', 'modified_at', 'build'])
+const ACCOUNT_PATCH_KEYS = new Set(['first_name', 'last_name', 'email', 'lang'])
+
+/**
+ * Rejects (TypeError, before anything changes) a site patch that would corrupt
+ * the record or the store's bookkeeping: one touching site_name, owner,
+ * created_at, first_published_at or a `#` field, or removing a field every
+ * site has. The same guards as MemoryStore's.
+ */
+export function checkSitePatch(patch: object): void {
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === undefined) continue
+    if (FROZEN_SITE_KEYS.has(key) || key.startsWith('#')) throw new TypeError(`updateSite: ${key} cannot be patched`)
+    if (value === null && REQUIRED_SITE_KEYS.has(key)) throw new TypeError(`updateSite: ${key} cannot be removed`)
+  }
+}
+
+/** Rejects (TypeError) an account patch with a key other than first_name, last_name, email or lang. */
+export function checkAccountPatch(patch: object): void {
+  for (const [key, value] of Object.entries(patch)) {
+    if (value !== undefined && !ACCOUNT_PATCH_KEYS.has(key)) throw new TypeError(`updateAccount: ${key} cannot be patched`)
+  }
+}
+
 /** Encodes a record as HSET arguments: each defined field, JSON-encoded. */
 export function encodeFields(record: object): string[] {
   const out: string[] = []

@@ -29,7 +29,7 @@ import type {
 } from './contract.js'
 import { RedisAnalytics } from './redis-analytics.js'
 import { RedisConn, type RedisTimeouts } from './redis-conn.js'
-import { RedisKeys, decodeFields, encodeFields, encodePatch } from './redis-keys.js'
+import { RedisKeys, checkAccountPatch, checkSitePatch, decodeFields, encodeFields, encodePatch } from './redis-keys.js'
 import * as S from './redis-scripts.js'
 
 /** Options of {@link RedisStore}. */
@@ -104,6 +104,7 @@ export class RedisStore implements Store {
   }
 
   async updateSite(owner: string, site_name: string, patch: SitePatch): Promise<SiteRecord | undefined> {
+    checkSitePatch(patch)
     let uidAction = ''
     if (patch.external_uid === null) uidAction = '-'
     else if (patch.external_uid !== undefined) uidAction = this.keys.externalUid(owner, patch.external_uid)
@@ -174,6 +175,7 @@ export class RedisStore implements Store {
   }
 
   async updateAccount(owner: string, account_name: string, patch: AccountPatch): Promise<boolean> {
+    checkAccountPatch(patch)
     const args = [JSON.stringify(owner), ...encodePatch(patch)]
     return (await this.conn.run(S.UPDATE_ACCOUNT, [this.keys.account(account_name)], args)) === 1
   }
