@@ -7,10 +7,7 @@
 import express from 'express'
 import request from 'supertest'
 import t from 'tap'
-import { createEngine } from '../lib/engine/index.js'
-import { apiRouter } from '../lib/http/router.js'
-import { MemoryStore } from '../lib/store/memory.js'
-import { StoreUnavailableError } from '../lib/store/contract.js'
+import { MemoryStore, StoreUnavailableError, apiRouter, createEngine } from '../lib/index.js'
 import { PASSWORDS, createSite, isEmpty, isError, setup } from './helpers/api.js'
 
 const basic = (credentials: string) => `Basic ${Buffer.from(credentials).toString('base64')}`

@@ -11,11 +11,7 @@ import type { AddressInfo } from 'node:net'
 import express from 'express'
 import request from 'supertest'
 import type { Test } from 'tap'
-import { createEngine } from '../../lib/engine/index.js'
-import type { Engine, MasterApi } from '../../lib/engine/types.js'
-import { ServiceError } from '../../lib/errors.js'
-import { apiRouter } from '../../lib/http/router.js'
-import type { CreationFailure, Site } from '../../types/index.js'
+import { ServiceError, apiRouter, createEngine, type CreationFailure, type Engine, type MasterApi, type Site } from '../../lib/index.js'
 
 /** The fake clock's start: a Monday noon, UTC. */
 export const T0 = '2025-03-10T12:00:00'
