@@ -60,6 +60,16 @@ t.test('startServer with no options: its own engine on a free port', async (t) =
   t.equal(await res.json(), server.engine.getAgents())
 })
 
+t.test('startServer rejects when the port is taken', async (t) => {
+  const first = await startServer()
+  t.teardown(async () => {
+    await first.close()
+    await first.engine.close()
+  })
+  const port = Number(new URL(first.url).port)
+  await t.rejects(startServer({ engine: first.engine, port }), { code: 'EADDRINUSE' })
+})
+
 /** Starts the CLI and resolves with its first lines once the curl line is printed. */
 async function startCli(t: Test, env: Record<string, string>): Promise<{ child: ChildProcess; lines: string[] }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'lib/cli.ts'], {
