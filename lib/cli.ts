@@ -28,14 +28,22 @@ async function main(): Promise<void> {
   const password = process.env.MOBISITE_PASSWORD || randomBytes(12).toString('hex')
   const { store, label } = await storeFromEnv()
   const engine = createEngine(store ? { store } : {})
-  await engine.addMasterAccount({ user, password, partner: true })
+  // On a shared store a second instance must not replace the account (and the
+  // password) the first one printed; a given MOBISITE_PASSWORD always applies.
+  const shared = store !== undefined && !process.env.MOBISITE_PASSWORD && (await engine.store.getMaster(user)) !== undefined
+  if (!shared) await engine.addMasterAccount({ user, password, partner: true })
   const server = await startServer({ engine, port, host })
   const api = `${server.url}/api`
   const body = JSON.stringify({ site_data: { original_site_url: 'https://www.example.com' } })
   console.log(`mobisite API: ${api} (${label})`)
   console.log(`user:     ${user}`)
-  console.log(`password: ${password}${process.env.MOBISITE_PASSWORD ? ' (from MOBISITE_PASSWORD)' : ' (generated)'}`)
-  console.log(`try:      curl -u ${shellQuote(`${user}:${password}`)} -H 'content-type: application/json' -d ${shellQuote(body)} ${api}/sites/create`)
+  if (shared) {
+    console.log('password: unchanged: this account already exists in the shared store (set MOBISITE_PASSWORD to choose one)')
+  } else {
+    console.log(`password: ${password}${process.env.MOBISITE_PASSWORD ? ' (from MOBISITE_PASSWORD)' : ' (generated)'}`)
+  }
+  const credentials = shared ? `${user}:PASSWORD` : `${user}:${password}`
+  console.log(`try:      curl -u ${shellQuote(credentials)} -H 'content-type: application/json' -d ${shellQuote(body)} ${api}/sites/create`)
 
   let stopping = false
   const stop = async (signal: string): Promise<void> => {
