@@ -3,6 +3,7 @@ import fc from 'fast-check'
 import t from 'tap'
 import type { ActivityEvent, ActivityTotals, Dimension, PeriodRow, TrafficTotals, VisitEvent } from '../lib/store/contract.js'
 import { MemoryAnalytics } from '../lib/store/memory-analytics.js'
+import { DistinctCounter, addInt, type IntSet } from '../lib/store/visitor-set.js'
 import { visitEvent } from './helpers/store-conformance-analytics.js'
 
 t.test('distinct visitors are exact at every size', async (t) => {
@@ -60,6 +61,28 @@ t.test('a name recorded under a new owner starts afresh', async (t) => {
   t.equal(analytics.siteTraffic('s', '2024-01-01', '2024-01-01')[0]!.data.visits, 1)
   t.strictSame(analytics.mostTraffic('alice', '2024-01-01', '2024-01-01', 10), [])
   t.equal(analytics.mostTraffic('bob', '2024-01-01', '2024-01-01', 10).length, 1)
+})
+
+t.test('visitor sets: every representation, unions by stamps', async (t) => {
+  const ids = fc.array(fc.oneof(fc.nat(40), fc.nat(20_000)), { maxLength: 3000 })
+  t.doesNotThrow(() =>
+    fc.assert(
+      fc.property(fc.array(ids, { minLength: 1, maxLength: 4 }), (lists) => {
+        const sets: IntSet[] = lists.map((list) => list.reduce<IntSet>((set, id) => addInt(set, id), undefined))
+        const counter = new DistinctCounter()
+        counter.start(20_001)
+        for (const set of sets) counter.add(set)
+        deepStrictEqual(counter.count, new Set(lists.flat()).size)
+        // Each set alone holds exactly its distinct ids.
+        for (const [i, set] of sets.entries()) {
+          counter.start(20_001)
+          counter.add(set)
+          deepStrictEqual(counter.count, new Set(lists[i]).size)
+        }
+      }),
+      { numRuns: 200 },
+    ),
+  )
 })
 
 // ------------------------------------------------- model-based comparison

@@ -3,16 +3,18 @@
  *
  * A bucket keeps the visit and page-view counters, the activity counters, and
  * one cell per `system` value (browser, os) and per `geo` value (country,
- * region) seen that day. Each cell holds its own counters and the exact set of
- * visitors seen in it; the day's distinct visitors are the union of its system
- * cells (every visit lands in exactly one), so no third set is kept.
+ * region) seen that day (analytics-cells.ts). Each cell holds its own counters
+ * and the exact set of visitors seen in it; the day's distinct visitors are the
+ * union of its system cells (every visit lands in exactly one), so no third
+ * set is kept.
  *
  * Memory is what this layout is shaped by:
  * - visitor ids are interned per site to small integers, so a set holds
- *   numbers, a cell with one visitor holds just that number, and a union over
- *   any period is a pass over generation-stamped integers, not string hashing;
- * - dimension values are interned once, process-wide, to integer ids; cells are
- *   short arrays sorted by id, not Maps.
+ *   numbers (one number, a short array, or a typed-array hash set; see
+ *   visitor-set.ts), and a union over any period is a pass over
+ *   generation-stamped integers, not string hashing;
+ * - dimension values are interned once, process-wide, to integer ids; the
+ *   cells of a bucket are one flat array sorted by id, not Maps or objects.
  *
  * Ranking (most traffic) reads per-owner day lists of (site slot, visits), so
  * it sums plain numbers for every site and counts distinct visitors only for
@@ -20,85 +22,15 @@
  */
 import type { ActivityKind } from '../../types/index.js'
 import type { ActivityEvent, ActivityTotals, Dimension, PeriodRow, TrafficTotals, VisitEvent } from './contract.js'
+import { NO_CELLS, countActivity, countVisit, findCell, insertCell, sumCells, uniteVisitors, type CellTotals, type Cells } from './analytics-cells.js'
+import { DistinctCounter } from './visitor-set.js'
 
 const DAY_MS = 86_400_000
-/** Up to this many members a visitor set is a plain array; beyond, a Set. */
-const SMALL_SET = 8
-
-/**
- * A set of interned visitor ids, as small as it can be: nothing, one number,
- * a short exact-sized array, or a Set once it grows.
- */
-type IntSet = undefined | number | number[] | Set<number>
-
-function addInt(set: IntSet, value: number): IntSet {
-  if (set === undefined) return value
-  if (typeof set === 'number') return set === value ? set : [set, value]
-  if (Array.isArray(set)) {
-    if (set.includes(value)) return set
-    if (set.length < SMALL_SET) return set.concat(value)
-    const grown = new Set(set)
-    grown.add(value)
-    return grown
-  }
-  set.add(value)
-  return set
-}
-
-/**
- * Counts the distinct members of several IntSets with a generation-stamped
- * array indexed by visitor id: no hashing and no allocation per union.
- */
-class DistinctCounter {
-  private stamps = new Uint32Array(1024)
-  private generation = 0
-  count = 0
-
-  /** Begins a new union over ids below `universe`. */
-  start(universe: number): void {
-    if (this.stamps.length < universe) this.stamps = new Uint32Array(Math.max(universe, this.stamps.length * 2))
-    if (++this.generation === 0xffffffff) {
-      this.stamps.fill(0)
-      this.generation = 1
-    }
-    this.count = 0
-  }
-
-  add(set: IntSet): void {
-    if (set === undefined) return
-    const stamps = this.stamps
-    const generation = this.generation
-    if (typeof set === 'number') {
-      if (stamps[set] !== generation) {
-        stamps[set] = generation
-        this.count++
-      }
-      return
-    }
-    for (const id of set) {
-      if (stamps[id] !== generation) {
-        stamps[id] = generation
-        this.count++
-      }
-    }
-  }
-}
-
 const KIND_INDEX: Readonly<Record<ActivityKind, number>> = {
   click_to_call: 0,
   click_to_map: 1,
   click_to_email: 2,
   form_submit: 3,
-}
-
-/** Counters of one dimension value on one day. */
-class Cell {
-  visits = 0
-  page_views = 0
-  visitors: IntSet = undefined
-  /** Counts by KIND_INDEX; allocated on the first activity. */
-  acts: number[] | undefined = undefined
-  constructor(readonly id: number) {}
 }
 
 /** The visits of one owner on one day, as parallel lists (site slot, visits). */
@@ -112,12 +44,25 @@ class Bucket {
   visits = 0
   page_views = 0
   acts: number[] | undefined = undefined
-  /** Sorted by id. */
-  sys: Cell[] = []
-  geo: Cell[] = []
+  sys: Cells = NO_CELLS
+  geo: Cells = NO_CELLS
   /** Where this bucket's visits sit in its owner's day list (set on the first visit). */
   ownerDay: OwnerDay | undefined = undefined
   rank = -1
+
+  /** Offset of the system cell for `id`, added if new. */
+  sysAt(id: number): number {
+    let at = findCell(this.sys, id)
+    if (at < 0) this.sys = insertCell(this.sys, (at = -at - 1), id)
+    return at
+  }
+
+  /** Offset of the geo cell for `id`, added if new. */
+  geoAt(id: number): number {
+    let at = findCell(this.geo, id)
+    if (at < 0) this.geo = insertCell(this.geo, (at = -at - 1), id)
+    return at
+  }
 }
 
 /** Everything recorded for one site. */
@@ -163,25 +108,6 @@ class PairDictionary {
   }
 }
 
-/** The cell with `id` in the sorted list, inserting it (copy-on-insert keeps arrays exact-sized). */
-function cellIn(list: Cell[], id: number): { list: Cell[]; cell: Cell } {
-  let lo = 0
-  let hi = list.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    const at = list[mid]!.id
-    if (at === id) return { list, cell: list[mid]! }
-    if (at < id) lo = mid + 1
-    else hi = mid
-  }
-  const cell = new Cell(id)
-  const next = new Array<Cell>(list.length + 1)
-  for (let i = 0; i < lo; i++) next[i] = list[i]!
-  next[lo] = cell
-  for (let i = lo; i < list.length; i++) next[i + 1] = list[i]!
-  return { list: next, cell }
-}
-
 /** Values of `days` whose key lies in [from, to], by the cheaper of a scan and a walk over the range. */
 function inRange<T>(days: Map<string, T>, from: string, to: string): T[] {
   const out: T[] = []
@@ -217,15 +143,6 @@ function activityTotals(counts: readonly number[] | undefined): ActivityTotals {
   }
 }
 
-function addActs(into: number[], counts: readonly number[] | undefined): void {
-  if (counts === undefined) return
-  for (let k = 0; k < 4; k++) into[k]! += counts[k]!
-}
-
-function countActivity(holder: { acts: number[] | undefined }, kind: number): void {
-  const acts = (holder.acts ??= [0, 0, 0, 0])
-  acts[kind]! += 1
-}
 
 /** In-memory analytics: one day bucket per site. All methods are synchronous. */
 export class MemoryAnalytics {
@@ -247,16 +164,10 @@ export class MemoryAnalytics {
     const pages = visit.page_views
     bucket.visits += 1
     bucket.page_views += pages
-    const sys = cellIn(bucket.sys, this.systems.id(visit.browser, visit.os))
-    bucket.sys = sys.list
-    sys.cell.visits += 1
-    sys.cell.page_views += pages
-    sys.cell.visitors = addInt(sys.cell.visitors, visitor)
-    const geo = cellIn(bucket.geo, this.geos.id(visit.country, visit.region))
-    bucket.geo = geo.list
-    geo.cell.visits += 1
-    geo.cell.page_views += pages
-    geo.cell.visitors = addInt(geo.cell.visitors, visitor)
+    const sys = bucket.sysAt(this.systems.id(visit.browser, visit.os))
+    countVisit(bucket.sys, sys, pages, visitor)
+    const geo = bucket.geoAt(this.geos.id(visit.country, visit.region))
+    countVisit(bucket.geo, geo, pages, visitor)
     if (bucket.ownerDay === undefined) {
       const owner = this.owners.get(site.owner)!
       let day = owner.days.get(visit.day)
@@ -275,13 +186,12 @@ export class MemoryAnalytics {
     const site = this.siteData(activity.site_name, activity.owner)
     const bucket = this.bucket(site, activity.day)
     const kind = KIND_INDEX[activity.kind]
-    countActivity(bucket, kind)
-    const sys = cellIn(bucket.sys, this.systems.id(activity.browser, activity.os))
-    bucket.sys = sys.list
-    countActivity(sys.cell, kind)
-    const geo = cellIn(bucket.geo, this.geos.id(activity.country, activity.region))
-    bucket.geo = geo.list
-    countActivity(geo.cell, kind)
+    const acts = (bucket.acts ??= [0, 0, 0, 0])
+    acts[kind]! += 1
+    const sys = bucket.sysAt(this.systems.id(activity.browser, activity.os))
+    countActivity(bucket.sys, sys, kind)
+    const geo = bucket.geoAt(this.geos.id(activity.country, activity.region))
+    countActivity(bucket.geo, geo, kind)
   }
 
   /** Traffic over the days [from, to]: one row without a dimension, else one row per value with visits. */
@@ -295,21 +205,16 @@ export class MemoryAnalytics {
       for (const bucket of buckets) {
         visits += bucket.visits
         page_views += bucket.page_views
-        for (const cell of bucket.sys) this.distinct.add(cell.visitors)
+        uniteVisitors(this.distinct, bucket.sys)
       }
       return [{ key: [], data: { visits, page_views, unique_visitors: this.distinct.count } }]
     }
     const rows: PeriodRow<TrafficTotals>[] = []
-    for (const [id, cells] of this.group(buckets, dimension)) {
-      let visits = 0
-      let page_views = 0
+    for (const [id, sum] of this.sum(buckets, dimension)) {
+      if (sum.visits === 0) continue
       this.distinct.start(site!.visitorIds.size)
-      for (const cell of cells) {
-        visits += cell.visits
-        page_views += cell.page_views
-        this.distinct.add(cell.visitors)
-      }
-      if (visits > 0) rows.push({ key: this.dictionary(dimension).pair(id), data: { visits, page_views, unique_visitors: this.distinct.count } })
+      for (const visitors of sum.visitors) this.distinct.add(visitors)
+      rows.push({ key: this.dictionary(dimension).pair(id), data: { visits: sum.visits, page_views: sum.page_views, unique_visitors: this.distinct.count } })
     }
     return rows.sort(compareKeys)
   }
@@ -320,14 +225,12 @@ export class MemoryAnalytics {
     const buckets = site ? inRange(site.days, from, to) : []
     if (dimension === undefined) {
       const counts = [0, 0, 0, 0]
-      for (const bucket of buckets) addActs(counts, bucket.acts)
+      for (const bucket of buckets) if (bucket.acts !== undefined) for (let k = 0; k < 4; k++) counts[k]! += bucket.acts[k]!
       return [{ key: [], data: activityTotals(counts) }]
     }
     const rows: PeriodRow<ActivityTotals>[] = []
-    for (const [id, cells] of this.group(buckets, dimension)) {
-      const counts = [0, 0, 0, 0]
-      for (const cell of cells) addActs(counts, cell.acts)
-      if (counts.some((n) => n > 0)) rows.push({ key: this.dictionary(dimension).pair(id), data: activityTotals(counts) })
+    for (const [id, sum] of this.sum(buckets, dimension)) {
+      if (sum.acts.some((n) => n > 0)) rows.push({ key: this.dictionary(dimension).pair(id), data: activityTotals(sum.acts) })
     }
     return rows.sort(compareKeys)
   }
@@ -366,7 +269,7 @@ export class MemoryAnalytics {
       this.distinct.start(site.visitorIds.size)
       for (const bucket of inRange(site.days, from, to)) {
         page_views += bucket.page_views
-        for (const cell of bucket.sys) this.distinct.add(cell.visitors)
+        uniteVisitors(this.distinct, bucket.sys)
       }
       return { site_name: site.name, data: { visits: totals[slot]!, page_views, unique_visitors: this.distinct.count } }
     })
@@ -414,16 +317,8 @@ export class MemoryAnalytics {
     return dimension === 'system' ? this.systems : this.geos
   }
 
-  /** The cells of the buckets, grouped by dimension value id. */
-  private group(buckets: Bucket[], dimension: Dimension): Map<number, Cell[]> {
-    const groups = new Map<number, Cell[]>()
-    for (const bucket of buckets) {
-      for (const cell of dimension === 'system' ? bucket.sys : bucket.geo) {
-        const list = groups.get(cell.id)
-        if (list === undefined) groups.set(cell.id, [cell])
-        else list.push(cell)
-      }
-    }
-    return groups
+  /** The cells of one dimension of the buckets, added up by value id. */
+  private sum(buckets: Bucket[], dimension: Dimension): Map<number, CellTotals> {
+    return sumCells(buckets.map((bucket) => (dimension === 'system' ? bucket.sys : bucket.geo)))
   }
 }
