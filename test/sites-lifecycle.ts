@@ -23,8 +23,15 @@ async function settled(t: Test, f: Fixture, name: string): Promise<Record<string
 t.test('create_now=true (default): built before the response, no status fields', async (t) => {
   const f = await setup(t)
   f.builder.outcome = 'hold'
-  const pendingCreate = f.alice.post('/sites/create', siteBody('syncsite', { preview_site_url: 'https://p.example.com/' })).then((r) => r)
-  t.ok(await eventually(() => f.builder.pending === 1), 'the builder was called during the request')
+  let answered = false
+  const pendingCreate = f.alice.post('/sites/create', siteBody('syncsite', { preview_site_url: 'https://p.example.com/' })).then((r) => {
+    answered = true
+    return r
+  })
+  await f.builder.whenCalled('syncsite')
+  t.equal(f.builder.pending, 1, 'the builder was called during the request')
+  await eventually(() => false, 20)
+  t.notOk(answered, 'no response while the build runs')
   t.equal(f.builder.sites[0]?.site_name, 'syncsite')
   t.equal(f.builder.sites[0]?.original_site_url, 'https://www.example.com/', 'the builder gets the site properties')
   f.builder.release('syncsite')

@@ -62,15 +62,26 @@ export class RecordingBuilder {
   /** The answer to give the next builds. */
   outcome: BuildOutcome = 'succeed'
   private readonly held: HeldBuild[] = []
+  private readonly waiters: { site_name: string; resolve: () => void }[] = []
 
   /** What createEngine takes as `builder`. */
   readonly build = (site: Site): Promise<void> => {
     this.calls.push(site.site_name)
     this.sites.push(site)
+    for (const waiter of this.waiters.filter((w) => w.site_name === site.site_name)) {
+      this.waiters.splice(this.waiters.indexOf(waiter), 1)
+      waiter.resolve()
+    }
     const outcome = this.outcome
     if (outcome === 'succeed') return Promise.resolve()
     if (outcome !== 'hold') return Promise.reject(failure(outcome))
     return new Promise<void>((resolve, reject) => this.held.push({ site_name: site.site_name, resolve, reject }))
+  }
+
+  /** Resolves once the builder has been called for that site (at once if it already was). */
+  whenCalled(site_name: string): Promise<void> {
+    if (this.calls.includes(site_name)) return Promise.resolve()
+    return new Promise((resolve) => this.waiters.push({ site_name, resolve }))
   }
 
   /** How many builds are waiting for release. */
