@@ -34,14 +34,14 @@ export interface CompiledAgents {
   test(userAgent: string): boolean
 }
 
-/** `[\n\r\u2028\u2029]`: what `.` never matches. */
-const LINE_TERMINATOR = /[\n\r\u2028\u2029]/g
-
-/** Pieces of one multi-piece alternative, with scratch space for {@link chainMatches}. */
+/** A multi-piece alternative, compiled for {@link chainMatches}. */
 interface Chain {
-  readonly regexes: RegExp[]
-  readonly lengths: Int32Array
-  readonly found: Int32Array
+  /** Source of the first piece. */
+  readonly first: string
+  /** The first piece (global, so a search can start anywhere). */
+  readonly head: RegExp
+  /** Each later piece, or a line terminator. */
+  readonly rest: RegExp[]
 }
 
 /**
@@ -74,15 +74,25 @@ export function compileSource(source: string, maxLength: number): CompiledAgents
   // Pieces hold no `|` or group, so one-piece alternatives join into one
   // quantifier-free alternation: a single linear scan for all of them.
   const single = singles.length > 0 ? new RegExp(singles.join('|'), 'i') : undefined
+  // Every match needs a one-piece alternative or the first piece of a chain,
+  // so one scan for any of them settles every desktop UA at once; group 1
+  // tells a one-piece hit (a verdict) from a chain's first piece (Android).
+  const firsts = chains.map((c) => c.first).join('|')
+  const trigger = singles.length > 0 ? new RegExp(`(${singles.join('|')})|${firsts}`, 'i') : new RegExp(firsts, 'i')
   // General alternatives keep their place in one regex: group numbers and
   // backreferences are unchanged, because linear alternatives hold no group.
   const rest = general.length > 0 ? new RegExp(general.join('|'), 'i') : undefined
 
-  const linear = (ua: string): boolean => {
-    if (single !== undefined && single.test(ua)) return true
-    for (const chain of chains) if (chainMatches(ua, chain)) return true
-    return false
-  }
+  const linear =
+    chains.length === 0
+      ? (ua: string): boolean => single !== undefined && single.test(ua)
+      : (ua: string): boolean => {
+          const hit = trigger.exec(ua)
+          if (hit === null) return false
+          if (hit[1] !== undefined) return true
+          for (const chain of chains) if (chainMatches(ua, chain)) return true
+          return single !== undefined && single.test(ua)
+        }
   if (rest === undefined) return { ...base, mode: 'linear', maxLength: Infinity, test: linear }
   return {
     ...base,
@@ -93,10 +103,14 @@ export function compileSource(source: string, maxLength: number): CompiledAgents
 }
 
 function makeChain(pieces: readonly Piece[]): Chain {
+  const [head, ...tail] = pieces as [Piece, ...Piece[]]
   return {
-    regexes: pieces.map((p) => new RegExp(p.source, 'gi')),
-    lengths: Int32Array.from(pieces, (p) => p.length),
-    found: new Int32Array(pieces.length),
+    first: head.source,
+    head: new RegExp(head.source, 'gi'),
+    // A piece never matches a line terminator, so "the piece or a line
+    // terminator, whichever comes first" is one scan that also says whether
+    // the line ended before the piece.
+    rest: tail.map((p) => new RegExp(`${p.source}|[\\n\\r\\u2028\\u2029]`, 'gi')),
   }
 }
 
@@ -104,43 +118,30 @@ function makeChain(pieces: readonly Piece[]): Chain {
  * True iff the pieces occur in order, without overlap, inside one line.
  *
  * Greedy is exact: taking the earliest occurrence of each piece after the
- * previous one ends can only leave more room for the next. When a piece's
- * earliest occurrence lies past the end of the line, no later start on that
- * line can do better, so the search moves to the next line.
+ * previous one ends can only leave more room for the next. When the line
+ * ends before the next piece, no later start on that line can do better, so
+ * the search resumes after the line terminator.
  *
- * Linear time: `found[i]` caches piece i's earliest start at or after the
- * position last searched from; those positions only grow, so each regex
- * (and the line-terminator search) sweeps the string at most once.
+ * Linear time: every search starts where the previous one of the same
+ * regex stopped or later (a restart begins past everything scanned so far),
+ * so each regex sweeps the string at most once.
  */
 function chainMatches(s: string, chain: Chain): boolean {
-  const { regexes, lengths, found } = chain
-  const k = regexes.length
-  found.fill(-1)
-  let lineEnd = -1
-  let nextTerminator = -1
-  let lineStart = 0
+  const { head, rest } = chain
+  let from = 0
   search: for (;;) {
-    let cur = lineStart
-    for (let i = 0; i < k; i++) {
-      let start = found[i] as number
-      if (start < cur) {
-        const re = regexes[i] as RegExp
-        re.lastIndex = cur
-        if (!re.test(s)) return false
-        start = re.lastIndex - (lengths[i] as number)
-        found[i] = start
-      }
-      if (i === 0) {
-        if (nextTerminator < start) {
-          LINE_TERMINATOR.lastIndex = start
-          nextTerminator = LINE_TERMINATOR.test(s) ? LINE_TERMINATOR.lastIndex - 1 : s.length
-        }
-        lineEnd = nextTerminator
-      } else if (start >= lineEnd) {
-        lineStart = lineEnd + 1
+    head.lastIndex = from
+    if (!head.test(s)) return false
+    let cur = head.lastIndex
+    for (const re of rest) {
+      re.lastIndex = cur
+      if (!re.test(s)) return false
+      cur = re.lastIndex
+      const c = s.charCodeAt(cur - 1)
+      if (c === 10 || c === 13 || c === 0x2028 || c === 0x2029) {
+        from = cur
         continue search
       }
-      cur = start + (lengths[i] as number)
     }
     return true
   }
