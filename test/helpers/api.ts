@@ -104,6 +104,18 @@ export class RecordingBuilder {
   }
 }
 
+/**
+ * DESIGN.md "Absent fields": a key is absent, never null. Checked on every
+ * response the fixture's clients receive, so every test enforces it.
+ */
+function neverNull(res: request.Response): void {
+  const walk = (value: unknown, path: string): void => {
+    if (value === null) throw new Error(`null at ${path} in ${res.text.slice(0, 200)}`)
+    if (typeof value === 'object') for (const [key, inner] of Object.entries(value as object)) walk(inner, `${path}.${key}`)
+  }
+  walk(res.body, 'body')
+}
+
 /** A master account as the tests call it. */
 export interface Client {
   user: string
@@ -165,12 +177,12 @@ export async function setup(t: Test): Promise<Fixture> {
     user,
     password,
     api: engine.as(user),
-    get: (path) => http.get(`/api${path}`).auth(user, password),
+    get: (path) => http.get(`/api${path}`).auth(user, password).expect(neverNull),
     post: (path, body) => {
-      const req = http.post(`/api${path}`).auth(user, password)
+      const req = http.post(`/api${path}`).auth(user, password).expect(neverNull)
       return body === undefined ? req : req.send(body as object)
     },
-    del: (path) => http.delete(`/api${path}`).auth(user, password),
+    del: (path) => http.delete(`/api${path}`).auth(user, password).expect(neverNull),
   })
   const { port } = server.address() as AddressInfo
   return {
