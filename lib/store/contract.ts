@@ -67,6 +67,19 @@ export type SitePatch = {
     | null
 }
 
+/**
+ * A precondition on the stored site: the mutation applies only if every given
+ * field equals the stored one. It lets a caller that read a site act on THAT
+ * site only: a delete and re-create of the same name gives a new `created_at`,
+ * and a rebuild or recorded failure a new `build`. The check is part of the
+ * mutation's atomic step, never a separate read. A key holding `undefined` is
+ * not given; any other key rejects with a TypeError before anything changes.
+ */
+export interface SiteExpectation {
+  created_at?: number
+  build?: BuildState
+}
+
 /** What {@link Store.publishSite} did. */
 export interface PublishOutcome {
   /** True when this publish was the site's first and charged the owner. */
@@ -194,20 +207,32 @@ export interface Store {
   getSites(site_names: string[]): Promise<(SiteRecord | undefined)[]>
   /** The owner's site with that external_uid (the most recently created if several). */
   findSiteByExternalUid(owner: string, external_uid: string): Promise<SiteRecord | undefined>
-  /** Applies the patch if the owner's site exists; returns the updated record. */
-  updateSite(owner: string, site_name: string, patch: SitePatch): Promise<SiteRecord | undefined>
+  /**
+   * Applies the patch if the owner's site exists and meets `expect`; returns
+   * the updated record. Undefined when not found or the expectation fails
+   * (the expectation is checked against the site before the patch).
+   */
+  updateSite(owner: string, site_name: string, patch: SitePatch, expect?: SiteExpectation): Promise<SiteRecord | undefined>
   /**
    * Publishes the owner's site at `at` (sets published_at and modified_at).
    * If it was never published before, sets first_published_at and, when
    * `charge` is true, appends a charge and an active subscription to the
-   * owner's ledger, all in the same atomic step. Undefined when not found.
+   * owner's ledger, all in the same atomic step. Undefined when not found or
+   * the site does not meet `expect`; nothing is then published or charged.
    */
-  publishSite(owner: string, site_name: string, at: number, charge: boolean): Promise<PublishOutcome | undefined>
+  publishSite(
+    owner: string,
+    site_name: string,
+    at: number,
+    charge: boolean,
+    expect?: SiteExpectation,
+  ): Promise<PublishOutcome | undefined>
   /**
    * Deletes the owner's site with its index entries, grants and analytics, and
-   * cancels its active subscription. False when not found.
+   * cancels its active subscription. False when not found or the site does not
+   * meet `expect`.
    */
-  deleteSite(owner: string, site_name: string): Promise<boolean>
+  deleteSite(owner: string, site_name: string, expect?: SiteExpectation): Promise<boolean>
   /**
    * Names of the owner's sites whose created_at (or modified_at) lies in
    * [from, to], both ends included, oldest first (ties by name). Served from an
