@@ -17,6 +17,7 @@ import type {
   MasterRecord,
   PeriodRow,
   PublishOutcome,
+  SiteExpectation,
   SitePatch,
   SiteRecord,
   Store,
@@ -45,6 +46,7 @@ const FROZEN_SITE_KEYS = new Set(['site_name', 'owner', 'created_at', 'first_pub
 /** Keys every SiteRecord has; a patch removing one would leave a broken record. */
 const REQUIRED_SITE_KEYS = new Set(['original_site_url', 'auto_sync_cache_ttl', 'initial', 'modified_at', 'build'])
 const ACCOUNT_PATCH_KEYS = new Set(['first_name', 'last_name', 'email', 'lang'])
+const EXPECTATION_KEYS = new Set(['created_at', 'build'])
 
 /**
  * Deep copy with JSON semantics. Used both ways: stored records then look
@@ -58,6 +60,23 @@ function copy<T>(value: T): T {
 /** The defined entries of a patch: an `undefined` value means "absent", as in JSON. */
 function patchEntries(patch: object): [string, unknown][] {
   return Object.entries(patch).filter(([, value]) => value !== undefined)
+}
+
+/**
+ * The given fields of an expectation. An unknown key rejects: silently
+ * ignoring a misspelt precondition would turn the guard into a no-op.
+ */
+function expectationEntries(expect: SiteExpectation | undefined, method: string): [string, unknown][] {
+  const entries = patchEntries(expect ?? {})
+  for (const [key] of entries) {
+    if (!EXPECTATION_KEYS.has(key)) throw new TypeError(`${method}: ${key} cannot be expected`)
+  }
+  return entries
+}
+
+/** Whether the stored site holds every expected value (all are scalars: a number or a build-state string). */
+function meets(site: SiteRecord, expected: [string, unknown][]): boolean {
+  return expected.every(([key, value]) => (site as unknown as Record<string, unknown>)[key] === value)
 }
 
 function applyPatch<T extends object>(record: T, entries: [string, unknown][]): T {
@@ -78,7 +97,8 @@ function applyPatch<T extends object>(record: T, entries: [string, unknown][]): 
  * - Patches are checked before anything changes: one touching `site_name`,
  *   `owner`, `created_at` or `first_published_at`, or removing (null) a field
  *   every site has, rejects with a TypeError; so does an account patch with a
- *   key other than first_name, last_name, email or lang.
+ *   key other than first_name, last_name, email or lang; so does a site
+ *   expectation with a key other than created_at or build.
  * - After {@link MemoryStore.close} every call rejects with
  *   {@link StoreUnavailableError}, as a store whose backend is gone would.
  */
@@ -156,24 +176,37 @@ export class MemoryStore implements Store {
     return best && copy(best)
   }
 
-  async updateSite(owner: string, site_name: string, patch: SitePatch): Promise<SiteRecord | undefined> {
+  async updateSite(
+    owner: string,
+    site_name: string,
+    patch: SitePatch,
+    expect?: SiteExpectation,
+  ): Promise<SiteRecord | undefined> {
     this.ensureOpen()
     const entries = patchEntries(patch)
     for (const [key, value] of entries) {
       if (FROZEN_SITE_KEYS.has(key)) throw new TypeError(`updateSite: ${key} cannot be patched`)
       if (value === null && REQUIRED_SITE_KEYS.has(key)) throw new TypeError(`updateSite: ${key} cannot be removed`)
     }
+    const expected = expectationEntries(expect, 'updateSite')
     const site = this.ownedSite(owner, site_name)
-    if (site === undefined) return undefined
+    if (site === undefined || !meets(site, expected)) return undefined
     const next = applyPatch(site, entries)
     this.replaceSite(site, next)
     return copy(next)
   }
 
-  async publishSite(owner: string, site_name: string, at: number, charge: boolean): Promise<PublishOutcome | undefined> {
+  async publishSite(
+    owner: string,
+    site_name: string,
+    at: number,
+    charge: boolean,
+    expect?: SiteExpectation,
+  ): Promise<PublishOutcome | undefined> {
     this.ensureOpen()
+    const expected = expectationEntries(expect, 'publishSite')
     const site = this.ownedSite(owner, site_name)
-    if (site === undefined) return undefined
+    if (site === undefined || !meets(site, expected)) return undefined
     const first = site.first_published_at === undefined
     const next: SiteRecord = { ...site, published_at: at, modified_at: at }
     if (first) next.first_published_at = at
@@ -187,10 +220,11 @@ export class MemoryStore implements Store {
     return { charged }
   }
 
-  async deleteSite(owner: string, site_name: string): Promise<boolean> {
+  async deleteSite(owner: string, site_name: string, expect?: SiteExpectation): Promise<boolean> {
     this.ensureOpen()
+    const expected = expectationEntries(expect, 'deleteSite')
     const site = this.ownedSite(owner, site_name)
-    if (site === undefined) return false
+    if (site === undefined || !meets(site, expected)) return false
     this.sites.delete(site_name)
     const idx = this.indexesOf(owner)
     idx.created.remove(site.created_at, site_name)
