@@ -68,6 +68,7 @@ export class RedisKeys {
 const FROZEN_SITE_KEYS = new Set(['site_name', 'owner', 'created_at', 'first_published_at', '__proto__'])
 const REQUIRED_SITE_KEYS = new Set(['original_site_url', 'auto_sync_cache_ttl', 'initial', 'modified_at', 'build'])
 const ACCOUNT_PATCH_KEYS = new Set(['first_name', 'last_name', 'email', 'lang'])
+const EXPECTATION_KEYS = new Set(['created_at', 'build'])
 
 /**
  * Rejects (TypeError, before anything changes) a site patch that would corrupt
@@ -88,6 +89,23 @@ export function checkAccountPatch(patch: object): void {
   for (const [key, value] of Object.entries(patch)) {
     if (value !== undefined && !ACCOUNT_PATCH_KEYS.has(key)) throw new TypeError(`updateAccount: ${key} cannot be patched`)
   }
+}
+
+/**
+ * Encodes a site expectation as two script arguments: the expected
+ * created_at and build in their stored form (JSON, as encodeFields writes
+ * them), or '' for "not expected" (no JSON text is empty). An unknown key
+ * rejects with a TypeError, as MemoryStore does: ignoring a misspelt
+ * precondition would turn the guard into a no-op.
+ */
+export function encodeExpectation(expect: object | undefined, method: string): [string, string] {
+  const out: [string, string] = ['', '']
+  for (const [key, value] of Object.entries(expect ?? {})) {
+    if (value === undefined) continue
+    if (!EXPECTATION_KEYS.has(key)) throw new TypeError(`${method}: ${key} cannot be expected`)
+    out[key === 'created_at' ? 0 : 1] = JSON.stringify(value)
+  }
+  return out
 }
 
 /** Encodes a record as HSET arguments: each defined field, JSON-encoded. */

@@ -10,6 +10,18 @@
 import { DROP_SITE_ANALYTICS_LUA } from './redis-analytics.js'
 import { lua } from './redis-conn.js'
 
+/**
+ * `unmet(site, owner, created_at, build)`: true unless the site hash exists,
+ * belongs to `owner` and holds the expected created_at and build ('' = not
+ * expected). All are compared in stored (JSON) form; one HMGET reads them.
+ */
+const UNMET_LUA = `
+local function unmet(site, owner, created_at, build)
+  local v = redis.call('HMGET', site, 'owner', 'created_at', 'build')
+  return v[1] ~= owner or (created_at ~= '' and v[2] ~= created_at) or (build ~= '' and v[3] ~= build)
+end
+`
+
 /** HGETALL of each key, in order. KEYS: the hashes. */
 export const GET_HASHES = lua(`
 local out = {}
@@ -32,14 +44,15 @@ return 1
 
 /**
  * KEYS: site, modified index. ARGV: owner, name, external-uid action ('' keep,
- * '-' remove, else the new index key), then field/value pairs ('' deletes).
- * Returns the updated hash, or nil when not the owner's.
+ * '-' remove, else the new index key), expected created_at, expected build,
+ * then field/value pairs ('' deletes).
+ * Returns the updated hash, or nil when not the owner's or not as expected.
  */
-export const UPDATE_SITE = lua(`
+export const UPDATE_SITE = lua(`${UNMET_LUA}
 local site = KEYS[1]
-if redis.call('HGET', site, 'owner') ~= ARGV[1] then return false end
+if unmet(site, ARGV[1], ARGV[4], ARGV[5]) then return false end
 local name = ARGV[2]
-for i = 4, #ARGV, 2 do
+for i = 6, #ARGV, 2 do
   local f, v = ARGV[i], ARGV[i + 1]
   if v == '' then redis.call('HDEL', site, f) else redis.call('HSET', site, f, v) end
   if f == 'modified_at' then
@@ -62,12 +75,13 @@ return redis.call('HGETALL', site)
 
 /**
  * KEYS: site, modified index, charges, subscriptions. ARGV: owner, name, at,
- * charge ('1'|'0'), charge entry, subscription entry.
- * Returns -1 (not found), 1 (first publish, charged) or 0.
+ * charge ('1'|'0'), charge entry, subscription entry, expected created_at,
+ * expected build.
+ * Returns -1 (not found or not as expected), 1 (first publish, charged) or 0.
  */
-export const PUBLISH_SITE = lua(`
+export const PUBLISH_SITE = lua(`${UNMET_LUA}
 local site = KEYS[1]
-if redis.call('HGET', site, 'owner') ~= ARGV[1] then return -1 end
+if unmet(site, ARGV[1], ARGV[7], ARGV[8]) then return -1 end
 redis.call('HSET', site, 'published_at', ARGV[3], 'modified_at', ARGV[3])
 redis.call('ZADD', KEYS[2], ARGV[3], ARGV[2])
 if redis.call('HEXISTS', site, 'first_published_at') == 1 then return 0 end
@@ -81,13 +95,14 @@ return 1
 
 /**
  * KEYS: site, created index, modified index, subscriptions, site grants.
- * ARGV: prefix, owner (stored form), owner, name, cancelled subscription entry
- * (the raw owner is unused: the analytics owner is read from the store).
- * Returns 1 when deleted, 0 when not the owner's.
+ * ARGV: prefix, owner (stored form), owner, name, cancelled subscription
+ * entry, expected created_at, expected build (the raw owner is unused: the
+ * analytics owner is read from the store).
+ * Returns 1 when deleted, 0 when not the owner's or not as expected.
  */
-export const DELETE_SITE = lua(`${DROP_SITE_ANALYTICS_LUA}
+export const DELETE_SITE = lua(`${DROP_SITE_ANALYTICS_LUA}${UNMET_LUA}
 local site, P, name = KEYS[1], ARGV[1], ARGV[4]
-if redis.call('HGET', site, 'owner') ~= ARGV[2] then return 0 end
+if unmet(site, ARGV[2], ARGV[6], ARGV[7]) then return 0 end
 local x = redis.call('HGET', site, '#xkey')
 if x then redis.call('ZREM', x, name) end
 redis.call('ZREM', KEYS[2], name)

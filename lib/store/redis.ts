@@ -21,6 +21,7 @@ import type {
   MasterRecord,
   PeriodRow,
   PublishOutcome,
+  SiteExpectation,
   SitePatch,
   SiteRecord,
   Store,
@@ -29,7 +30,15 @@ import type {
 } from './contract.js'
 import { RedisAnalytics } from './redis-analytics.js'
 import { RedisConn, type RedisTimeouts } from './redis-conn.js'
-import { RedisKeys, checkAccountPatch, checkSitePatch, decodeFields, encodeFields, encodePatch } from './redis-keys.js'
+import {
+  RedisKeys,
+  checkAccountPatch,
+  checkSitePatch,
+  decodeFields,
+  encodeExpectation,
+  encodeFields,
+  encodePatch,
+} from './redis-keys.js'
 import * as S from './redis-scripts.js'
 
 /** Options of {@link RedisStore}. */
@@ -103,20 +112,33 @@ export class RedisStore implements Store {
     return decodeFields<SiteRecord>(hash)
   }
 
-  async updateSite(owner: string, site_name: string, patch: SitePatch): Promise<SiteRecord | undefined> {
+  async updateSite(
+    owner: string,
+    site_name: string,
+    patch: SitePatch,
+    expect?: SiteExpectation,
+  ): Promise<SiteRecord | undefined> {
     checkSitePatch(patch)
+    const expected = encodeExpectation(expect, 'updateSite')
     let uidAction = ''
     if (patch.external_uid === null) uidAction = '-'
     else if (patch.external_uid !== undefined) uidAction = this.keys.externalUid(owner, patch.external_uid)
     const hash = await this.conn.run(
       S.UPDATE_SITE,
       [this.keys.site(site_name), this.keys.modified(owner)],
-      [JSON.stringify(owner), site_name, uidAction, ...encodePatch(patch)],
+      [JSON.stringify(owner), site_name, uidAction, ...expected, ...encodePatch(patch)],
     )
     return decodeFields<SiteRecord>(hash)
   }
 
-  async publishSite(owner: string, site_name: string, at: number, charge: boolean): Promise<PublishOutcome | undefined> {
+  async publishSite(
+    owner: string,
+    site_name: string,
+    at: number,
+    charge: boolean,
+    expect?: SiteExpectation,
+  ): Promise<PublishOutcome | undefined> {
+    const expected = encodeExpectation(expect, 'publishSite')
     const k = this.keys
     const result = await this.conn.run(
       S.PUBLISH_SITE,
@@ -128,17 +150,19 @@ export class RedisStore implements Store {
         charge ? '1' : '0',
         JSON.stringify({ site_name, at }),
         JSON.stringify({ site_name, status: 'active' }),
+        ...expected,
       ],
     )
     return result === -1 ? undefined : { charged: result === 1 }
   }
 
-  async deleteSite(owner: string, site_name: string): Promise<boolean> {
+  async deleteSite(owner: string, site_name: string, expect?: SiteExpectation): Promise<boolean> {
+    const expected = encodeExpectation(expect, 'deleteSite')
     const k = this.keys
     const result = await this.conn.run(
       S.DELETE_SITE,
       [k.site(site_name), k.created(owner), k.modified(owner), k.subscriptions(owner), k.siteGrants(site_name)],
-      [this.prefix, JSON.stringify(owner), owner, site_name, JSON.stringify({ site_name, status: 'cancelled' })],
+      [this.prefix, JSON.stringify(owner), owner, site_name, JSON.stringify({ site_name, status: 'cancelled' }), ...expected],
     )
     return result === 1
   }
