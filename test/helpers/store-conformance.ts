@@ -11,6 +11,7 @@
  * call, and closes it when the group ends.
  */
 import { accountGroups } from './store-conformance-accounts.js'
+import { expectationGroups } from './store-conformance-expect.js'
 import { open, siteRecord } from './store-conformance-fixtures.js'
 import type { StoreFactory, Tap } from './store-conformance-fixtures.js'
 import { lifecycleGroups } from './store-conformance-lifecycle.js'
@@ -26,6 +27,7 @@ export function storeConformance(t: Tap, name: string, factory: StoreFactory): P
   return t.test(`${name} conformance`, async (t) => {
     t.test('sites', async (t) => siteGroups(t, factory))
     t.test('publish, billing, delete', async (t) => lifecycleGroups(t, factory))
+    t.test('site expectations (created_at, build)', async (t) => expectationGroups(t, factory))
     t.test('masters, accounts, grants', async (t) => accountGroups(t, factory))
     t.test('incrementWithinLimit', async (t) => limitGroups(t, factory))
     t.test('close', async (t) => closeGroups(t, factory))
