@@ -26,33 +26,32 @@ export interface BuildPlan {
 }
 
 /**
- * Whether the site a build started on is still there in the same build state.
- * A build may take long: meanwhile the site can be deleted and its name taken
- * by a new site, or recreated; the outcome then belongs to nobody.
+ * Runs the builder on a site and records the outcome. A build may take long:
+ * meanwhile the site can be deleted and its name reused, or recreated. Every
+ * write of the outcome therefore carries an expectation on the site as the
+ * build found it, checked atomically by the store; a stale outcome is dropped.
  */
-async function stillSame(ctx: EngineContext, started: SiteRecord): Promise<boolean> {
-  const current = await ctx.store.getSite(started.site_name)
-  return current?.owner === started.owner && current.created_at === started.created_at && current.build === started.build
-}
-
-/** Runs the builder on the owner's site and records the outcome. */
-export async function build(ctx: EngineContext, owner: string, site_name: string, plan: BuildPlan): Promise<void> {
-  const site = await ctx.store.getSite(site_name)
-  if (!site || site.owner !== owner) return
+export async function build(ctx: EngineContext, site: SiteRecord, plan: BuildPlan): Promise<void> {
+  const { owner, site_name } = site
+  const expect = { created_at: site.created_at, build: site.build }
   try {
     await ctx.builder(toSite(site))
   } catch (error) {
     const status = failureOf(error)
     if (plan.failure === 'delete') {
-      if (await stillSame(ctx, site)) await ctx.store.deleteSite(owner, site_name)
+      await ctx.store.deleteSite(owner, site_name, expect)
       throw invalidInput(`the mobile site could not be generated from ${site.original_site_url}: ${status}`)
     }
-    if (await stillSame(ctx, site)) await ctx.store.updateSite(owner, site_name, { build: status, publish_when_built: null })
+    await ctx.store.updateSite(owner, site_name, { build: status, publish_when_built: null }, expect)
     return
   }
-  if (!(await stillSame(ctx, site))) return
-  const built = await ctx.store.updateSite(owner, site_name, { build: 'built', publish_when_built: null })
-  if (built && plan.publish) await ctx.store.publishSite(owner, site_name, ctx.now().getTime(), true)
+  if (site.build !== 'built' || site.publish_when_built !== undefined) {
+    const built = await ctx.store.updateSite(owner, site_name, { build: 'built', publish_when_built: null }, expect)
+    if (!built) return
+  }
+  if (plan.publish) {
+    await ctx.store.publishSite(owner, site_name, ctx.now().getTime(), true, { created_at: site.created_at, build: 'built' })
+  }
 }
 
 /**
@@ -64,7 +63,7 @@ export function buildOnFirstVisit(ctx: EngineContext, site: SiteRecord): Promise
   const running = ctx.builds.get(site.site_name)
   if (running) return running
   const plan: BuildPlan = { publish: site.publish_when_built === true, failure: 'record' }
-  const work = build(ctx, site.owner, site.site_name, plan).finally(() => ctx.builds.delete(site.site_name))
+  const work = build(ctx, site, plan).finally(() => ctx.builds.delete(site.site_name))
   ctx.builds.set(site.site_name, work)
   return work
 }
@@ -100,8 +99,10 @@ export async function recreateSite(ctx: CallContext, site_name: string, body: un
   const patch: SitePatch = { modified_at: ctx.now().getTime(), published_at: null, build: 'built', publish_when_built: null }
   const writable = patch as Record<string, unknown>
   for (const key of PROPERTY_KEYS) writable[key] = site.initial[key] ?? null
-  await patchOwnSite(ctx, site_name, patch)
-  await build(ctx, ctx.caller.user, site_name, { publish: republish, failure: 'record' })
+  // The expectation makes restore-from-`initial` apply only to the site those properties were read from.
+  const restored = await ctx.store.updateSite(ctx.caller.user, site_name, patch, { created_at: site.created_at })
+  if (!restored) throw notExist(`site ${site_name} does not exist`)
+  await build(ctx, restored, { publish: republish, failure: 'record' })
 }
 
 /** Records a confirmed redirect to the site (last_confirmed_redirected_date). */

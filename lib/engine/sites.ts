@@ -72,32 +72,36 @@ export async function createSite(ctx: CallContext, body: unknown): Promise<SiteN
     ...(publishNow && mode !== 'true' ? { publish_when_built: true } : {}),
   })
 
-  const site_name = await reserveName(ctx, input.site_data.site_name, props.original_site_url, record)
+  const site = await reserveName(ctx, input.site_data.site_name, props.original_site_url, record)
   if (mode === 'true') {
-    await build(ctx, ctx.caller.user, site_name, { publish: publishNow, failure: 'delete' })
+    await build(ctx, site, { publish: publishNow, failure: 'delete' })
   } else if (mode === 'async') {
-    ctx.track(build(ctx, ctx.caller.user, site_name, { publish: publishNow, failure: 'record' }))
+    ctx.track(build(ctx, site, { publish: publishNow, failure: 'record' }))
   }
-  return { site_name }
+  return { site_name: site.site_name }
 }
 
+/** Creates the site under the wanted name, or a generated one; returns the stored record. */
 async function reserveName(
   ctx: CallContext,
   wanted: string | undefined,
   url: string,
   record: (name: string) => SiteRecord,
-): Promise<string> {
+): Promise<SiteRecord> {
+  const attempt = async (name: string): Promise<SiteRecord | undefined> => {
+    const site = record(name)
+    return (await ctx.store.createSite(site)) ? site : undefined
+  }
   if (wanted !== undefined) {
-    if (!(await ctx.store.createSite(record(wanted)))) throw alreadyExist(`site_name ${wanted} is already taken`)
-    return wanted
+    const site = await attempt(wanted)
+    if (!site) throw alreadyExist(`site_name ${wanted} is already taken`)
+    return site
   }
   const base = baseName(url)
-  if (await ctx.store.createSite(record(base))) return base
-  for (let attempt = 0; attempt < NAME_ATTEMPTS; attempt++) {
-    const name = suffixedName(base)
-    if (await ctx.store.createSite(record(name))) return name
-  }
-  throw alreadyExist(`could not generate a free site_name from ${url}; give one`)
+  let site = await attempt(base)
+  for (let tries = 0; !site && tries < NAME_ATTEMPTS; tries++) site = await attempt(suffixedName(base))
+  if (!site) throw alreadyExist(`could not generate a free site_name from ${url}; give one`)
+  return site
 }
 
 /** Retrieve Site. */
