@@ -98,6 +98,19 @@ t.test('an empty alternative matches everything, as the naive regex does', async
   }
 })
 
+t.test('cache: auto puts an LRU in front of general-mode sources only', async (t) => {
+  const linear = createAgentMatcher(DEFAULT_AGENTS)
+  linear('curl/8')
+  t.equal(linear.cacheSize, 0, 'a linear verdict is cheaper than a lookup')
+  const general = createAgentMatcher('.*iP(hone|od).*')
+  t.equal(general.mode, 'general')
+  general('curl/8')
+  general('curl/8')
+  t.equal(general.cacheSize, 1)
+  t.equal(general('Mozilla/5.0 (iPod touch; CPU iPhone OS 12_5_7 like Mac OS X)'), true)
+  t.equal(general('curl/8'), false)
+})
+
 t.test('cache: verdicts are cached up to its size; long UAs bypass it', async (t) => {
   const m = createAgentMatcher(DEFAULT_AGENTS, { cache: 2, cacheKeyMaxLength: 50 })
   const short = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4)'

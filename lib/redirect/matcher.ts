@@ -10,8 +10,14 @@ export type { AgentsMode, CompiledAgents } from './compile.js'
 
 /** Options of {@link createAgentMatcher} and {@link compileAgents}. */
 export interface AgentMatcherOptions {
-  /** Verdict cache size in entries, or `false` for none. Default 10000. */
-  cache?: number | false
+  /**
+   * LRU cache of verdicts: a size in entries, `false` for none, or `auto`
+   * (the default): 10000 entries in front of a general-mode source, none in
+   * front of a linear-form one. Why: looking a new string up hashes all of
+   * it, which costs more than the linear verdict itself, and every request
+   * brings a new string (docs/redirect.md has the measurements).
+   */
+  cache?: number | false | 'auto'
   /** UAs longer than this (code units) are judged but not cached, which bounds the cache's memory. Default 512. */
   cacheKeyMaxLength?: number
   /**
@@ -101,7 +107,8 @@ export function compileAgents(source: unknown, options: AgentMatcherOptions = {}
 
 /**
  * Compiles a supported-agents source (such as the string served by
- * `GET /agents`) into a fast matcher with a verdict cache. Its verdict is
+ * `GET /agents`) into a fast matcher, with an LRU verdict cache in front
+ * where it pays (see {@link AgentMatcherOptions.cache}). Its verdict is
  * identical to `new RegExp(source, 'i').test(userAgent)`, for every string
  * when the source is in the linear form (the spec's `.*name.*|…` form,
  * {@link DEFAULT_AGENTS}); see docs/redirect.md for the general case.
@@ -115,7 +122,8 @@ export function compileAgents(source: unknown, options: AgentMatcherOptions = {}
 export function createAgentMatcher(source: string, options: AgentMatcherOptions = {}): AgentMatcher {
   const compiled = compileAgents(source, options)
   const test = compiled.test
-  const size = options.cache ?? DEFAULTS.cache
+  const option = options.cache ?? 'auto'
+  const size = option === 'auto' ? (compiled.mode === 'general' ? DEFAULTS.cache : false) : option
   let matcher: (ua: string) => boolean = test
   let cache: LRUCache<string, boolean> | undefined
   if (size !== false && size > 0) {

@@ -1,0 +1,23 @@
+/**
+ * The desktop site the throughput benchmark loads, in its own process so
+ * autocannon does not share its event loop: `bare` (Express only) or
+ * `redirect` (mobileRedirect in front). Sends its port to the parent.
+ */
+import type { AddressInfo } from 'node:net'
+import express from 'express'
+import { mobileRedirect } from '../lib/redirect/middleware.js'
+
+const mode = process.argv[2]
+const PAGE = `<!doctype html><html><head><title>Desktop site</title></head><body>${'<p>desktop content</p>'.repeat(40)}</body></html>`
+
+const app = express()
+if (mode === 'redirect') app.use(mobileRedirect({ mobileUrl: 'https://m.example.com' }))
+// An empty middleware: what any app.use() costs in Express, for comparison.
+if (mode === 'noop') app.use((_req, _res, next) => next())
+app.get('/{*path}', (_req, res) => {
+  res.type('html').send(PAGE)
+})
+const server = app.listen(0, '127.0.0.1', () => {
+  process.send?.({ port: (server.address() as AddressInfo).port })
+})
+process.on('disconnect', () => server.close(() => process.exit(0)))

@@ -1,0 +1,114 @@
+/**
+ * Agents matching, side by side, on the whole user-agents corpus in one run:
+ * ns per UA and the ratio to the naive `new RegExp(DEFAULT_AGENTS, 'i').test`,
+ * verdict differences from it, and precision/recall against the device
+ * labels. Then the worst case on 1-16 KB UAs, and Express throughput with and
+ * without the middleware (autocannon, desktop and phone UAs).
+ *
+ *   npx tsx benchmark/agents.ts            # everything (about a minute)
+ *   npx tsx benchmark/agents.ts --no-http  # skip the autocannon part
+ */
+import MobileDetect from 'mobile-detect'
+import { isMobile } from 'is-mobile'
+import UAParser from 'ua-parser-js'
+import { DEFAULT_AGENTS } from '../lib/redirect/agents.js'
+import { createAgentMatcher } from '../lib/redirect/matcher.js'
+import { corpus, corpusVersion, score } from '../test/helpers/agents-corpus.js'
+import { throughput } from './agents-http.js'
+
+const uas = corpus.map((r) => r.userAgent)
+const naive = new RegExp(DEFAULT_AGENTS, 'i')
+const naiveTest = (ua: string): boolean => naive.test(ua)
+const cached = createAgentMatcher(DEFAULT_AGENTS, { cache: 10_000 })
+const uncached = createAgentMatcher(DEFAULT_AGENTS)
+
+/** Best-of-`passes` ns per UA over `inputs` (one array per pass). */
+function nsPerUa(fn: (ua: string) => boolean, inputs: string[][]): number {
+  let best = Infinity
+  let sink = 0
+  for (const pass of inputs) {
+    const start = process.hrtime.bigint()
+    for (let i = 0; i < pass.length; i++) if (fn(pass[i] as string)) sink++
+    best = Math.min(best, Number(process.hrtime.bigint() - start) / pass.length)
+  }
+  if (sink < 0) console.log(sink)
+  return best
+}
+
+/** A copy of the string that shares nothing with it, as a header parser would produce. */
+const fresh = (s: string): string => Buffer.from(s, 'utf8').toString('utf8')
+const same = (passes: number): string[][] => Array.from({ length: passes }, () => uas)
+const fmt = (n: number, digits = 1): string => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
+
+function perUa(): void {
+  const contenders: Array<{ name: string; fn: (ua: string) => boolean; inputs: string[][] }> = [
+    { name: 'naive `new RegExp(src, "i").test`', fn: naiveTest, inputs: same(2) },
+    { name: 'createAgentMatcher (default: no cache for linear sources)', fn: uncached, inputs: same(30) },
+    { name: 'createAgentMatcher, no cache, fresh strings', fn: uncached, inputs: Array.from({ length: 10 }, () => uas.map(fresh)) },
+    { name: 'createAgentMatcher + LRU cache, same strings', fn: cached, inputs: same(30) },
+    { name: 'createAgentMatcher + LRU cache, fresh strings', fn: cached, inputs: Array.from({ length: 10 }, () => uas.map(fresh)) },
+    { name: 'createAgentMatcher + LRU cache, every UA unseen', fn: cached, inputs: Array.from({ length: 3 }, (_, p) => uas.map((s, i) => fresh(`${s} ${p}.${i}`))) },
+    { name: 'ua-parser-js 1.x `getDevice().type`', fn: (ua) => new UAParser(ua).getDevice().type === 'mobile', inputs: same(3) },
+    { name: 'mobile-detect `.phone()`', fn: (ua) => new MobileDetect(ua).phone() !== null, inputs: same(3) },
+    { name: 'is-mobile `isMobile({ ua })`', fn: (ua) => isMobile({ ua }), inputs: same(5) },
+  ]
+  for (const c of contenders) c.fn(uas[0] as string) // load lazily built state before timing
+  const expected = uas.map(naiveTest)
+  let naiveNs = 0
+  console.log(`\n## Per UA: user-agents@${corpusVersion}, ${uas.length} rows (DEFAULT_AGENTS)\n`)
+  console.log('| contender | ns/UA | × faster than naive | verdicts ≠ naive | precision | recall |')
+  console.log('|---|---:|---:|---:|---:|---:|')
+  for (const c of contenders) {
+    const ns = nsPerUa(c.fn, c.inputs)
+    if (naiveNs === 0) naiveNs = ns
+    const diffs = uas.reduce((n, ua, i) => n + (c.fn(ua) !== expected[i] ? 1 : 0), 0)
+    const s = score(c.fn)
+    console.log(`| ${c.name} | ${fmt(ns)} | ${fmt(naiveNs / ns)} | ${diffs} | ${fmt(s.precision * 100, 2)} % | ${fmt(s.recall * 100, 2)} % |`)
+  }
+}
+
+/** Inputs that make each strategy work hardest, `size` code units long. */
+function adversarial(size: number): Record<string, string> {
+  const fill = (unit: string): string => unit.repeat(Math.ceil(size / unit.length)).slice(0, size)
+  return {
+    'desktop UA repeated': fill(`${uas.find((_, i) => corpus[i]?.deviceCategory === 'desktop')} `),
+    '"Android " repeated': fill('Android '),
+    '"Android\\n" repeated': fill('Android\n'),
+    '"a" repeated': fill('a'),
+  }
+}
+
+function bestMs(fn: (s: string) => boolean, s: string, runs: number): number {
+  let best = Infinity
+  for (let i = 0; i < runs; i++) {
+    const t = performance.now()
+    fn(s)
+    best = Math.min(best, performance.now() - t)
+  }
+  return best
+}
+
+function worstCase(): void {
+  console.log('\n## Worst case on oversized UAs (no cache: they are never cached)\n')
+  console.log('| UA size | naive, desktop UA repeated | matcher, worst input | input | × faster |')
+  console.log('|---:|---:|---:|---|---:|')
+  for (const kb of [1, 4, 8, 16]) {
+    const inputs = adversarial(kb * 1024)
+    const naiveMs = bestMs(naiveTest, inputs['desktop UA repeated'] as string, kb >= 8 ? 1 : 3)
+    let worst = 0
+    let worstName = ''
+    for (const [name, s] of Object.entries(inputs)) {
+      const ms = bestMs(uncached, s, 5)
+      if (ms > worst) [worst, worstName] = [ms, name]
+    }
+    console.log(`| ${kb} KB | ${fmt(naiveMs, 2)} ms | ${fmt(worst * 1000, 1)} µs | ${worstName} | ${fmt(naiveMs / worst, 0)} |`)
+  }
+  const huge = adversarial(1 << 20)
+  const hugeWorst = Math.max(...Object.values(huge).map((s) => bestMs(uncached, s, 3)))
+  console.log(`| 1 MiB | (not run) | ${fmt(hugeWorst * 1000, 1)} µs | worst of the same inputs | |`)
+}
+
+console.log(`# Agents benchmark (node ${process.version}, ${new Date().toISOString().slice(0, 10)})`)
+perUa()
+worstCase()
+if (!process.argv.includes('--no-http')) await throughput(corpus)
