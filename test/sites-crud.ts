@@ -213,3 +213,17 @@ t.test('get-many: malformed bodies and missing names', async (t) => {
   isError(t, await alice.post('/sites/get-many', [{ site_name: 42 }]), 400, 'InvalidInput', 'non-string name')
   isError(t, await alice.post('/sites/get-many'), 400, 'InvalidInput', 'no body')
 })
+
+t.test('created and modified are reserved: GET /sites/{name} serves the listings there', async (t) => {
+  const { alice } = await setup(t)
+  for (const name of ['created', 'modified']) {
+    const res = await alice.post('/sites/create', siteBody(name))
+    isError(t, res, 400, 'InvalidInput', `${name} is refused`)
+    t.match(res.body.message, /reserved/)
+  }
+  // Only the exact, case-sensitive names are reserved.
+  t.equal((await alice.post('/sites/create', siteBody('Created'))).status, 200)
+  const generated = await alice.post('/sites/create', { site_data: { original_site_url: 'http://created/' } })
+  t.equal(generated.status, 200)
+  t.match(generated.body.site_name, /^created-[a-z0-9]{4}$/, 'a generated name steps around the reserved one')
+})

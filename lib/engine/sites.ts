@@ -22,6 +22,9 @@ import type { Query } from './types.js'
 /** How many random suffixes a generated name tries before giving up. */
 const NAME_ATTEMPTS = 8
 
+/** `GET /sites/created` and `/sites/modified` are the listings, so sites of these names could never be read. */
+const RESERVED_NAMES: ReadonlySet<string> = new Set(['created', 'modified'])
+
 /** The caller's site, or ResourceNotExist (another owner's site does not exist for this caller). */
 export async function ownSite(ctx: CallContext, site_name: string): Promise<SiteRecord> {
   const site = await ctx.store.getSite(site_name)
@@ -93,12 +96,13 @@ async function reserveName(
     return (await ctx.store.createSite(site)) ? site : undefined
   }
   if (wanted !== undefined) {
+    if (RESERVED_NAMES.has(wanted)) throw invalidInput(`site_name ${wanted} is reserved: GET /sites/${wanted} is a listing`)
     const site = await attempt(wanted)
     if (!site) throw alreadyExist(`site_name ${wanted} is already taken`)
     return site
   }
   const base = baseName(url)
-  let site = await attempt(base)
+  let site = RESERVED_NAMES.has(base) ? undefined : await attempt(base)
   for (let tries = 0; !site && tries < NAME_ATTEMPTS; tries++) site = await attempt(suffixedName(base))
   if (!site) throw alreadyExist(`could not generate a free site_name from ${url}; give one`)
   return site
