@@ -1,0 +1,214 @@
+/**
+ * Analytics figures of issue #3, each next to its target (and, for the
+ * ranking, next to a naive baseline that queries every site):
+ *
+ * - ingest: events per second into MemoryStore, and through engine.recordVisit
+ *   (validation, User-Agent reduction, site lookup, store);
+ * - Get Site Analytics over 90 days of a busy site, without and with each dimension;
+ * - Get Sites with Most Traffic over 10,000 sites × 30 days;
+ * - memory per site-day.
+ *
+ *   npx tsx benchmark/analytics.ts
+ *
+ * Runs in about a minute. Times are medians of repeated in-process calls.
+ */
+import v8 from 'node:v8'
+import vm from 'node:vm'
+import UserAgent from 'user-agents'
+import { createEngine, MemoryStore } from '../lib/index.js'
+import type { Engine, VisitEvent } from '../lib/index.js'
+
+v8.setFlagsFromString('--expose_gc')
+const gc = vm.runInNewContext('gc') as () => void
+
+const DAY = 86_400_000
+const T0 = Date.UTC(2025, 0, 1)
+const dayOf = (i: number): string => new Date(T0 + i * DAY).toISOString().slice(0, 10)
+const KINDS = ['click_to_call', 'click_to_map', 'click_to_email', 'form_submit'] as const
+const COUNTRIES = ['US', 'JP', 'DE', 'FR', 'BR', 'IN', 'GB', 'ES', 'IT', 'CA', 'MX', 'KR', 'AU', 'NL', 'SE', 'PL', 'TR', 'ID', 'AR', 'ZA']
+const REGIONS = ['North', 'South', 'Unknown']
+
+/** A small deterministic PRNG, so every run seeds the same data. */
+function prng(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0
+    let x = Math.imul(seed ^ (seed >>> 15), 1 | seed)
+    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x
+    return ((x ^ (x >>> 14)) >>> 0) / 4294967296
+  }
+}
+const random = prng(42)
+const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!
+/** 200 real User-Agents; user-agents draws from Math.random, so it gets the seeded one while they are made. */
+const USER_AGENTS = ((): string[] => {
+  const systemRandom = Math.random
+  Math.random = random
+  try {
+    return Array.from({ length: 200 }, (_, i) => new UserAgent(i % 3 ? { deviceCategory: 'mobile' } : undefined).toString())
+  } finally {
+    Math.random = systemRandom
+  }
+})()
+
+/** Bytes in use, typed-array backing stores (outside the V8 heap) included. */
+function heap(): number {
+  gc()
+  gc()
+  const { heapUsed, external } = process.memoryUsage()
+  return heapUsed + external
+}
+
+/** Median ms of `runs` calls after `warm` warm-up calls. */
+async function median(runs: number, call: () => Promise<unknown>, warm = 5): Promise<number> {
+  for (let i = 0; i < warm; i++) await call()
+  const times: number[] = []
+  for (let i = 0; i < runs; i++) {
+    const start = performance.now()
+    await call()
+    times.push(performance.now() - start)
+  }
+  return times.sort((a, b) => a - b)[Math.floor(runs / 2)]!
+}
+
+/** Events per second of `n` calls, `inFlight` at a time. */
+async function rate(n: number, inFlight: number, call: (i: number) => Promise<unknown>): Promise<number> {
+  let next = 0
+  const start = performance.now()
+  await Promise.all(Array.from({ length: inFlight }, async () => {
+    while (next < n) await call(next++)
+  }))
+  return n / ((performance.now() - start) / 1000)
+}
+
+/** An engine whose clock moves 5 minutes per read, so repeated queries stay under the daily limit. */
+function benchEngine(store = new MemoryStore()): Engine {
+  let now = T0 + 400 * DAY
+  return createEngine({ store, now: () => new Date((now += 300_000)) })
+}
+
+async function createSites(engine: Engine, owner: string, n: number, name: (i: number) => string): Promise<void> {
+  await engine.addMasterAccount({ user: owner, password: 'pw' })
+  const api = engine.as(owner)
+  for (let i = 0; i < n; i++) await api.createSite({ site_data: { site_name: name(i), original_site_url: 'https://www.example.com' } })
+}
+
+interface Row { figure: string; measured: string; target: string; ratio: string }
+const rows: Row[] = []
+const fmt = (n: number, digits = 0): string => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
+
+// ------------------------------------------------------------------ ingest
+// Events arrive in time order, as live traffic does: 1,000 sites, 50,000
+// visitors, the day moving on every 1/30 of the run.
+{
+  const TARGET = 500_000
+  const N = 3_000_000
+  const days = Array.from({ length: 30 }, (_, d) => dayOf(d))
+  const dates = days.map((_, d) => new Date(T0 + d * DAY + 3_600_000))
+  const browsers = ['Chrome 120', 'Mobile Safari 17', 'Firefox 121', 'Samsung Browser 23']
+  const systems = ['Android', 'iOS', 'Windows']
+  const store = new MemoryStore()
+  const event = (i: number, n: number): VisitEvent => ({
+    site_name: `s${i % 1000}`, owner: 'ingest', day: days[Math.floor((i * 30) / n)]!, visitor_id: `v${(i * 7919) % 50_000}`,
+    page_views: 1 + (i & 3), browser: browsers[i & 3]!, os: systems[i % 3]!, country: COUNTRIES[i % 20]!, region: REGIONS[i % 3]!,
+  })
+  await rate(300_000, 1, (i) => store.recordVisit(event(i, 300_000)))
+  const storeRate = await rate(N, 1, (i) => store.recordVisit(event(i, N)))
+  rows.push({ figure: 'ingest: MemoryStore.recordVisit (events/s)', measured: fmt(storeRate), target: `≥ ${fmt(TARGET)}`, ratio: `${(storeRate / TARGET).toFixed(2)}×` })
+
+  const engine = benchEngine()
+  await createSites(engine, 'ingest', 1000, (i) => `site${i}`)
+  const input = (i: number, n: number) => ({
+    site_name: `site${i % 1000}`, at: dates[Math.floor((i * 30) / n)], visitor_id: `v${(i * 7919) % 50_000}`,
+    user_agent: USER_AGENTS[i % USER_AGENTS.length], country: COUNTRIES[i % 20], region: REGIONS[i % 3], page_views: 1 + (i & 3),
+  })
+  await rate(100_000, 64, (i) => engine.recordVisit(input(i, 100_000)))
+  const engineRate = await rate(N / 3, 64, (i) => engine.recordVisit(input(i, N / 3)))
+  rows.push({ figure: 'ingest: engine.recordVisit, real UAs (events/s)', measured: fmt(engineRate), target: `≥ ${fmt(TARGET)}`, ratio: `${(engineRate / TARGET).toFixed(2)}×` })
+  const activityRate = await rate(N / 3, 64, (i) => engine.recordActivity({ site_name: `site${i % 1000}`, kind: KINDS[i & 3]!, user_agent: USER_AGENTS[i % 200], at: dates[Math.floor((i * 90) / N)] }))
+  rows.push({ figure: 'ingest: engine.recordActivity (events/s)', measured: fmt(activityRate), target: `≥ ${fmt(TARGET)}`, ratio: `${(activityRate / TARGET).toFixed(2)}×` })
+  // Most of an engine call is the store's site lookup: MemoryStore.getSite returns a deep copy.
+  const store2 = engine.store
+  const lookups = await rate(N / 3, 64, (i) => store2.getSite(`site${i % 1000}`))
+  rows.push({ figure: '  for scale: MemoryStore.getSite alone (calls/s)', measured: fmt(lookups), target: '-', ratio: '-' })
+}
+
+// ------------------------------------------- site analytics over 90 days
+{
+  const TARGET = 5
+  const VISITS_PER_DAY = 1000
+  const engine = benchEngine()
+  await createSites(engine, 'busy', 1, () => 'busysite')
+  const before = heap()
+  const dates = Array.from({ length: 90 }, (_, d) => new Date(T0 + d * DAY + 3_600_000))
+  for (let d = 0; d < 90; d++) {
+    for (let v = 0; v < VISITS_PER_DAY; v++) {
+      // 20,000 visitors overall, so most come back on other days.
+      await engine.recordVisit({
+        site_name: 'busysite', at: dates[d], visitor_id: `visitor-${Math.floor(random() * 20_000)}`, user_agent: pick(USER_AGENTS),
+        country: pick(COUNTRIES), region: pick(REGIONS), page_views: 1 + Math.floor(random() * 5),
+      })
+    }
+    for (let a = 0; a < 50; a++) await engine.recordActivity({ site_name: 'busysite', kind: pick(KINDS), at: dates[d], user_agent: pick(USER_AGENTS), country: pick(COUNTRIES) })
+  }
+  const busyBytes = (heap() - before) / 90
+  const api = engine.as('busy')
+  const period = { from: dayOf(0), to: dayOf(89) }
+  const systemRows = ((await api.siteAnalytics('busysite', { ...period, dimension: 'system' })) as unknown[]).length
+  const geoRows = ((await api.siteAnalytics('busysite', { ...period, dimension: 'geo' })) as unknown[]).length
+  for (const [label, query] of [
+    ['no dimension', {}],
+    [`system dimension (${systemRows} rows)`, { dimension: 'system' }],
+    [`geo dimension (${geoRows} rows)`, { dimension: 'geo' }],
+    ['activities, system dimension', { result: 'activities', dimension: 'system' }],
+  ] as const) {
+    const ms = await median(101, () => api.siteAnalytics('busysite', { ...period, ...query }))
+    rows.push({ figure: `site analytics, 90 days × ${fmt(VISITS_PER_DAY)} visits, ${label} (ms)`, measured: fmt(ms, 3), target: label.startsWith('system') ? `≤ ${TARGET}` : '-', ratio: label.startsWith('system') ? `${(TARGET / ms).toFixed(1)}× under` : '-' })
+  }
+  rows.push({ figure: `memory per site-day, ${fmt(VISITS_PER_DAY)} visits/day, 20,000 visitors (bytes)`, measured: fmt(busyBytes), target: '-', ratio: `${fmt(busyBytes / VISITS_PER_DAY)} B/visit` })
+}
+
+// ------------------------------------------------------ most traffic
+{
+  const TARGET = 20
+  const SITES = 10_000
+  const DAYS = 30
+  const store = new MemoryStore()
+  const engine = benchEngine(store)
+  await createSites(engine, 'ranker', SITES, (i) => `rank${String(i).padStart(5, '0')}`)
+  const before = heap()
+  let visits = 0
+  for (let d = 0; d < DAYS; d++) {
+    for (let s = 0; s < SITES; s++) {
+      // 1 to 9 visits a day per site, from a pool of 30 visitors per site.
+      const n = 1 + Math.floor(random() * 9)
+      for (let v = 0; v < n; v++, visits++) {
+        await store.recordVisit({
+          site_name: `rank${String(s).padStart(5, '0')}`, owner: 'ranker', day: dayOf(d), visitor_id: `v${Math.floor(random() * 30)}`,
+          page_views: 1 + (v & 1), browser: pick(['Chrome 120', 'Mobile Safari 17', 'Samsung Browser 23']), os: pick(['Android', 'iOS']),
+          country: pick(COUNTRIES), region: 'Unknown',
+        })
+      }
+    }
+  }
+  const perSiteDay = (heap() - before) / (SITES * DAYS)
+  const api = engine.as('ranker')
+  const period = { from: dayOf(0), to: dayOf(DAYS - 1) }
+  const ms = await median(51, () => api.sitesWithMostTraffic(period))
+  // Baseline: what a store without per-owner day lists would do, one period query per site.
+  const names = Array.from({ length: SITES }, (_, i) => `rank${String(i).padStart(5, '0')}`)
+  const naive = await median(5, async () => {
+    const all = await Promise.all(names.map(async (site_name) => ({ site_name, data: (await store.siteTraffic(site_name, period.from, period.to))[0]!.data })))
+    return all.sort((a, b) => b.data.visits - a.data.visits || (a.site_name < b.site_name ? -1 : 1)).slice(0, 10)
+  }, 1)
+  rows.push({ figure: `most traffic, ${fmt(SITES)} sites × ${DAYS} days (${fmt(visits)} visits) (ms)`, measured: fmt(ms, 3), target: `≤ ${TARGET}`, ratio: `${(TARGET / ms).toFixed(1)}× under` })
+  rows.push({ figure: '  baseline: one siteTraffic per site, then sort (ms)', measured: fmt(naive, 1), target: '-', ratio: `${(naive / ms).toFixed(0)}× slower` })
+  rows.push({ figure: `memory per site-day, ~5 visits/day (bytes)`, measured: fmt(perSiteDay), target: '-', ratio: `${fmt((perSiteDay * SITES * DAYS) / visits)} B/visit` })
+}
+
+// ------------------------------------------------------------- report
+const widths = (['figure', 'measured', 'target', 'ratio'] as const).map((k) => Math.max(k.length, ...rows.map((r) => r[k].length)))
+const line = (cells: string[]) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ')} |`
+console.log(`node ${process.version}, ${process.arch}`)
+console.log(line(['figure', 'measured', 'target', 'ratio']))
+console.log(`|${widths.map((w, i) => (i === 0 ? '-'.repeat(w + 2) : `${'-'.repeat(w + 1)}:`)).join('|')}|`)
+for (const row of rows) console.log(line([row.figure, row.measured, row.target, row.ratio]))
