@@ -13,7 +13,7 @@
  *   numbers (one number, a short array, or a typed-array hash set; see
  *   visitor-set.ts), and a union over any period is a pass over
  *   generation-stamped integers, not string hashing;
- * - dimension values are interned once, process-wide, to integer ids; the
+ * - dimension values are interned once per store to integer ids; the
  *   cells of a bucket are one flat array sorted by id, not Maps or objects.
  *
  * Ranking (most traffic) reads per-owner day lists of (site slot, visits), so
@@ -85,7 +85,7 @@ interface OwnerData {
   days: Map<string, OwnerDay>
 }
 
-/** Process-wide interning of a two-part dimension value to an integer id. */
+/** Interning of a two-part dimension value to an integer id, shared by all sites of the store. */
 class PairDictionary {
   private readonly ids = new Map<string, Map<string, number>>()
   private readonly pairs: [string, string][] = []
