@@ -10,9 +10,7 @@
  * come from the CDN's headers; here `?country=` on the page stands in for them.
  */
 import express from 'express'
-// In your project: import { analyticsCollector, apiRouter, createEngine } from 'mobisite'
-import { analyticsCollector } from '../lib/http/collector.js'
-import { apiRouter, createEngine } from '../lib/index.js'
+import { analyticsCollector, apiRouter, createEngine } from 'mobisite'
 
 // In production the engine would share a RedisStore with the API servers.
 const engine = createEngine()

@@ -19,6 +19,15 @@ export type {
 export { ServiceError, type ErrorCode } from './errors.js'
 export { apiRouter, type ApiRouterOptions } from './http/router.js'
 export { openApiDocument } from './http/openapi.js'
+export {
+  analyticsCollector,
+  cdnGeo,
+  VISITOR_COOKIE,
+  type CollectorEngine,
+  type CollectorOptions,
+  type GeoInfo,
+  type GeoResolver,
+} from './http/collector.js'
 export { startServer, type RunningServer, type ServerOptions } from './server.js'
 export { MemoryStore } from './store/memory.js'
 export { RedisStore } from './store/redis.js'

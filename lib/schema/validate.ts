@@ -60,7 +60,9 @@ function describe(error: ErrorObject | undefined, label: string): string {
     case 'required':
       return `${join(field, String(params.missingProperty), label)} is required`
     case 'additionalProperties':
-      return `unknown field ${join(field, String(params.additionalProperty), label)}`
+      return label === 'query' && field === label
+        ? `unknown query parameter ${String(params.additionalProperty)}`
+        : `unknown field ${join(field, String(params.additionalProperty), label)}`
     case 'type':
       return `${field} must be ${article(String(params.type))}`
     case 'maxLength':
