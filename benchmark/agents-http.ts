@@ -1,12 +1,16 @@
 /**
  * Express throughput with and without mobileRedirect, measured with
- * autocannon against two server processes (agents-server.ts), alternating
- * bare and middleware runs so drift on a shared machine hits both alike.
+ * autocannon against one server process per variant (agents-server.ts,
+ * compiled to plain JS first), alternating runs so drift on a shared machine
+ * hits every variant alike.
  */
 import { fork, type ChildProcess } from 'node:child_process'
 import { createRequire } from 'node:module'
-import { fileURLToPath } from 'node:url'
 import type { CorpusRow } from '../test/helpers/agents-corpus.js'
+import { buildServer } from './agents-build.js'
+import { passThroughCostNs } from './agents-inprocess.js'
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number
 
 interface CannonResult {
   requests: { average: number }
@@ -19,8 +23,23 @@ type Autocannon = (opts: { url: string; connections: number; duration: number; h
 // autocannon ships no types; this is the part used here.
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon
 
-async function startServer(mode: 'bare' | 'redirect'): Promise<{ url: string; child: ChildProcess }> {
-  const child = fork(fileURLToPath(new URL('./agents-server.ts', import.meta.url)), [mode], { execArgv: ['--import', 'tsx'] })
+type Mode = 'bare' | 'noop' | 'redirect'
+
+interface Server {
+  url: string
+  child: ChildProcess
+}
+
+/** CPU µs the server process spent and requests it served so far. */
+function stats(server: Server): Promise<{ cpuMicros: number; requests: number }> {
+  return new Promise((resolve) => {
+    server.child.once('message', (m) => resolve(m as { cpuMicros: number; requests: number }))
+    server.child.send('stats')
+  })
+}
+
+async function startServer(script: string, mode: Mode): Promise<Server> {
+  const child = fork(script, [mode], { execArgv: [] })
   const port = await new Promise<number>((resolve, reject) => {
     child.once('message', (m) => resolve((m as { port: number }).port))
     child.once('exit', (code) => reject(new Error(`${mode} server exited with ${code}`)))
@@ -28,36 +47,61 @@ async function startServer(mode: 'bare' | 'redirect'): Promise<{ url: string; ch
   return { url: `http://127.0.0.1:${port}/products/42?ref=home`, child }
 }
 
-const DURATION = 4
-const ROUNDS = 2
+const DURATION = 2
+const ROUNDS = 6
+const MODES: Mode[] = ['bare', 'noop', 'redirect']
 
-/** Prints req/s of bare Express vs Express + mobileRedirect for a desktop and a phone UA. */
+/**
+ * Prints req/s of bare Express, Express with an empty `app.use` (what any
+ * middleware costs), and Express + mobileRedirect, for a desktop and a phone UA.
+ */
 export async function throughput(corpus: CorpusRow[]): Promise<void> {
   const desktop = corpus.find((r) => r.deviceCategory === 'desktop')?.userAgent as string
   const phone = corpus.find((r) => r.deviceCategory === 'mobile')?.userAgent as string
-  const bare = await startServer('bare')
-  const redirect = await startServer('redirect')
+  const script = buildServer()
+  const servers = {} as Record<Mode, Server>
+  for (const mode of MODES) servers[mode] = await startServer(script, mode)
   try {
-    console.log(`\n## Express throughput (autocannon, 10 connections, best of ${ROUNDS} × ${DURATION} s, servers in child processes)\n`)
-    console.log('| UA | bare Express req/s | + mobileRedirect req/s | cost | middleware response |')
-    console.log('|---|---:|---:|---:|---|')
+    const cpuRows: string[][] = []
+    let bareCpu = 0
     for (const [label, ua] of [['desktop', desktop], ['phone', phone]] as const) {
-      const best = { bare: 0, redirect: 0 }
+      const best: Record<Mode, number> = { bare: 0, noop: 0, redirect: 0 }
+      const samples: Record<Mode, number[]> = { bare: [], noop: [], redirect: [] }
       let redirectStatus = ''
-      for (const server of [bare, redirect]) await run(server.url, ua, 1) // warm-up
+      for (const mode of MODES) await run(servers[mode].url, ua, 1) // warm-up
       for (let round = 0; round < ROUNDS; round++) {
-        for (const [key, server] of [['bare', bare], ['redirect', redirect]] as const) {
-          const r = await run(server.url, ua, DURATION)
-          best[key] = Math.max(best[key], r.requests.average)
-          if (key === 'redirect') redirectStatus = r.non2xx > 0 ? '302 to the mobile site' : '200, the desktop page'
+        for (const mode of MODES) {
+          const before = await stats(servers[mode])
+          const r = await run(servers[mode].url, ua, DURATION)
+          const after = await stats(servers[mode])
+          best[mode] = Math.max(best[mode], r.requests.average)
+          samples[mode].push((after.cpuMicros - before.cpuMicros) / (after.requests - before.requests))
+          if (mode === 'redirect') redirectStatus = r.non2xx > 0 ? '302 to the mobile site' : '200, the desktop page'
         }
       }
+      const cpu = { bare: median(samples.bare), noop: median(samples.noop), redirect: median(samples.redirect) }
+      if (label === 'desktop') bareCpu = cpu.bare
       const cost = (1 - best.redirect / best.bare) * 100
-      console.log(`| ${label} | ${Math.round(best.bare)} | ${Math.round(best.redirect)} | ${cost.toFixed(1)} % | ${redirectStatus} |`)
+      const cpuCost = (cpu.redirect / cpu.bare - 1) * 100
+      const row = [
+        label,
+        ...MODES.map((m) => `${Math.round(best[m])} (${cpu[m].toFixed(1)} µs)`),
+        `${cost.toFixed(1)} %`,
+        `${cpuCost.toFixed(1)} %`,
+        redirectStatus,
+      ]
+      cpuRows.push(row)
     }
+    console.log(`\n## Express throughput (autocannon, 10 connections, best of ${ROUNDS} × ${DURATION} s, one plain-JS child process per server)\n`)
+    console.log('best req/s, with the median server CPU time per request in parentheses.\n')
+    console.log('| UA | bare Express | + empty app.use | + mobileRedirect | req/s cost | CPU cost | middleware response |')
+    console.log('|---|---:|---:|---:|---:|---:|---|')
+    for (const row of cpuRows) console.log(`| ${row.join(' | ')} |`)
+    const own = passThroughCostNs(desktop) / 1000
+    console.log(`\nmobileRedirect's own CPU per desktop (pass-through) request, in-process: ${own.toFixed(2)} µs,`)
+    console.log(`${((own / bareCpu) * 100).toFixed(1)} % of bare Express's ${bareCpu.toFixed(1)} µs per request above.`)
   } finally {
-    bare.child.disconnect()
-    redirect.child.disconnect()
+    for (const server of Object.values(servers)) server.child.disconnect()
   }
 }
 

@@ -7,6 +7,7 @@
  *
  *   npx tsx benchmark/agents.ts            # everything (about a minute)
  *   npx tsx benchmark/agents.ts --no-http  # skip the autocannon part
+ *   npx tsx benchmark/agents.ts --http-only
  */
 import MobileDetect from 'mobile-detect'
 import { isMobile } from 'is-mobile'
@@ -109,6 +110,8 @@ function worstCase(): void {
 }
 
 console.log(`# Agents benchmark (node ${process.version}, ${new Date().toISOString().slice(0, 10)})`)
-perUa()
-worstCase()
+if (!process.argv.includes('--http-only')) {
+  perUa()
+  worstCase()
+}
 if (!process.argv.includes('--no-http')) await throughput(corpus)

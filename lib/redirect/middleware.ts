@@ -4,6 +4,7 @@
  * the hot path is a cached verdict, a few header reads and no allocation
  * beyond the response headers.
  */
+import type { IncomingHttpHeaders } from 'node:http'
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
 import { DEFAULT_AGENTS } from './agents.js'
 import type { AgentMatcher, AgentMatcherOptions } from './matcher.js'
@@ -131,7 +132,9 @@ export function mobileRedirect(options: MobileRedirectOptions): MobileRedirectHa
     const path = rq.pathOf(target)
     if (skip(path, req)) return next()
 
-    const verdict = judge(req, provider.current(), clientHints)
+    // One read: `headers` is a getter on IncomingMessage's prototype chain.
+    const headers = req.headers
+    const verdict = judge(headers, provider.current(), clientHints)
     req.mobisite = verdict
     const existing = res.getHeader('Vary')
     if (existing === undefined) res.setHeader('Vary', vary)
@@ -139,7 +142,7 @@ export function mobileRedirect(options: MobileRedirectOptions): MobileRedirectHa
 
     const method = req.method
     if (method !== 'GET' && method !== 'HEAD') return next()
-    if (optOut !== undefined) verdict.optedOut = applyOptOut(req, res, target, optOut)
+    if (optOut !== undefined) verdict.optedOut = applyOptOut(req, res, headers.cookie, target, optOut)
     if (!verdict.mobile || verdict.optedOut) return next()
 
     let location: string | undefined
@@ -169,20 +172,20 @@ export function mobileRedirect(options: MobileRedirectOptions): MobileRedirectHa
   }) as MobileRedirectHandler
 }
 
-function judge(req: Request, matcher: AgentMatcher, clientHints: boolean): MobisiteVerdict {
+function judge(headers: IncomingHttpHeaders, matcher: AgentMatcher, clientHints: boolean): MobisiteVerdict {
   if (clientHints) {
-    const hint = req.headers['sec-ch-ua-mobile']
+    const hint = headers['sec-ch-ua-mobile']
     if (typeof hint === 'string') {
       const h = hint.trim()
       if (h === '?1') return { mobile: true, by: 'client-hint', optedOut: false }
       if (h === '?0') return { mobile: false, by: 'client-hint', optedOut: false }
     }
   }
-  return { mobile: matcher(req.headers['user-agent'] ?? ''), by: 'user-agent', optedOut: false }
+  return { mobile: matcher(headers['user-agent'] ?? ''), by: 'user-agent', optedOut: false }
 }
 
 /** Handles `?no_redirect=…` (setting or clearing the cookie) and reads the cookie; true when opted out. */
-function applyOptOut(req: Request, res: Response, target: string, o: Required<OptOutOptions>): boolean {
+function applyOptOut(req: Request, res: Response, cookie: string | undefined, target: string, o: Required<OptOutOptions>): boolean {
   const value = rq.queryParam(target, o.param)
   if (value === '' || value === 'true' || value === '1') {
     const secure = req.secure ? '; Secure' : ''
@@ -193,7 +196,7 @@ function applyOptOut(req: Request, res: Response, target: string, o: Required<Op
     res.append('Set-Cookie', `${o.cookie}=; Path=/; Max-Age=0; SameSite=Lax; HttpOnly`)
     return false
   }
-  return rq.cookieValue(req, o.cookie) === '1'
+  return cookie !== undefined && rq.cookieValue(cookie, o.cookie) === '1'
 }
 
 function onRequestHost(location: string, req: Request): boolean {

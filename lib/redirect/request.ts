@@ -34,10 +34,9 @@ export function queryParam(target: string, name: string): string | undefined {
   return new URLSearchParams(target.slice(q + 1)).get(name) ?? undefined
 }
 
-/** A cookie's value from the Cookie header, or undefined. */
-export function cookieValue(req: Request, name: string): string | undefined {
-  const header = req.headers.cookie
-  if (header === undefined || !header.includes(name)) return undefined
+/** A cookie's value from a Cookie header, or undefined. */
+export function cookieValue(header: string, name: string): string | undefined {
+  if (!header.includes(name)) return undefined
   for (const part of header.split(';')) {
     const eq = part.indexOf('=')
     if (eq >= 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim()

@@ -1,0 +1,35 @@
+/**
+ * Compiles the throughput benchmark's server (agents-server.ts and the
+ * middleware it loads) to plain JavaScript in a temporary directory, so the
+ * measured processes run without a TypeScript loader: tsx's hooks thread
+ * would otherwise add its own CPU time to every variant, unevenly.
+ */
+import { mkdtempSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import ts from 'typescript'
+
+const root = fileURLToPath(new URL('..', import.meta.url))
+
+/** Returns the path of the compiled agents-server.js. */
+export function buildServer(): string {
+  const out = mkdtempSync(join(tmpdir(), 'mobisite-agents-bench-'))
+  const files = [
+    'benchmark/agents-server.ts',
+    ...readdirSync(join(root, 'lib/redirect'))
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => `lib/redirect/${f}`),
+  ]
+  for (const file of files) {
+    const js = ts.transpileModule(readFileSync(join(root, file), 'utf8'), {
+      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+    }).outputText
+    const target = join(out, file.replace(/\.ts$/, '.js'))
+    mkdirSync(dirname(target), { recursive: true })
+    writeFileSync(target, js)
+  }
+  writeFileSync(join(out, 'package.json'), '{"type":"module"}')
+  symlinkSync(join(root, 'node_modules'), join(out, 'node_modules'), 'dir')
+  return join(out, 'benchmark/agents-server.js')
+}
