@@ -16,7 +16,7 @@ import v8 from 'node:v8'
 import vm from 'node:vm'
 import UserAgent from 'user-agents'
 import { createEngine, MemoryStore } from '../lib/index.js'
-import type { Engine, VisitEvent } from '../lib/index.js'
+import type { Engine, SiteRecord, VisitEvent } from '../lib/index.js'
 
 v8.setFlagsFromString('--expose_gc')
 const gc = vm.runInNewContext('gc') as () => void
@@ -86,6 +86,15 @@ function benchEngine(store = new MemoryStore()): Engine {
   return createEngine({ store, now: () => new Date((now += 300_000)) })
 }
 
+/** A minimal built site, for writing to a store directly. */
+function siteRecord(site_name: string, owner: string): SiteRecord {
+  const original_site_url = 'https://www.example.com'
+  return {
+    site_name, owner, original_site_url, auto_sync_cache_ttl: 'SHORT', initial: { original_site_url, auto_sync_cache_ttl: 'SHORT' },
+    created_at: T0, modified_at: T0, build: 'built',
+  }
+}
+
 async function createSites(engine: Engine, owner: string, n: number, name: (i: number) => string): Promise<void> {
   await engine.addMasterAccount({ user: owner, password: 'pw' })
   const api = engine.as(owner)
@@ -107,8 +116,9 @@ const fmt = (n: number, digits = 0): string => n.toLocaleString('en-US', { maxim
   const browsers = ['Chrome 120', 'Mobile Safari 17', 'Firefox 121', 'Samsung Browser 23']
   const systems = ['Android', 'iOS', 'Windows']
   const store = new MemoryStore()
+  for (let i = 0; i < 1000; i++) await store.createSite(siteRecord(`s${i}`, 'ingest'))
   const event = (i: number, n: number): VisitEvent => ({
-    site_name: `s${i % 1000}`, owner: 'ingest', day: days[Math.floor((i * 30) / n)]!, visitor_id: `v${(i * 7919) % 50_000}`,
+    site_name: `s${i % 1000}`, day: days[Math.floor((i * 30) / n)]!, visitor_id: `v${(i * 7919) % 50_000}`,
     page_views: 1 + (i & 3), browser: browsers[i & 3]!, os: systems[i % 3]!, country: COUNTRIES[i % 20]!, region: REGIONS[i % 3]!,
   })
   await rate(300_000, 1, (i) => store.recordVisit(event(i, 300_000)))
@@ -183,7 +193,7 @@ const fmt = (n: number, digits = 0): string => n.toLocaleString('en-US', { maxim
       const n = 1 + Math.floor(random() * 9)
       for (let v = 0; v < n; v++, visits++) {
         await store.recordVisit({
-          site_name: `rank${String(s).padStart(5, '0')}`, owner: 'ranker', day: dayOf(d), visitor_id: `v${Math.floor(random() * 30)}`,
+          site_name: `rank${String(s).padStart(5, '0')}`, day: dayOf(d), visitor_id: `v${Math.floor(random() * 30)}`,
           page_views: 1 + (v & 1), browser: pick(['Chrome 120', 'Mobile Safari 17', 'Samsung Browser 23']), os: pick(['Android', 'iOS']),
           country: pick(COUNTRIES), region: 'Unknown',
         })

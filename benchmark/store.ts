@@ -80,7 +80,7 @@ const storeOps: [string, (s: Store, i: number) => Promise<unknown>][] = [
   ['listSites (50 of them)', (s, i) => s.listSites('bench', 'created', T0 + (i % 100) * 10, T0 + (i % 100) * 10 + 49)],
   ['incrementWithinLimit', (s) => s.incrementWithinLimit('daily', 1e9, T0 + 365 * DAY)],
   ['recordVisit', (s, i) => s.recordVisit({
-    site_name: `site-${i % 50}`, owner: 'bench', day: days[i % 30]!, visitor_id: `v${i % 997}`, page_views: 2,
+    site_name: `site-${i % 50}`, day: days[i % 30]!, visitor_id: `v${i % 997}`, page_views: 2,
     browser: `Chrome ${100 + (i % 5)}`, os: i % 2 ? 'Android' : 'iOS', country: 'US', region: ['CA', 'NY', 'TX'][i % 3]!,
   })],
   ['siteTraffic (30 days)', (s, i) => s.siteTraffic(`site-${i % 50}`, days[0]!, days[29]!)],

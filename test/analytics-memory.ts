@@ -12,8 +12,8 @@ t.test('distinct visitors are exact at every size', async (t) => {
   const sizes = [1, 2, 8, 9, 5000]
   sizes.forEach((size, d) => {
     for (let v = 0; v < size; v++) {
-      analytics.recordVisit(visitEvent('s', 'o', `2024-01-0${d + 1}`, `v${v}`))
-      analytics.recordVisit(visitEvent('s', 'o', `2024-01-0${d + 1}`, `v${v}`, { country: 'JP' }))
+      analytics.recordVisit(visitEvent('s', `2024-01-0${d + 1}`, `v${v}`), 'o')
+      analytics.recordVisit(visitEvent('s', `2024-01-0${d + 1}`, `v${v}`, { country: 'JP' }), 'o')
     }
   })
   sizes.forEach((size, d) => {
@@ -31,22 +31,22 @@ t.test('distinct visitors are exact at every size', async (t) => {
 
 t.test('visitor ids are per site', async (t) => {
   const analytics = new MemoryAnalytics()
-  analytics.recordVisit(visitEvent('a', 'o', '2024-01-01', 'same'))
-  analytics.recordVisit(visitEvent('b', 'o', '2024-01-01', 'same'))
-  analytics.recordVisit(visitEvent('b', 'o', '2024-01-01', 'other'))
+  analytics.recordVisit(visitEvent('a', '2024-01-01', 'same'), 'o')
+  analytics.recordVisit(visitEvent('b', '2024-01-01', 'same'), 'o')
+  analytics.recordVisit(visitEvent('b', '2024-01-01', 'other'), 'o')
   t.equal(analytics.siteTraffic('a', '2024-01-01', '2024-01-01')[0]!.data.unique_visitors, 1)
   t.equal(analytics.siteTraffic('b', '2024-01-01', '2024-01-01')[0]!.data.unique_visitors, 2)
 })
 
 t.test('dropped sites free their ranking slot for new sites', async (t) => {
   const analytics = new MemoryAnalytics()
-  for (let i = 0; i < 3; i++) analytics.recordVisit(visitEvent('first', 'o', '2024-01-01', `v${i}`))
-  analytics.recordVisit(visitEvent('second', 'o', '2024-01-01', 'v'))
+  for (let i = 0; i < 3; i++) analytics.recordVisit(visitEvent('first', '2024-01-01', `v${i}`), 'o')
+  analytics.recordVisit(visitEvent('second', '2024-01-01', 'v'), 'o')
   analytics.dropSite('someone-else', 'first')
   t.equal(analytics.siteTraffic('first', '2024-01-01', '2024-01-01')[0]!.data.visits, 3, 'another owner cannot drop it')
   analytics.dropSite('o', 'first')
-  analytics.recordVisit(visitEvent('third', 'o', '2024-01-01', 'v'))
-  analytics.recordVisit(visitEvent('third', 'o', '2024-01-01', 'w'))
+  analytics.recordVisit(visitEvent('third', '2024-01-01', 'v'), 'o')
+  analytics.recordVisit(visitEvent('third', '2024-01-01', 'w'), 'o')
   t.strictSame(
     analytics.mostTraffic('o', '2024-01-01', '2024-01-01', 10).map((r) => [r.site_name, r.data.visits]),
     [['third', 2], ['second', 1]],
@@ -56,8 +56,8 @@ t.test('dropped sites free their ranking slot for new sites', async (t) => {
 
 t.test('a name recorded under a new owner starts afresh', async (t) => {
   const analytics = new MemoryAnalytics()
-  analytics.recordVisit(visitEvent('s', 'alice', '2024-01-01', 'a'))
-  analytics.recordVisit(visitEvent('s', 'bob', '2024-01-01', 'b'))
+  analytics.recordVisit(visitEvent('s', '2024-01-01', 'a'), 'alice')
+  analytics.recordVisit(visitEvent('s', '2024-01-01', 'b'), 'bob')
   t.equal(analytics.siteTraffic('s', '2024-01-01', '2024-01-01')[0]!.data.visits, 1)
   t.strictSame(analytics.mostTraffic('alice', '2024-01-01', '2024-01-01', 10), [])
   t.equal(analytics.mostTraffic('bob', '2024-01-01', '2024-01-01', 10).length, 1)
@@ -87,10 +87,13 @@ t.test('visitor sets: every representation, unions by stamps', async (t) => {
 
 // ------------------------------------------------- model-based comparison
 
+/** An event with the owner its site had when it was recorded. */
+type Owned<E> = E & { owner: string }
+
 /** The obvious implementation: keep every event, filter and group per query. */
 class NaiveAnalytics {
-  visits: VisitEvent[] = []
-  activities: ActivityEvent[] = []
+  visits: Owned<VisitEvent>[] = []
+  activities: Owned<ActivityEvent>[] = []
   drop(owner: string, site: string): void {
     if (!this.visits.concat(this.activities as never[]).some((e) => e.site_name === site && e.owner === owner)) return
     this.visits = this.visits.filter((e) => e.site_name !== site)
@@ -168,11 +171,11 @@ t.test('agrees with a naive model on random histories', async (t) => {
         const holder = [...naive.visits, ...naive.activities].find((e) => e.site_name === event.site_name)?.owner ?? event.owner
         const e = { ...event, owner: holder }
         if (kind === 'visit') {
-          analytics.recordVisit(e as VisitEvent)
-          naive.visits.push(e as VisitEvent)
+          analytics.recordVisit(e as VisitEvent, holder)
+          naive.visits.push(e as Owned<VisitEvent>)
         } else {
-          analytics.recordActivity(e as ActivityEvent)
-          naive.activities.push(e as ActivityEvent)
+          analytics.recordActivity(e as ActivityEvent, holder)
+          naive.activities.push(e as Owned<ActivityEvent>)
         }
       }
       for (const q of queries) {

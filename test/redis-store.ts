@@ -42,7 +42,7 @@ if (admin && REDIS_URL) {
     await a.publishSite('alice', 'shared-name', Date.UTC(2024, 0, 2), true)
     await a.incrementWithinLimit('daily', 3, Date.UTC(2999, 0, 1))
     await a.recordVisit({
-      site_name: 'shared-name', owner: 'alice', day: '2024-01-02', visitor_id: 'v', page_views: 2,
+      site_name: 'shared-name', day: '2024-01-02', visitor_id: 'v', page_views: 2,
       browser: 'Chrome 120', os: 'Windows', country: 'FR', region: 'IDF',
     })
     const keys = await keysUnder(admin, pa)
@@ -113,9 +113,10 @@ if (admin && REDIS_URL) {
   t.test('HyperLogLog visitors stay within the stated 2 % on 5,000 distinct visitors', async (t) => {
     const store = fresh()
     t.teardown(() => store.close())
+    t.equal(await store.createSite(siteRecord('hll', 'alice')), true)
     const visit = (i: number, day: string) =>
       store.recordVisit({
-        site_name: 'hll', owner: 'alice', day, visitor_id: `visitor-${i}`, page_views: 1,
+        site_name: 'hll', day, visitor_id: `visitor-${i}`, page_views: 1,
         browser: 'Chrome 120', os: i % 2 ? 'Windows' : 'Linux', country: 'US', region: 'CA',
       })
     // 5,000 visitors over two days, 1,000 of them on both days.
@@ -147,11 +148,12 @@ if (admin && REDIS_URL) {
     const store = fresh()
     t.teardown(() => store.close())
     const day = (i: number) => new Date(Date.UTC(2022, 0, 1) + i * 86_400_000).toISOString().slice(0, 10)
+    t.equal(await store.createSite(siteRecord('long', 'alice')), true)
     for (let i = 0; i < 600; i += 50) {
       await Promise.all(
         Array.from({ length: 50 }, (_, j) =>
           store.recordVisit({
-            site_name: 'long', owner: 'alice', day: day(i + j), visitor_id: `v${(i + j) % 300}`, page_views: 2,
+            site_name: 'long', day: day(i + j), visitor_id: `v${(i + j) % 300}`, page_views: 2,
             browser: 'Firefox 120', os: 'Linux', country: 'DE', region: 'BE',
           }),
         ),
@@ -169,7 +171,8 @@ if (admin && REDIS_URL) {
     t.equal(top[0]?.data.visits, 600)
     t.equal(top[0]?.data.page_views, 1200)
     t.equal((await store.mostTraffic('alice', day(100), day(199), 10))[0]?.data.visits, 100, 'a sub-period')
-    t.equal(await store.deleteSite('alice', 'long'), false, 'never created: nothing to delete')
+    t.equal(await store.deleteSite('alice', 'long'), true)
+    t.equal((await store.siteTraffic('long', day(0), day(599)))[0]?.data.visits, 0, 'deleting drops all 600 days')
   })
 
   t.test('patches that would corrupt a record reject with TypeError and change nothing', async (t) => {

@@ -114,20 +114,21 @@ t.test('analytics calls go to MemoryAnalytics; deleteSite drops the site there',
   await store.deleteSite('alice', 's')
   t.strictSame(drops.args(), [['alice', 's']])
 
-  const visit = { site_name: 's', owner: 'alice', day: '2024-01-01', visitor_id: 'v', page_views: 1, browser: 'b', os: 'o', country: 'c', region: 'r' }
+  await store.createSite(siteRecord('s', 'alice'))
+  const visit = { site_name: 's', day: '2024-01-01', visitor_id: 'v', page_views: 1, browser: 'b', os: 'o', country: 'c', region: 'r' }
   const activity = { ...visit, kind: 'form_submit' as const }
   const visits = t.capture(proto, 'recordVisit')
   const activities = t.capture(proto, 'recordActivity')
   const traffic = t.capture(proto, 'siteTraffic', () => ['traffic'])
   const acts = t.capture(proto, 'siteActivities', () => ['activities'])
   const most = t.capture(proto, 'mostTraffic', () => ['most'])
-  await store.recordVisit(visit)
-  await store.recordActivity(activity)
+  t.strictSame(await store.recordVisit(visit), { owner: 'alice', build: 'built' })
+  t.strictSame(await store.recordActivity(activity), { owner: 'alice', build: 'built' })
   t.strictSame(await store.siteTraffic('s', '2024-01-01', '2024-01-02', 'geo'), ['traffic'])
   t.strictSame(await store.siteActivities('s', '2024-01-01', '2024-01-02'), ['activities'])
   t.strictSame(await store.mostTraffic('alice', '2024-01-01', '2024-01-02', 10), ['most'])
-  t.strictSame(visits.args(), [[visit]])
-  t.strictSame(activities.args(), [[activity]])
+  t.strictSame(visits.args(), [[visit, 'alice']], 'with the owner read from the site')
+  t.strictSame(activities.args(), [[activity, 'alice']])
   t.strictSame(traffic.args(), [['s', '2024-01-01', '2024-01-02', 'geo']])
   t.strictSame(acts.args(), [['s', '2024-01-01', '2024-01-02', undefined]])
   t.strictSame(most.args(), [['alice', '2024-01-01', '2024-01-02', 10]])

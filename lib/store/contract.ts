@@ -139,11 +139,11 @@ export type Dimension = 'system' | 'geo'
 /**
  * One visit, already reduced by the engine to its day bucket and dimension
  * values (browser "<name> <major>", OS name, country, region; "Unknown" where
- * not known).
+ * not known). It names no owner: the store reads it from the site record in
+ * the same atomic step that records the visit (see {@link Store.recordVisit}).
  */
 export interface VisitEvent {
   site_name: string
-  owner: string
   day: string
   visitor_id: string
   page_views: number
@@ -156,13 +156,22 @@ export interface VisitEvent {
 /** One activity, reduced like {@link VisitEvent}. */
 export interface ActivityEvent {
   site_name: string
-  owner: string
   day: string
   kind: ActivityKind
   browser: string
   os: string
   country: string
   region: string
+}
+
+/**
+ * What {@link Store.recordVisit} and {@link Store.recordActivity} answer: the
+ * owner and build state of the site the event was recorded for, as they were
+ * when it was recorded.
+ */
+export interface RecordOutcome {
+  owner: string
+  build: BuildState
 }
 
 /** Traffic totals of a period (lower-case; the engine renames them for the API). */
@@ -264,10 +273,16 @@ export interface Store {
   incrementWithinLimit(key: string, limit: number, expiresAt: number): Promise<LimitOutcome>
 
   // Analytics
-  /** Adds a visit to the site's day bucket and the owner's ranking. */
-  recordVisit(visit: VisitEvent): Promise<void>
-  /** Adds an activity to the site's day bucket. */
-  recordActivity(activity: ActivityEvent): Promise<void>
+  /**
+   * Adds a visit to the site's day bucket and its owner's ranking, and answers
+   * the site's owner and build state. Finding the site and recording are ONE
+   * atomic step, so a visit is never recorded for a site that does not exist
+   * (or was deleted meanwhile) and never ranks under a former owner.
+   * Undefined, with nothing recorded, when no site has that name.
+   */
+  recordVisit(visit: VisitEvent): Promise<RecordOutcome | undefined>
+  /** Adds an activity to the site's day bucket; otherwise as {@link Store.recordVisit}. */
+  recordActivity(activity: ActivityEvent): Promise<RecordOutcome | undefined>
   /** Traffic of the site over the days [from, to], grouped by the dimension if given. */
   siteTraffic(site_name: string, from: string, to: string, dimension?: Dimension): Promise<PeriodRow<TrafficTotals>[]>
   /** Activities of the site over the days [from, to], grouped by the dimension if given. */

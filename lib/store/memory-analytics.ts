@@ -152,9 +152,9 @@ export class MemoryAnalytics {
   private readonly geos = new PairDictionary()
   private readonly distinct = new DistinctCounter()
 
-  /** Adds a visit to its day bucket, its two cells and the owner's ranking. */
-  recordVisit(visit: VisitEvent): void {
-    const site = this.siteData(visit.site_name, visit.owner)
+  /** Adds a visit to its day bucket, its two cells and the ranking of `owner`, the site's owner. */
+  recordVisit(visit: VisitEvent, owner: string): void {
+    const site = this.siteData(visit.site_name, owner)
     const bucket = this.bucket(site, visit.day)
     let visitor = site.visitorIds.get(visit.visitor_id)
     if (visitor === undefined) {
@@ -181,9 +181,9 @@ export class MemoryAnalytics {
     }
   }
 
-  /** Adds an activity to its day bucket and its two cells. */
-  recordActivity(activity: ActivityEvent): void {
-    const site = this.siteData(activity.site_name, activity.owner)
+  /** Adds an activity to its day bucket and its two cells; `owner` is the site's owner. */
+  recordActivity(activity: ActivityEvent, owner: string): void {
+    const site = this.siteData(activity.site_name, owner)
     const bucket = this.bucket(site, activity.day)
     const kind = KIND_INDEX[activity.kind]
     const acts = (bucket.acts ??= [0, 0, 0, 0])

@@ -17,6 +17,7 @@ import type {
   MasterRecord,
   PeriodRow,
   PublishOutcome,
+  RecordOutcome,
   SiteExpectation,
   SitePatch,
   SiteRecord,
@@ -54,8 +55,8 @@ const EXPECTATION_KEYS = new Set(['created_at', 'build'])
  * keys holding `undefined` dropped, and callers never share objects with the store.
  */
 function copy<T>(value: T): T {
-  // Hand-rolled rather than a JSON round trip: getSite sits on the analytics
-  // ingest path, and this is several times faster for record-sized objects.
+  // Hand-rolled rather than a JSON round trip: several times faster for
+  // record-sized objects, and getSite is called often.
   if (value === null || typeof value !== 'object') return value
   if (Array.isArray(value)) return value.map((item: unknown) => (item === undefined ? null : copy(item))) as T
   const out: Record<string, unknown> = {}
@@ -358,14 +359,20 @@ export class MemoryStore implements Store {
 
   // ---------------------------------------------------------- analytics
 
-  async recordVisit(visit: VisitEvent): Promise<void> {
+  async recordVisit(visit: VisitEvent): Promise<RecordOutcome | undefined> {
     this.ensureOpen()
-    this.analytics.recordVisit(visit)
+    const site = this.sites.get(visit.site_name)
+    if (site === undefined) return undefined
+    this.analytics.recordVisit(visit, site.owner)
+    return { owner: site.owner, build: site.build }
   }
 
-  async recordActivity(activity: ActivityEvent): Promise<void> {
+  async recordActivity(activity: ActivityEvent): Promise<RecordOutcome | undefined> {
     this.ensureOpen()
-    this.analytics.recordActivity(activity)
+    const site = this.sites.get(activity.site_name)
+    if (site === undefined) return undefined
+    this.analytics.recordActivity(activity, site.owner)
+    return { owner: site.owner, build: site.build }
   }
 
   async siteTraffic(site_name: string, from: string, to: string, dimension?: Dimension): Promise<PeriodRow<TrafficTotals>[]> {

@@ -6,19 +6,27 @@
  * i.e. the size of their union, with about 0.81 % standard error.
  *
  * Each call is one Lua script: one round trip, and a visit is recorded
- * atomically. The key layout is described in lib/store/redis-keys.ts; the
- * analytics keys are built here, in Lua only, so there is one definition.
+ * atomically, together with the read of the site it is for. The key layout is
+ * described in lib/store/redis-keys.ts; the analytics keys are built here, in
+ * Lua only, so there is one definition.
+ *
+ * Owners appear in analytics keys (`odays:`, `rank:`) and in `aowner` in
+ * their stored form, JSON-encoded as in the site hash: recording reads the
+ * owner from there, and no script decodes JSON.
  */
 import type { ActivityKind } from '../../types/index.js'
 import type {
   ActivityEvent,
   ActivityTotals,
+  BuildState,
   Dimension,
   PeriodRow,
+  RecordOutcome,
   TrafficTotals,
   VisitEvent,
 } from './contract.js'
 import { lua, type RedisConn } from './redis-conn.js'
+import type { RedisKeys } from './redis-keys.js'
 
 /** Lua helpers shared by the analytics scripts; `P` is the key prefix. */
 const HELPERS = `
@@ -44,9 +52,10 @@ end
 /**
  * Lua functions: `drop_site_analytics` drops every analytics key of a site
  * and its ranking entries (deleteSite in lib/store/redis-scripts.ts embeds
- * it); `claim` records which owner a site's analytics belong to, and drops
- * them first when another owner starts recording under that name (the old
- * site was deleted and its name reused), so a new site never inherits them.
+ * it); `claim` records which owner (stored form) a site's analytics belong
+ * to, and drops them first when another owner starts recording under that
+ * name, so a site never inherits analytics. Delete Site drops them already;
+ * this also covers analytics written before recording checked the site.
  */
 export const DROP_SITE_ANALYTICS_LUA = `
 local function drop_site_analytics(P, site)
@@ -77,15 +86,27 @@ local function claim(P, site, owner)
 end
 `
 
-// ARGV: prefix, site, owner, day, visitor, page_views, system key, geo key
-const RECORD_VISIT = lua(`${HELPERS}${DROP_SITE_ANALYTICS_LUA}
-local P, site, owner, d, visitor, pv = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
+/**
+ * Reads the owner and build of the site (KEYS[1], its hash); nil when there is
+ * no such site. Recording scripts start with it, so they record nothing for a
+ * missing site and answer the owner and build in the same atomic step.
+ */
+const SITE_OF = `
+local found = redis.call('HMGET', KEYS[1], 'owner', 'build')
+if not found[1] then return false end
+local owner = found[1]
+`
+
+// KEYS: site hash. ARGV: prefix, site, day, visitor, page_views, system key, geo key.
+// Returns nil (nothing recorded) or { owner, build }, both in stored (JSON) form.
+const RECORD_VISIT = lua(`${HELPERS}${DROP_SITE_ANALYTICS_LUA}${SITE_OF}
+local P, site, d, visitor, pv = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 claim(P, site, owner)
 local dk = P .. 'day:' .. d .. ':' .. site
 redis.call('HINCRBY', dk, 'visits', 1)
 redis.call('HINCRBY', dk, 'page_views', pv)
 redis.call('PFADD', P .. 'dayu:' .. d .. ':' .. site, visitor)
-local dims = { {'sys', ARGV[7]}, {'geo', ARGV[8]} }
+local dims = { {'sys', ARGV[6]}, {'geo', ARGV[7]} }
 for _, e in ipairs(dims) do
   local hk = P .. 'dv:' .. d .. ':' .. e[1] .. ':' .. site
   redis.call('HINCRBY', hk, 'visits:' .. e[2], 1)
@@ -95,18 +116,18 @@ end
 redis.call('ZADD', P .. 'days:' .. site, 0, d)
 redis.call('ZADD', P .. 'odays:' .. owner, 0, d)
 redis.call('ZINCRBY', P .. 'rank:' .. d .. ':' .. owner, 1, site)
-return 1
+return found
 `)
 
-// ARGV: prefix, site, owner, day, kind, system key, geo key
-const RECORD_ACTIVITY = lua(`${DROP_SITE_ANALYTICS_LUA}
-local P, site, d, kind = ARGV[1], ARGV[2], ARGV[4], ARGV[5]
-claim(P, site, ARGV[3])
+// KEYS: site hash. ARGV: prefix, site, day, kind, system key, geo key. Returns as RECORD_VISIT.
+const RECORD_ACTIVITY = lua(`${DROP_SITE_ANALYTICS_LUA}${SITE_OF}
+local P, site, d, kind = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+claim(P, site, owner)
 redis.call('HINCRBY', P .. 'day:' .. d .. ':' .. site, kind, 1)
-redis.call('HINCRBY', P .. 'dv:' .. d .. ':sys:' .. site, kind .. ':' .. ARGV[6], 1)
-redis.call('HINCRBY', P .. 'dv:' .. d .. ':geo:' .. site, kind .. ':' .. ARGV[7], 1)
+redis.call('HINCRBY', P .. 'dv:' .. d .. ':sys:' .. site, kind .. ':' .. ARGV[5], 1)
+redis.call('HINCRBY', P .. 'dv:' .. d .. ':geo:' .. site, kind .. ':' .. ARGV[6], 1)
 redis.call('ZADD', P .. 'days:' .. site, 0, d)
-return 1
+return found
 `)
 
 // ARGV: prefix, site, from, to, dimension ('' | 'sys' | 'geo'), count visitors ('1' | '0').
@@ -153,7 +174,7 @@ end
 return out
 `)
 
-// ARGV: prefix, owner, from, to, limit. Returns { {site, visits, page_views, visitors}, ... }:
+// ARGV: prefix, owner (stored form), from, to, limit. Returns { {site, visits, page_views, visitors}, ... }:
 // the top \`limit\` by visits, ties broken by name (Redis orders equal scores
 // by member bytes); the caller sorts the rows.
 const MOST_TRAFFIC = lua(`${HELPERS}
@@ -197,6 +218,13 @@ return out
 const KINDS: ActivityKind[] = ['click_to_call', 'click_to_map', 'click_to_email', 'form_submit']
 const DIM: Record<Dimension, string> = { system: 'sys', geo: 'geo' }
 
+/** A recording script's reply: nil, or the site's owner and build in stored (JSON) form. */
+function recordOutcome(reply: unknown): RecordOutcome | undefined {
+  if (reply === null) return undefined
+  const [owner, build] = reply as [string, string]
+  return { owner: JSON.parse(owner) as string, build: JSON.parse(build) as BuildState }
+}
+
 /** Metric sums as the scripts return them: a flat name/count array. */
 function sums(flat: unknown): Map<string, number> {
   const out = new Map<string, number>()
@@ -227,25 +255,31 @@ export function compareKeys(a: string[], b: string[]): number {
 
 /** The analytics methods of the Store contract, on Redis. */
 export class RedisAnalytics {
+  private readonly prefix: string
+
   constructor(
     private readonly conn: RedisConn,
-    private readonly prefix: string,
-  ) {}
+    private readonly keys: RedisKeys,
+  ) {
+    this.prefix = keys.prefix
+  }
 
   /** See {@link Store.recordVisit}. */
-  async recordVisit(v: VisitEvent): Promise<void> {
-    await this.conn.run(RECORD_VISIT, [], [
-      this.prefix, v.site_name, v.owner, v.day, v.visitor_id, v.page_views,
+  async recordVisit(v: VisitEvent): Promise<RecordOutcome | undefined> {
+    const reply = await this.conn.run(RECORD_VISIT, [this.keys.site(v.site_name)], [
+      this.prefix, v.site_name, v.day, v.visitor_id, v.page_views,
       JSON.stringify([v.browser, v.os]), JSON.stringify([v.country, v.region]),
     ])
+    return recordOutcome(reply)
   }
 
   /** See {@link Store.recordActivity}. */
-  async recordActivity(a: ActivityEvent): Promise<void> {
-    await this.conn.run(RECORD_ACTIVITY, [], [
-      this.prefix, a.site_name, a.owner, a.day, a.kind,
+  async recordActivity(a: ActivityEvent): Promise<RecordOutcome | undefined> {
+    const reply = await this.conn.run(RECORD_ACTIVITY, [this.keys.site(a.site_name)], [
+      this.prefix, a.site_name, a.day, a.kind,
       JSON.stringify([a.browser, a.os]), JSON.stringify([a.country, a.region]),
     ])
+    return recordOutcome(reply)
   }
 
   /** See {@link Store.siteTraffic}. */
@@ -287,7 +321,7 @@ export class RedisAnalytics {
     limit: number,
   ): Promise<{ site_name: string; data: TrafficTotals }[]> {
     if (from > to || limit < 1) return []
-    const rows = (await this.conn.run(MOST_TRAFFIC, [], [this.prefix, owner, from, to, limit])) as [
+    const rows = (await this.conn.run(MOST_TRAFFIC, [], [this.prefix, JSON.stringify(owner), from, to, limit])) as [
       string, number, number, number,
     ][]
     return rows

@@ -15,13 +15,13 @@
  * | charges:<owner> / subs:<owner>        | list   | billing ledger entries, JSON                |
  * | gsite:<site> / gacct:<account>        | set    | grants, both directions                     |
  * | limit:<key>                           | string | incrementWithinLimit counter                |
- * | aowner                                | hash   | site name → the owner its analytics belong to |
- * | days:<site>, odays:<owner>            | zset   | days with analytics (lexicographic)         |
+ * | aowner                                | hash   | site name → the owner its analytics belong to (JSON) |
+ * | days:<site>, odays:<owner JSON>       | zset   | days with analytics (lexicographic)         |
  * | day:<day>:<site>                      | hash   | the site-day counters                       |
  * | dayu:<day>:<site>                     | HLL    | the site-day visitors                       |
  * | dv:<day>:<dim>:<site>                 | hash   | `<metric>:<JSON key>` counters per dimension value |
  * | dvu:<day>:<dim>:<len(site)>:<site>:<JSON key> | HLL | visitors per dimension value         |
- * | rank:<day>:<owner>                    | zset   | the owner's sites scored by the day's visits |
+ * | rank:<day>:<owner JSON>               | zset   | the owner's sites scored by the day's visits |
  *
  * Analytics keys are built inside the Lua scripts (lib/store/redis-analytics.ts).
  */

@@ -21,6 +21,7 @@ import type {
   MasterRecord,
   PeriodRow,
   PublishOutcome,
+  RecordOutcome,
   SiteExpectation,
   SitePatch,
   SiteRecord,
@@ -67,7 +68,7 @@ export class RedisStore implements Store {
     this.prefix = options.prefix ?? 'mobisite:'
     this.conn = new RedisConn(options)
     this.keys = new RedisKeys(this.prefix)
-    this.analytics = new RedisAnalytics(this.conn, this.prefix)
+    this.analytics = new RedisAnalytics(this.conn, this.keys)
   }
 
   /** The ioredis client in use (for diagnostics and benchmarks). */
@@ -242,11 +243,11 @@ export class RedisStore implements Store {
 
   // ---------------------------------------------------------- analytics
 
-  recordVisit(visit: VisitEvent): Promise<void> {
+  recordVisit(visit: VisitEvent): Promise<RecordOutcome | undefined> {
     return this.analytics.recordVisit(visit)
   }
 
-  recordActivity(activity: ActivityEvent): Promise<void> {
+  recordActivity(activity: ActivityEvent): Promise<RecordOutcome | undefined> {
     return this.analytics.recordActivity(activity)
   }
 
