@@ -21,11 +21,12 @@ import type {
 } from '../../types/index.js'
 import { ServiceError, invalidInput, notExist } from '../errors.js'
 import { validateMostTrafficQuery, validateSiteAnalyticsQuery } from '../schema/analytics.js'
-import type { ActivityTotals, Dimension, PeriodRow, SiteRecord, TrafficTotals } from '../store/contract.js'
+import type { ActivityTotals, Dimension, PeriodRow, TrafficTotals } from '../store/contract.js'
 import type { CallContext, EngineContext } from './context.js'
 import { DAY_MS, formatDay, resolvePeriod, secondsToNextUtcDay, startOfDay } from './dates.js'
 import type { Query } from './types.js'
-import { UNKNOWN, systemOf } from './user-agent.js'
+import { buildOnFirstVisit } from './lifecycle.js'
+import { UNKNOWN, systemOf, type SystemInfo } from './user-agent.js'
 
 /** Calls per UTC day per master account per analytics method (SPEC.md §8). */
 export const DAILY_LIMIT = 300
@@ -76,53 +77,61 @@ function dayOf(ctx: EngineContext, at: unknown): string {
   return lastDay
 }
 
-/** The site an event is for; unknown sites are ResourceNotExist. */
-async function siteFor(ctx: EngineContext, site_name: unknown): Promise<SiteRecord> {
+/** The site name of an event, checked last as it always was: the store then resolves it. */
+function siteNameOf(fields: Record<string, unknown>): string {
+  const site_name = fields.site_name
   if (typeof site_name !== 'string') throw invalidInput('site_name must be a string')
-  const site = await ctx.store.getSite(site_name)
-  if (site === undefined) throw notExist(`site ${site_name} does not exist`)
-  return site
+  return site_name
 }
 
-/** The dimension values shared by visits and activities. */
-function dimensionsOf(fields: Record<string, unknown>): { browser: string; os: string; country: string; region: string } {
+/** The `system` dimension of an event (shared, frozen: no allocation per event). */
+function systemFor(fields: Record<string, unknown>): SystemInfo {
   const userAgent = fields.user_agent
   if (userAgent !== undefined && typeof userAgent !== 'string') throw invalidInput('user_agent must be a string')
-  const { browser, os } = systemOf(userAgent)
-  const country = optionalString(fields.country, 'country', MAX_GEO) || UNKNOWN
-  const region = optionalString(fields.region, 'region', MAX_GEO) || UNKNOWN
-  return { browser, os, country, region }
+  return systemOf(userAgent)
+}
+
+/** A geo part of an event: country or region. */
+function geoOf(fields: Record<string, unknown>, name: 'country' | 'region'): string {
+  return optionalString(fields[name], name, MAX_GEO) || UNKNOWN
 }
 
 /**
- * Records a visit (`engine.recordVisit`) and returns the site it was for, so
- * the engine can build a `create_now=false` site on its first visit.
+ * Records a visit (`engine.recordVisit`): one store call, which finds the site
+ * and records in one atomic step. A `create_now=false` site not built yet is
+ * built now; the returned promise settles once that build is done.
  */
-export async function recordVisit(ctx: EngineContext, input: unknown): Promise<SiteRecord> {
+export async function recordVisit(ctx: EngineContext, input: unknown): Promise<void> {
   const fields = fieldsOf(input, VISIT_FIELDS, 'visit')
   const visitor_id = fields.visitor_id
   if (typeof visitor_id !== 'string' || visitor_id === '') throw invalidInput('visitor_id must be a non-empty string')
   if (visitor_id.length > MAX_VISITOR_ID) throw invalidInput(`visitor_id must be at most ${MAX_VISITOR_ID} characters`)
-  const pages = fields.page_views ?? 1
-  if (!Number.isInteger(pages) || (pages as number) < 1 || (pages as number) > MAX_PAGE_VIEWS) {
+  const page_views = fields.page_views ?? 1
+  if (typeof page_views !== 'number' || !Number.isInteger(page_views) || page_views < 1 || page_views > MAX_PAGE_VIEWS) {
     throw invalidInput(`page_views must be an integer from 1 to ${MAX_PAGE_VIEWS}`)
   }
   const day = dayOf(ctx, fields.at)
-  const dims = dimensionsOf(fields)
-  const site = await siteFor(ctx, fields.site_name)
-  await ctx.store.recordVisit({ site_name: site.site_name, owner: site.owner, day, visitor_id, page_views: pages as number, ...dims })
-  return site
+  const system = systemFor(fields)
+  const country = geoOf(fields, 'country')
+  const region = geoOf(fields, 'region')
+  const site_name = siteNameOf(fields)
+  const recorded = await ctx.store.recordVisit({ site_name, day, visitor_id, page_views, browser: system.browser, os: system.os, country, region })
+  if (recorded === undefined) throw notExist(`site ${site_name} does not exist`)
+  if (recorded.build === 'delayed') await buildOnFirstVisit(ctx, site_name)
 }
 
-/** Records an activity (`engine.recordActivity`). */
+/** Records an activity (`engine.recordActivity`): one store call, as {@link recordVisit}. */
 export async function recordActivity(ctx: EngineContext, input: unknown): Promise<void> {
   const fields = fieldsOf(input, ACTIVITY_FIELDS, 'activity')
   const kind = fields.kind
   if (typeof kind !== 'string' || !KINDS.has(kind)) throw invalidInput(`kind must be one of ${[...KINDS].join(', ')}`)
   const day = dayOf(ctx, fields.at)
-  const dims = dimensionsOf(fields)
-  const site = await siteFor(ctx, fields.site_name)
-  await ctx.store.recordActivity({ site_name: site.site_name, owner: site.owner, day, kind: kind as ActivityKind, ...dims })
+  const system = systemFor(fields)
+  const country = geoOf(fields, 'country')
+  const region = geoOf(fields, 'region')
+  const site_name = siteNameOf(fields)
+  const recorded = await ctx.store.recordActivity({ site_name, day, kind: kind as ActivityKind, browser: system.browser, os: system.os, country, region })
+  if (recorded === undefined) throw notExist(`site ${site_name} does not exist`)
 }
 
 // --------------------------------------------------------------- queries

@@ -99,11 +99,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     addMasterAccount: (account) => guard(() => masters.addMasterAccount(ctx.store, account)),
     authenticate: (user, password) => guard(() => masters.authenticate(ctx.store, user, password)),
     as,
-    recordVisit: (visit) =>
-      guard(async () => {
-        const site = await analytics.recordVisit(ctx, visit)
-        await lifecycle.buildOnFirstVisit(ctx, site)
-      }),
+    recordVisit: (visit) => guard(() => analytics.recordVisit(ctx, visit)),
     recordActivity: (activity) => guard(() => analytics.recordActivity(ctx, activity)),
     confirmRedirect: (site_name, at) => guard(() => lifecycle.confirmRedirect(ctx, site_name, at ?? ctx.now())),
     billing: (user) =>

@@ -55,16 +55,22 @@ export async function build(ctx: EngineContext, site: SiteRecord, plan: BuildPla
 }
 
 /**
- * Builds a create_now=false site on its first visit. Concurrent visits in
- * this process share one build; the returned promise settles when it is done.
+ * Builds a create_now=false site on its first visit, which found the site
+ * `delayed`: reads the whole record, and builds it if it is still delayed.
+ * Concurrent visits in this process share one build (registered before the
+ * read, so none starts a second); the returned promise settles when it is done.
  */
-export function buildOnFirstVisit(ctx: EngineContext, site: SiteRecord): Promise<void> {
-  if (site.build !== 'delayed') return Promise.resolve()
-  const running = ctx.builds.get(site.site_name)
+export function buildOnFirstVisit(ctx: EngineContext, site_name: string): Promise<void> {
+  const running = ctx.builds.get(site_name)
   if (running) return running
-  const plan: BuildPlan = { publish: site.publish_when_built === true, failure: 'record' }
-  const work = build(ctx, site, plan).finally(() => ctx.builds.delete(site.site_name))
-  ctx.builds.set(site.site_name, work)
+  const work = ctx.store
+    .getSite(site_name)
+    .then((site) => {
+      if (site?.build !== 'delayed') return undefined
+      return build(ctx, site, { publish: site.publish_when_built === true, failure: 'record' })
+    })
+    .finally(() => ctx.builds.delete(site_name))
+  ctx.builds.set(site_name, work)
   return work
 }
 
