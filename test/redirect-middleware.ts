@@ -191,4 +191,7 @@ t.test('bad options are refused at construction', async (t) => {
   t.throws(() => mobileRedirect({ mobileUrl: MOBILE, site_name: 'examplecom' }), TypeError)
   t.throws(() => mobileRedirect({ mobileUrl: MOBILE, status: 200 as 302 }), TypeError)
   t.throws(() => mobileRedirect({ mobileUrl: MOBILE, agents: '.*(a.*' }), { name: 'AgentsSourceError', reason: 'invalid' })
+  t.throws(() => mobileRedirect({ mobileUrl: MOBILE, optOut: { cookie: 'a;b' } }), TypeError)
+  t.throws(() => mobileRedirect({ mobileUrl: MOBILE, optOut: { maxAge: -1 } }), TypeError)
+  t.doesNotThrow(() => mobileRedirect({ mobileUrl: MOBILE, optOut: { param: undefined } }), 'undefined keeps the default')
 })

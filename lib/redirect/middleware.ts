@@ -116,7 +116,7 @@ export function mobileRedirect(options: MobileRedirectOptions): MobileRedirectHa
   const report = o.onError ?? ((err: Error) => process.emitWarning(err))
   const clientHints = o.clientHints ?? true
   const vary = clientHints ? 'User-Agent, Sec-CH-UA-Mobile' : 'User-Agent'
-  const optOut = o.optOut === false ? undefined : { param: 'no_redirect', cookie: 'mobisite_no_redirect', maxAge: 2_592_000, ...o.optOut }
+  const optOut = o.optOut === false ? undefined : optOutSettings(o.optOut ?? {})
   const skip = skipper(o.skip ?? DEFAULT_SKIP)
   const now = o.now ?? Date.now
   const matcherOptions = o.matcher ?? {}
@@ -182,6 +182,15 @@ function judge(headers: IncomingHttpHeaders, matcher: AgentMatcher, clientHints:
     }
   }
   return { mobile: matcher(headers['user-agent'] ?? ''), by: 'user-agent', optedOut: false }
+}
+
+function optOutSettings(o: OptOutOptions): Required<OptOutOptions> {
+  const settings = { param: o.param ?? 'no_redirect', cookie: o.cookie ?? 'mobisite_no_redirect', maxAge: o.maxAge ?? 2_592_000 }
+  if (settings.param === '') throw new TypeError('mobileRedirect: optOut.param must not be empty')
+  // The name goes into Set-Cookie verbatim, so it must be an RFC 6265 token.
+  if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(settings.cookie)) throw new TypeError(`mobileRedirect: optOut.cookie is not a valid cookie name: ${JSON.stringify(settings.cookie)}`)
+  if (!Number.isInteger(settings.maxAge) || settings.maxAge < 0) throw new TypeError('mobileRedirect: optOut.maxAge must be a whole number of seconds')
+  return settings
 }
 
 /** Handles `?no_redirect=…` (setting or clearing the cookie) and reads the cookie; true when opted out. */

@@ -80,11 +80,10 @@ export function analyzeAlternative(alt: string): Alternative {
 
 /**
  * The pieces of an alternative made only of "simple" atoms and `.*` gaps
- * (`.+` counts as `.` followed by a gap), or
- * undefined when anything else appears. Simple atoms match exactly one code
- * unit and never a line terminator: a plain character, an escaped
- * punctuation character, `.`, `\d`, `\w`. Bailing out is always safe: the
- * alternative then runs as a regex.
+ * (`.+` counts as `.` followed by a gap), or undefined when anything else
+ * appears. Simple atoms match exactly one code unit and never a line
+ * terminator: a plain character, an escaped punctuation character, `.`,
+ * `\d`, `\w`. Bailing out is always safe: the alternative then runs as a regex.
  */
 function linearPieces(alt: string): Piece[] | undefined {
   const pieces: Piece[] = []
