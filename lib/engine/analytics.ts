@@ -68,8 +68,11 @@ let lastDay = ''
 function dayOf(ctx: EngineContext, at: unknown): string {
   let ms: number
   if (at === undefined) ms = ctx.now().getTime()
-  else if (at instanceof Date && at.getTime() >= MIN_AT && at.getTime() <= MAX_AT) ms = at.getTime()
-  else throw invalidInput('at must be a valid Date between years 1 and 9999')
+  else {
+    ms = at instanceof Date ? at.getTime() : NaN
+    // NaN (an Invalid Date, or not a Date) fails both comparisons.
+    if (!(ms >= MIN_AT && ms <= MAX_AT)) throw invalidInput('at must be a valid Date between years 1 and 9999')
+  }
   if (!(ms >= lastDayStart && ms < lastDayStart + DAY_MS)) {
     lastDayStart = startOfDay(ms)
     lastDay = formatDay(ms)

@@ -17,14 +17,23 @@ import type { Caller, Engine, EngineOptions, MasterApi } from './types.js'
 export type * from './types.js'
 
 /** Store outages surface as the ServiceUnavailable error of DESIGN.md (HTTP 503). */
-async function guard<T>(work: () => Promise<T>): Promise<T> {
+function unavailable(error: unknown): never {
+  if (error instanceof StoreUnavailableError) {
+    throw new ServiceError('ServiceUnavailable', 'the store is unavailable; try again shortly', { cause: error })
+  }
+  throw error
+}
+
+/**
+ * Runs `work` with {@link unavailable} on its failures. A plain `catch` on the
+ * returned promise rather than an async wrapper: the recording methods run
+ * hundreds of thousands of times a second, and each layer of async costs.
+ */
+function guard<T>(work: () => Promise<T>): Promise<T> {
   try {
-    return await work()
+    return work().catch(unavailable)
   } catch (error) {
-    if (error instanceof StoreUnavailableError) {
-      throw new ServiceError('ServiceUnavailable', 'the store is unavailable; try again shortly', { cause: error })
-    }
-    throw error
+    return Promise.reject(error).catch(unavailable)
   }
 }
 
