@@ -22,8 +22,8 @@ export interface MobisiteVerdict {
   optedOut: boolean
 }
 
+// Express's documented way to type what a middleware adds to `req`.
 declare global {
-  // eslint-disable-next-line @typescript-eslint/no-namespace
   namespace Express {
     interface Request {
       /** Set by `mobileRedirect` on every request it judged (not on skipped paths). */
