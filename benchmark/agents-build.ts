@@ -4,7 +4,7 @@
  * measured processes run without a TypeScript loader: tsx's hooks thread
  * would otherwise add its own CPU time to every variant, unevenly.
  */
-import { mkdtempSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -12,8 +12,8 @@ import ts from 'typescript'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 
-/** Returns the path of the compiled agents-server.js. */
-export function buildServer(): string {
+/** The compiled agents-server.js, and a function that deletes the build. */
+export function buildServer(): { script: string; remove: () => void } {
   const out = mkdtempSync(join(tmpdir(), 'mobisite-agents-bench-'))
   const files = [
     'benchmark/agents-server.ts',
@@ -31,5 +31,5 @@ export function buildServer(): string {
   }
   writeFileSync(join(out, 'package.json'), '{"type":"module"}')
   symlinkSync(join(root, 'node_modules'), join(out, 'node_modules'), 'dir')
-  return join(out, 'benchmark/agents-server.js')
+  return { script: join(out, 'benchmark/agents-server.js'), remove: () => rmSync(out, { recursive: true, force: true }) }
 }

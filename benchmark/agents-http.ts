@@ -58,10 +58,10 @@ const MODES: Mode[] = ['bare', 'noop', 'redirect']
 export async function throughput(corpus: CorpusRow[]): Promise<void> {
   const desktop = corpus.find((r) => r.deviceCategory === 'desktop')?.userAgent as string
   const phone = corpus.find((r) => r.deviceCategory === 'mobile')?.userAgent as string
-  const script = buildServer()
+  const build = buildServer()
   const servers = {} as Record<Mode, Server>
-  for (const mode of MODES) servers[mode] = await startServer(script, mode)
   try {
+    for (const mode of MODES) servers[mode] = await startServer(build.script, mode)
     const cpuRows: string[][] = []
     let bareCpu = 0
     for (const [label, ua] of [['desktop', desktop], ['phone', phone]] as const) {
@@ -102,6 +102,7 @@ export async function throughput(corpus: CorpusRow[]): Promise<void> {
     console.log(`${((own / bareCpu) * 100).toFixed(1)} % of bare Express's ${bareCpu.toFixed(1)} µs per request above.`)
   } finally {
     for (const server of Object.values(servers)) server.child.disconnect()
+    build.remove()
   }
 }
 
