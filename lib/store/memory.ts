@@ -117,6 +117,8 @@ function applyPatch<T extends object>(record: T, entries: [string, unknown][]): 
 export class MemoryStore implements Store {
   private readonly masters = new Map<string, MasterRecord>()
   private readonly sites = new Map<string, SiteRecord>()
+  /** The active subscription of each charged site, by name (names are global): Delete Site cancels it without a ledger scan. */
+  private readonly activeSubscriptions = new Map<string, { site_name: string; status: 'active' | 'cancelled' }>()
   private readonly owners = new Map<string, OwnerIndexes>()
   private readonly accounts = new Map<string, AccountRecord>()
   /** account_name → granted site names, and the reverse, so both deletes cascade without a scan. */
@@ -227,7 +229,9 @@ export class MemoryStore implements Store {
     if (charged) {
       const ledger = this.ledgerOf(owner)
       ledger.charges.push({ site_name, at })
-      ledger.subscriptions.push({ site_name, status: 'active' })
+      const subscription = { site_name, status: 'active' as const }
+      ledger.subscriptions.push(subscription)
+      this.activeSubscriptions.set(site_name, subscription)
     }
     return { charged }
   }
@@ -246,8 +250,10 @@ export class MemoryStore implements Store {
     this.grantsBySite.delete(site_name)
     // Earlier incarnations of the name were cancelled when they were deleted,
     // so only this incarnation's subscription can still be active.
-    for (const sub of this.ledgers.get(owner)?.subscriptions ?? []) {
-      if (sub.site_name === site_name && sub.status === 'active') sub.status = 'cancelled'
+    const subscription = this.activeSubscriptions.get(site_name)
+    if (subscription !== undefined) {
+      subscription.status = 'cancelled'
+      this.activeSubscriptions.delete(site_name)
     }
     this.analytics.dropSite(owner, site_name)
     return true
