@@ -26,7 +26,9 @@ import type {
   VisitEvent,
 } from './contract.js'
 import { StoreUnavailableError } from './contract.js'
+import { accountPatchEntries, expectationEntries, sitePatchEntries } from './guards.js'
 import { MemoryAnalytics } from './memory-analytics.js'
+import { applyPatch, copy, meets } from './memory-records.js'
 import { OrderedIndex } from './ordered-index.js'
 
 /** The per-owner indexes behind listings and external-uid lookups. */
@@ -40,64 +42,6 @@ interface OwnerIndexes {
 interface Counter {
   count: number
   expiresAt: number
-}
-
-/** Keys a patch may never touch: identity, creation time, and the once-only first publish. */
-const FROZEN_SITE_KEYS = new Set(['site_name', 'owner', 'created_at', 'first_published_at', '__proto__'])
-/** Keys every SiteRecord has; a patch removing one would leave a broken record. */
-const REQUIRED_SITE_KEYS = new Set(['original_site_url', 'auto_sync_cache_ttl', 'initial', 'modified_at', 'build'])
-const ACCOUNT_PATCH_KEYS = new Set(['first_name', 'last_name', 'email', 'lang'])
-const EXPECTATION_KEYS = new Set(['created_at', 'build'])
-
-/**
- * Deep copy with JSON semantics. Used both ways: stored records then look
- * exactly as a serialising store (Redis, PostgreSQL) would return them, with
- * keys holding `undefined` dropped, and callers never share objects with the store.
- */
-function copy<T>(value: T): T {
-  // Hand-rolled rather than a JSON round trip: several times faster for
-  // record-sized objects, and getSite is called often.
-  if (value === null || typeof value !== 'object') return value
-  if (Array.isArray(value)) return value.map((item: unknown) => (item === undefined ? null : copy(item))) as T
-  const out: Record<string, unknown> = {}
-  for (const [key, item] of Object.entries(value)) {
-    if (item === undefined) continue
-    // A plain assignment to "__proto__" would set the prototype instead of a key.
-    if (key === '__proto__') Object.defineProperty(out, key, { value: copy(item), enumerable: true, writable: true, configurable: true })
-    else out[key] = copy(item)
-  }
-  return out as T
-}
-
-/** The defined entries of a patch: an `undefined` value means "absent", as in JSON. */
-function patchEntries(patch: object): [string, unknown][] {
-  return Object.entries(patch).filter(([, value]) => value !== undefined)
-}
-
-/**
- * The given fields of an expectation. An unknown key rejects: silently
- * ignoring a misspelt precondition would turn the guard into a no-op.
- */
-function expectationEntries(expect: SiteExpectation | undefined, method: string): [string, unknown][] {
-  const entries = patchEntries(expect ?? {})
-  for (const [key] of entries) {
-    if (!EXPECTATION_KEYS.has(key)) throw new TypeError(`${method}: ${key} cannot be expected`)
-  }
-  return entries
-}
-
-/** Whether the stored site holds every expected value (all are scalars: a number or a build-state string). */
-function meets(site: SiteRecord, expected: [string, unknown][]): boolean {
-  return expected.every(([key, value]) => (site as unknown as Record<string, unknown>)[key] === value)
-}
-
-function applyPatch<T extends object>(record: T, entries: [string, unknown][]): T {
-  const next = { ...record } as Record<string, unknown>
-  for (const [key, value] of entries) {
-    if (value === null) delete next[key]
-    else next[key] = copy(value)
-  }
-  return next as T
 }
 
 /**
@@ -197,11 +141,7 @@ export class MemoryStore implements Store {
     expect?: SiteExpectation,
   ): Promise<SiteRecord | undefined> {
     this.ensureOpen()
-    const entries = patchEntries(patch)
-    for (const [key, value] of entries) {
-      if (FROZEN_SITE_KEYS.has(key)) throw new TypeError(`updateSite: ${key} cannot be patched`)
-      if (value === null && REQUIRED_SITE_KEYS.has(key)) throw new TypeError(`updateSite: ${key} cannot be removed`)
-    }
+    const entries = sitePatchEntries(patch)
     const expected = expectationEntries(expect, 'updateSite')
     const site = this.ownedSite(owner, site_name)
     if (site === undefined || !meets(site, expected)) return undefined
@@ -286,10 +226,7 @@ export class MemoryStore implements Store {
 
   async updateAccount(owner: string, account_name: string, patch: AccountPatch): Promise<boolean> {
     this.ensureOpen()
-    const entries = patchEntries(patch)
-    for (const [key] of entries) {
-      if (!ACCOUNT_PATCH_KEYS.has(key)) throw new TypeError(`updateAccount: ${key} cannot be patched`)
-    }
+    const entries = accountPatchEntries(patch)
     const account = this.ownedAccount(owner, account_name)
     if (account === undefined) return false
     this.accounts.set(account_name, applyPatch(account, entries))

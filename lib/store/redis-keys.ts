@@ -26,6 +26,9 @@
  * Analytics keys are built inside the Lua scripts (lib/store/redis-analytics.ts).
  */
 
+import type { SiteExpectation } from './contract.js'
+import { accountPatchEntries, expectationEntries, sitePatchEntries } from './guards.js'
+
 /** Builds the keys RedisStore computes on the client side. */
 export class RedisKeys {
   constructor(readonly prefix: string) {}
@@ -65,30 +68,17 @@ export class RedisKeys {
   }
 }
 
-const FROZEN_SITE_KEYS = new Set(['site_name', 'owner', 'created_at', 'first_published_at', '__proto__'])
-const REQUIRED_SITE_KEYS = new Set(['original_site_url', 'auto_sync_cache_ttl', 'initial', 'modified_at', 'build'])
-const ACCOUNT_PATCH_KEYS = new Set(['first_name', 'last_name', 'email', 'lang'])
-const EXPECTATION_KEYS = new Set(['created_at', 'build'])
-
 /**
  * Rejects (TypeError, before anything changes) a site patch that would corrupt
- * the record or the store's bookkeeping: one touching site_name, owner,
- * created_at, first_published_at or a `#` field, or removing a field every
- * site has. The same guards as MemoryStore's.
+ * the record or the store's bookkeeping (the `#` fields): the shared guards.
  */
 export function checkSitePatch(patch: object): void {
-  for (const [key, value] of Object.entries(patch)) {
-    if (value === undefined) continue
-    if (FROZEN_SITE_KEYS.has(key) || key.startsWith('#')) throw new TypeError(`updateSite: ${key} cannot be patched`)
-    if (value === null && REQUIRED_SITE_KEYS.has(key)) throw new TypeError(`updateSite: ${key} cannot be removed`)
-  }
+  sitePatchEntries(patch, (key) => key.startsWith('#'))
 }
 
 /** Rejects (TypeError) an account patch with a key other than first_name, last_name, email or lang. */
 export function checkAccountPatch(patch: object): void {
-  for (const [key, value] of Object.entries(patch)) {
-    if (value !== undefined && !ACCOUNT_PATCH_KEYS.has(key)) throw new TypeError(`updateAccount: ${key} cannot be patched`)
-  }
+  accountPatchEntries(patch)
 }
 
 /**
@@ -98,13 +88,9 @@ export function checkAccountPatch(patch: object): void {
  * rejects with a TypeError, as MemoryStore does: ignoring a misspelt
  * precondition would turn the guard into a no-op.
  */
-export function encodeExpectation(expect: object | undefined, method: string): [string, string] {
+export function encodeExpectation(expect: SiteExpectation | undefined, method: string): [string, string] {
   const out: [string, string] = ['', '']
-  for (const [key, value] of Object.entries(expect ?? {})) {
-    if (value === undefined) continue
-    if (!EXPECTATION_KEYS.has(key)) throw new TypeError(`${method}: ${key} cannot be expected`)
-    out[key === 'created_at' ? 0 : 1] = JSON.stringify(value)
-  }
+  for (const [key, value] of expectationEntries(expect, method)) out[key === 'created_at' ? 0 : 1] = JSON.stringify(value)
   return out
 }
 
