@@ -96,6 +96,24 @@ t.test('malformed JSON is 400 InvalidInput; nothing is created', async (t) => {
   t.same((await f.alice.get('/sites/created')).body, [])
 })
 
+t.test('an unreadable body (bad compression, unknown encoding or charset) is 400 InvalidInput, not logged', async (t) => {
+  const f = await setup(t)
+  const json = '{"account_name":"zipped"}'
+  const cases: [string, Record<string, string>, string | Buffer][] = [
+    ['gzip header on plain bytes', { 'content-encoding': 'gzip' }, json],
+    ['deflate header on plain bytes', { 'content-encoding': 'deflate' }, json],
+    ['an unknown content-encoding', { 'content-encoding': 'snappy' }, json],
+    ['an unsupported charset', { 'content-type': 'application/json; charset=koi8-z' }, json],
+  ]
+  for (const [label, headers, body] of cases) {
+    const res = await f.alice.post('/accounts/create').set({ 'content-type': 'application/json', ...headers }).send(body)
+    isError(t, res, 400, 'InvalidInput', label)
+    t.match(res.body.message, /request body/, `${label}: the message says what is wrong`)
+  }
+  t.same(f.errors, [], 'none of them reached onError')
+  isError(t, await f.alice.get('/accounts/zipped'), 400, 'ResourceNotExist', 'nothing was created')
+})
+
 t.test('a body over 1 MiB is 413 InvalidInput; exactly 1 MiB is read', async (t) => {
   const f = await setup(t)
   const frame = (n: number) => {

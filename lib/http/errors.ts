@@ -27,28 +27,30 @@ export function sendError(res: Response, error: ServiceError, status = STATUS[er
   res.status(status).json(error.toJSON())
 }
 
-/** Errors raised by express's body parser carry a `type` and a 4xx `status`. */
-interface ParserError {
-  type?: string
-  status?: number
+/** A failure while reading the request body: always the caller's, never logged. */
+export class BodyReadError extends Error {
+  constructor(
+    readonly service: ServiceError,
+    readonly status: number,
+  ) {
+    super(service.message)
+    this.name = 'BodyReadError'
+  }
 }
 
 /**
- * Translates a body-parser or express error into a ServiceError with its
- * status. Only errors raised while reading the request qualify: the body
- * parser's (they carry a `type`) and the router's undecodable path parameter
- * (a URIError). Any other error with a `status` came from deeper down and is
- * unexpected (500), not the caller's fault.
+ * Translates anything the body parser raised into the caller's error: 413 for
+ * a body over the limit, 400 for the rest (bad JSON, a JSON value that is not
+ * an object or array, bad compression, an unsupported charset or encoding).
  */
-function fromParser(error: ParserError): [ServiceError, number] | undefined {
-  if (error.type === 'entity.too.large') return [new ServiceError('InvalidInput', 'request body is larger than 1 MiB'), 413]
-  if (error.type === 'entity.parse.failed') return [new ServiceError('InvalidInput', 'request body is not valid JSON'), 400]
-  const fromRequest = typeof error.type === 'string' || error instanceof URIError
-  if (fromRequest && typeof error.status === 'number' && error.status >= 400 && error.status < 500) {
-    const message = error.type ? `request body could not be read (${error.type})` : 'malformed request'
-    return [new ServiceError('InvalidInput', message), 400]
+export function bodyReadError(error: unknown): BodyReadError {
+  const type = (error as { type?: unknown } | null)?.type
+  if (type === 'entity.too.large') return new BodyReadError(new ServiceError('InvalidInput', 'request body is larger than the limit (1 MiB by default)'), 413)
+  if (type === 'entity.parse.failed') {
+    return new BodyReadError(new ServiceError('InvalidInput', 'request body is not a valid JSON object or array'), 400)
   }
-  return undefined
+  const reason = typeof type === 'string' ? type : (error as Error | null)?.message ?? 'unreadable'
+  return new BodyReadError(new ServiceError('InvalidInput', `request body could not be read (${reason})`), 400)
 }
 
 /** The router's last handler: every failure becomes a JSON error body. */
@@ -59,8 +61,9 @@ export function errorHandler(onError: (error: unknown) => void): ErrorRequestHan
     if (error instanceof StoreUnavailableError) {
       return sendError(res, new ServiceError('ServiceUnavailable', 'the store is unavailable; try again shortly'))
     }
-    const parsed = fromParser((error ?? {}) as ParserError)
-    if (parsed) return sendError(res, parsed[0], parsed[1])
+    if (error instanceof BodyReadError) return sendError(res, error.service, error.status)
+    // The router's only own failure: a path parameter that is not valid percent-encoding.
+    if (error instanceof URIError) return sendError(res, new ServiceError('InvalidInput', 'malformed percent-encoding in the path'))
     onError(error)
     sendError(res, new ServiceError('InternalError', 'unexpected error; it has been logged'))
   }

@@ -6,7 +6,7 @@ import express, { type Request, type RequestHandler, type Router } from 'express
 import type { Caller, Engine } from '../engine/types.js'
 import { ServiceError } from '../errors.js'
 import { basicAuth } from './auth.js'
-import { errorHandler } from './errors.js'
+import { bodyReadError, errorHandler } from './errors.js'
 import { openApiDocument } from './openapi.js'
 import { AGENTS_PATH, ROUTES, pathMatcher, type Input, type Route } from './routes.js'
 
@@ -96,7 +96,10 @@ export function apiRouter(engine: Engine, options: ApiRouterOptions = {}): Route
   const router = express.Router({ caseSensitive: true })
   const auth = basicAuth(engine)
   // The API speaks JSON only, so a body is parsed as JSON whatever its Content-Type.
-  const json = express.json({ limit: options.bodyLimit ?? '1mb', type: () => true })
+  const parse = express.json({ limit: options.bodyLimit ?? '1mb', type: () => true })
+  const json: RequestHandler = (req, res, next) => {
+    parse(req, res, (error?: unknown) => next(error === undefined ? undefined : bodyReadError(error)))
+  }
 
   // The API description is public, like the documentation it is.
   const document = openApiDocument(options.openApiServerUrl)

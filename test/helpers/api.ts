@@ -146,6 +146,8 @@ export interface Fixture {
   anon: { get(path: string): request.Test; post(path: string, body?: unknown): request.Test }
   /** A client with arbitrary credentials (may be wrong). */
   as(user: string, password: string): Client
+  /** What the router reported to `onError` (unexpected errors, answered 500). */
+  errors: unknown[]
 }
 
 export const PASSWORDS = { alice: 'alice-secret', bob: 'b:o:b:secret', carol: 'carol-secret' } as const
@@ -161,7 +163,8 @@ export async function setup(t: Test): Promise<Fixture> {
   await engine.addMasterAccount({ user: 'alice', password: PASSWORDS.alice, partner: true })
   await engine.addMasterAccount({ user: 'bob', password: PASSWORDS.bob, partner: true })
   await engine.addMasterAccount({ user: 'carol', password: PASSWORDS.carol })
-  const app = express().use('/api', apiRouter(engine, { onError: () => {} }))
+  const errors: unknown[] = []
+  const app = express().use('/api', apiRouter(engine, { onError: (error) => errors.push(error) }))
   const server = app.listen(0, '127.0.0.1')
   await new Promise<void>((resolve) => server.once('listening', resolve))
   t.teardown(async () => {
@@ -190,6 +193,7 @@ export async function setup(t: Test): Promise<Fixture> {
     clock,
     builder,
     server,
+    errors,
     base: `http://127.0.0.1:${port}/api`,
     alice: client('alice', PASSWORDS.alice),
     bob: client('bob', PASSWORDS.bob),
