@@ -218,6 +218,19 @@ t.test('recording validates its input', async (t) => {
   t.strictSame(await engine.as('alice').siteAnalytics('recorded'), { UNIQUE_VISITORS: 0, VISITS: 0, PAGE_VIEWS: 0 }, 'nothing was recorded')
 })
 
+t.test('visits of any year from 1 to 9999 are recorded and queried as dated', async (t) => {
+  const { engine, site, get } = await setup(t)
+  await site('alice', 'oldvisits')
+  // Date.UTC reads years 0-99 as 1900-1999: neither bound nor query may go through it.
+  for (const at of ['0001-01-01T00:00:00', '0050-06-01T12:00:00', '1500-01-01T12:00:00']) {
+    await engine.recordVisit({ site_name: 'oldvisits', visitor_id: at, at: new Date(`${at}Z`) })
+  }
+  await t.rejects(engine.recordVisit({ site_name: 'oldvisits', visitor_id: 'v', at: new Date(Date.parse('0001-01-01T00:00:00Z') - 1) }), { error_code: 'InvalidInput', message: /at/ })
+  t.same((await get('alice', '/analytics/site/oldvisits?from=0050-06-01&to=0050-06-01')).body, { UNIQUE_VISITORS: 1, VISITS: 1, PAGE_VIEWS: 1 }, 'year 50')
+  t.same((await get('alice', '/analytics/site/oldvisits?from=0001-01-01&to=1500-01-01')).body, { UNIQUE_VISITORS: 3, VISITS: 3, PAGE_VIEWS: 3 }, 'years 1 to 1500')
+  t.same((await get('alice', '/analytics/site/oldvisits?from=1950-06-01&to=1950-06-01')).body, { UNIQUE_VISITORS: 0, VISITS: 0, PAGE_VIEWS: 0 }, 'not 1950')
+})
+
 t.test('a first visit builds a create_now=false site', async (t) => {
   const { engine, built, site } = await setup(t)
   await site('alice', 'lazysite', { create_now: 'false' })

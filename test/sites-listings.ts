@@ -81,6 +81,15 @@ for (const path of ['/sites/created', '/sites/modified']) {
     t.same(await names(f, path, { from: '2024-02-29', to: '2024-02-29T23:59:59' }), [], 'a leap day is a real date')
   })
 
+  t.test(`${path}: years 0001 to 0099 are real dates (Date.UTC would read them as 19xx)`, async (t) => {
+    const f = await setup(t)
+    await createAt(f, 'ancient', '0050-06-01T10:00:00')
+    f.clock.set('2025-03-10T12:00:00')
+    t.same(await names(f, path, { from: '0050-06-01', to: '0050-06-01T23:59:59' }), ['ancient'], 'a day of year 50')
+    t.same(await names(f, path, { from: '0001-01-01', to: '0099-12-31T23:59:59' }), ['ancient'], 'years 1 to 99')
+    t.same(await names(f, path, { from: '1950-06-01', to: '1950-06-01T23:59:59' }), [], 'not 1950')
+  })
+
   t.test(`${path}: repeated and unknown parameters are InvalidInput`, async (t) => {
     const f = await setup(t)
     isError(t, await f.alice.get(`${path}?from=2025-03-01&from=2025-03-02`), 400, 'InvalidInput', 'from twice')

@@ -23,7 +23,7 @@ import { ServiceError, invalidInput, notExist } from '../errors.js'
 import { validateMostTrafficQuery, validateSiteAnalyticsQuery } from '../schema/analytics.js'
 import type { ActivityTotals, Dimension, PeriodRow, TrafficTotals } from '../store/contract.js'
 import type { CallContext, EngineContext } from './context.js'
-import { DAY_MS, formatDay, resolvePeriod, secondsToNextUtcDay, startOfDay } from './dates.js'
+import { DAY_MS, formatDay, resolvePeriod, secondsToNextUtcDay, startOfDay, utc } from './dates.js'
 import type { Query } from './types.js'
 import { buildOnFirstVisit } from './lifecycle.js'
 import { UNKNOWN, systemOf, type SystemInfo } from './user-agent.js'
@@ -39,8 +39,8 @@ export const MAX_PAGE_VIEWS = 10_000
 const MAX_VISITOR_ID = 256
 const MAX_GEO = 100
 /** Dates a day bucket can name (`YYYY-MM-DD` with a four-digit year). */
-const MIN_AT = Date.UTC(1, 0, 1)
-const MAX_AT = Date.UTC(9999, 11, 31, 23, 59, 59, 999)
+const MIN_AT = utc(1, 0, 1)
+const MAX_AT = utc(9999, 11, 31, 23, 59, 59) + 999
 
 const KINDS: ReadonlySet<string> = new Set<ActivityKind>(['click_to_call', 'click_to_map', 'click_to_email', 'form_submit'])
 const VISIT_FIELDS: ReadonlySet<string> = new Set(['site_name', 'at', 'visitor_id', 'user_agent', 'country', 'region', 'page_views'])

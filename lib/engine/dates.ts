@@ -23,6 +23,17 @@ export function startOfDay(ms: number): number {
 }
 
 /**
+ * `Date.UTC` (month from 0) taking the year as given: `Date.UTC` itself reads
+ * years 0 to 99 as 1900 to 1999, which made 0050-06-01 "not a real date".
+ */
+export function utc(year: number, month: number, day: number, hours = 0, minutes = 0, seconds = 0): number {
+  const date = new Date(0)
+  date.setUTCFullYear(year, month, day)
+  date.setUTCHours(hours, minutes, seconds, 0)
+  return date.getTime()
+}
+
+/**
  * Parses `YYYY-MM-DDThh:mm:ss` or `YYYY-MM-DD` (start of that UTC day) as UTC.
  * Anything else, or an impossible date such as 2025-02-30, is InvalidInput
  * naming the parameter.
@@ -31,7 +42,7 @@ export function parseDateInput(value: unknown, name: string): number {
   const m = typeof value === 'string' ? INPUT.exec(value) : null
   if (!m) throw invalidInput(`${name} must be a UTC date YYYY-MM-DD or YYYY-MM-DDThh:mm:ss`)
   const [y, mo, d, h = '0', mi = '0', s = '0'] = m.slice(1).map((part) => part ?? '0') as string[]
-  const ms = Date.UTC(+y!, +mo! - 1, +d!, +h, +mi, +s)
+  const ms = utc(+y!, +mo! - 1, +d!, +h, +mi, +s)
   const back = new Date(ms)
   const valid =
     back.getUTCFullYear() === +y! && back.getUTCMonth() === +mo! - 1 && back.getUTCDate() === +d! &&
