@@ -5,7 +5,7 @@
  * sites-publish.ts.
  */
 import t, { type Test } from 'tap'
-import { createSite, eventually, isError, setup, siteBody, type Fixture } from './helpers/api.js'
+import { createSite, eventually, setup, siteBody, type Fixture } from './helpers/api.js'
 
 /** The retrieved site, or undefined when it does not exist. */
 async function site(f: Fixture, name: string): Promise<Record<string, unknown> | undefined> {

@@ -19,13 +19,14 @@ import type {
   MostTrafficRow,
   TrafficMetrics,
 } from '../../types/index.js'
-import { ServiceError, invalidInput, notExist } from '../errors.js'
+import { ServiceError, invalidInput } from '../errors.js'
 import { validateMostTrafficQuery, validateSiteAnalyticsQuery } from '../schema/analytics.js'
 import type { ActivityTotals, Dimension, PeriodRow, TrafficTotals } from '../store/contract.js'
 import type { CallContext, EngineContext } from './context.js'
 import { DAY_MS, formatDay, resolvePeriod, secondsToNextUtcDay, startOfDay, utc } from './dates.js'
 import type { Query } from './types.js'
 import { buildOnFirstVisit } from './lifecycle.js'
+import { ownSite, siteNotFound } from './own-site.js'
 import { UNKNOWN, systemOf, type SystemInfo } from './user-agent.js'
 
 /** Calls per UTC day per master account per analytics method (SPEC.md §8). */
@@ -119,7 +120,7 @@ export async function recordVisit(ctx: EngineContext, input: unknown): Promise<v
   const region = geoOf(fields, 'region')
   const site_name = siteNameOf(fields)
   const recorded = await ctx.store.recordVisit({ site_name, day, visitor_id, page_views, browser: system.browser, os: system.os, country, region })
-  if (recorded === undefined) throw notExist(`site ${site_name} does not exist`)
+  if (recorded === undefined) throw siteNotFound(site_name)
   if (recorded.build === 'delayed') await buildOnFirstVisit(ctx, site_name)
 }
 
@@ -134,7 +135,7 @@ export async function recordActivity(ctx: EngineContext, input: unknown): Promis
   const region = geoOf(fields, 'region')
   const site_name = siteNameOf(fields)
   const recorded = await ctx.store.recordActivity({ site_name, day, kind: kind as ActivityKind, browser: system.browser, os: system.os, country, region })
-  if (recorded === undefined) throw notExist(`site ${site_name} does not exist`)
+  if (recorded === undefined) throw siteNotFound(site_name)
 }
 
 // --------------------------------------------------------------- queries
@@ -204,8 +205,7 @@ export async function siteAnalytics(
   const q = validateSiteAnalyticsQuery(definedEntries(query))
   const now = ctx.now()
   const { from, to } = periodDays(q, now)
-  const site = typeof site_name === 'string' ? await ctx.store.getSite(site_name) : undefined
-  if (site === undefined || site.owner !== ctx.caller.user) throw notExist(`site ${String(site_name)} does not exist`)
+  const site = await ownSite(ctx, site_name)
   await countCall(ctx, 'siteAnalytics', 'Get Site Analytics', now)
   const dimension = q.dimension
   if (q.result === 'activities') {

@@ -4,10 +4,11 @@
  * redirect confirmations.
  */
 import type { CreationFailure } from '../../types/index.js'
-import { invalidInput, notExist } from '../errors.js'
+import { invalidInput } from '../errors.js'
 import { validatePublishQuery, validateRecreateSite } from '../schema/sites.js'
 import type { SitePatch, SiteRecord } from '../store/contract.js'
 import type { CallContext, EngineContext } from './context.js'
+import { ownSite, siteNotFound } from './own-site.js'
 import { PROPERTY_KEYS, toSite } from './site-view.js'
 import type { Query } from './types.js'
 
@@ -78,12 +79,12 @@ export function buildOnFirstVisit(ctx: EngineContext, site_name: string): Promis
 export async function publishSite(ctx: CallContext, site_name: string, query: Query = {}): Promise<void> {
   const test = String(validatePublishQuery(query).test ?? 'false') === 'true'
   const outcome = await ctx.store.publishSite(ctx.caller.user, site_name, ctx.now().getTime(), !test)
-  if (!outcome) throw notExist(`site ${site_name} does not exist`)
+  if (!outcome) throw siteNotFound(site_name)
 }
 
 async function patchOwnSite(ctx: CallContext, site_name: string, patch: SitePatch): Promise<void> {
   const updated = await ctx.store.updateSite(ctx.caller.user, site_name, patch)
-  if (!updated) throw notExist(`site ${site_name} does not exist`)
+  if (!updated) throw siteNotFound(site_name)
 }
 
 /** Unpublish Site: off production; the subscription is unchanged. */
@@ -100,20 +101,19 @@ export function resetCache(ctx: CallContext, site_name: string): Promise<void> {
 /** Recreate Site: creation properties restored, rebuilt, unpublished unless `republish`. */
 export async function recreateSite(ctx: CallContext, site_name: string, body: unknown): Promise<void> {
   const { republish = false } = validateRecreateSite(body ?? {})
-  const site = await ctx.store.getSite(site_name)
-  if (!site || site.owner !== ctx.caller.user) throw notExist(`site ${site_name} does not exist`)
+  const site = await ownSite(ctx, site_name)
   const patch: SitePatch = { modified_at: ctx.now().getTime(), published_at: null, build: 'built', publish_when_built: null }
   const writable = patch as Record<string, unknown>
   for (const key of PROPERTY_KEYS) writable[key] = site.initial[key] ?? null
   // The expectation makes restore-from-`initial` apply only to the site those properties were read from.
   const restored = await ctx.store.updateSite(ctx.caller.user, site_name, patch, { created_at: site.created_at })
-  if (!restored) throw notExist(`site ${site_name} does not exist`)
+  if (!restored) throw siteNotFound(site_name)
   await build(ctx, restored, { publish: republish, failure: 'record' })
 }
 
 /** Records a confirmed redirect to the site (last_confirmed_redirected_date). */
 export async function confirmRedirect(ctx: EngineContext, site_name: string, at: Date): Promise<void> {
   const site = await ctx.store.getSite(site_name)
-  if (!site) throw notExist(`site ${site_name} does not exist`)
+  if (!site) throw siteNotFound(site_name)
   await ctx.store.updateSite(site.owner, site_name, { redirect_confirmed_at: at.getTime() })
 }

@@ -14,6 +14,7 @@ import {
 import type { SitePatch, SiteRecord } from '../store/contract.js'
 import type { CallContext } from './context.js'
 import { resolvePeriod } from './dates.js'
+import { ownSite, siteNotFound } from './own-site.js'
 import { build } from './lifecycle.js'
 import { baseName, suffixedName } from './names.js'
 import { toSite, toSummary } from './site-view.js'
@@ -24,13 +25,6 @@ const NAME_ATTEMPTS = 8
 
 /** `GET /sites/created` and `/sites/modified` are the listings, so sites of these names could never be read. */
 const RESERVED_NAMES: ReadonlySet<string> = new Set(['created', 'modified'])
-
-/** The caller's site, or ResourceNotExist (another owner's site does not exist for this caller). */
-export async function ownSite(ctx: CallContext, site_name: string): Promise<SiteRecord> {
-  const site = await ctx.store.getSite(site_name)
-  if (!site || site.owner !== ctx.caller.user) throw notExist(`site ${site_name} does not exist`)
-  return site
-}
 
 /** The site properties of a validated site_data, with the business info keys merged (DESIGN.md). */
 function propertiesFrom(data: SiteData): SiteProperties {
@@ -124,12 +118,12 @@ export async function getSiteByExternalUid(ctx: CallContext, external_uid: strin
 export async function updateSite(ctx: CallContext, site_name: string, body: unknown): Promise<void> {
   const patch: SitePatch = { ...validateUpdateSite(body), modified_at: ctx.now().getTime() }
   const updated = await ctx.store.updateSite(ctx.caller.user, site_name, patch)
-  if (!updated) throw notExist(`site ${site_name} does not exist`)
+  if (!updated) throw siteNotFound(site_name)
 }
 
 /** Delete Site: permanent; the store cancels the subscription and drops grants. */
 export async function deleteSite(ctx: CallContext, site_name: string): Promise<void> {
-  if (!(await ctx.store.deleteSite(ctx.caller.user, site_name))) throw notExist(`site ${site_name} does not exist`)
+  if (!(await ctx.store.deleteSite(ctx.caller.user, site_name))) throw siteNotFound(site_name)
 }
 
 /** Retrieve Sites created (or modified) in a period; default the 7 days before `to`. */
