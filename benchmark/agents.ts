@@ -12,8 +12,8 @@
 import MobileDetect from 'mobile-detect'
 import { isMobile } from 'is-mobile'
 import UAParser from 'ua-parser-js'
-import { DEFAULT_AGENTS } from '../lib/redirect/agents.js'
-import { createAgentMatcher } from '../lib/redirect/matcher.js'
+import { DEFAULT_AGENTS } from '../lib/agents/default.js'
+import { createAgentMatcher } from '../lib/agents/matcher.js'
 import { corpus, corpusVersion, score } from '../test/helpers/agents-corpus.js'
 import { throughput } from './agents-http.js'
 

@@ -1,6 +1,6 @@
 import t from 'tap'
-import { DEFAULT_AGENT_NAMES, DEFAULT_AGENTS } from '../lib/redirect/agents.js'
-import { createAgentMatcher } from '../lib/redirect/matcher.js'
+import { DEFAULT_AGENT_NAMES, DEFAULT_AGENTS } from '../lib/agents/default.js'
+import { createAgentMatcher } from '../lib/agents/matcher.js'
 import { corpus, corpusVersion, score } from './helpers/agents-corpus.js'
 import { knownDisagreements, notPhones, phones } from './helpers/agents-fixtures.js'
 

@@ -1,7 +1,7 @@
 import express, { type Request } from 'express'
 import request from 'supertest'
 import t from 'tap'
-import { analyticsCollector, cdnGeo, type CollectorEngine, type CollectorOptions } from '../lib/http/collector.js'
+import { analyticsCollector, cdnGeo, type CollectorEngine, type CollectorOptions } from '../lib/collector/index.js'
 import type { ActivityInput, VisitInput } from '../lib/engine/types.js'
 
 const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1'

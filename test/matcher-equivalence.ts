@@ -5,9 +5,9 @@
  */
 import fc from 'fast-check'
 import t from 'tap'
-import { DEFAULT_AGENTS } from '../lib/redirect/agents.js'
-import { compileSource } from '../lib/redirect/compile.js'
-import { createAgentMatcher } from '../lib/redirect/matcher.js'
+import { DEFAULT_AGENTS } from '../lib/agents/default.js'
+import { compileSource } from '../lib/agents/compile.js'
+import { createAgentMatcher } from '../lib/agents/matcher.js'
 import { corpusUserAgents } from './helpers/agents-corpus.js'
 import { notPhones, phones } from './helpers/agents-fixtures.js'
 

@@ -3,9 +3,9 @@
  * sources, and the verdict cache.
  */
 import t from 'tap'
-import { DEFAULT_AGENTS } from '../lib/redirect/agents.js'
-import { AgentsSourceError, compileAgents, createAgentMatcher } from '../lib/redirect/matcher.js'
-import { analyzeAlternative, splitAlternatives, stripWrappers } from '../lib/redirect/parse.js'
+import { DEFAULT_AGENTS } from '../lib/agents/default.js'
+import { AgentsSourceError, compileAgents, createAgentMatcher } from '../lib/agents/matcher.js'
+import { analyzeAlternative, splitAlternatives, stripWrappers } from '../lib/agents/parse.js'
 
 function refusal(fn: () => unknown): AgentsSourceError {
   try {

@@ -4,7 +4,7 @@
  */
 import request from 'supertest'
 import t from 'tap'
-import { DEFAULT_AGENTS } from '../lib/redirect/agents.js'
+import { DEFAULT_AGENTS } from '../lib/agents/default.js'
 import { mobileRedirect } from '../lib/redirect/middleware.js'
 import { listen, notPhones, phones, rawGet, redirectApp } from './helpers/redirect-app.js'
 

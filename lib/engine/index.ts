@@ -3,7 +3,7 @@
  * router, the redirect middleware and in-process callers all use it.
  */
 import { ServiceError } from '../errors.js'
-import { DEFAULT_AGENTS } from '../redirect/agents.js'
+import { DEFAULT_AGENTS } from '../agents/default.js'
 import { StoreUnavailableError } from '../store/contract.js'
 import { MemoryStore } from '../store/memory.js'
 import * as accounts from './accounts.js'

@@ -6,8 +6,8 @@
  */
 import type { IncomingHttpHeaders } from 'node:http'
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
-import { DEFAULT_AGENTS } from './agents.js'
-import type { AgentMatcher, AgentMatcherOptions } from './matcher.js'
+import { DEFAULT_AGENTS } from '../agents/default.js'
+import type { AgentMatcher, AgentMatcherOptions } from '../agents/matcher.js'
 import { engineProvider, remoteProvider, staticProvider, type AgentsEngine, type AgentsProvider } from './providers.js'
 import type { RemoteAgentsOptions } from './remote.js'
 import * as rq from './request.js'

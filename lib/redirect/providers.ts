@@ -4,8 +4,8 @@
  * matcher when a new source fails, and reports why.
  */
 import type { Engine } from '../engine/types.js'
-import { DEFAULT_AGENTS } from './agents.js'
-import { createAgentMatcher, type AgentMatcher, type AgentMatcherOptions } from './matcher.js'
+import { DEFAULT_AGENTS } from '../agents/default.js'
+import { createAgentMatcher, type AgentMatcher, type AgentMatcherOptions } from '../agents/matcher.js'
 import { fetchAgents, type RemoteAgentsOptions } from './remote.js'
 
 /** The part of an engine the middleware uses. */

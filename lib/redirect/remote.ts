@@ -2,7 +2,7 @@
  * Fetching the supported-agents source from a running mobisite service
  * (`GET {baseUrl}/agents`, HTTP Basic auth, JSON string body).
  */
-import { AgentsSourceError } from './matcher.js'
+import { AgentsSourceError } from '../agents/matcher.js'
 
 /** Where and how to fetch the agents source. */
 export interface RemoteAgentsOptions {
