@@ -9,6 +9,7 @@ import { MemoryStore } from '../store/memory.js'
 import * as accounts from './accounts.js'
 import * as analytics from './analytics.js'
 import type { CallContext, EngineContext } from './context.js'
+import { registerContext } from './internal.js'
 import * as lifecycle from './lifecycle.js'
 import * as masters from './masters.js'
 import * as sites from './sites.js'
@@ -102,7 +103,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     }
   }
 
-  return {
+  const engine: Engine = {
     store: ctx.store,
     now: () => ctx.now(),
     addMasterAccount: (account) => guard(() => masters.addMasterAccount(ctx.store, account)),
@@ -128,4 +129,6 @@ export function createEngine(options: EngineOptions = {}): Engine {
       await ctx.store.close()
     },
   }
+  registerContext(engine, ctx)
+  return engine
 }
