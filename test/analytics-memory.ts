@@ -4,7 +4,7 @@ import t from 'tap'
 import type { ActivityEvent, ActivityTotals, Dimension, PeriodRow, TrafficTotals, VisitEvent } from '../lib/store/contract.js'
 import { MemoryAnalytics } from '../lib/store/memory-analytics.js'
 import { DistinctCounter, addInt, type IntSet } from '../lib/store/visitor-set.js'
-import { visitEvent } from './helpers/store-conformance-analytics.js'
+import { visitEvent } from '../lib/testing/conformance/analytics.js'
 
 t.test('distinct visitors are exact at every size', async (t) => {
   const analytics = new MemoryAnalytics()

@@ -8,9 +8,9 @@ import t from 'tap'
 import { Redis } from 'ioredis'
 import { StoreUnavailableError } from '../lib/store/contract.js'
 import { RedisStore } from '../lib/store/redis.js'
-import { accountRecord, siteRecord } from './helpers/store-conformance-fixtures.js'
-import { storeConformance } from './helpers/store-conformance.js'
-import { analyticsConformance } from './helpers/store-conformance-analytics.js'
+import { accountRecord, siteRecord } from '../lib/testing/conformance/fixtures.js'
+import { storeConformance } from '../lib/testing/conformance/index.js'
+import { analyticsConformance } from '../lib/testing/conformance/analytics.js'
 import { REDIS_URL, deleteUnder, freePort, keysUnder, randomPrefix, redisOrSkip } from './helpers/redis.js'
 
 const admin = await redisOrSkip(t, 'Redis suite')

@@ -10,9 +10,9 @@ import type { Store } from '../lib/store/contract.js'
 import { MemoryAnalytics } from '../lib/store/memory-analytics.js'
 import { MemoryStore } from '../lib/store/memory.js'
 import { OrderedIndex } from '../lib/store/ordered-index.js'
-import { storeConformance } from './helpers/store-conformance.js'
-import { analyticsConformance } from './helpers/store-conformance-analytics.js'
-import { T0, accountRecord, at, siteRecord } from './helpers/store-conformance-fixtures.js'
+import { storeConformance } from '../lib/testing/conformance/index.js'
+import { analyticsConformance } from '../lib/testing/conformance/analytics.js'
+import { T0, accountRecord, at, siteRecord } from '../lib/testing/conformance/fixtures.js'
 
 storeConformance(t, 'MemoryStore', () => new MemoryStore())
 

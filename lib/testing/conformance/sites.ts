@@ -2,8 +2,8 @@
  * Conformance groups for sites: create-if-absent, reads, patches, the
  * external-uid index and the created/modified listings.
  */
-import { T0, TRICKY_NAMES, at, fullSiteRecord, open, siteRecord } from './store-conformance-fixtures.js'
-import type { StoreFactory, Tap } from './store-conformance-fixtures.js'
+import { T0, TRICKY_NAMES, at, fullSiteRecord, open, siteRecord } from './fixtures.js'
+import type { StoreFactory, Tap } from './fixtures.js'
 
 /** Registers the site groups on `t`. */
 export function siteGroups(t: Tap, factory: StoreFactory): void {

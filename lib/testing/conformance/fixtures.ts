@@ -3,7 +3,7 @@
  * record builders with sensible defaults.
  */
 import type { Test } from 'tap'
-import type { AccountRecord, MasterRecord, SiteRecord, Store } from '../../lib/store/contract.js'
+import type { AccountRecord, MasterRecord, SiteRecord, Store } from '../../store/contract.js'
 
 /** A tap test (the root `t` or any subtest). */
 export type Tap = Test

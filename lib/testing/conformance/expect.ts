@@ -3,9 +3,9 @@
  * deleteSite apply only when the stored site holds the expected created_at
  * and build, checked in the same atomic step as the mutation.
  */
-import type { SiteExpectation, SiteRecord, Store } from '../../lib/store/contract.js'
-import { accountRecord, at, open, siteRecord } from './store-conformance-fixtures.js'
-import type { StoreFactory, Tap } from './store-conformance-fixtures.js'
+import type { SiteExpectation, SiteRecord, Store } from '../../store/contract.js'
+import { accountRecord, at, open, siteRecord } from './fixtures.js'
+import type { StoreFactory, Tap } from './fixtures.js'
 
 const ALL: [number, number] = [0, Number.MAX_SAFE_INTEGER]
 const EMPTY = { charges: [], subscriptions: [] }

@@ -2,8 +2,8 @@
  * Conformance groups for publishing, billing and deletion: the first-publish
  * charge, subscriptions, and what Delete Site cascades to.
  */
-import { TRICKY_NAMES, accountRecord, at, open, siteRecord } from './store-conformance-fixtures.js'
-import type { StoreFactory, Tap } from './store-conformance-fixtures.js'
+import { TRICKY_NAMES, accountRecord, at, open, siteRecord } from './fixtures.js'
+import type { StoreFactory, Tap } from './fixtures.js'
 
 const ALL: [number, number] = [0, Number.MAX_SAFE_INTEGER]
 

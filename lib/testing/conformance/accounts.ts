@@ -2,8 +2,8 @@
  * Conformance groups for master accounts, sub-user accounts and grants,
  * including grants racing the deletes they must not survive.
  */
-import { TRICKY_NAMES, accountRecord, masterRecord, open, siteRecord } from './store-conformance-fixtures.js'
-import type { StoreFactory, Tap } from './store-conformance-fixtures.js'
+import { TRICKY_NAMES, accountRecord, masterRecord, open, siteRecord } from './fixtures.js'
+import type { StoreFactory, Tap } from './fixtures.js'
 
 /** Registers the master, account and grant groups on `t`. */
 export function accountGroups(t: Tap, factory: StoreFactory): void {

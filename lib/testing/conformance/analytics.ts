@@ -9,9 +9,9 @@
  * (at least 1 above 1 visitor); exactness of the memory store is tested in
  * test/analytics-memory.ts. Every other figure is exact for every store.
  */
-import type { ActivityEvent, SiteRecord, Store, TrafficTotals, VisitEvent } from '../../lib/store/contract.js'
-import { TRICKY_NAMES, open, siteRecord } from './store-conformance-fixtures.js'
-import type { StoreFactory, Tap } from './store-conformance-fixtures.js'
+import type { ActivityEvent, SiteRecord, Store, TrafficTotals, VisitEvent } from '../../store/contract.js'
+import { TRICKY_NAMES, open, siteRecord } from './fixtures.js'
+import type { StoreFactory, Tap } from './fixtures.js'
 
 /** A visit with neutral dimension values; `over` replaces fields. */
 export function visitEvent(site_name: string, day: string, visitor_id: string, over: Partial<VisitEvent> = {}): VisitEvent {

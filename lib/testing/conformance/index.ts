@@ -10,14 +10,14 @@
  * opens a store from the factory, which must hand out an EMPTY store on every
  * call, and closes it when the group ends.
  */
-import { accountGroups } from './store-conformance-accounts.js'
-import { expectationGroups } from './store-conformance-expect.js'
-import { open, siteRecord } from './store-conformance-fixtures.js'
-import type { StoreFactory, Tap } from './store-conformance-fixtures.js'
-import { lifecycleGroups } from './store-conformance-lifecycle.js'
-import { siteGroups } from './store-conformance-sites.js'
+import { accountGroups } from './accounts.js'
+import { expectationGroups } from './expect.js'
+import { open, siteRecord } from './fixtures.js'
+import type { StoreFactory, Tap } from './fixtures.js'
+import { lifecycleGroups } from './lifecycle.js'
+import { siteGroups } from './sites.js'
 
-export type { StoreFactory, Tap } from './store-conformance-fixtures.js'
+export type { StoreFactory, Tap } from './fixtures.js'
 
 /** A far-future expiry, so counting never meets expiry in these tests. */
 const FAR = Date.UTC(2999, 0, 1)
