@@ -16,7 +16,10 @@ const shellQuote = (value: string): string => `'${value.replace(/'/g, `'\\''`)}'
 async function storeFromEnv(): Promise<{ store?: Store; label: string }> {
   const url = process.env.REDIS_URL
   if (!url) return { label: 'memory store: state lives in this process' }
-  const { RedisStore } = await import('./store/redis.js')
+  // Only here is ioredis loaded: a memory-store server does not need it installed.
+  const { RedisStore } = await import('./redis.js').catch((error: unknown) => {
+    throw new Error(`REDIS_URL is set but the optional peer dependency ioredis could not be loaded (npm install ioredis): ${String(error)}`)
+  })
   const prefix = process.env.MOBISITE_REDIS_PREFIX
   return { store: new RedisStore({ url, ...(prefix ? { prefix } : {}) }), label: `Redis store at ${url}` }
 }

@@ -30,7 +30,6 @@ export {
 } from './collector/index.js'
 export { startServer, type RunningServer, type ServerOptions } from './server.js'
 export { MemoryStore } from './store/memory.js'
-export { RedisStore } from './store/redis.js'
 export * from './store/contract.js'
 export * from './agents/index.js'
 export * from './redirect/index.js'

@@ -9,7 +9,7 @@ import t from 'tap'
 import { createEngine, startServer } from '../lib/index.js'
 import type { Store } from '../lib/store/contract.js'
 import { RedisStore } from '../lib/store/redis.js'
-import type { Tap } from '../lib/testing/conformance/fixtures.js'
+import type { Test as Tap } from 'tap'
 import {
   OwnRedis,
   freePort,

@@ -6,7 +6,7 @@
  */
 import { existsSync } from 'node:fs'
 import { type Browser, chromium } from 'playwright-core'
-import type { Tap } from '../../lib/testing/conformance/fixtures.js'
+import type { Test as Tap } from 'tap'
 
 const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome']
 

@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { createServer } from 'node:net'
 import { Redis } from 'ioredis'
-import type { Tap } from '../../lib/testing/conformance/fixtures.js'
+import type { Test as Tap } from 'tap'
 
 /** The Redis under test, or undefined when the Redis suites are to be skipped. */
 export const REDIS_URL: string | undefined = process.env.REDIS_URL || undefined

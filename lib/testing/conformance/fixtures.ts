@@ -2,11 +2,39 @@
  * Shared pieces of the store conformance suite: how a test opens a store, and
  * record builders with sensible defaults.
  */
-import type { Test } from 'tap'
 import type { AccountRecord, MasterRecord, SiteRecord, Store } from '../../store/contract.js'
 
-/** A tap test (the root `t` or any subtest). */
-export type Tap = Test
+/**
+ * The part of a test object the suite uses. node-tap's `Test` (the root `t` or
+ * any subtest) satisfies it, so the published types need no test framework;
+ * another runner can be adapted with a small wrapper.
+ */
+export interface Tap {
+  /** Runs `fn` as a named subtest; the returned promise settles when it ends. */
+  test(name: string, fn: (t: Tap) => unknown): Promise<unknown>
+  /** Registers cleanup to run when this test ends. */
+  teardown(fn: () => unknown): unknown
+  ok(value: unknown): unknown
+  ok(value: unknown, message: string): unknown
+  notOk(value: unknown): unknown
+  notOk(value: unknown, message: string): unknown
+  /** Strict equality (`===`). */
+  equal(found: unknown, wanted: unknown): unknown
+  equal(found: unknown, wanted: unknown, message: string): unknown
+  /** Strict inequality (`!==`). */
+  not(found: unknown, notWanted: unknown): unknown
+  not(found: unknown, notWanted: unknown, message: string): unknown
+  /** Deep equality, loose about types. */
+  same(found: unknown, wanted: unknown): unknown
+  same(found: unknown, wanted: unknown, message: string): unknown
+  /** Deep equality, strict about types and prototypes. */
+  strictSame(found: unknown, wanted: unknown): unknown
+  strictSame(found: unknown, wanted: unknown, message: string): unknown
+  /** Passes when the promise rejects (with an instance of `wanted`, when given). */
+  rejects(promise: Promise<unknown>): Promise<unknown>
+  rejects(promise: Promise<unknown>, message: string): Promise<unknown>
+  rejects(promise: Promise<unknown>, wanted: new (...args: never[]) => Error, message: string): Promise<unknown>
+}
 
 /** Makes a new, EMPTY store each call (a shared store uses a fresh key prefix or schema). */
 export type StoreFactory = () => Promise<Store> | Store

@@ -1,0 +1,7 @@
+/**
+ * `mobisite/redis`: the Store on Redis, for several processes sharing one
+ * state. A separate entry so that the package root never loads ioredis;
+ * install `ioredis` (an optional peer dependency) to use it.
+ */
+export { RedisStore, type RedisStoreOptions } from './store/redis.js'
+export type { RedisTimeouts } from './store/redis-conn.js'

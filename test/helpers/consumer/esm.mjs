@@ -1,0 +1,55 @@
+// ESM consumer of the packed mobisite (run by test/package.ts in a temporary project).
+import { once } from 'node:events'
+import { createRequire } from 'node:module'
+import express from 'express'
+import { ServiceError, apiRouter, createEngine } from 'mobisite'
+import * as testing from 'mobisite/testing'
+
+const require = createRequire(import.meta.url)
+const cjs = require('mobisite')
+
+const engine = createEngine()
+await engine.addMasterAccount({ user: 'u', password: 'p' })
+const app = express()
+app.use('/api', apiRouter(engine))
+const server = app.listen(0, '127.0.0.1')
+await once(server, 'listening')
+const base = `http://127.0.0.1:${server.address().port}/api`
+const headers = { authorization: `Basic ${Buffer.from('u:p').toString('base64')}`, 'content-type': 'application/json' }
+const created = await fetch(`${base}/sites/create`, {
+  method: 'POST',
+  headers,
+  body: JSON.stringify({ site_data: { original_site_url: 'https://www.consumer.example/' } }),
+}).then((res) => res.json())
+const missing = await fetch(`${base}/no/such/path`, { headers })
+const notFound = { status: missing.status, error_code: (await missing.json()).error_code }
+server.close()
+
+let redisNeedsIoredis
+try {
+  await import('mobisite/redis')
+  redisNeedsIoredis = false
+} catch (error) {
+  redisNeedsIoredis = /ioredis/.test(String(error?.message))
+}
+
+const esmError = await engine.as('u').getSite('nosuch').catch((error) => error)
+const cjsEngine = cjs.createEngine()
+await cjsEngine.addMasterAccount({ user: 'u', password: 'p' })
+const cjsError = await cjsEngine.as('u').getSite('nosuch').catch((error) => error)
+await engine.close()
+await cjsEngine.close()
+
+console.log(
+  JSON.stringify({
+    created,
+    notFound,
+    testingExports: Object.keys(testing).filter((name) => name.endsWith('Conformance')).sort(),
+    redisNeedsIoredis,
+    twoCopiesOfTheClass: ServiceError !== cjs.ServiceError,
+    esmErrorIsEsmServiceError: esmError instanceof ServiceError,
+    cjsErrorIsEsmServiceError: cjsError instanceof ServiceError,
+    esmErrorIsCjsServiceError: esmError instanceof cjs.ServiceError,
+    plainErrorIsNot: new Error('x') instanceof ServiceError,
+  }),
+)

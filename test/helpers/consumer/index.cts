@@ -1,0 +1,7 @@
+// A strict CommonJS TypeScript consumer of the packed mobisite (compiled by test/package.ts).
+import mobisite = require('mobisite')
+import testing = require('mobisite/testing')
+
+export const engine: mobisite.Engine = mobisite.createEngine()
+export const isError = (error: unknown): boolean => error instanceof mobisite.ServiceError
+export const conformance: typeof testing.storeConformance = testing.storeConformance
