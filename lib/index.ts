@@ -7,6 +7,7 @@
  * - `startServer()`: a real, stateful server; also a test double with a fake clock.
  */
 export { createEngine } from './engine/index.js'
+export type { CredentialCacheOptions } from './engine/masters.js'
 export type {
   ActivityInput,
   Caller,

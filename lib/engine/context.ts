@@ -5,6 +5,7 @@
  */
 import type { Site } from '../../types/index.js'
 import type { Store } from '../store/contract.js'
+import type { MasterRegistry } from './masters.js'
 import type { Caller } from './types.js'
 
 /** Shared state of one engine instance. */
@@ -17,6 +18,12 @@ export interface EngineContext {
   readonly track: (work: Promise<unknown>) => void
   /** Builds in flight in this process, by site name, so concurrent triggers share one. */
   readonly builds: Map<string, Promise<void>>
+  /**
+   * The master accounts: authentication, its verified-credential cache, and
+   * the masters this process re-creates when the store lost them. Code that
+   * changes masters in the store directly calls `masters.forget()`.
+   */
+  readonly masters: MasterRegistry
 }
 
 /** An authenticated master account and the context it acts in. */

@@ -11,7 +11,7 @@ import * as analytics from './analytics.js'
 import type { CallContext, EngineContext } from './context.js'
 import { registerContext } from './internal.js'
 import * as lifecycle from './lifecycle.js'
-import * as masters from './masters.js'
+import { MasterRegistry } from './masters.js'
 import * as sites from './sites.js'
 import type { Caller, Engine, EngineOptions, MasterApi } from './types.js'
 
@@ -54,8 +54,11 @@ function validateAgents(source: unknown): string {
  */
 export function createEngine(options: EngineOptions = {}): Engine {
   const pending = new Set<Promise<unknown>>()
+  const store = options.store ?? new MemoryStore()
+  const masters = new MasterRegistry(store, options.credentialCache)
   const ctx: EngineContext = {
-    store: options.store ?? new MemoryStore(),
+    store,
+    masters,
     now: options.now ?? (() => new Date()),
     builder: options.builder ?? (async () => {}),
     builds: new Map(),
@@ -68,7 +71,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
 
   async function callContext(caller: string | Caller): Promise<CallContext> {
     if (typeof caller !== 'string') return { ...ctx, caller }
-    const master = await ctx.store.getMaster(caller)
+    const master = await masters.lookup(caller)
     if (!master) throw new ServiceError('Unauthorized', `unknown master account ${caller}`)
     return { ...ctx, caller: { user: master.user, partner: master.partner } }
   }
@@ -106,8 +109,8 @@ export function createEngine(options: EngineOptions = {}): Engine {
   const engine: Engine = {
     store: ctx.store,
     now: () => ctx.now(),
-    addMasterAccount: (account) => guard(() => masters.addMasterAccount(ctx.store, account)),
-    authenticate: (user, password) => guard(() => masters.authenticate(ctx.store, user, password)),
+    addMasterAccount: (account) => guard(() => masters.add(account)),
+    authenticate: (user, password) => guard(() => masters.authenticate(user, password)),
     as,
     recordVisit: (visit) => guard(() => analytics.recordVisit(ctx, visit)),
     recordActivity: (activity) => guard(() => analytics.recordActivity(ctx, activity)),

@@ -1,39 +1,133 @@
 /**
- * Master accounts: who may call the API. Passwords are kept as salted SHA-256
- * and compared in constant time; an unknown user costs the same as a wrong password.
+ * Master accounts: who may call the API.
+ *
+ * Passwords are stored as scrypt hashes (./password-hash.ts). Checking one
+ * costs tens of milliseconds of CPU, so credentials that verified are kept in
+ * a bounded in-process cache keyed by the user and an HMAC of the password
+ * (the key is random per process, so the cache never holds a reusable
+ * password digest). Failures are cached the same way, so a client retrying
+ * a wrong password cannot make the process hash at its pace. A cache entry
+ * lives at most `ttlMs` (default 10 s): a password change or removal made by
+ * ANOTHER instance sharing the store takes effect here within that bound;
+ * changes made through this engine take effect at once.
+ *
+ * The masters given to this process's addMasterAccount are re-created on
+ * demand when the store has lost them (a Redis restart without persistence),
+ * with a create-if-absent, so a record another instance wrote is never overwritten.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+import { createHmac, randomBytes } from 'node:crypto'
+import { LRUCache } from 'lru-cache'
 import { invalidInput } from '../errors.js'
-import type { Store } from '../store/contract.js'
+import type { MasterRecord, Store } from '../store/contract.js'
+import { DECOY_HASH, hashPassword, needsRehash, verifyPassword } from './password-hash.js'
 import type { Caller } from './types.js'
 
-function hash(salt: string, password: string): Buffer {
-  return createHash('sha256').update(salt).update(password).digest()
+/** Bounds of the verified-credential cache (engine option `credentialCache`). */
+export interface CredentialCacheOptions {
+  /** Longest time a verdict is reused without reading the store, in ms. Default 10,000; 0 turns the cache off. */
+  ttlMs?: number
+  /** Most verdicts kept. Default 10,000. */
+  max?: number
 }
 
-/** A stand-in record so unknown users take as long as known ones. */
-const DECOY = { salt: randomBytes(16).toString('hex'), password_hash: randomBytes(32).toString('hex') }
+/** A verdict: the caller the credentials belong to, or null for "wrong". */
+type Verdict = { caller: Caller | null }
 
-/** Adds or replaces a master account. */
-export async function addMasterAccount(
-  store: Store,
-  account: { user: string; password: string; partner?: boolean },
-): Promise<void> {
-  const { user, password, partner = false } = account ?? {}
-  // HTTP Basic splits at the first ':', so a user name holding one could never log in.
-  if (typeof user !== 'string' || user === '' || user.includes(':')) {
-    throw invalidInput('user must be a non-empty string without ":"')
+/** The master accounts of one engine. */
+export class MasterRegistry {
+  /** This process's addMasterAccount records, by user: the ones re-created when the store lost them. */
+  private readonly given = new Map<string, MasterRecord>()
+  private readonly verdicts: LRUCache<string, Verdict> | undefined
+  /** Checks in flight by cache key, so a burst of identical requests hashes once. */
+  private readonly inFlight = new Map<string, Promise<Caller | undefined>>()
+  private readonly hmacKey = randomBytes(32)
+
+  constructor(
+    private readonly store: Store,
+    options: CredentialCacheOptions = {},
+  ) {
+    const ttl = options.ttlMs ?? 10_000
+    if (ttl > 0) this.verdicts = new LRUCache({ max: options.max ?? 10_000, ttl, ttlAutopurge: false })
   }
-  if (typeof password !== 'string' || password === '') throw invalidInput('password must be a non-empty string')
-  if (typeof partner !== 'boolean') throw invalidInput('partner must be a boolean')
-  const salt = randomBytes(16).toString('hex')
-  await store.putMaster({ user, partner, salt, password_hash: hash(salt, password).toString('hex') })
-}
 
-/** The caller for these credentials, or undefined. */
-export async function authenticate(store: Store, user: string, password: string): Promise<Caller | undefined> {
-  const master = await store.getMaster(user)
-  const { salt, password_hash } = master ?? DECOY
-  const matches = timingSafeEqual(hash(salt, password), Buffer.from(password_hash, 'hex'))
-  return master && matches ? { user: master.user, partner: master.partner } : undefined
+  /** Adds or replaces a master account, and remembers it for re-creation. */
+  async add(account: { user: string; password: string; partner?: boolean }): Promise<void> {
+    const { user, password, partner = false } = account ?? {}
+    // HTTP Basic splits at the first ':', so a user name holding one could never log in.
+    if (typeof user !== 'string' || user === '' || user.includes(':')) {
+      throw invalidInput('user must be a non-empty string without ":"')
+    }
+    if (typeof password !== 'string' || password === '') throw invalidInput('password must be a non-empty string')
+    if (typeof partner !== 'boolean') throw invalidInput('partner must be a boolean')
+    const record: MasterRecord = { user, partner, ...(await hashPassword(password)) }
+    await this.store.putMaster(record)
+    this.given.set(user, record)
+    this.forget(user)
+  }
+
+  /**
+   * Drops cached verdicts (of one user, or all), so the next call reads the
+   * store. For package-internal code that changes masters in the store directly.
+   */
+  forget(user?: string): void {
+    if (!this.verdicts) return
+    if (user === undefined) return this.verdicts.clear()
+    const prefix = `${user}\0`
+    for (const key of this.verdicts.keys()) if (key.startsWith(prefix)) this.verdicts.delete(key)
+  }
+
+  /** The caller for these credentials, or undefined. Unknown user and wrong password cost the same. */
+  async authenticate(user: string, password: string): Promise<Caller | undefined> {
+    const key = `${user}\0${createHmac('sha256', this.hmacKey).update(password).digest('base64')}`
+    const cached = this.verdicts?.get(key)
+    if (cached) return cached.caller ?? undefined
+    let check = this.inFlight.get(key)
+    if (!check) {
+      check = this.check(user, password).then(
+        (caller) => {
+          this.inFlight.delete(key)
+          this.verdicts?.set(key, { caller: caller ?? null })
+          return caller
+        },
+        (error: unknown) => {
+          this.inFlight.delete(key)
+          throw error
+        },
+      )
+      this.inFlight.set(key, check)
+    }
+    const caller = await check
+    return caller && { ...caller }
+  }
+
+  /** The stored master, re-created first when it is one of this process's and the store lost it. */
+  async lookup(user: string): Promise<MasterRecord | undefined> {
+    const stored = await this.store.getMaster(user)
+    if (stored) return stored
+    const given = this.given.get(user)
+    if (!given) return undefined
+    // Create-if-absent: when another instance wrote the record meanwhile, that record wins.
+    if (await this.store.putMasterIf(given, null)) return { ...given }
+    return this.store.getMaster(user)
+  }
+
+  private async check(user: string, password: string): Promise<Caller | undefined> {
+    const stored = await this.store.getMaster(user)
+    const given = stored ? undefined : this.given.get(user)
+    const record = stored ?? given
+    if (!record) {
+      await verifyPassword(await DECOY_HASH, password)
+      return undefined
+    }
+    if (!(await verifyPassword(record, password))) return undefined
+    if (given) {
+      const current = await this.lookup(user)
+      return current && current.password_hash === given.password_hash ? { user, partner: current.partner } : this.check(user, password)
+    }
+    if (needsRehash(record.password_hash)) {
+      // Only over the record just verified: a password another instance changed meanwhile stays.
+      await this.store.putMasterIf({ ...record, ...(await hashPassword(password)) }, record.password_hash)
+    }
+    return { user: record.user, partner: record.partner }
+  }
 }

@@ -16,6 +16,7 @@ import type {
   TrafficMetrics,
 } from '../../types/index.js'
 import type { Store } from '../store/contract.js'
+import type { CredentialCacheOptions } from './masters.js'
 
 /** Query values as Express parses them: strings, or arrays when repeated. */
 export type Query = Record<string, unknown>
@@ -34,6 +35,14 @@ export interface EngineOptions {
   builder?: (site: Site) => Promise<void>
   /** The supported-agents regex source served by GET /agents. Default: DEFAULT_AGENTS. */
   agents?: string
+  /**
+   * The in-process cache of checked credentials, which spares a scrypt hash
+   * (and a store read) per request. A verdict is reused for at most `ttlMs`
+   * (default 10,000 ms), so a password changed or a master removed by another
+   * instance sharing the store takes effect here within that time; changes
+   * made through this engine take effect at once. `ttlMs: 0` turns it off.
+   */
+  credentialCache?: CredentialCacheOptions
 }
 
 /** Who is calling: a master account after authentication. */

@@ -107,8 +107,13 @@ export type AccountPatch = {
 export interface MasterRecord {
   user: string
   partner: boolean
-  /** Hex salt and hex SHA-256 of salt + password; the engine compares in constant time. */
+  /** Hex salt (the one inside an scrypt `password_hash`, or the salt of an older SHA-256 hash). */
   salt: string
+  /**
+   * `$scrypt$ln=..,r=..,p=..$<salt hex>$<key hex>`, or, from older versions,
+   * hex SHA-256 of salt + password (upgraded on the next successful login).
+   * The store keeps it as an opaque string.
+   */
   password_hash: string
 }
 
@@ -207,6 +212,14 @@ export interface Store {
   /** Adds or replaces a master account. */
   putMaster(master: MasterRecord): Promise<void>
   getMaster(user: string): Promise<MasterRecord | undefined>
+  /**
+   * Writes the master only if the stored one's password_hash equals
+   * `expected_hash`, or, when `expected_hash` is null, only if no master has
+   * that user. One atomic step; true when written. Lets the engine upgrade a
+   * hash or re-create a lost master without overwriting what another
+   * instance wrote meanwhile.
+   */
+  putMasterIf(master: MasterRecord, expected_hash: string | null): Promise<boolean>
 
   // Sites
   /** Creates the site if no site has its name (names are global). False when taken. */

@@ -88,6 +88,13 @@ export class MemoryStore implements Store {
     return master && copy(master)
   }
 
+  async putMasterIf(master: MasterRecord, expected_hash: string | null): Promise<boolean> {
+    this.ensureOpen()
+    if ((this.masters.get(master.user)?.password_hash ?? null) !== expected_hash) return false
+    this.masters.set(master.user, copy(master))
+    return true
+  }
+
   // -------------------------------------------------------------- sites
 
   async createSite(site: SiteRecord): Promise<boolean> {

@@ -31,6 +31,7 @@ import type {
 } from './contract.js'
 import { RedisAnalytics } from './redis-analytics.js'
 import { RedisConn, type RedisTimeouts } from './redis-conn.js'
+import { PUT_MASTER_IF } from './redis-masters.js'
 import {
   RedisKeys,
   checkAccountPatch,
@@ -85,6 +86,11 @@ export class RedisStore implements Store {
   async getMaster(user: string): Promise<MasterRecord | undefined> {
     const json = await this.conn.call((c) => c.get(this.keys.master(user)))
     return json === null ? undefined : (JSON.parse(json) as MasterRecord)
+  }
+
+  async putMasterIf(master: MasterRecord, expected_hash: string | null): Promise<boolean> {
+    const args = [JSON.stringify(master), expected_hash ?? '']
+    return (await this.conn.run(PUT_MASTER_IF, [this.keys.master(master.user)], args)) === 1
   }
 
   // -------------------------------------------------------------- sites

@@ -12,6 +12,7 @@
  */
 import { accountGroups } from './accounts.js'
 import { expectationGroups } from './expect.js'
+import { hardeningGroups } from './hardening.js'
 import { open, siteRecord } from './fixtures.js'
 import type { StoreFactory, Tap } from './fixtures.js'
 import { lifecycleGroups } from './lifecycle.js'
@@ -31,6 +32,7 @@ export function storeConformance(t: Tap, name: string, factory: StoreFactory): P
     t.test('masters, accounts, grants', async (t) => accountGroups(t, factory))
     t.test('incrementWithinLimit', async (t) => limitGroups(t, factory))
     t.test('close', async (t) => closeGroups(t, factory))
+    t.test('hardening (conditional masters, case-insensitive names)', async (t) => hardeningGroups(t, factory))
     // ANALYTICS: the analytics suite (test/helpers/store-conformance-analytics.ts)
     // registers its groups here, as one more t.test(...) taking the same factory.
   })
