@@ -6,13 +6,12 @@ import { ServiceError } from '../errors.js'
 import { DEFAULT_AGENTS } from '../agents/default.js'
 import { StoreUnavailableError } from '../store/contract.js'
 import { MemoryStore } from '../store/memory.js'
-import * as accounts from './accounts.js'
 import * as analytics from './analytics.js'
 import type { CallContext, EngineContext } from './context.js'
 import { registerContext } from './internal.js'
 import * as lifecycle from './lifecycle.js'
+import { buildMasterApi, callContextOf, callerApiCache } from './master-api.js'
 import { MasterRegistry } from './masters.js'
-import * as sites from './sites.js'
 import type { Caller, Engine, EngineOptions, MasterApi } from './types.js'
 
 export type * from './types.js'
@@ -69,41 +68,22 @@ export function createEngine(options: EngineOptions = {}): Engine {
   }
   let agents = validateAgents(options.agents ?? DEFAULT_AGENTS)
 
-  async function callContext(caller: string | Caller): Promise<CallContext> {
-    if (typeof caller !== 'string') return { ...ctx, caller }
-    const master = await masters.lookup(caller)
-    if (!master) throw new ServiceError('Unauthorized', `unknown master account ${caller}`)
-    return { ...ctx, caller: { user: master.user, partner: master.partner } }
+  async function callContext(user: string): Promise<CallContext> {
+    const master = await masters.lookup(user)
+    if (!master) throw new ServiceError('Unauthorized', `unknown master account ${user}`)
+    return callContextOf(ctx, master)
   }
 
+  // A trusted Caller's API is built once: its methods run the rule in a fixed context.
+  const trusted = callerApiCache((caller) => {
+    const call = callContextOf(ctx, caller)
+    return buildMasterApi((operation) => (...args) => guard(() => operation(call, ...args)))
+  })
+
   function as(caller: string | Caller): MasterApi {
-    const on =
-      <A extends unknown[], R>(operation: (call: CallContext, ...args: A) => Promise<R>) =>
-      (...args: A): Promise<R> =>
-        guard(async () => operation(await callContext(caller), ...args))
-    return {
-      createSite: on(sites.createSite),
-      getSite: on(sites.getSite),
-      getSiteByExternalUid: on(sites.getSiteByExternalUid),
-      updateSite: on(sites.updateSite),
-      deleteSite: on(sites.deleteSite),
-      recreateSite: on(lifecycle.recreateSite),
-      publishSite: on(lifecycle.publishSite),
-      unpublishSite: on(lifecycle.unpublishSite),
-      resetCache: on(lifecycle.resetCache),
-      sitesCreated: on((call, query) => sites.listSites(call, 'created', query)),
-      sitesModified: on((call, query) => sites.listSites(call, 'modified', query)),
-      getManySites: on(sites.getManySites),
-      createAccount: on(accounts.createAccount),
-      getAccount: on(accounts.getAccount),
-      updateAccount: on(accounts.updateAccount),
-      deleteAccount: on(accounts.deleteAccount),
-      grantAccess: on(accounts.grantAccess),
-      revokeAccess: on(accounts.revokeAccess),
-      accountSites: on(accounts.accountSites),
-      siteAnalytics: on(analytics.siteAnalytics),
-      sitesWithMostTraffic: on(analytics.sitesWithMostTraffic),
-    }
+    if (typeof caller !== 'string') return trusted(caller)
+    // A user name is looked up on every call, so a removed master is refused at once.
+    return buildMasterApi((operation) => (...args) => guard(async () => operation(await callContext(caller), ...args)))
   }
 
   const engine: Engine = {

@@ -2,8 +2,8 @@
  * HTTP Basic authentication of master accounts (DESIGN.md): the credentials
  * are split at the first ':', so passwords may hold ':'.
  */
-import type { RequestHandler } from 'express'
-import type { Engine } from '../engine/types.js'
+import type { Request, RequestHandler } from 'express'
+import type { Caller, Engine } from '../engine/types.js'
 import { ServiceError } from '../errors.js'
 
 /** `Basic ` and canonical base64: the standard alphabet, padding required, nothing after it, no whitespace. */
@@ -34,13 +34,18 @@ export function parseBasic(header: string | undefined): { user: string; password
   return { user: decoded.slice(0, colon), password: decoded.slice(colon + 1) }
 }
 
-/** Puts the authenticated Caller in `res.locals.caller`, or answers 401. */
+/** The master account these request credentials belong to; Unauthorized (401) otherwise. */
+export async function authenticateRequest(engine: Engine, req: Request): Promise<Caller> {
+  const credentials = parseBasic(req.headers.authorization)
+  const caller = credentials && (await engine.authenticate(credentials.user, credentials.password))
+  if (!caller) throw new ServiceError('Unauthorized', 'valid HTTP Basic credentials of a master account are required')
+  return caller
+}
+
+/** Middleware form of {@link authenticateRequest}: puts the Caller in `res.locals.caller`, or answers 401. */
 export function basicAuth(engine: Engine): RequestHandler {
   return async (req, res, next) => {
-    const credentials = parseBasic(req.get('authorization'))
-    const caller = credentials && (await engine.authenticate(credentials.user, credentials.password))
-    if (!caller) throw new ServiceError('Unauthorized', 'valid HTTP Basic credentials of a master account are required')
-    res.locals.caller = caller
+    res.locals.caller = await authenticateRequest(engine, req)
     next()
   }
 }

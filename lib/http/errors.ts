@@ -5,6 +5,7 @@
 import type { ErrorRequestHandler, Response } from 'express'
 import { ServiceError, type ErrorCode } from '../errors.js'
 import { StoreUnavailableError } from '../store/contract.js'
+import { sendJson } from './reply.js'
 
 /** HTTP status of each error_code. */
 export const STATUS: Record<ErrorCode, number> = {
@@ -24,7 +25,7 @@ export const STATUS: Record<ErrorCode, number> = {
 export function sendError(res: Response, error: ServiceError, status = STATUS[error.error_code]): void {
   if (error.error_code === 'Unauthorized') res.set('WWW-Authenticate', 'Basic realm="mobisite"')
   if (error.retryAfter !== undefined) res.set('Retry-After', String(error.retryAfter))
-  res.status(status).json(error.toJSON())
+  sendJson(res, status, error.toJSON())
 }
 
 /** A failure while reading the request body: always the caller's, never logged. */

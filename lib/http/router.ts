@@ -1,14 +1,22 @@
 /**
  * apiRouter: the HTTP API of SPEC.md, mountable at any path of an Express app.
  * It translates HTTP into engine calls and back; every rule lives in the engine.
+ *
+ * The route table (routes.ts) is compiled once into a per-method dispatch
+ * (dispatch.ts) served by a single Express layer. A request then costs: one
+ * match, authentication, the steps below, reading a body only if one was
+ * sent, one engine call on the caller's cached API object, and one direct
+ * JSON serialization (reply.ts, which also records why there is no ETag).
  */
-import express, { type Request, type RequestHandler, type Router } from 'express'
+import express, { type Request, type Response, type Router } from 'express'
 import type { Caller, Engine } from '../engine/types.js'
 import { ServiceError } from '../errors.js'
-import { basicAuth } from './auth.js'
+import { authenticateRequest } from './auth.js'
+import { compileDispatch, type Endpoint, type Match } from './dispatch.js'
 import { bodyReadError, errorHandler } from './errors.js'
 import { openApiDocument } from './openapi.js'
-import { AGENTS_PATH, ROUTES, pathMatcher, type Input, type Route } from './routes.js'
+import { sendEmpty, sendJson } from './reply.js'
+import { AGENTS_PATH, ROUTES, type Input, type Route } from './routes.js'
 
 /** Options of {@link apiRouter}. */
 export interface ApiRouterOptions {
@@ -25,8 +33,28 @@ export interface ApiRouterOptions {
   openApiServerUrl?: string
 }
 
+/** One authenticated API request, as the steps before the engine see it. */
+export interface ApiCall {
+  readonly req: Request
+  readonly res: Response
+  readonly route: Route
+  /** Decoded path parameters in the route's order. */
+  readonly params: readonly string[]
+  readonly caller: Caller
+  /** The body or query the engine will get; undefined until the input is read. */
+  input: unknown
+}
+
+/**
+ * A step of the request pipeline. It may throw (or reject with) a
+ * ServiceError to answer with that error instead of calling the engine.
+ */
+export type ApiStep = (call: ApiCall) => void | Promise<void>
+
 /** Rejects query parameters on endpoints that take none, naming the first. */
 function noQuery(req: Request): void {
+  // Parsing the query string is skipped when there is none (Express parses it on every read of req.query).
+  if (!req.url.includes('?')) return
   const [first] = Object.keys(req.query)
   if (first !== undefined) throw new ServiceError('InvalidInput', `unknown query parameter ${first}`)
 }
@@ -53,39 +81,30 @@ function inputOf(req: Request, input: Input): unknown {
     noBody(req.body)
     return undefined
   }
-  // express.json leaves an absent body undefined; a required body is then reported by its schema.
+  // An absent body stays undefined; a required body is then reported by its schema.
   return req.body
 }
 
-function handler(engine: Engine, route: Route): RequestHandler {
-  return async (req, res) => {
-    const params = Object.values(req.params as Record<string, string>)
-    const api = engine.as(res.locals.caller as Caller)
-    const result = await route.run(api, params, inputOf(req, route.input))
-    if (route.success === 'empty') res.status(204).end()
-    else res.status(200).json(result)
+/**
+ * Whether the JSON parser has anything to do. No Content-Length and no
+ * Transfer-Encoding is no body (req.body stays undefined). `Content-Length: 0`
+ * with no Content-Type or Content-Encoding is the empty body the parser reads
+ * as `{}`; with either header the parser still runs, since it may refuse the
+ * charset or the encoding.
+ */
+function bodyToRead(req: Request): boolean {
+  const { headers } = req
+  if (headers['transfer-encoding'] !== undefined) return true
+  const length = headers['content-length']
+  if (length === undefined) {
+    req.body = undefined
+    return false
   }
-}
-
-/** 405 with Allow for a known path and another method; 404 otherwise. */
-function fallback(notFound: boolean): RequestHandler {
-  const known = [...ROUTES.map(({ method, path }) => ({ method, path })), { method: 'GET', path: AGENTS_PATH }].map(
-    ({ method, path }) => ({ method, matches: pathMatcher(path) }),
-  )
-  return (req, res, next) => {
-    const allowed = new Set(known.filter(({ matches }) => matches(req.path)).map(({ method }) => method))
-    if (allowed.has('GET')) allowed.add('HEAD')
-    if (allowed.size === 0) {
-      if (!notFound) return next()
-      throw new ServiceError('NotFound', `no endpoint at ${req.method} ${req.path}`)
-    }
-    res.set('Allow', [...allowed].join(', '))
-    if (req.method === 'OPTIONS') {
-      res.status(204).end()
-      return
-    }
-    throw new ServiceError('MethodNotAllowed', `${req.method} is not allowed on ${req.path}; use ${[...allowed].join(', ')}`)
+  if (length === '0' && headers['content-type'] === undefined && headers['content-encoding'] === undefined) {
+    req.body = {}
+    return false
   }
+  return true
 }
 
 /**
@@ -94,28 +113,68 @@ function fallback(notFound: boolean): RequestHandler {
  */
 export function apiRouter(engine: Engine, options: ApiRouterOptions = {}): Router {
   const router = express.Router({ caseSensitive: true })
-  const auth = basicAuth(engine)
+  const notFound = options.notFound ?? true
   // The API speaks JSON only, so a body is parsed as JSON whatever its Content-Type.
   const parse = express.json({ limit: options.bodyLimit ?? '1mb', type: () => true })
-  const json: RequestHandler = (req, res, next) => {
-    parse(req, res, (error?: unknown) => next(error === undefined ? undefined : bodyReadError(error)))
-  }
+  const readBody = (req: Request, res: Response) =>
+    new Promise<void>((resolve, reject) => {
+      parse(req, res, (error?: unknown) => (error === undefined ? resolve() : reject(bodyReadError(error))))
+    })
+
+  // Extension points, run in this order for every authenticated request
+  // (401 first, then what guards refuse, e.g. 403 before 415):
+  //   guards: after authentication, before the body is read;
+  //   hooks:  once the input is read, just before the engine.
+  // An empty list costs nothing; add a step only when its feature is on.
+  const guards: ApiStep[] = []
+  const hooks: ApiStep[] = []
 
   // The API description is public, like the documentation it is.
   const document = openApiDocument(options.openApiServerUrl)
-  router.get('/openapi.json', (_req, res) => {
-    res.json(document)
-  })
-  for (const route of ROUTES) {
-    const method = route.method.toLowerCase() as 'get' | 'post' | 'delete'
-    router[method](route.path, auth, json, handler(engine, route))
+  const endpoints: Endpoint[] = [
+    {
+      route: { method: 'GET', path: '/openapi.json', summary: 'The OpenAPI document', input: 'none', success: 'json', run: async () => document },
+      public: true,
+      unlisted: true,
+    },
+    ...ROUTES.map((route) => ({ route })),
+    // GET /agents is served from the engine itself, not on behalf of a caller, but needs credentials all the same.
+    { route: { method: 'GET', path: AGENTS_PATH, summary: 'The supported-agents regex', input: 'none', success: 'json', run: async () => engine.getAgents() } },
+  ]
+  const dispatch = compileDispatch(endpoints)
+
+  async function serve(req: Request, res: Response, { endpoint, params }: Match): Promise<void> {
+    const { route } = endpoint
+    if (endpoint.public) return sendJson(res, 200, await route.run(undefined as never, params, undefined))
+    const caller = await authenticateRequest(engine, req)
+    const call: ApiCall = { req, res, route, params, caller, input: undefined }
+    for (const guard of guards) await guard(call)
+    if (bodyToRead(req)) await readBody(req, res)
+    call.input = inputOf(req, route.input)
+    for (const hook of hooks) await hook(call)
+    const result = await route.run(engine.as(caller), params, call.input)
+    if (route.success === 'empty') sendEmpty(res)
+    else sendJson(res, 200, result)
   }
-  router.get(AGENTS_PATH, auth, json, (req, res) => {
-    noQuery(req)
-    noBody(req.body)
-    res.status(200).json(engine.getAgents())
+
+  /** 405 with Allow for a known path and another method; 404 otherwise (or the next handler). */
+  function fallback(req: Request, res: Response, next: (error?: unknown) => void): void {
+    const allowed = dispatch.allowed(req.path)
+    if (allowed.length === 0) {
+      if (!notFound) return next()
+      throw new ServiceError('NotFound', `no endpoint at ${req.method} ${req.path}`)
+    }
+    res.setHeader('Allow', allowed.join(', '))
+    if (req.method === 'OPTIONS') return sendEmpty(res)
+    throw new ServiceError('MethodNotAllowed', `${req.method} is not allowed on ${req.path}; use ${allowed.join(', ')}`)
+  }
+
+  // One layer for every endpoint: Express's router is not walked route by route.
+  router.use((req, res, next) => {
+    const match = dispatch.match(req.method, req.path)
+    if (match === undefined) return fallback(req, res, next)
+    return serve(req, res, match)
   })
-  router.use(fallback(options.notFound ?? true))
   router.use(errorHandler(options.onError ?? ((error) => console.error('mobisite: unexpected error', error))))
   return router
 }

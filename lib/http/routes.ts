@@ -61,17 +61,3 @@ export const ROUTES: readonly Route[] = [
 
 /** GET /agents is served from the engine itself, not on behalf of a caller. */
 export const AGENTS_PATH = '/agents'
-
-/** A matcher for a route path: the decoded parameters, or undefined. */
-export function pathMatcher(path: string): (actual: string) => string[] | undefined {
-  const pattern = new RegExp(`^${path.replace(/:[a-z_]+/g, '([^/]+)')}/?$`)
-  return (actual) => {
-    const match = pattern.exec(actual)
-    if (!match) return undefined
-    try {
-      return match.slice(1).map((part) => decodeURIComponent(part))
-    } catch {
-      return undefined
-    }
-  }
-}
