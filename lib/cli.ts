@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 /**
  * `npm start`: serves the API on PORT (default 3000) under /api, on a
- * MemoryStore, or on a RedisStore when REDIS_URL is set. Creates one partner
+ * MemoryStore, or on the store `--store <url>` / MOBISITE_STORE / REDIS_URL /
+ * DATABASE_URL names (lib/cli-store.ts). Creates one partner
  * master account from MOBISITE_USER / MOBISITE_PASSWORD, or generates one,
  * and prints it with a ready-to-run curl line.
  */
 import { randomBytes } from 'node:crypto'
+import { chooseStore, openPostgres } from './cli-store.js'
 import { createEngine } from './engine/index.js'
 import type { Store } from './store/contract.js'
 import { startServer } from './server.js'
@@ -14,7 +16,9 @@ import { startServer } from './server.js'
 const shellQuote = (value: string): string => `'${value.replace(/'/g, `'\\''`)}'`
 
 async function storeFromEnv(): Promise<{ store?: Store; label: string }> {
-  const url = process.env.REDIS_URL
+  const choice = chooseStore(process.argv.slice(2), process.env)
+  if (choice.kind === 'postgres') return openPostgres(choice.url, process.env)
+  const url = choice.kind === 'redis' ? choice.url : undefined
   if (!url) return { label: 'memory store: state lives in this process' }
   // Only here is ioredis loaded: a memory-store server does not need it installed.
   const { RedisStore } = await import('./redis.js').catch((error: unknown) => {

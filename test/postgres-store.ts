@@ -30,4 +30,126 @@ if (admin && DATABASE_URL) {
 
   await storeConformance(t, 'PostgresStore', () => fresh())
   analyticsConformance(t, 'PostgresStore', () => fresh())
+
+  t.test('migrations: created on first use, recorded once, idempotent', async (t) => {
+    const schema = randomSchema()
+    const store = fresh(schema)
+    t.teardown(() => store.close())
+    t.equal(await schemaExists(admin, schema), false, 'nothing is created before the first call')
+    t.equal(await store.getSite('x'), undefined)
+    t.equal(await schemaExists(admin, schema), true, 'the first call creates the schema')
+    const tables = await admin.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1`, [schema])
+    t.strictSame(tables.rows.map((r) => r.table_name), [
+      'accounts', 'charges', 'day_visitors', 'dim_days', 'dim_values', 'grants', 'limits', 'masters', 'migrations',
+      'site_days', 'sites', 'subscriptions',
+    ])
+    t.equal(await store.createSite(siteRecord('kept', 'alice')), true)
+    const again = new PostgresStore({ connectionString: url, schema })
+    t.teardown(() => again.close())
+    t.equal((await again.getSite('kept'))?.owner, 'alice', 'a second store on the schema migrates nothing and sees the data')
+    const { rows } = await admin.query(`SELECT version, name FROM "${schema}".migrations`)
+    t.strictSame(rows.map((r) => r.version), [1], 'each migration recorded once')
+  })
+
+  t.test('migrations: ten stores starting at once on an empty schema', async (t) => {
+    const schema = randomSchema()
+    const stores = Array.from({ length: 10 }, () => fresh(schema))
+    t.teardown(() => Promise.all(stores.map((s) => s.close())))
+    const created = await Promise.all(stores.map((s, i) => s.createSite(siteRecord(`first-${i}`, 'alice'))))
+    t.ok(created.every(Boolean), 'every store started and wrote')
+    const { rows } = await admin.query(`SELECT count(*)::int AS n FROM "${schema}".migrations`)
+    t.equal(rows[0].n, 1, 'the advisory lock let one of them migrate')
+  })
+
+  t.test('two schemas on one database never see each other', async (t) => {
+    const a = fresh()
+    const b = fresh()
+    t.teardown(() => Promise.all([a.close(), b.close()]))
+    t.equal(await a.createSite(siteRecord('shared-name', 'alice')), true)
+    t.equal(await b.createSite(siteRecord('shared-name', 'alice')), true, 'the same name is free in another schema')
+    await a.publishSite('alice', 'shared-name', 1000, true)
+    t.strictSame(await b.getBilling('alice'), { charges: [], subscriptions: [] })
+    t.equal((await a.incrementWithinLimit('k', 5, Date.UTC(2999, 0, 1))).count, 1)
+    t.equal((await b.incrementWithinLimit('k', 5, Date.UTC(2999, 0, 1))).count, 1)
+  })
+
+  t.test('names are unique regardless of letter case; lookups stay exact', async (t) => {
+    const store = fresh()
+    t.teardown(() => store.close())
+    t.equal(await store.createSite(siteRecord('abcd', 'alice')), true)
+    t.equal(await store.createSite(siteRecord('ABCD', 'bob')), false, 'ABCD while abcd exists')
+    t.equal(await store.getSite('ABCD'), undefined, 'lookups are exact')
+    t.equal(await store.createAccount(accountRecord('ada@example.com', 'alice')), true)
+    t.equal(await store.createAccount(accountRecord('ADA@example.com', 'alice')), false)
+    const racers = ['race', 'RACE', 'Race', 'rAcE']
+    const results = await Promise.all(Array.from({ length: 40 }, (_, i) => store.createSite(siteRecord(racers[i % 4]!, `o${i}`))))
+    t.equal(results.filter(Boolean).length, 1, 'parallel creates differing only in case: one winner')
+    t.equal(await store.deleteSite('alice', 'abcd'), true)
+    t.equal(await store.createSite(siteRecord('ABCD', 'bob')), true, 'a deleted name is free in any case')
+  })
+
+  t.test('two pools race on one schema: one winner per name, one charge, 300 of 400', async (t) => {
+    const schema = randomSchema()
+    const stores = [fresh(schema), fresh(schema)]
+    t.teardown(() => Promise.all(stores.map((s) => s.close())))
+    const creates = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => stores[i % 2]!.createSite(siteRecord('contested', `owner${i}`))),
+    )
+    t.equal(creates.filter(Boolean).length, 1, 'exactly one create wins')
+    const winner = (await stores[1]!.getSite('contested'))!.owner
+    const pubs = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => stores[i % 2]!.publishSite(winner, 'contested', 1000 + i, true)),
+    )
+    t.equal(pubs.filter((p) => p?.charged).length, 1, 'one publish charged')
+    t.equal((await stores[0]!.getBilling(winner)).charges.length, 1)
+    const far = Date.UTC(2999, 0, 1)
+    const limits = await Promise.all(Array.from({ length: 400 }, (_, i) => stores[i % 2]!.incrementWithinLimit('daily', 300, far)))
+    t.equal(limits.filter((o) => o.allowed).length, 300, 'exactly 300 allowed')
+  })
+
+  t.test('a pool passed in is used and left open by close()', async (t) => {
+    const schema = randomSchema()
+    schemas.push(schema)
+    const pool = new pg.Pool({ connectionString: url, max: 2 })
+    t.teardown(() => pool.end())
+    const store = new PostgresStore({ pool, schema })
+    t.equal(await store.createSite(siteRecord('via-pool', 'alice')), true)
+    await store.close()
+    await t.rejects(store.getSite('via-pool'), StoreUnavailableError, 'the store is unusable after close')
+    const { rows } = await pool.query(`SELECT site_name FROM "${schema}".sites`)
+    t.strictSame(rows, [{ site_name: 'via-pool' }], 'the pool still works and the data is there')
+  })
+
+  t.test('an acknowledged write survives the store: a new process-like store reads it back', async (t) => {
+    const schema = randomSchema()
+    const first = fresh(schema)
+    t.equal(await first.createSite(siteRecord('durable', 'alice', { external_uid: 'u' })), true)
+    t.strictSame(await first.publishSite('alice', 'durable', 5000, true), { charged: true })
+    await first.close()
+    const second = fresh(schema)
+    t.teardown(() => second.close())
+    t.equal((await second.getSite('durable'))?.published_at, 5000)
+    t.equal((await second.findSiteByExternalUid('alice', 'u'))?.site_name, 'durable')
+    t.strictSame((await second.getBilling('alice')).charges, [{ site_name: 'durable', at: 5000 }])
+  })
+
+  t.test('patches that would corrupt a record reject with TypeError and change nothing', async (t) => {
+    const store = fresh()
+    t.teardown(() => store.close())
+    const site = siteRecord('guarded', 'alice', { external_uid: 'uid' })
+    await store.createSite(site)
+    const bad: [string, object][] = [
+      ['site_name', { site_name: 'renamed' }],
+      ['owner', { owner: 'bob' }],
+      ['created_at', { created_at: 9 }],
+      ['first_published_at', { first_published_at: 9 }],
+      ['removing original_site_url', { original_site_url: null }],
+      ['removing modified_at', { modified_at: null }],
+      ['__proto__', JSON.parse('{"__proto__": {"polluted": true}}')],
+    ]
+    for (const [label, patch] of bad) {
+      await t.rejects(store.updateSite('alice', 'guarded', { site_domain: 'x.example', ...patch }), TypeError, label)
+    }
+    t.strictSame(await store.getSite('guarded'), site, 'the site is untouched')
+  })
 }

@@ -74,7 +74,7 @@ t.test('startServer rejects when the port is taken', async (t) => {
 async function startCli(t: Test, env: Record<string, string>): Promise<{ child: ChildProcess; lines: string[] }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'lib/cli.ts'], {
     cwd: root,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', REDIS_URL: '', MOBISITE_USER: '', MOBISITE_PASSWORD: '', ...env },
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', REDIS_URL: '', DATABASE_URL: '', MOBISITE_STORE: '', MOBISITE_USER: '', MOBISITE_PASSWORD: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   t.teardown(() => {

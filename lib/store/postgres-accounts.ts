@@ -18,6 +18,8 @@ export class PgAccounts {
         `INSERT INTO ${S}.masters (user_name, rec) VALUES ($1, $2) ON CONFLICT (user_name) DO UPDATE SET rec = excluded.rec`,
       ),
       getMaster: statement(`SELECT rec FROM ${S}.masters WHERE user_name = $1`),
+      putMasterIfAbsent: statement(`INSERT INTO ${S}.masters (user_name, rec) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING 1`),
+      putMasterOver: statement(`UPDATE ${S}.masters SET rec = $2 WHERE user_name = $1 AND rec->>'password_hash' = $3 RETURNING 1`),
       create: statement(`INSERT INTO ${S}.accounts (account_name, rec) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING 1`),
       get: statement(`SELECT rec FROM ${S}.accounts WHERE account_name = $1`),
       update: statement(
@@ -40,6 +42,15 @@ export class PgAccounts {
   async getMaster(user: string): Promise<MasterRecord | undefined> {
     const [row] = await this.conn.query<{ rec: MasterRecord }>(this.st.getMaster!, [user])
     return row?.rec
+  }
+
+  /** One statement: an insert that yields to an existing row, or an update guarded by the stored hash. */
+  async putMasterIf(master: MasterRecord, expected_hash: string | null): Promise<boolean> {
+    const rows =
+      expected_hash === null
+        ? await this.conn.query(this.st.putMasterIfAbsent!, [master.user, JSON.stringify(master)], 'write')
+        : await this.conn.query(this.st.putMasterOver!, [master.user, JSON.stringify(master), expected_hash], 'write')
+    return rows.length === 1
   }
 
   async createAccount(account: AccountRecord): Promise<boolean> {

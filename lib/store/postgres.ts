@@ -76,6 +76,10 @@ export class PostgresStore implements Store {
     return this.accounts.getMaster(user)
   }
 
+  putMasterIf(master: MasterRecord, expected_hash: string | null): Promise<boolean> {
+    return this.accounts.putMasterIf(master, expected_hash)
+  }
+
   // -------------------------------------------------------------- sites
 
   createSite(site: SiteRecord): Promise<boolean> {

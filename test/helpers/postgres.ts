@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto'
 import { createServer, connect, type Server, type Socket } from 'node:net'
 import pg from 'pg'
-import type { Tap } from '../../lib/testing/conformance/fixtures.js'
+import type { Test as Tap } from 'tap'
 
 /** The PostgreSQL under test, or undefined when the PostgreSQL suites are to be skipped. */
 export const DATABASE_URL: string | undefined = process.env.DATABASE_URL || undefined
