@@ -7,6 +7,7 @@ import express from 'express'
 import { createEngine } from './engine/index.js'
 import type { Engine } from './engine/types.js'
 import { apiRouter, type ApiRouterOptions } from './http/router.js'
+import { collectRoute } from './collector/route.js'
 
 /** Options of {@link startServer}. */
 export interface ServerOptions {
@@ -36,6 +37,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const app = express()
   app.disable('x-powered-by')
   app.use('/api', apiRouter(engine, options.router))
+  app.use('/collect', collectRoute(engine))
   const host = options.host ?? '127.0.0.1'
   const server = app.listen(options.port ?? 0, host)
   await new Promise<void>((resolve, reject) => {

@@ -36,7 +36,7 @@ t.test('every phone fixture redirects; every non-phone passes with Vary set', as
   for (const [name, ua] of Object.entries(notPhones)) {
     const res = await request(app).get('/p').set('User-Agent', ua)
     t.equal(res.status, 200, name)
-    t.equal(res.headers.vary, 'User-Agent, Sec-CH-UA-Mobile', `${name}: Vary on the pass-through`)
+    t.equal(res.headers.vary, 'User-Agent, Sec-CH-UA-Mobile, Sec-Fetch-Dest, Cookie', `${name}: Vary on the pass-through`)
     t.same(res.body.mobisite, { mobile: false, by: 'user-agent', optedOut: false })
   }
 })
@@ -74,7 +74,7 @@ t.test('Sec-CH-UA-Mobile: ?1 redirects and ?0 does not, whatever the UA', async 
   const off = redirectApp({ mobileUrl: MOBILE, clientHints: false }).app
   const ignored = await request(off).get('/a').set('User-Agent', DESKTOP).set('Sec-CH-UA-Mobile', '?1')
   t.equal(ignored.status, 200)
-  t.equal(ignored.headers.vary, 'User-Agent')
+  t.equal(ignored.headers.vary, 'User-Agent, Sec-Fetch-Dest, Cookie')
 })
 
 t.test('the status is configurable', async (t) => {
@@ -171,7 +171,7 @@ t.test('Vary merges with a Vary set earlier', async (t) => {
   }).app
   for (const ua of [IPHONE, DESKTOP]) {
     const res = await request(merged).get('/').set('User-Agent', ua)
-    t.equal(res.headers.vary, 'Accept-Encoding, User-Agent, Sec-CH-UA-Mobile')
+    t.equal(res.headers.vary, 'Accept-Encoding, User-Agent, Sec-CH-UA-Mobile, Sec-Fetch-Dest, Cookie')
   }
 })
 
@@ -188,7 +188,7 @@ t.test('bad options are refused at construction', async (t) => {
   t.throws(() => mobileRedirect({ mobileUrl: 'ftp://m.example.com' }), TypeError)
   t.throws(() => mobileRedirect({ mobileUrl: 'https://m.example.com/?a=1' }), TypeError)
   t.throws(() => mobileRedirect({ mobileUrl: MOBILE, agents: '.*a.*', remote: { baseUrl: 'http://x', user: 'u', password: 'p' } }), TypeError)
-  t.throws(() => mobileRedirect({ mobileUrl: MOBILE, site_name: 'examplecom' }), TypeError)
+  t.throws(() => mobileRedirect({ mobileUrl: MOBILE, site_name: 'examplecom' }), TypeError, 'site_name needs engine or remote')
   t.throws(() => mobileRedirect({ mobileUrl: MOBILE, status: 200 as 302 }), TypeError)
   t.throws(() => mobileRedirect({ mobileUrl: MOBILE, agents: '.*(a.*' }), { name: 'AgentsSourceError', reason: 'invalid' })
   t.throws(() => mobileRedirect({ mobileUrl: MOBILE, optOut: { cookie: 'a;b' } }), TypeError)

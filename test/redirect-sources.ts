@@ -227,6 +227,58 @@ t.test('remote: refreshes on its interval, without overlapping fetches', async (
   t.equal(state.hits, after, 'close() stops the timer')
 })
 
+t.test('remote: a refused source is compiled and reported once, until it changes', async (t) => {
+  const { state, baseUrl } = await agentsService(t)
+  const errors: Error[] = []
+  const { mw } = redirectApp({
+    mobileUrl: MOBILE,
+    remote: { baseUrl, user: 'alice', password: 'p:w', refreshInterval: 3_600_000 },
+    onError: (e) => errors.push(e),
+  })
+  t.teardown(() => mw.close())
+  await mw.refresh()
+  state.source = '.*iPhone.*|.*(a|aa)*b.*'
+  let started = performance.now()
+  await mw.refresh()
+  const firstMs = performance.now() - started
+  t.equal(errors.length, 1)
+  t.equal((errors[0] as AgentsSourceError).reason, 'slow')
+  let laterMs = 0
+  for (let i = 0; i < 5; i++) {
+    started = performance.now()
+    await mw.refresh()
+    laterMs = Math.max(laterMs, performance.now() - started)
+  }
+  t.equal(errors.length, 1, 'served five more times: reported once')
+  t.ok(laterMs < firstMs / 2, `not probed again: ${laterMs.toFixed(1)} ms per refresh after a ${firstMs.toFixed(1)} ms refusal`)
+  t.equal(mw.matcher.source, '.*iPad.*', 'the last good source stays')
+  state.source = '.*(Android.*'
+  await mw.refresh()
+  t.equal(errors.length, 2, 'a different refused source is reported')
+  state.source = '.*iPhone.*'
+  await mw.refresh()
+  t.equal(mw.matcher.source, '.*iPhone.*')
+  state.source = '.*(Android.*'
+  await mw.refresh()
+  t.equal(errors.length, 3, 'refused again after a good one in between: it changed, so it is judged again')
+})
+
+t.test('remote: failed fetches back off; a success restores the interval', async (t) => {
+  const { state, baseUrl } = await agentsService(t)
+  state.mode = '500'
+  const { mw } = redirectApp({ mobileUrl: MOBILE, remote: { baseUrl, user: 'alice', password: 'p:w', refreshInterval: 30 }, onError: () => {} })
+  t.teardown(() => mw.close())
+  await new Promise((resolve) => setTimeout(resolve, 700))
+  // Without back-off about 23 fetches; doubling waits (30, 60, 120, 240 ms ...) allow at most 6.
+  t.ok(state.hits <= 7, `${state.hits} fetches in 0.7 s while failing`)
+  t.ok(state.hits >= 2, 'but it does retry')
+  state.mode = 'ok'
+  const before = state.hits
+  for (let i = 0; i < 400 && state.hits < before + 6; i++) await new Promise((resolve) => setTimeout(resolve, 10))
+  t.ok(state.hits >= before + 6, 'after a success, fetches come at the interval again')
+  t.equal(mw.matcher.source, '.*iPad.*')
+})
+
 t.test('fetchAgents: unreachable service', async (t) => {
   const err = await fetchAgents({ baseUrl: 'http://127.0.0.1:1', user: 'a', password: 'b', timeout: 2000 }).catch((e: unknown) => e)
   t.ok(err instanceof AgentsSourceError)

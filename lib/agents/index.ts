@@ -13,4 +13,5 @@ export {
   type AgentsErrorReason,
   type AgentsMode,
   type CompiledAgents,
+  validateAgentsSource,
 } from './matcher.js'

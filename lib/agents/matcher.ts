@@ -74,11 +74,43 @@ export interface AgentMatcher {
 const DEFAULTS = { cache: 10_000, cacheKeyMaxLength: 512, maxLength: 16_384, slowMs: 10, maxSourceLength: 65_536 }
 
 /**
+ * Sources that passed, keyed by the options that judged them and the
+ * source. The engine (setAgents) and every matcher built from the same
+ * source share one probe, the only costly step; compiling again is cheap
+ * and gives each matcher its own function.
+ */
+const accepted = new Set<string>()
+const ACCEPTED_MAX = 8
+
+/**
  * Validates, compiles and probes a source, without a cache.
  * @throws AgentsSourceError when the source is not a string, too long, not a
  * valid regex, or dangerously slow on adversarial UAs.
  */
 export function compileAgents(source: unknown, options: AgentMatcherOptions = {}): CompiledAgents {
+  if (typeof source === 'string') {
+    const key = `${options.maxLength ?? ''}|${options.slowMs ?? ''}|${options.maxSourceLength ?? ''}|${options.trusted === true}|${source}`
+    if (accepted.has(key)) return compileSource(source, options.maxLength ?? DEFAULTS.maxLength)
+    const compiled = judgeSource(source, options)
+    if (accepted.size >= ACCEPTED_MAX) accepted.delete(accepted.values().next().value as string)
+    accepted.add(key)
+    return compiled
+  }
+  return judgeSource(source, options)
+}
+
+/**
+ * The one validation of a supported-agents source, shared by the engine
+ * (`createEngine({ agents })`, `setAgents`, so `GET /agents`) and
+ * {@link createAgentMatcher}: both accept exactly the same sources.
+ * @throws AgentsSourceError (see {@link compileAgents}).
+ */
+export function validateAgentsSource(source: unknown): string {
+  compileAgents(source)
+  return source as string
+}
+
+function judgeSource(source: unknown, options: AgentMatcherOptions): CompiledAgents {
   if (typeof source !== 'string') {
     throw new AgentsSourceError('not-a-string', `agents source must be a string, got ${typeof source}`, source)
   }

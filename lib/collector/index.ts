@@ -12,9 +12,11 @@
  *   (bad input, unknown site, store down, a throwing resolver) ever reaches
  *   the page: it goes to `onError`.
  *
- * Query: `e` is `visit` (default) or an activity kind (`click_to_call`,
- * `click_to_map`, `click_to_email`, `form_submit`); `pv` is the number of
- * pages of the visit (default 1). One request records one event.
+ * Query: `e` is `visit` (default), an activity kind (`click_to_call`,
+ * `click_to_map`, `click_to_email`, `form_submit`), or `redirect` (a desktop
+ * site confirms it sent a visitor here: sets `last_confirmed_redirected_date`,
+ * and sets no visitor cookie); `pv` is the number of pages of the visit
+ * (default 1). One request records one event.
  */
 import { randomUUID } from 'node:crypto'
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
@@ -62,9 +64,14 @@ export interface CollectorOptions {
 /** Default name of the visitor-id cookie. */
 export const VISITOR_COOKIE = 'msvid'
 
-/** What the collector needs of an engine; a stub with these two methods will do. */
-export type CollectorEngine = Pick<Engine, 'recordVisit' | 'recordActivity'>
+/**
+ * What the collector needs of an engine; a stub with `recordVisit` and
+ * `recordActivity` will do. `confirmRedirect` is needed for `e=redirect` only.
+ */
+export type CollectorEngine = Pick<Engine, 'recordVisit' | 'recordActivity'> & Partial<Pick<Engine, 'confirmRedirect'>>
 
+/** `e` of a redirect confirmation. */
+const REDIRECT = 'redirect'
 const KINDS: ReadonlySet<string> = new Set<ActivityKind>(['click_to_call', 'click_to_map', 'click_to_email', 'form_submit'])
 const VISITOR_ID = /^[A-Za-z0-9_-]{8,64}$/
 const COUNTRY = /^[A-Za-z]{2}$/
@@ -143,6 +150,10 @@ export function analyticsCollector(engine: CollectorEngine, options: CollectorOp
   async function record(req: Request, visitor_id: string, event: string, pv: string | undefined): Promise<void> {
     const site_name = typeof options.site_name === 'function' ? options.site_name(req) : options.site_name
     if (site_name === undefined) return
+    if (event === REDIRECT) {
+      if (engine.confirmRedirect === undefined) throw new Error('analyticsCollector: this engine cannot confirm redirects')
+      return engine.confirmRedirect(site_name)
+    }
     const where = (await geo(req)) ?? {}
     const place = { country: where.country || undefined, region: where.region || undefined }
     const user_agent = req.headers['user-agent']
@@ -160,12 +171,13 @@ export function analyticsCollector(engine: CollectorEngine, options: CollectorOp
     let event = 'visit'
     let pv: string | undefined
     try {
-      visitor = visitorOf(req, res)
       // In middleware mode the query belongs to the page, not to us.
       if (!options.passThrough) {
         event = firstString(req.query.e) ?? 'visit'
         pv = firstString(req.query.pv)
       }
+      // A confirmation comes from the desktop site's server, not a visitor.
+      visitor = event === REDIRECT ? '' : visitorOf(req, res)
       res.set('Cache-Control', 'no-store')
     } catch (error) {
       onError(error)

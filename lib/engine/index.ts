@@ -4,6 +4,7 @@
  */
 import { ServiceError } from '../errors.js'
 import { DEFAULT_AGENTS } from '../agents/default.js'
+import { AgentsSourceError, validateAgentsSource } from '../agents/matcher.js'
 import { StoreUnavailableError } from '../store/contract.js'
 import { MemoryStore } from '../store/memory.js'
 import * as analytics from './analytics.js'
@@ -37,14 +38,14 @@ function guard<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
+/** The agents module's own validation, so GET /agents never serves what a matcher would refuse. */
 function validateAgents(source: unknown): string {
-  if (typeof source !== 'string') throw new ServiceError('InvalidInput', 'agents must be a regular expression source string')
   try {
-    new RegExp(source, 'i')
+    return validateAgentsSource(source)
   } catch (error) {
-    throw new ServiceError('InvalidInput', `agents is not a valid regular expression: ${(error as Error).message}`)
+    if (error instanceof AgentsSourceError) throw new ServiceError('InvalidInput', error.message, { cause: error })
+    throw error
   }
-  return source
 }
 
 /**

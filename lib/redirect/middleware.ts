@@ -8,6 +8,8 @@ import type { IncomingHttpHeaders } from 'node:http'
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
 import { DEFAULT_AGENTS } from '../agents/default.js'
 import type { AgentMatcher, AgentMatcherOptions } from '../agents/matcher.js'
+import { collectUrlOf, engineConfirmer, remoteConfirmer, type Confirm } from './confirm.js'
+import { isNavigation } from './navigation.js'
 import { engineProvider, remoteProvider, staticProvider, type AgentsEngine, type AgentsProvider } from './providers.js'
 import type { RemoteAgentsOptions } from './remote.js'
 import * as rq from './request.js'
@@ -60,8 +62,19 @@ export interface MobileRedirectOptions {
    * (not awaited, at most once per site per second).
    */
   engine?: AgentsEngine
-  /** The site whose `last_confirmed_redirected_date` redirects update. Needs `engine`. */
+  /**
+   * The site whose `last_confirmed_redirected_date` redirects update. Needs
+   * `engine` (in-process) or `remote` (over HTTP, through the service's
+   * collector: see {@link RemoteAgentsOptions.collectUrl}; at most once per
+   * site per minute per process).
+   */
   site_name?: string
+  /**
+   * Add `Link: <mobile url>; rel="alternate"; media="only screen and (max-width: 640px)"`
+   * to every page navigation served the desktop page, as search engines
+   * expect of a desktop page with a separate mobile URL. Default false.
+   */
+  alternateLink?: boolean
   /** Redirect status. Default 302. */
   status?: 301 | 302 | 303 | 307 | 308
   /** Honour `Sec-CH-UA-Mobile` (`?1` redirects, `?0` does not, whatever the UA). Default true. */
@@ -74,7 +87,7 @@ export interface MobileRedirectOptions {
   matcher?: AgentMatcherOptions
   /** Receives every refused source, failed fetch and failed confirmRedirect. Default: `process.emitWarning`. */
   onError?: (error: Error) => void
-  /** Clock for the confirmRedirect throttle, in ms. Default `Date.now`. */
+  /** Clock for the confirmation throttles, in ms. Default `Date.now`. */
   now?: () => number
 }
 
@@ -92,12 +105,12 @@ export interface MobileRedirectHandler extends RequestHandler {
 export const DEFAULT_SKIP: RegExp =
   /^\/api(?:\/|$)|\.(?:css|js|mjs|map|json|xml|txt|ico|png|jpe?g|gif|svg|webp|avif|bmp|woff2?|ttf|otf|eot|mp4|webm|mp3|wav|pdf|zip|gz|wasm)$/i
 
-/** Last confirmRedirect per engine and site: shared by every middleware on the same engine. */
-const lastConfirm = new WeakMap<object, Map<string, number>>()
+/** `media` of the alternate link: the value search engines document for separate mobile URLs. */
+const ALTERNATE_MEDIA = 'only screen and (max-width: 640px)'
 
 /**
- * Express 5 middleware that redirects phones (GET and HEAD only) to the
- * mobile site, keeping path and query. See docs/redirect.md.
+ * Express 5 middleware that redirects phones' page navigations (GET and
+ * HEAD) to the mobile site, keeping path and query. See docs/redirect.md.
  * @example
  * ```ts
  * app.use(mobileRedirect({ mobileUrl: 'https://m.example.com' }))
@@ -107,7 +120,9 @@ export function mobileRedirect(options: MobileRedirectOptions): MobileRedirectHa
   const o = options
   if (o === null || typeof o !== 'object') throw new TypeError('mobileRedirect(options): options are required')
   if (o.agents !== undefined && o.remote !== undefined) throw new TypeError('mobileRedirect: give `agents` or `remote`, not both')
-  if (o.site_name !== undefined && o.engine === undefined) throw new TypeError('mobileRedirect: `site_name` needs `engine`')
+  if (o.site_name !== undefined && o.engine === undefined && o.remote === undefined) {
+    throw new TypeError('mobileRedirect: `site_name` needs `engine` or `remote`')
+  }
   const status = o.status ?? 302
   if (![301, 302, 303, 307, 308].includes(status)) throw new TypeError(`mobileRedirect: status must be a redirect status, got ${status}`)
   const base = typeof o.mobileUrl === 'string' ? rq.parseMobileUrl(o.mobileUrl) : undefined
@@ -115,8 +130,12 @@ export function mobileRedirect(options: MobileRedirectOptions): MobileRedirectHa
   if (base === undefined && targetOf === undefined) throw new TypeError('mobileRedirect: mobileUrl must be a URL string or a function')
   const report = o.onError ?? ((err: Error) => process.emitWarning(err))
   const clientHints = o.clientHints ?? true
-  const vary = clientHints ? 'User-Agent, Sec-CH-UA-Mobile' : 'User-Agent'
   const optOut = o.optOut === false ? undefined : optOutSettings(o.optOut ?? {})
+  // Everything the outcome reads: the device headers, the navigation test,
+  // and the opt-out cookie, so no shared cache hands one visitor's outcome
+  // to another (docs/redirect.md, "Caches").
+  const vary = ['User-Agent', ...(clientHints ? ['Sec-CH-UA-Mobile'] : []), 'Sec-Fetch-Dest', ...(optOut ? ['Cookie'] : [])].join(', ')
+  const alternate = o.alternateLink === true
   const skip = skipper(o.skip ?? DEFAULT_SKIP)
   const now = o.now ?? Date.now
   const matcherOptions = o.matcher ?? {}
@@ -125,7 +144,32 @@ export function mobileRedirect(options: MobileRedirectOptions): MobileRedirectHa
     : o.remote !== undefined ? remoteProvider(o.remote, matcherOptions, report)
     : o.engine !== undefined ? engineProvider(o.engine, matcherOptions, report)
     : staticProvider(DEFAULT_AGENTS, matcherOptions)
-  const confirm = o.engine !== undefined && o.site_name !== undefined ? confirmer(o.engine, o.site_name, now, report) : undefined
+  let confirm: Confirm | undefined
+  if (o.site_name !== undefined) {
+    confirm =
+      o.engine !== undefined ? engineConfirmer(o.engine, o.site_name, now, report)
+      : remoteConfirmer(collectUrlOf(o.remote as RemoteAgentsOptions, o.site_name), o.remote?.timeout ?? 5000, now, report)
+  }
+
+  /** The mobile URL of this request, or undefined when there is none or it would loop. */
+  const mobileTarget = (req: Request, target: string, path: string): string | undefined => {
+    let location: string | undefined
+    if (base !== undefined) {
+      if (rq.requestHost(req) === base.host && rq.isUnder(path, base.basePathLower)) return undefined
+      location = base.origin + base.basePath + target
+    } else {
+      try {
+        location = (targetOf as (req: Request) => string | undefined)(req)
+      } catch (err) {
+        // A broken mobileUrl function must not take the desktop site down.
+        report(err instanceof Error ? err : new Error(String(err)))
+        return undefined
+      }
+      if (location === undefined || onRequestHost(location, req)) return undefined
+    }
+    // The opt-out parameter is this site's business, never the mobile site's.
+    return optOut === undefined ? location : rq.withoutParam(location, optOut.param)
+  }
 
   const handler = (req: Request, res: Response, next: NextFunction): void => {
     const target = rq.pathAndQuery(req)
@@ -136,28 +180,19 @@ export function mobileRedirect(options: MobileRedirectOptions): MobileRedirectHa
     const headers = req.headers
     const verdict = judge(headers, provider.current(), clientHints)
     req.mobisite = verdict
-    const existing = res.getHeader('Vary')
-    if (existing === undefined) res.setHeader('Vary', vary)
+    if (res.getHeader('Vary') === undefined) res.setHeader('Vary', vary)
     else res.vary(vary)
-
-    const method = req.method
-    if (method !== 'GET' && method !== 'HEAD') return next()
     if (optOut !== undefined) verdict.optedOut = applyOptOut(req, res, headers.cookie, target, optOut)
-    if (!verdict.mobile || verdict.optedOut) return next()
 
-    let location: string | undefined
-    if (base !== undefined) {
-      if (rq.requestHost(req) === base.host && rq.isUnder(path, base.basePath)) return next()
-      location = base.origin + base.basePath + target
-    } else {
-      try {
-        location = (targetOf as (req: Request) => string | undefined)(req)
-      } catch (err) {
-        // A broken mobileUrl function must not take the desktop site down.
-        report(err instanceof Error ? err : new Error(String(err)))
-        return next()
-      }
-      if (location === undefined || onRequestHost(location, req)) return next()
+    const redirect = verdict.mobile && !verdict.optedOut
+    if (!redirect && !alternate) return next()
+    const method = req.method
+    if ((method !== 'GET' && method !== 'HEAD') || !isNavigation(headers)) return next()
+    const location = mobileTarget(req, target, path)
+    if (location === undefined) return next()
+    if (!redirect) {
+      res.append('Link', `<${linkTarget(location)}>; rel="alternate"; media="${ALTERNATE_MEDIA}"`)
+      return next()
     }
     confirm?.()
     res.statusCode = status
@@ -170,6 +205,19 @@ export function mobileRedirect(options: MobileRedirectOptions): MobileRedirectHa
     refresh: { value: () => provider.refresh() },
     close: { value: () => provider.close() },
   }) as MobileRedirectHandler
+}
+
+/** A URL made safe inside `<…>` of a Link header: what could end it, and any non-ASCII, is percent-encoded. */
+function linkTarget(url: string): string {
+  return /[<>"\x00-\x20\x7f-\uffff]/.test(url) ? url.replace(/[<>"\x00-\x20\x7f-\u{10FFFF}]/gu, percentEncode) : url
+}
+
+function percentEncode(c: string): string {
+  try {
+    return encodeURIComponent(c)
+  } catch {
+    return '%EF%BF%BD' // a lone surrogate: U+FFFD, as a URL parser would
+  }
 }
 
 function judge(headers: IncomingHttpHeaders, matcher: AgentMatcher, clientHints: boolean): MobisiteVerdict {
@@ -222,22 +270,4 @@ function skipper(skip: RegExp | ((req: Request) => boolean)): (path: string, req
   // A g or y flag would make test() stateful across requests.
   const re = skip.global || skip.sticky ? new RegExp(skip.source, skip.flags.replace(/[gy]/g, '')) : skip
   return (path) => re.test(path)
-}
-
-/** Calls confirmRedirect without awaiting, at most once per engine and site per second. */
-function confirmer(engine: AgentsEngine, site_name: string, now: () => number, report: (e: Error) => void): () => void {
-  let sites = lastConfirm.get(engine)
-  if (sites === undefined) lastConfirm.set(engine, (sites = new Map()))
-  const perSite = sites
-  return () => {
-    const t = now()
-    const last = perSite.get(site_name)
-    if (last !== undefined && t - last < 1000 && t >= last) return
-    perSite.set(site_name, t)
-    try {
-      engine.confirmRedirect(site_name).catch((err: unknown) => report(err instanceof Error ? err : new Error(String(err))))
-    } catch (err) {
-      report(err instanceof Error ? err : new Error(String(err)))
-    }
-  }
 }

@@ -77,17 +77,36 @@ export function engineProvider(engine: AgentsEngine, options: AgentMatcherOption
 /**
  * Polls `GET {baseUrl}/agents`. Until the first fetch succeeds the matcher is
  * DEFAULT_AGENTS'; afterwards a failed fetch or a bad source keeps the last
- * good one. Fetches never overlap, and the timer does not keep Node alive.
+ * good one. A refused source is remembered: the same string served again is
+ * neither compiled (its probe stalls the event loop) nor reported again,
+ * until the service serves something else. After a failed fetch the next one
+ * waits twice as long each time (interval, 2×, 4×, ... at most
+ * {@link MAX_BACKOFF_MS} or the interval if longer), with some jitter so a
+ * fleet of desktop servers does not retry in step. Fetches never overlap,
+ * and the timer does not keep Node alive.
  */
 export function remoteProvider(remote: RemoteAgentsOptions, options: AgentMatcherOptions, report: Report): AgentsProvider {
+  const interval = remote.refreshInterval ?? 300_000
+  if (!(interval > 0)) throw new TypeError('remote.refreshInterval must be a positive number of milliseconds')
   let matcher = createAgentMatcher(DEFAULT_AGENTS, options)
+  let refused: string | undefined
+  let failures = 0
   let inFlight: Promise<void> | undefined
+  let timer: NodeJS.Timeout | undefined
+  let closed = false
+  const accept = (source: string): void => {
+    if (source === matcher.source || source === refused) return
+    const next = tryCompile(source, options, report)
+    if (next === undefined) refused = source
+    else [matcher, refused] = [next, undefined]
+  }
   const refresh = (): Promise<void> => {
     inFlight ??= (async () => {
       try {
-        const source = await fetchAgents(remote)
-        if (source !== matcher.source) matcher = tryCompile(source, options, report) ?? matcher
+        accept(await fetchAgents(remote))
+        failures = 0
       } catch (err) {
+        failures++
         report(err as Error)
       } finally {
         inFlight = undefined
@@ -95,10 +114,22 @@ export function remoteProvider(remote: RemoteAgentsOptions, options: AgentMatche
     })()
     return inFlight
   }
-  const interval = remote.refreshInterval ?? 300_000
-  if (!(interval > 0)) throw new TypeError('remote.refreshInterval must be a positive number of milliseconds')
-  const timer = setInterval(() => void refresh(), interval)
-  timer.unref()
-  void refresh()
-  return { current: () => matcher, refresh, close: () => clearInterval(timer) }
+  const schedule = (): void => {
+    if (closed) return
+    const backoff = failures === 0 ? interval : Math.min(interval * 2 ** (failures - 1), Math.max(interval, MAX_BACKOFF_MS))
+    timer = setTimeout(() => void refresh().then(schedule), backoff * (0.9 + Math.random() * 0.2))
+    timer.unref()
+  }
+  void refresh().then(schedule)
+  return {
+    current: () => matcher,
+    refresh,
+    close: () => {
+      closed = true
+      clearTimeout(timer)
+    },
+  }
 }
+
+/** The longest wait between failed fetches (unless the interval itself is longer): one hour. */
+export const MAX_BACKOFF_MS = 3_600_000

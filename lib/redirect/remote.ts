@@ -16,6 +16,12 @@ export interface RemoteAgentsOptions {
   refreshInterval?: number
   /** Abort a fetch (headers and body) after this many ms. Default 5000. */
   timeout?: number
+  /**
+   * Where redirect confirmations go when `mobileRedirect` has a `site_name`:
+   * the full URL, POSTed without a body. Default: the origin of `baseUrl` +
+   * `/collect/{site_name}?e=redirect`.
+   */
+  collectUrl?: string
 }
 
 /** Bodies above this are refused unread: a served source is a few KB. */
