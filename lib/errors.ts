@@ -15,6 +15,8 @@ export type ErrorCode =
   | 'MethodNotAllowed'
   | 'ServiceUnavailable'
   | 'InternalError'
+  | 'UnsupportedMediaType'
+  | 'RequestTimeout'
 
 /**
  * Marks every ServiceError, whichever copy of the package made it: the ESM and

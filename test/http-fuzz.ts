@@ -27,6 +27,7 @@ const CODES: ReadonlyMap<number, readonly string[]> = new Map([
   [404, ['NotFound']],
   [405, ['MethodNotAllowed']],
   [413, ['InvalidInput']],
+  [415, ['UnsupportedMediaType']],
   [429, ['DailyLimitExceeded']],
 ])
 const SUCCESS = new Set([200, 204])

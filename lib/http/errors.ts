@@ -19,6 +19,8 @@ export const STATUS: Record<ErrorCode, number> = {
   DailyLimitExceeded: 429,
   InternalError: 500,
   ServiceUnavailable: 503,
+  UnsupportedMediaType: 415,
+  RequestTimeout: 408,
 }
 
 /** Sends a ServiceError with its status and the headers its code calls for. */

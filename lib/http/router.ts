@@ -14,12 +14,13 @@ import { ServiceError } from '../errors.js'
 import { authenticateRequest } from './auth.js'
 import { compileDispatch, type Endpoint, type Match } from './dispatch.js'
 import { bodyReadError, errorHandler } from './errors.js'
+import { requestGuards, type GuardOptions } from './guards.js'
 import { openApiDocument } from './openapi.js'
 import { sendEmpty, sendJson } from './reply.js'
 import { AGENTS_PATH, ROUTES, type Input, type Route } from './routes.js'
 
 /** Options of {@link apiRouter}. */
-export interface ApiRouterOptions {
+export interface ApiRouterOptions extends GuardOptions {
   /** Called with every unexpected error (answered 500). Default: console.error. */
   onError?: (error: unknown) => void
   /** Largest JSON body accepted, in bytes or a size string. Default '1mb' (larger: 413). */
@@ -114,7 +115,7 @@ function bodyToRead(req: Request): boolean {
 export function apiRouter(engine: Engine, options: ApiRouterOptions = {}): Router {
   const router = express.Router({ caseSensitive: true })
   const notFound = options.notFound ?? true
-  // The API speaks JSON only, so a body is parsed as JSON whatever its Content-Type.
+  // The guards have already refused any Content-Type but JSON (415).
   const parse = express.json({ limit: options.bodyLimit ?? '1mb', type: () => true })
   const readBody = (req: Request, res: Response) =>
     new Promise<void>((resolve, reject) => {
@@ -126,7 +127,7 @@ export function apiRouter(engine: Engine, options: ApiRouterOptions = {}): Route
   //   guards: after authentication, before the body is read;
   //   hooks:  once the input is read, just before the engine.
   // An empty list costs nothing; add a step only when its feature is on.
-  const guards: ApiStep[] = []
+  const guards: ApiStep[] = [requestGuards(options)]
   const hooks: ApiStep[] = []
 
   // The API description is public, like the documentation it is.
