@@ -26,7 +26,7 @@ export interface PostgresConnOptions {
   pool?: Pool
   /** Schema holding the store's tables and functions. Default `mobisite`. */
   schema?: string
-  /** Deadline of one call (connection + statement), ms. Default 2500, under the API's 3 s promise. */
+  /** Deadline of one call (connection + statement), ms. Default 2000: an outage answers well within the API's 3 s promise, even on a loaded machine. */
   timeoutMs?: number
   /** Connections in a pool the store creates. Default 10. */
   max?: number
@@ -98,7 +98,7 @@ export class PgConn {
     this.schema = options.schema ?? 'mobisite'
     if (this.schema === '' || this.schema.length > 63) throw new TypeError('PostgresStore: schema must be 1-63 characters')
     this.s = quoteIdent(this.schema)
-    this.timeoutMs = options.timeoutMs ?? 2500
+    this.timeoutMs = options.timeoutMs ?? 2000
     this.max = options.pool ? ((options.pool as unknown as { options?: { max?: number } }).options?.max ?? 10) : (options.max ?? 10)
     if (options.pool) {
       this.pool = options.pool
@@ -123,6 +123,11 @@ export class PgConn {
     // reported here; the pool drops it, and without a listener it would crash
     // the process.
     this.pool.on('error', () => {})
+    // A backend that ends while its connection is checked out makes the
+    // client emit 'error' too (besides failing its query). The listener goes
+    // on as soon as the connection exists: the first message after the
+    // handshake can already be the termination, before any caller holds it.
+    this.pool.on('connect', (client) => listen(client))
   }
 
   /** Runs the migrations once per store; a failed attempt (database away) is retried by the next call. */
@@ -165,11 +170,16 @@ export class PgConn {
       } catch (err) {
         const mapped = toStoreError(err)
         if (!(mapped instanceof StoreUnavailableError)) throw mapped
-        if (retry === 'read' && !this.closed && brokenConnection(err) && Date.now() < deadline) {
+        // A connection the server ended (restart, pg_terminate_backend) says
+        // nothing about the next one: only this call fails (a read is sent
+        // again), and the calls waiting for a connection keep waiting.
+        if (brokenConnection(err)) {
+          if (retry === 'write' || this.closed || Date.now() >= deadline) throw mapped
           try {
             return this.healthy(await this.attempt(fn, deadline))
           } catch (again) {
-            throw this.unavailable(toStoreError(again))
+            const mappedAgain = toStoreError(again)
+            throw brokenConnection(again) ? mappedAgain : this.unavailable(mappedAgain)
           }
         }
         throw this.unavailable(mapped)
@@ -241,6 +251,7 @@ export class PgConn {
             return
           }
           client = c
+          listen(c) // connections a passed-in pool opened before this store existed
           fn(c).then(
             (value) => {
               if (settled) return
@@ -264,7 +275,8 @@ export class PgConn {
           if (settled) return
           settled = true
           clearTimeout(timer)
-          reject(err)
+          // No connection at all: the database is unreachable, whatever the error says.
+          reject(new StoreUnavailableError(`PostgreSQL unreachable: ${err instanceof Error ? err.message : String(err)}`, { cause: err }))
         },
       )
     })
@@ -280,6 +292,16 @@ export class PgConn {
     }
     if (this.owned) await this.pool.end().catch(() => {})
   }
+}
+
+/** Connections that already carry the store's error listener. */
+const listening = new WeakSet<object>()
+
+/** Gives a connection the error listener without which an ended backend would crash the process. */
+function listen(client: { on(event: 'error', fn: () => void): unknown }): void {
+  if (listening.has(client)) return
+  listening.add(client)
+  client.on('error', () => {})
 }
 
 /** Removes a connection from the pool for good, closing its socket at once. */

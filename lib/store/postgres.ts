@@ -12,7 +12,7 @@
  * (lib/store/postgres-migrations.ts) in the store's own schema.
  *
  * When PostgreSQL cannot be reached, or does not answer, every call rejects
- * within `timeoutMs` (default 2.5 s) with StoreUnavailableError (the API
+ * within `timeoutMs` (default 2 s) with StoreUnavailableError (the API
  * answers 503); broken connections are dropped from the pool and calls
  * succeed again as soon as the database is back, without a restart.
  */
