@@ -2,6 +2,7 @@
  * mobisite: a mobile-site management service as a library.
  *
  * - `apiRouter(engine)`: the HTTP API, mountable in any Express app.
+ * - `dashboardRouter(engine)`: the single sign-on landing and sub-accounts' dashboard.
  * - `createEngine()`: every rule of the service, callable in-process.
  * - `mobileRedirect()`: sends phone visitors of a desktop site to its mobile site.
  * - `startServer()`: a real, stateful server; also a test double with a fake clock.
@@ -20,6 +21,7 @@ export type {
 export { ServiceError, type ErrorCode } from './errors.js'
 export { apiRouter, type ApiRouterOptions } from './http/router.js'
 export { openApiDocument } from './http/openapi.js'
+export { dashboardRouter, SESSION_COOKIE, type DashboardRouterOptions } from './dashboard/index.js'
 export {
   analyticsCollector,
   cdnGeo,

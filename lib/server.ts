@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net'
 import express from 'express'
 import { createEngine } from './engine/index.js'
 import type { Engine } from './engine/types.js'
+import { dashboardRouter, type DashboardRouterOptions } from './dashboard/index.js'
 import { apiRouter, type ApiRouterOptions } from './http/router.js'
 import { collectRoute } from './collector/route.js'
 
@@ -19,11 +20,13 @@ export interface ServerOptions {
   host?: string
   /** Passed to apiRouter. */
   router?: ApiRouterOptions
+  /** Passed to dashboardRouter, mounted at `/dashboard`. */
+  dashboard?: DashboardRouterOptions
 }
 
 /** A running server. */
 export interface RunningServer {
-  /** Like `http://127.0.0.1:PORT`; the API is under `${url}/api`. */
+  /** Like `http://127.0.0.1:PORT`; the API is under `${url}/api`, the sub-account dashboard under `${url}/dashboard`. */
   url: string
   /** The engine being served (the given one or the default). */
   engine: Engine
@@ -38,6 +41,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   app.disable('x-powered-by')
   app.use('/api', apiRouter(engine, options.router))
   app.use('/collect', collectRoute(engine))
+  app.use('/dashboard', dashboardRouter(engine, options.dashboard))
   const host = options.host ?? '127.0.0.1'
   const server = app.listen(options.port ?? 0, host)
   await new Promise<void>((resolve, reject) => {

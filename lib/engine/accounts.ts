@@ -2,6 +2,7 @@
  * Sub-user accounts and access grants (SPEC.md §4.2). Only partner master
  * accounts may use them, and only on the sub-accounts and sites they own.
  */
+import { randomUUID } from 'node:crypto'
 import type { Account } from '../../types/index.js'
 import { ServiceError, alreadyExist, invalidInput, notExist } from '../errors.js'
 import { accountNameSchema, validateCreateAccount, validateUpdateAccount } from '../schema/accounts.js'
@@ -9,7 +10,8 @@ import { siteNameSchema } from '../schema/sites.js'
 import type { GrantOutcome } from '../store/contract.js'
 import type { CallContext } from './context.js'
 
-function requirePartner(ctx: CallContext): void {
+/** Sub-user operations (every Accounts call) are for partner master accounts only. */
+export function requirePartner(ctx: CallContext): void {
   if (!ctx.caller.partner) {
     throw new ServiceError('AccessForbidden', 'sub-user accounts are available to partner master accounts only')
   }
@@ -37,7 +39,12 @@ function grantError(outcome: GrantOutcome, account_name: string, site_name: stri
 export async function createAccount(ctx: CallContext, body: unknown): Promise<void> {
   requirePartner(ctx)
   const input = validateCreateAccount(body)
-  const created = await ctx.store.createAccount({ ...input, owner: ctx.caller.user, created_at: ctx.now().getTime() })
+  const created = await ctx.store.createAccount({
+    ...input,
+    owner: ctx.caller.user,
+    created_at: ctx.now().getTime(),
+    incarnation: randomUUID(),
+  })
   if (!created) throw alreadyExist(`account_name ${input.account_name} is already taken`)
 }
 

@@ -9,6 +9,7 @@ import * as analytics from './analytics.js'
 import type { CallContext, EngineContext } from './context.js'
 import * as lifecycle from './lifecycle.js'
 import * as sites from './sites.js'
+import * as sso from './sso.js'
 import type { Caller, MasterApi } from './types.js'
 
 /** Wraps a rule so it runs in the context `resolve` gives, with the engine's error translation. */
@@ -36,6 +37,7 @@ export function buildMasterApi(on: Binder): MasterApi {
     grantAccess: on(accounts.grantAccess),
     revokeAccess: on(accounts.revokeAccess),
     accountSites: on(accounts.accountSites),
+    ssoLink: on(sso.ssoLink),
     siteAnalytics: on(analytics.siteAnalytics),
     sitesWithMostTraffic: on(analytics.sitesWithMostTraffic),
   }

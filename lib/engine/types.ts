@@ -103,6 +103,14 @@ export interface MasterApi {
   revokeAccess(account_name: string, site_name: string): Promise<void>
   /** Sites the account has been granted, sorted (what its dashboard shows). */
   accountSites(account_name: string): Promise<string[]>
+  /**
+   * Get SSO Link: a single-use sign-in link (valid 120 s) for the caller's
+   * sub-account. `query`: `target` DASHBOARD (default) or STATS, and
+   * `site_name` (required for STATS; must be granted to the account).
+   * `dashboardUrl`: where dashboardRouter is served, an absolute URL or a
+   * path (default `/dashboard`).
+   */
+  ssoLink(account_name: string, query?: Query, dashboardUrl?: string): Promise<{ url: string }>
 
   siteAnalytics(site_name: string, query?: Query): Promise<TrafficMetrics | ActivityMetrics | AnalyticsRow[]>
   sitesWithMostTraffic(query?: Query): Promise<MostTrafficRow[]>

@@ -11,13 +11,14 @@
 import express, { type Request, type Response, type Router } from 'express'
 import type { Caller, Engine } from '../engine/types.js'
 import { ServiceError } from '../errors.js'
+import { isDashboardUrl } from '../schema/sso.js'
 import { authenticateRequest } from './auth.js'
 import { compileDispatch, type Endpoint, type Match } from './dispatch.js'
 import { bodyReadError, errorHandler } from './errors.js'
 import { requestGuards, type GuardOptions } from './guards.js'
 import { openApiDocument } from './openapi.js'
 import { sendEmpty, sendJson } from './reply.js'
-import { AGENTS_PATH, ROUTES, type Input, type Route } from './routes.js'
+import { AGENTS_PATH, ROUTES, type Input, type Route, type RouteRequest } from './routes.js'
 
 /** Options of {@link apiRouter}. */
 export interface ApiRouterOptions extends GuardOptions {
@@ -32,6 +33,30 @@ export interface ApiRouterOptions extends GuardOptions {
   notFound?: boolean
   /** The server URL written into `GET /openapi.json`. Default '/api'. */
   openApiServerUrl?: string
+  /**
+   * Where dashboardRouter is served, for the links of Get SSO Link: an
+   * absolute http(s) URL, or a path starting with '/' on the API's own
+   * origin. Default: the request's origin + '/dashboard' (the origin comes
+   * from `req.protocol` and `req.host`, so Express's `trust proxy` decides).
+   */
+  dashboardUrl?: string
+}
+
+/** Checks the `dashboardUrl` option once, when the router is built. */
+function checkDashboardUrl(url: string | undefined): string | undefined {
+  if (url === undefined) return undefined
+  if (isDashboardUrl(url)) return url
+  throw new TypeError('apiRouter: dashboardUrl must be an absolute http(s) URL or a path starting with "/"')
+}
+
+/** What a route may ask about its request; computed only when asked. */
+function routeRequest(req: Request, dashboardUrl: string | undefined): RouteRequest {
+  return {
+    get dashboardUrl() {
+      const url = dashboardUrl ?? '/dashboard'
+      return url.startsWith('/') ? `${req.protocol}://${req.host}${url}` : url
+    },
+  }
 }
 
 /** One authenticated API request, as the steps before the engine see it. */
@@ -113,6 +138,7 @@ function bodyToRead(req: Request): boolean {
  * Authentication is HTTP Basic with a master account added by `engine.addMasterAccount`.
  */
 export function apiRouter(engine: Engine, options: ApiRouterOptions = {}): Router {
+  const dashboardUrl = checkDashboardUrl(options.dashboardUrl)
   const router = express.Router({ caseSensitive: true })
   const notFound = options.notFound ?? true
   // The guards have already refused any Content-Type but JSON (415).
@@ -146,14 +172,15 @@ export function apiRouter(engine: Engine, options: ApiRouterOptions = {}): Route
 
   async function serve(req: Request, res: Response, { endpoint, params }: Match): Promise<void> {
     const { route } = endpoint
-    if (endpoint.public) return sendJson(res, 200, await route.run(undefined as never, params, undefined))
+    const request = routeRequest(req, dashboardUrl)
+    if (endpoint.public) return sendJson(res, 200, await route.run(undefined as never, params, undefined, request))
     const caller = await authenticateRequest(engine, req)
     const call: ApiCall = { req, res, route, params, caller, input: undefined }
     for (const guard of guards) await guard(call)
     if (bodyToRead(req)) await readBody(req, res)
     call.input = inputOf(req, route.input)
     for (const hook of hooks) await hook(call)
-    const result = await route.run(engine.as(caller), params, call.input)
+    const result = await route.run(engine.as(caller), params, call.input, request)
     if (route.success === 'empty') sendEmpty(res)
     else sendJson(res, 200, result)
   }

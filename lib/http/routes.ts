@@ -14,9 +14,16 @@ import {
   recreateSiteSchema,
   updateSiteSchema,
 } from '../schema/sites.js'
+import { ssoLinkQuerySchema } from '../schema/sso.js'
 
 /** What an endpoint reads besides its path parameters. */
 export type Input = 'body' | 'optional-body' | 'query' | 'none'
+
+/** What a route may need to know about the request besides its input. */
+export interface RouteRequest {
+  /** Where the sub-account dashboard is served for this request (no trailing slash). */
+  readonly dashboardUrl: string
+}
 
 /** One endpoint. Static paths come before parameterised ones that could shadow them. */
 export interface Route {
@@ -30,7 +37,7 @@ export interface Route {
   /** 'json': 200 with the result; 'empty': 204 with no content. */
   success: 'json' | 'empty'
   /** Runs the operation; `params` are the decoded path parameters in order. */
-  run: (api: MasterApi, params: string[], input: unknown) => Promise<unknown>
+  run: (api: MasterApi, params: string[], input: unknown, request: RouteRequest) => Promise<unknown>
 }
 
 const json = 'json'
@@ -50,6 +57,7 @@ export const ROUTES: readonly Route[] = [
   { method: 'POST', path: '/sites/unpublish/:site_name', summary: 'Unpublish Site', input: 'none', success: empty, run: (api, [name]) => api.unpublishSite(name!) },
   { method: 'POST', path: '/sites/resetcache/:site_name', summary: 'Reset Runtime Cache', input: 'none', success: empty, run: (api, [name]) => api.resetCache(name!) },
   { method: 'POST', path: '/accounts/create', summary: 'Create Account', input: 'body', schema: createAccountSchema, success: empty, run: (api, _, body) => api.createAccount(body) },
+  { method: 'GET', path: '/accounts/sso/:account_name/link', summary: 'Get SSO Link', input: 'query', schema: ssoLinkQuerySchema, success: json, run: (api, [name], query, request) => api.ssoLink(name!, query as Record<string, unknown>, request.dashboardUrl) },
   { method: 'GET', path: '/accounts/:account_name', summary: 'Retrieve Account', input: 'none', success: json, run: (api, [name]) => api.getAccount(name!) },
   { method: 'DELETE', path: '/account/:account_name', summary: 'Delete Account', input: 'none', success: empty, run: (api, [name]) => api.deleteAccount(name!) },
   { method: 'POST', path: '/accounts/update/:account_name', summary: 'Update Account', input: 'body', schema: updateAccountSchema, success: empty, run: (api, [name], body) => api.updateAccount(name!, body) },

@@ -16,7 +16,7 @@
  * - Records returned are copies: mutating them never changes the store.
  * - A store that cannot reach its backend rejects with {@link StoreUnavailableError}.
  *
- * Every adapter passes the shared conformance suite in `test/helpers/store-conformance.ts`.
+ * Every adapter passes the shared conformance suite in `lib/testing/conformance/`.
  */
 import type { ActivityKind, CreationFailure, Lang, SiteProperties } from '../../types/index.js'
 
@@ -96,6 +96,13 @@ export interface AccountRecord {
   email?: string
   lang?: Lang
   created_at: number
+  /**
+   * A random id given when the account is created. Sign-in sessions carry it,
+   * so an account deleted and re-created under the same name (even within
+   * the same millisecond of a frozen test clock) does not inherit them.
+   * Absent on accounts created without one; stores keep it like any field.
+   */
+  incarnation?: string
 }
 
 /** A partial update of an account; `null` removes the field. */
@@ -204,6 +211,32 @@ export interface PeriodRow<T> {
   data: T
 }
 
+// ----------------------------------------------------------------------- SSO
+
+/** Where an SSO link lands: the dashboard, or one site's statistics page. */
+export type SsoTarget = 'DASHBOARD' | 'STATS'
+
+/**
+ * What a single sign-on token grants, copied unchanged into the session it is
+ * redeemed for. The session belongs to the account whatever the target.
+ */
+export interface SsoGrant {
+  account_name: string
+  /** The partner master account the sub-account belongs to. */
+  owner: string
+  /** The account's {@link AccountRecord.incarnation} when the token was issued. */
+  incarnation: string
+  target: SsoTarget
+  /** The site of a `STATS` link. */
+  site_name?: string
+}
+
+/** A token or a session as the store keeps it. */
+export interface SsoRecord extends SsoGrant {
+  /** Epoch ms on the ENGINE clock after which it is dead. */
+  expires_at: number
+}
+
 // -------------------------------------------------------------------- store
 
 /** Storage behind an engine. See the module comment for the conventions. */
@@ -305,6 +338,26 @@ export interface Store {
    * descending, ties by site_name ascending, at most `limit` rows.
    */
   mostTraffic(owner: string, from: string, to: string, limit: number): Promise<{ site_name: string; data: TrafficTotals }[]>
+
+  // Single sign-on tokens and dashboard sessions. Both are keyed by a digest
+  // (the engine hashes the secret), so the store never holds a usable secret.
+  // Expiry is decided by the engine clock passed in `now`; a store may also
+  // drop a record on its own clock, but no earlier than `expires_at - now` ms
+  // after it was written.
+  /** Keeps a sign-in token under `digest` (a new, random digest: it replaces nothing). */
+  issueSsoToken(digest: string, token: SsoRecord, now: number): Promise<void>
+  /**
+   * Redeems a token once, atomically: removes it and, if it was alive at
+   * `now` (`now < expires_at`), keeps a session under `session_digest` holding
+   * the token's grant and `session_expires_at`, and answers the grant.
+   * Undefined when there was no such token or it had expired (it is removed
+   * either way). Of any number of parallel redemptions, one at most succeeds.
+   */
+  redeemSsoToken(digest: string, now: number, session_digest: string, session_expires_at: number): Promise<SsoGrant | undefined>
+  /** The session, or undefined when there is none or it has expired at `now`. */
+  getSession(digest: string, now: number): Promise<SsoRecord | undefined>
+  /** Ends a session. False when there was none. */
+  deleteSession(digest: string): Promise<boolean>
 
   /** Releases connections. The store is unusable afterwards. */
   close(): Promise<void>

@@ -21,6 +21,8 @@ import type {
   SiteExpectation,
   SitePatch,
   SiteRecord,
+  SsoGrant,
+  SsoRecord,
   Store,
   TrafficTotals,
   VisitEvent,
@@ -28,6 +30,7 @@ import type {
 import { StoreUnavailableError } from './contract.js'
 import { accountPatchEntries, expectationEntries, sitePatchEntries } from './guards.js'
 import { MemoryAnalytics } from './memory-analytics.js'
+import { MemorySso } from './memory-sso.js'
 import { applyPatch, copy, meets } from './memory-records.js'
 import { OrderedIndex } from './ordered-index.js'
 
@@ -73,6 +76,7 @@ export class MemoryStore implements Store {
   /** The latest `expiresAt` any counter call has passed; see {@link MemoryStore.incrementWithinLimit}. */
   private counterHorizon = -Infinity
   private readonly analytics = new MemoryAnalytics()
+  private readonly sso = new MemorySso()
   private closed = false
 
   // ------------------------------------------------------------ masters
@@ -340,6 +344,28 @@ export class MemoryStore implements Store {
     return this.analytics.mostTraffic(owner, from, to, limit)
   }
 
+  // ---------------------------------------------------------------- SSO
+
+  async issueSsoToken(digest: string, token: SsoRecord, now: number): Promise<void> {
+    this.ensureOpen()
+    this.sso.issue(digest, token, now)
+  }
+
+  async redeemSsoToken(digest: string, now: number, session_digest: string, session_expires_at: number): Promise<SsoGrant | undefined> {
+    this.ensureOpen()
+    return this.sso.redeem(digest, now, session_digest, session_expires_at)
+  }
+
+  async getSession(digest: string, now: number): Promise<SsoRecord | undefined> {
+    this.ensureOpen()
+    return this.sso.session(digest, now)
+  }
+
+  async deleteSession(digest: string): Promise<boolean> {
+    this.ensureOpen()
+    return this.sso.endSession(digest)
+  }
+
   // -------------------------------------------------------------- close
 
   /** Drops all data; every later call rejects with StoreUnavailableError. Closing twice is harmless. */
@@ -353,6 +379,7 @@ export class MemoryStore implements Store {
     this.grantsBySite.clear()
     this.ledgers.clear()
     this.counters.clear()
+    this.sso.clear()
   }
 
   // ------------------------------------------------------------ helpers

@@ -22,6 +22,7 @@
  * | dv:<day>:<dim>:<site>                 | hash   | `<metric>:<JSON key>` counters per dimension value |
  * | dvu:<day>:<dim>:<len(site)>:<site>:<JSON key> | HLL | visitors per dimension value         |
  * | rank:<day>:<owner JSON>               | zset   | the owner's sites scored by the day's visits |
+ * | ssotok:<digest> / sess:<digest>       | hash   | SSO tokens and sessions (lib/store/redis-sso.ts) |
  *
  * Analytics keys are built inside the Lua scripts (lib/store/redis-analytics.ts).
  */

@@ -25,6 +25,8 @@ import type {
   SiteExpectation,
   SitePatch,
   SiteRecord,
+  SsoGrant,
+  SsoRecord,
   Store,
   TrafficTotals,
   VisitEvent,
@@ -42,6 +44,7 @@ import {
   encodePatch,
 } from './redis-keys.js'
 import * as S from './redis-scripts.js'
+import { RedisSso } from './redis-sso.js'
 
 /** Options of {@link RedisStore}. */
 export interface RedisStoreOptions extends RedisTimeouts {
@@ -64,12 +67,14 @@ export class RedisStore implements Store {
   private readonly conn: RedisConn
   private readonly keys: RedisKeys
   private readonly analytics: RedisAnalytics
+  private readonly sso: RedisSso
 
   constructor(options: RedisStoreOptions = {}) {
     this.prefix = options.prefix ?? 'mobisite:'
     this.conn = new RedisConn(options)
     this.keys = new RedisKeys(this.prefix)
     this.analytics = new RedisAnalytics(this.conn, this.keys)
+    this.sso = new RedisSso(this.conn, this.prefix)
   }
 
   /** The ioredis client in use (for diagnostics and benchmarks). */
@@ -272,6 +277,24 @@ export class RedisStore implements Store {
 
   mostTraffic(owner: string, from: string, to: string, limit: number): Promise<{ site_name: string; data: TrafficTotals }[]> {
     return this.analytics.mostTraffic(owner, from, to, limit)
+  }
+
+  // ---------------------------------------------------------------- SSO
+
+  issueSsoToken(digest: string, token: SsoRecord, now: number): Promise<void> {
+    return this.sso.issue(digest, token, now)
+  }
+
+  redeemSsoToken(digest: string, now: number, session_digest: string, session_expires_at: number): Promise<SsoGrant | undefined> {
+    return this.sso.redeem(digest, now, session_digest, session_expires_at)
+  }
+
+  getSession(digest: string, now: number): Promise<SsoRecord | undefined> {
+    return this.sso.get(digest, now)
+  }
+
+  deleteSession(digest: string): Promise<boolean> {
+    return this.sso.end(digest)
   }
 
   /** Quits the client if the store created it; a client passed in stays open. */

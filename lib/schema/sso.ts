@@ -1,0 +1,38 @@
+/**
+ * JSON Schemas of single sign-on: the query of Get SSO Link and its answer.
+ */
+import type { FromSchema } from 'json-schema-to-ts'
+import { siteNameSchema } from './sites.js'
+import { compile } from './validate.js'
+
+export const ssoLinkQuerySchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    site_name: siteNameSchema,
+    target: { type: 'string', enum: ['DASHBOARD', 'STATS'], description: 'where the link lands; default DASHBOARD; STATS needs site_name' },
+  },
+} as const
+
+/** The answer of Get SSO Link. */
+export const ssoLinkSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['url'],
+  properties: {
+    url: { type: 'string', description: 'the single-use sign-in link: `<dashboard>/sso?token=<token>`, valid for 120 seconds' },
+  },
+} as const
+
+/** Query of Get SSO Link. */
+export type SsoLinkQuery = FromSchema<typeof ssoLinkQuerySchema>
+/** Answer of Get SSO Link. */
+export type SsoLink = FromSchema<typeof ssoLinkSchema>
+
+/** Validates a Get SSO Link query; throws InvalidInput naming the parameter. */
+export const validateSsoLinkQuery = compile<SsoLinkQuery>(ssoLinkQuerySchema, 'query')
+
+/** An absolute http(s) URL without query or fragment, or a path starting with one '/'. */
+export function isDashboardUrl(url: unknown): url is string {
+  return typeof url === 'string' && (/^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/i.test(url) || /^\/(?!\/)[^?#\s]*$/.test(url))
+}
