@@ -43,6 +43,10 @@ t.test('after close every method rejects with StoreUnavailableError; closing twi
     ['incrementWithinLimit', (s) => s.incrementWithinLimit('k', 1, T0)],
     ['siteTraffic', (s) => s.siteTraffic('s', '2024-01-01', '2024-01-01')],
     ['mostTraffic', (s) => s.mostTraffic('alice', '2024-01-01', '2024-01-01', 10)],
+    ['issueSsoToken', (s) => s.issueSsoToken('d', { account_name: 'a', owner: 'alice', incarnation: 'i', target: 'DASHBOARD', expires_at: T0 }, T0)],
+    ['redeemSsoToken', (s) => s.redeemSsoToken('d', T0, 's', T0)],
+    ['getSession', (s) => s.getSession('s', T0)],
+    ['deleteSession', (s) => s.deleteSession('s')],
   ]
   for (const [name, call] of calls) await t.rejects(call(store), StoreUnavailableError, name)
 })
