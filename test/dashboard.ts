@@ -7,12 +7,12 @@
  */
 import express from 'express'
 import request from 'supertest'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { createEngine, dashboardRouter } from '../lib/index.js'
 import { type DashboardFixture, dashboardFixture, grantedSites } from './helpers/dashboard.js'
 
 /** Every dashboard answer carries these, error pages included. */
-function secureHeaders(t: Tap, res: request.Response, label: string): void {
+function secureHeaders(t: Test, res: request.Response, label: string): void {
   const csp = String(res.headers['content-security-policy'] ?? '')
   t.match(csp, /default-src 'none'/, `${label}: CSP default-src 'none'`)
   t.match(csp, /frame-ancestors 'none'/, `${label}: frame-ancestors 'none'`)
@@ -26,7 +26,6 @@ function secureHeaders(t: Tap, res: request.Response, label: string): void {
     t.notMatch(res.text, /<script|<[^>]*\s(on[a-z]+|style)=/i, `${label}: no script, no handler, no inline style`)
   }
 }
-type Tap = Parameters<Parameters<typeof t.test>[1]>[0]
 
 /** Numbers as pages print them ("1,234") back to numbers. */
 const num = (text: string): number => Number(text.replace(/,/g, ''))
