@@ -49,7 +49,9 @@ const secured: RequestHandler = (_req, res, next) => {
     'Content-Security-Policy': CSP,
     'Cache-Control': 'no-store',
     'X-Content-Type-Options': 'nosniff',
-    'Referrer-Policy': 'no-referrer',
+    // Not no-referrer: under it browsers send `Origin: null` with a form POST,
+    // and sign-out would look cross-site. same-origin still tells other sites nothing.
+    'Referrer-Policy': 'same-origin',
     'X-Frame-Options': 'DENY',
     'Cross-Origin-Opener-Policy': 'same-origin',
   })

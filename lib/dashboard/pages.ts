@@ -37,7 +37,7 @@ function layout(page: PageContext, heading: string, body: HtmlValue): SafeHtml {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
+<meta name="referrer" content="same-origin">
 <title>${heading} · ${page.title}</title>
 <link rel="stylesheet" href="${page.base}/assets/dashboard.css?v=${STYLESHEET_VERSION}">
 </head>
