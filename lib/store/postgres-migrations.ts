@@ -14,6 +14,7 @@
 import type { PoolClient } from 'pg'
 import { ANALYTICS_FUNCTIONS } from './postgres-analytics-sql.js'
 import { SITE_FUNCTIONS } from './postgres-functions.js'
+import { SSO_TABLES } from './postgres-sso.js'
 
 /** First half of the advisory-lock key: "mobisite" folded into an int4; the second half is hashtext(schema). */
 const LOCK_CLASS = 0x6d6f6273
@@ -143,6 +144,7 @@ ${SITE_FUNCTIONS(S)}
 ${ANALYTICS_FUNCTIONS(S)}
 `,
   },
+  { version: 2, name: 'single sign-on tokens and dashboard sessions', sql: SSO_TABLES },
 ]
 
 /**

@@ -7,7 +7,8 @@
  * index, regardless of letter case), the daily limit (an upsert whose WHERE
  * sees the latest count), the first-publish charge (a row lock), grants
  * removed with their site or account (foreign-key cascades) and recording
- * only for a site that exists (a key-share lock). The tables, functions and
+ * only for a site that exists (a key-share lock), single-use sign-in tokens
+ * (a DELETE ... RETURNING feeding the session INSERT). The tables, functions and
  * indexes are created on first use by versioned migrations
  * (lib/store/postgres-migrations.ts) in the store's own schema.
  *
@@ -32,6 +33,8 @@ import type {
   SiteExpectation,
   SitePatch,
   SiteRecord,
+  SsoGrant,
+  SsoRecord,
   Store,
   TrafficTotals,
   VisitEvent,
@@ -40,6 +43,7 @@ import { PgAccounts } from './postgres-accounts.js'
 import { PgAnalytics } from './postgres-analytics.js'
 import { PgConn, type PostgresConnOptions } from './postgres-conn.js'
 import { PgSites } from './postgres-sites.js'
+import { PgSso } from './postgres-sso.js'
 
 /** Options of {@link PostgresStore}. */
 export type PostgresStoreOptions = PostgresConnOptions
@@ -52,6 +56,7 @@ export class PostgresStore implements Store {
   private readonly sites: PgSites
   private readonly accounts: PgAccounts
   private readonly analytics: PgAnalytics
+  private readonly sso: PgSso
 
   constructor(options: PostgresStoreOptions = {}) {
     this.conn = new PgConn(options)
@@ -59,6 +64,7 @@ export class PostgresStore implements Store {
     this.sites = new PgSites(this.conn)
     this.accounts = new PgAccounts(this.conn)
     this.analytics = new PgAnalytics(this.conn)
+    this.sso = new PgSso(this.conn)
   }
 
   /** The pg pool in use (for diagnostics and benchmarks). */
@@ -181,6 +187,24 @@ export class PostgresStore implements Store {
 
   mostTraffic(owner: string, from: string, to: string, limit: number): Promise<{ site_name: string; data: TrafficTotals }[]> {
     return this.analytics.mostTraffic(owner, from, to, limit)
+  }
+
+  // ---------------------------------------------------------------- SSO
+
+  issueSsoToken(digest: string, token: SsoRecord, now: number): Promise<void> {
+    return this.sso.issue(digest, token, now)
+  }
+
+  redeemSsoToken(digest: string, now: number, session_digest: string, session_expires_at: number): Promise<SsoGrant | undefined> {
+    return this.sso.redeem(digest, now, session_digest, session_expires_at)
+  }
+
+  getSession(digest: string, now: number): Promise<SsoRecord | undefined> {
+    return this.sso.get(digest, now)
+  }
+
+  deleteSession(digest: string): Promise<boolean> {
+    return this.sso.end(digest)
   }
 
   /** Ends the pool if the store created it (a pool passed in stays open); every later call rejects. */
