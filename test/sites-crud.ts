@@ -92,13 +92,12 @@ t.test('generated names derive from the desktop host and stay unique', async (t)
   }
 })
 
-t.test('site names are exact and case-sensitive', async (t) => {
+t.test('site lookups are exact and case-sensitive; names are unique regardless of case', async (t) => {
   const { alice } = await setup(t)
   await createSite(t, alice, 'CaseName')
   isError(t, await alice.get('/sites/casename'), 400, 'ResourceNotExist', 'other case is another name')
-  await createSite(t, alice, 'casename')
+  isError(t, await alice.post('/sites/create', siteBody('casename')), 400, 'ResourceAlreadyExist', 'but cannot be created beside it')
   t.equal((await alice.get('/sites/CaseName')).body.site_name, 'CaseName')
-  t.equal((await alice.get('/sites/casename')).body.site_name, 'casename')
 })
 
 t.test('__proto__, constructor and other Object names are ordinary site names and uids', async (t) => {
@@ -221,8 +220,8 @@ t.test('created and modified are reserved: GET /sites/{name} serves the listings
     isError(t, res, 400, 'InvalidInput', `${name} is refused`)
     t.match(res.body.message, /reserved/)
   }
-  // Only the exact, case-sensitive names are reserved.
-  t.equal((await alice.post('/sites/create', siteBody('Created'))).status, 200)
+  // Reserved in any letter case, since names are unique regardless of case.
+  isError(t, await alice.post('/sites/create', siteBody('Created')), 400, 'InvalidInput', 'Created is refused')
   const generated = await alice.post('/sites/create', { site_data: { original_site_url: 'http://created/' } })
   t.equal(generated.status, 200)
   t.match(generated.body.site_name, /^created-[a-z0-9]{4}$/, 'a generated name steps around the reserved one')

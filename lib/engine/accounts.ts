@@ -45,7 +45,7 @@ export async function createAccount(ctx: CallContext, body: unknown): Promise<vo
     created_at: ctx.now().getTime(),
     incarnation: randomUUID(),
   })
-  if (!created) throw alreadyExist(`account_name ${input.account_name} is already taken`)
+  if (!created) throw alreadyExist(`account_name ${input.account_name} is already taken (names are unique regardless of letter case)`)
 }
 
 /** Retrieve Account: never returns lang. */

@@ -10,13 +10,19 @@ import type { CallContext, EngineContext } from './context.js'
 import * as lifecycle from './lifecycle.js'
 import * as sites from './sites.js'
 import * as sso from './sso.js'
+import { checkStrings } from './strict-strings.js'
 import type { Caller, MasterApi } from './types.js'
 
 /** Wraps a rule so it runs in the context `resolve` gives, with the engine's error translation. */
 type Binder = <A extends unknown[], R>(operation: (call: CallContext, ...args: A) => Promise<R>) => (...args: A) => Promise<R>
 
-/** Every operation of the API, each bound by `on`. */
-export function buildMasterApi(on: Binder): MasterApi {
+/** Every operation of the API, each bound by `bind` after the strict-strings check of its arguments. */
+export function buildMasterApi(bind: Binder): MasterApi {
+  const on: Binder = (operation) =>
+    bind((call, ...args) => {
+      checkStrings(args)
+      return operation(call, ...args)
+    })
   return {
     createSite: on(sites.createSite),
     getSite: on(sites.getSite),

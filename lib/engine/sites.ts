@@ -23,7 +23,11 @@ import type { Query } from './types.js'
 /** How many random suffixes a generated name tries before giving up. */
 const NAME_ATTEMPTS = 8
 
-/** `GET /sites/created` and `/sites/modified` are the listings, so sites of these names could never be read. */
+/**
+ * `GET /sites/created` and `/sites/modified` are the listings, so sites of
+ * these names could never be read; refused in any letter case, since names
+ * are unique regardless of case.
+ */
 const RESERVED_NAMES: ReadonlySet<string> = new Set(['created', 'modified'])
 
 /** The site properties of a validated site_data, with the business info keys merged (DESIGN.md). */
@@ -90,9 +94,9 @@ async function reserveName(
     return (await ctx.store.createSite(site)) ? site : undefined
   }
   if (wanted !== undefined) {
-    if (RESERVED_NAMES.has(wanted)) throw invalidInput(`site_name ${wanted} is reserved: GET /sites/${wanted} is a listing`)
+    if (RESERVED_NAMES.has(wanted.toLowerCase())) throw invalidInput(`site_name ${wanted} is reserved: GET /sites/${wanted} is a listing`)
     const site = await attempt(wanted)
-    if (!site) throw alreadyExist(`site_name ${wanted} is already taken`)
+    if (!site) throw alreadyExist(`site_name ${wanted} is already taken (names are unique regardless of letter case)`)
     return site
   }
   const base = baseName(url)

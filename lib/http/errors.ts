@@ -49,6 +49,8 @@ export class BodyReadError extends Error {
 export function bodyReadError(error: unknown): BodyReadError {
   const type = (error as { type?: unknown } | null)?.type
   if (type === 'entity.too.large') return new BodyReadError(new ServiceError('InvalidInput', 'request body is larger than the limit (1 MiB by default)'), 413)
+  // The body parser's verify step (utf8Body) throws the caller's error itself.
+  if (type === 'entity.verify.failed' && error instanceof ServiceError) return new BodyReadError(error, 400)
   if (type === 'entity.parse.failed') {
     return new BodyReadError(new ServiceError('InvalidInput', 'request body is not a valid JSON object or array'), 400)
   }

@@ -13,6 +13,7 @@
  *    bodies, so this also closes the form-based forgeries that smuggle JSON
  *    in a text/plain body.
  */
+import { isUtf8 } from 'node:buffer'
 import type { Request } from 'express'
 import { ServiceError } from '../errors.js'
 
@@ -82,4 +83,25 @@ export function requestGuards(options: GuardOptions = {}): (call: { req: Request
       }
     }
   }
+}
+
+/**
+ * Refuses (400 InvalidInput) a query string whose percent-encoding is not
+ * UTF-8: Node's query parser would quietly turn it into U+FFFD.
+ */
+export function utf8Query({ req }: { req: Request }): void {
+  const at = req.url.indexOf('?')
+  if (at < 0 || !req.url.includes('%', at)) return
+  for (const part of req.url.slice(at + 1).split(/[&=]/)) {
+    try {
+      decodeURIComponent(part)
+    } catch {
+      throw new ServiceError('InvalidInput', 'the query string holds percent-encoding that is not UTF-8')
+    }
+  }
+}
+
+/** The body parser's `verify` step: a JSON body must be UTF-8 (it is decoded leniently otherwise). */
+export function utf8Body(_req: unknown, _res: unknown, bytes: Buffer): void {
+  if (!isUtf8(bytes)) throw new ServiceError('InvalidInput', 'request body is not valid UTF-8')
 }

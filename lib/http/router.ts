@@ -15,7 +15,7 @@ import { isDashboardUrl } from '../schema/sso.js'
 import { authenticateRequest } from './auth.js'
 import { compileDispatch, type Endpoint, type Match } from './dispatch.js'
 import { bodyReadError, errorHandler } from './errors.js'
-import { requestGuards, type GuardOptions } from './guards.js'
+import { requestGuards, utf8Body, utf8Query, type GuardOptions } from './guards.js'
 import { openApiDocument } from './openapi.js'
 import { sendEmpty, sendJson } from './reply.js'
 import { AGENTS_PATH, ROUTES, type Input, type Route, type RouteRequest } from './routes.js'
@@ -142,7 +142,7 @@ export function apiRouter(engine: Engine, options: ApiRouterOptions = {}): Route
   const router = express.Router({ caseSensitive: true })
   const notFound = options.notFound ?? true
   // The guards have already refused any Content-Type but JSON (415).
-  const parse = express.json({ limit: options.bodyLimit ?? '1mb', type: () => true })
+  const parse = express.json({ limit: options.bodyLimit ?? '1mb', type: () => true, verify: utf8Body })
   const readBody = (req: Request, res: Response) =>
     new Promise<void>((resolve, reject) => {
       parse(req, res, (error?: unknown) => (error === undefined ? resolve() : reject(bodyReadError(error))))
@@ -154,7 +154,7 @@ export function apiRouter(engine: Engine, options: ApiRouterOptions = {}): Route
   //   hooks:  once the input is read, just before the engine.
   // An empty list costs nothing; add a step only when its feature is on.
   const guards: ApiStep[] = [requestGuards(options)]
-  const hooks: ApiStep[] = []
+  const hooks: ApiStep[] = [utf8Query]
 
   // The API description is public, like the documentation it is.
   const document = openApiDocument(options.openApiServerUrl)

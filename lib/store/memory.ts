@@ -27,6 +27,7 @@ import type {
   TrafficTotals,
   VisitEvent,
 } from './contract.js'
+import { foldName } from './names.js'
 import { StoreUnavailableError } from './contract.js'
 import { accountPatchEntries, expectationEntries, sitePatchEntries } from './guards.js'
 import { MemoryAnalytics } from './memory-analytics.js'
@@ -68,6 +69,9 @@ export class MemoryStore implements Store {
   private readonly activeSubscriptions = new Map<string, { site_name: string; status: 'active' | 'cancelled' }>()
   private readonly owners = new Map<string, OwnerIndexes>()
   private readonly accounts = new Map<string, AccountRecord>()
+  /** Folded name → the name in use, for sites and for accounts: names are unique regardless of case. */
+  private readonly siteFolds = new Map<string, string>()
+  private readonly accountFolds = new Map<string, string>()
   /** account_name → granted site names, and the reverse, so both deletes cascade without a scan. */
   private readonly grantsByAccount = new Map<string, Set<string>>()
   private readonly grantsBySite = new Map<string, Set<string>>()
@@ -103,7 +107,9 @@ export class MemoryStore implements Store {
 
   async createSite(site: SiteRecord): Promise<boolean> {
     this.ensureOpen()
-    if (this.sites.has(site.site_name)) return false
+    const folded = foldName(site.site_name)
+    if (this.sites.has(site.site_name) || this.siteFolds.has(folded)) return false
+    this.siteFolds.set(folded, site.site_name)
     const stored = copy(site)
     this.sites.set(stored.site_name, stored)
     const idx = this.indexesOf(stored.owner)
@@ -193,6 +199,7 @@ export class MemoryStore implements Store {
     const site = this.ownedSite(owner, site_name)
     if (site === undefined || !meets(site, expected)) return false
     this.sites.delete(site_name)
+    this.siteFolds.delete(foldName(site_name))
     const idx = this.indexesOf(owner)
     idx.created.remove(site.created_at, site_name)
     idx.modified.remove(site.modified_at, site_name)
@@ -224,7 +231,9 @@ export class MemoryStore implements Store {
 
   async createAccount(account: AccountRecord): Promise<boolean> {
     this.ensureOpen()
-    if (this.accounts.has(account.account_name)) return false
+    const folded = foldName(account.account_name)
+    if (this.accounts.has(account.account_name) || this.accountFolds.has(folded)) return false
+    this.accountFolds.set(folded, account.account_name)
     this.accounts.set(account.account_name, copy(account))
     return true
   }
@@ -248,6 +257,7 @@ export class MemoryStore implements Store {
     this.ensureOpen()
     if (this.ownedAccount(owner, account_name) === undefined) return false
     this.accounts.delete(account_name)
+    this.accountFolds.delete(foldName(account_name))
     for (const site of this.grantsByAccount.get(account_name) ?? []) this.grantsBySite.get(site)?.delete(account_name)
     this.grantsByAccount.delete(account_name)
     return true

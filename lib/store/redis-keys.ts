@@ -15,6 +15,7 @@
  * | charges:<owner> / subs:<owner>        | list   | billing ledger entries, JSON                |
  * | gsite:<site> / gacct:<account>        | set    | grants, both directions                     |
  * | limit:<key>                           | string | incrementWithinLimit counter                |
+ * | sfold / afold                         | hash   | folded (lower-case) site / account name → the name in use |
  * | aowner                                | hash   | site name → the owner its analytics belong to (JSON) |
  * | days:<site>, odays:<owner JSON>       | zset   | days with analytics (lexicographic)         |
  * | day:<day>:<site>                      | hash   | the site-day counters                       |
@@ -66,6 +67,12 @@ export class RedisKeys {
   }
   limit(key: string): string {
     return `${this.prefix}limit:${key}`
+  }
+  siteFolds(): string {
+    return `${this.prefix}sfold`
+  }
+  accountFolds(): string {
+    return `${this.prefix}afold`
   }
 }
 

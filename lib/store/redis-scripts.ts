@@ -29,15 +29,21 @@ for i, k in ipairs(KEYS) do out[i] = redis.call('HGETALL', k) end
 return out
 `)
 
-/** KEYS: site, created index, modified index, [external-uid index]. ARGV: name, created_at, modified_at, fields... */
+/**
+ * KEYS: site, created index, modified index, site-name folds, [external-uid index].
+ * ARGV: name, created_at, modified_at, folded name, fields...
+ * The fold entry is claimed with HSETNX in the same script, so names differing
+ * only in letter case cannot both be created.
+ */
 export const CREATE_SITE = lua(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], unpack(ARGV, 4))
+if redis.call('HSETNX', KEYS[4], ARGV[4], ARGV[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV, 5))
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
 redis.call('ZADD', KEYS[3], ARGV[3], ARGV[1])
-if KEYS[4] then
-  redis.call('ZADD', KEYS[4], ARGV[2], ARGV[1])
-  redis.call('HSET', KEYS[1], '#xkey', KEYS[4])
+if KEYS[5] then
+  redis.call('ZADD', KEYS[5], ARGV[2], ARGV[1])
+  redis.call('HSET', KEYS[1], '#xkey', KEYS[5])
 end
 return 1
 `)
@@ -113,14 +119,19 @@ for _, account in ipairs(redis.call('SMEMBERS', KEYS[5])) do
   redis.call('SREM', P .. 'gacct:' .. account, name)
 end
 redis.call('DEL', KEYS[5], site)
+if redis.call('HGET', KEYS[6], ARGV[8]) == name then redis.call('HDEL', KEYS[6], ARGV[8]) end
 drop_site_analytics(P, name)
 return 1
 `)
 
-/** KEYS: account. ARGV: fields... Returns 1 when created, 0 when the name is taken. */
+/**
+ * KEYS: account, account-name folds. ARGV: folded name, name, fields...
+ * Returns 1 when created, 0 when the name is taken in any letter case.
+ */
 export const CREATE_ACCOUNT = lua(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], unpack(ARGV))
+if redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[2]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV, 3))
 return 1
 `)
 
@@ -137,13 +148,14 @@ end
 return 1
 `)
 
-/** KEYS: account, account grants. ARGV: prefix, owner, name. Returns 1 or 0. */
+/** KEYS: account, account grants, account-name folds. ARGV: prefix, owner, name, folded name. Returns 1 or 0. */
 export const DELETE_ACCOUNT = lua(`
 if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[2] then return 0 end
 for _, site in ipairs(redis.call('SMEMBERS', KEYS[2])) do
   redis.call('SREM', ARGV[1] .. 'gsite:' .. site, ARGV[3])
 end
 redis.call('DEL', KEYS[1], KEYS[2])
+if redis.call('HGET', KEYS[3], ARGV[4]) == ARGV[3] then redis.call('HDEL', KEYS[3], ARGV[4]) end
 return 1
 `)
 

@@ -34,6 +34,7 @@ import type {
 import { RedisAnalytics } from './redis-analytics.js'
 import { RedisConn, type RedisTimeouts } from './redis-conn.js'
 import { PUT_MASTER_IF } from './redis-masters.js'
+import { foldName } from './names.js'
 import {
   RedisKeys,
   checkAccountPatch,
@@ -102,9 +103,9 @@ export class RedisStore implements Store {
 
   async createSite(site: SiteRecord): Promise<boolean> {
     const k = this.keys
-    const keys = [k.site(site.site_name), k.created(site.owner), k.modified(site.owner)]
+    const keys = [k.site(site.site_name), k.created(site.owner), k.modified(site.owner), k.siteFolds()]
     if (site.external_uid !== undefined) keys.push(k.externalUid(site.owner, site.external_uid))
-    const args = [site.site_name, String(site.created_at), String(site.modified_at), ...encodeFields(site)]
+    const args = [site.site_name, String(site.created_at), String(site.modified_at), foldName(site.site_name), ...encodeFields(site)]
     return (await this.conn.run(S.CREATE_SITE, keys, args)) === 1
   }
 
@@ -173,8 +174,8 @@ export class RedisStore implements Store {
     const k = this.keys
     const result = await this.conn.run(
       S.DELETE_SITE,
-      [k.site(site_name), k.created(owner), k.modified(owner), k.subscriptions(owner), k.siteGrants(site_name)],
-      [this.prefix, JSON.stringify(owner), owner, site_name, JSON.stringify({ site_name, status: 'cancelled' }), ...expected],
+      [k.site(site_name), k.created(owner), k.modified(owner), k.subscriptions(owner), k.siteGrants(site_name), k.siteFolds()],
+      [this.prefix, JSON.stringify(owner), owner, site_name, JSON.stringify({ site_name, status: 'cancelled' }), ...expected, foldName(site_name)],
     )
     return result === 1
   }
@@ -201,8 +202,9 @@ export class RedisStore implements Store {
   // ----------------------------------------------------------- accounts
 
   async createAccount(account: AccountRecord): Promise<boolean> {
-    const args = encodeFields(account)
-    return (await this.conn.run(S.CREATE_ACCOUNT, [this.keys.account(account.account_name)], args)) === 1
+    const args = [foldName(account.account_name), account.account_name, ...encodeFields(account)]
+    const keys = [this.keys.account(account.account_name), this.keys.accountFolds()]
+    return (await this.conn.run(S.CREATE_ACCOUNT, keys, args)) === 1
   }
 
   async getAccount(account_name: string): Promise<AccountRecord | undefined> {
@@ -217,8 +219,8 @@ export class RedisStore implements Store {
   }
 
   async deleteAccount(owner: string, account_name: string): Promise<boolean> {
-    const keys = [this.keys.account(account_name), this.keys.accountGrants(account_name)]
-    const args = [this.prefix, JSON.stringify(owner), account_name]
+    const keys = [this.keys.account(account_name), this.keys.accountGrants(account_name), this.keys.accountFolds()]
+    const args = [this.prefix, JSON.stringify(owner), account_name, foldName(account_name)]
     return (await this.conn.run(S.DELETE_ACCOUNT, keys, args)) === 1
   }
 
