@@ -134,6 +134,13 @@ t.test('paths: trailing slash, percent-encoded names, case, and falling through 
   t.equal((await request(app).get('/home')).text, 'host page', 'unknown paths reach the host app')
   t.equal((await request(app).get('/agents').auth('host', 'pw')).status, 200, 'the API still answers')
   t.equal((await request(app).put('/agents').auth('host', 'pw')).status, 405, 'a known path with another method is still 405')
+  const extended = apiRouter(engine, { notFound: false })
+  extended.use((_req, res) => {
+    res.send('added to the router')
+  })
+  const withLayer = express().use('/api', extended)
+  t.equal((await request(withLayer).get('/api/elsewhere')).text, 'added to the router', 'a layer added to the returned router runs after the API')
+  t.equal((await request(withLayer).get('/api/agents').auth('host', 'pw')).status, 200, 'and the API still answers')
   const server = app.listen(0, '127.0.0.1')
   await new Promise<void>((resolve) => server.once('listening', resolve))
   t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())))

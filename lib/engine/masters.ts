@@ -15,6 +15,7 @@
  * demand when the store has lost them (a Redis restart without persistence),
  * with a create-if-absent, so a record another instance wrote is never overwritten.
  */
+import * as crypto from 'node:crypto'
 import { createHmac, randomBytes } from 'node:crypto'
 import { LRUCache } from 'lru-cache'
 import { invalidInput } from '../errors.js'
@@ -30,6 +31,20 @@ export interface CredentialCacheOptions {
   max?: number
 }
 
+/**
+ * The cache key's digest of a password under this process's random key.
+ * Node's one-shot crypto.hash of key || password (Node >= 20.12) costs a
+ * fifth of an HMAC object (about 0.8 µs against 4 µs, on every request);
+ * with a fixed-length secret prefix and digests never shown to anyone it
+ * serves the same purpose. Older Node falls back to the HMAC.
+ */
+function digestKeyedBy(secret: Buffer): (password: string) => string {
+  const hash = (crypto as { hash?: (algorithm: string, data: string, encoding: 'base64') => string }).hash
+  const prefix = secret.toString('base64')
+  if (typeof hash === 'function') return (password) => hash('sha256', prefix + password, 'base64')
+  return (password) => createHmac('sha256', secret).update(password).digest('base64')
+}
+
 /** A verdict: the caller the credentials belong to, or null for "wrong". */
 type Verdict = { caller: Caller | null }
 
@@ -41,6 +56,7 @@ export class MasterRegistry {
   /** Checks in flight by cache key, so a burst of identical requests hashes once. */
   private readonly inFlight = new Map<string, Promise<Caller | undefined>>()
   private readonly hmacKey = randomBytes(32)
+  private readonly keyed = digestKeyedBy(this.hmacKey)
 
   constructor(
     private readonly store: Store,
@@ -78,7 +94,7 @@ export class MasterRegistry {
 
   /** The caller for these credentials, or undefined. Unknown user and wrong password cost the same. */
   async authenticate(user: string, password: string): Promise<Caller | undefined> {
-    const key = `${user}\0${createHmac('sha256', this.hmacKey).update(password).digest('base64')}`
+    const key = `${user}\0${this.keyed(password)}`
     const cached = this.verdicts?.get(key)
     if (cached) return cached.caller ?? undefined
     let check = this.inFlight.get(key)

@@ -198,11 +198,29 @@ export function apiRouter(engine: Engine, options: ApiRouterOptions = {}): Route
   }
 
   // One layer for every endpoint: Express's router is not walked route by route.
-  router.use((req, res, next) => {
+  const dispatchLayer = (req: Request, res: Response, next: (error?: unknown) => void): void | Promise<void> => {
     const match = dispatch.match(req.method, req.path)
     if (match === undefined) return fallback(req, res, next)
     return serve(req, res, match)
-  })
-  router.use(errorHandler(options.onError ?? ((error) => console.error('mobisite: unexpected error', error))))
+  }
+  const handleError = errorHandler(options.onError ?? ((error) => console.error('mobisite: unexpected error', error)))
+  router.use(dispatchLayer)
+  router.use(handleError)
+  // While nobody has added layers to the returned router, it is entered
+  // straight at the dispatch layer, skipping the Router's per-request walk;
+  // once someone has, Express's own handle runs them, unchanged.
+  const ownLayers = router.stack.length
+  const entry = router as Router & { handle: (req: Request, res: Response, out: (error?: unknown) => void) => void }
+  const viaExpress = entry.handle.bind(router)
+  entry.handle = (req, res, out) => {
+    if (router.stack.length !== ownLayers) return viaExpress(req, res, out)
+    const fail = (error: unknown) => handleError(error, req, res, out)
+    try {
+      const pending = dispatchLayer(req, res, out)
+      if (pending !== undefined) pending.catch(fail)
+    } catch (error) {
+      fail(error)
+    }
+  }
   return router
 }

@@ -1,0 +1,224 @@
+/**
+ * API throughput next to its anchors, in one run: raw node:http, bare
+ * Express answering the same JSON, apiRouter on MemoryStore and (with
+ * REDIS_URL) on RedisStore. Two loads: GET of one site, and POST create +
+ * DELETE of a new site. autocannon drives one server process per variant
+ * (api-server.mjs, plain JS so no loader runs in it), in interleaved rounds
+ * so drift on a shared machine hits every variant alike; each run also reads
+ * the server's CPU time per request, which is steadier than req/s here.
+ *
+ *   npm run build && npx tsx benchmark/api.ts [label=/path/to/dist/esm/lib/index.js ...]
+ *
+ * Extra `label=entry` arguments add other builds (e.g. an older commit's) on
+ * MemoryStore to the same rounds. BENCH_DURATION (s) and BENCH_ROUNDS tune it.
+ * Redis keys go under a random `mobisite-bench:<hex>:` prefix, deleted after.
+ */
+import { fork, type ChildProcess } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { createRequire } from 'node:module'
+import { fileURLToPath } from 'node:url'
+import { figure } from './lib/report.js'
+
+interface CannonRequest {
+  method?: string
+  path?: string
+  body?: string
+  headers?: Record<string, string>
+  setupRequest?: (req: CannonRequest, context: Record<string, unknown>) => CannonRequest
+}
+interface CannonResult {
+  requests: { average: number; total: number }
+  non2xx: number
+  errors: number
+}
+type Autocannon = (opts: {
+  url: string
+  connections: number
+  duration: number
+  headers: Record<string, string>
+  requests?: CannonRequest[]
+}) => Promise<CannonResult>
+// autocannon ships no types; this is the part used here.
+const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon
+
+const DURATION = Number(process.env.BENCH_DURATION ?? 1)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 9)
+const CONNECTIONS = 10
+const REDIS_URL = process.env.REDIS_URL
+const HEADERS = { authorization: `Basic ${Buffer.from('bench:bench-password').toString('base64')}` }
+const script = fileURLToPath(new URL('./api-server.mjs', import.meta.url))
+const here = fileURLToPath(new URL('../dist/esm/lib/index.js', import.meta.url))
+
+interface Variant {
+  label: string
+  args: string[]
+}
+interface Server extends Variant {
+  origin: string
+  child: ChildProcess
+}
+
+async function start(variant: Variant): Promise<Server> {
+  const child = fork(script, variant.args, { execArgv: [] })
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('message', (m) => resolve((m as { port: number }).port))
+    child.once('exit', (code) => reject(new Error(`${variant.label} server exited with ${code}`)))
+  })
+  return { ...variant, origin: `http://127.0.0.1:${port}`, child }
+}
+
+/** CPU µs the server process spent and requests it served so far. */
+function stats(server: Server): Promise<{ cpuMicros: number; requests: number }> {
+  return new Promise((resolve) => {
+    server.child.once('message', (m) => resolve(m as { cpuMicros: number; requests: number }))
+    server.child.send('stats')
+  })
+}
+
+let created = 0
+/** The two loads. Site names are unique across the whole run, so creates never collide. */
+const LOADS: Record<string, (origin: string) => { url: string; requests?: CannonRequest[] }> = {
+  'GET /sites/{site_name}': (origin) => ({ url: `${origin}/api/sites/benchsite` }),
+  'POST /sites/create + DELETE /sites/{site_name}': (origin) => ({
+    url: origin,
+    requests: [
+      {
+        method: 'POST',
+        path: '/api/sites/create',
+        setupRequest(req, context) {
+          context.name = `bench${(created++).toString(36)}`
+          return {
+            ...req,
+            headers: { ...HEADERS, 'content-type': 'application/json' },
+            body: JSON.stringify({ site_data: { site_name: context.name, original_site_url: 'https://www.example.com/' } }),
+          }
+        },
+      },
+      {
+        method: 'DELETE',
+        setupRequest: (req, context) => ({ ...req, path: `/api/sites/${context.name as string}`, headers: HEADERS }),
+      },
+    ],
+  }),
+}
+
+interface Sample {
+  rps: number
+  cpuPerRequest: number
+}
+
+async function run(server: Server, load: string, duration: number): Promise<Sample> {
+  const before = await stats(server)
+  const spec = LOADS[load]!(server.origin)
+  const r = await autocannon({ ...spec, connections: CONNECTIONS, duration, headers: HEADERS })
+  const after = await stats(server)
+  if (r.errors > 0 || r.non2xx > 0) throw new Error(`${server.label}, ${load}: ${r.errors} errors, ${r.non2xx} non-2xx`)
+  return { rps: r.requests.average, cpuPerRequest: (after.cpuMicros - before.cpuMicros) / (after.requests - before.requests) }
+}
+
+const median = (xs: number[]): number => {
+  const sorted = [...xs].sort((a, b) => a - b)
+  const mid = Math.floor(sorted.length / 2)
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
+}
+
+/** A variant under one load: medians of the rounds, and medians of its per-round ratios to bare Express. */
+interface Summary {
+  rps: number
+  cpu: number
+  rpsRatio: number
+  cpuRatio: number
+  samples: Sample[]
+}
+
+/** The median over rounds of a/b, each pair measured in the same round. */
+const pairedRatio = (a: Sample[], b: Sample[], of: (s: Sample) => number): number => median(a.map((s, i) => of(s) / of(b[i]!)))
+
+const prefix = `mobisite-bench:${randomBytes(6).toString('hex')}:`
+const variants: Variant[] = [
+  { label: 'raw node:http', args: ['raw'] },
+  { label: 'bare Express', args: ['bare'] },
+  { label: 'apiRouter, MemoryStore', args: ['api', here, 'memory'] },
+  ...process.argv.slice(2).map((arg) => {
+    const [label, entry] = arg.split('=') as [string, string]
+    return { label: `apiRouter ${label}, MemoryStore`, args: ['api', entry, 'memory'] }
+  }),
+]
+if (REDIS_URL) variants.push({ label: 'apiRouter, RedisStore', args: ['api', here, REDIS_URL, prefix] })
+else console.log('REDIS_URL not set: the RedisStore variant is skipped')
+
+const servers = await Promise.all(variants.map(start))
+const results = new Map<string, Map<string, Summary>>()
+try {
+  console.log(`autocannon, ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds x ${DURATION} s per variant and load`)
+  for (const load of Object.keys(LOADS)) {
+    for (const server of servers) await run(server, load, 1) // warm-up
+    const samples = new Map<string, Sample[]>(servers.map((s) => [s.label, []]))
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const server of servers) samples.get(server.label)!.push(await run(server, load, DURATION))
+    }
+    // Ratios are taken round by round (variants measured moments apart share the machine's load), then the median.
+    const bareSamples = samples.get('bare Express')!
+    const summary = new Map<string, Summary>()
+    for (const [label, list] of samples) {
+      summary.set(label, {
+        rps: median(list.map((s) => s.rps)),
+        cpu: median(list.map((s) => s.cpuPerRequest)),
+        rpsRatio: median(list.map((s, i) => s.rps / bareSamples[i]!.rps)),
+        cpuRatio: median(list.map((s, i) => bareSamples[i]!.cpuPerRequest / s.cpuPerRequest)),
+        samples: list,
+      })
+    }
+    results.set(load, summary)
+    console.log(`\n${load}\n\n| variant | req/s | / bare Express | server CPU µs per request | bare CPU / this CPU |`)
+    console.log('|---|---:|---:|---:|---:|')
+    for (const [label, s] of summary) {
+      console.log(`| ${label} | ${Math.round(s.rps)} | ${s.rpsRatio.toFixed(3)} | ${s.cpu.toFixed(1)} | ${s.cpuRatio.toFixed(3)} |`)
+    }
+  }
+
+  const report = (load: string, short: string, target: string | undefined) => {
+    const summary = results.get(load)!
+    const bare = summary.get('bare Express')!
+    const raw = summary.get('raw node:http')!
+    const memory = summary.get('apiRouter, MemoryStore')!
+    const round3 = (x: number) => Number(x.toFixed(3))
+    const rps = (s: Sample) => s.rps
+    const note = `medians of ${ROUNDS} interleaved ${DURATION} s autocannon runs, ${CONNECTIONS} connections; ratio = median of per-round ratios`
+    figure({ group: 'API', name: `${short}: bare Express`, value: Math.round(bare.rps), unit: 'req/s', anchor: 'raw node:http', anchorValue: Math.round(raw.rps), ratio: round3(pairedRatio(bare.samples, raw.samples, rps)), note })
+    figure({
+      group: 'API', name: `${short}: apiRouter, MemoryStore`, value: Math.round(memory.rps), unit: 'req/s',
+      anchor: 'bare Express', anchorValue: Math.round(bare.rps), ratio: round3(memory.rpsRatio), ...(target ? { target } : {}),
+      note: `${note}; HTTP Basic on every request`,
+    })
+    figure({
+      group: 'API', name: `${short}: apiRouter, MemoryStore, server CPU per request`, value: Number(memory.cpu.toFixed(1)), unit: 'µs',
+      anchor: 'bare Express', anchorValue: Number(bare.cpu.toFixed(1)), ratio: round3(memory.cpuRatio),
+      note: 'ratio = bare CPU / apiRouter CPU (the throughput ratio when CPU-bound)',
+    })
+    figure({ group: 'API', name: `${short}: apiRouter, MemoryStore`, value: Math.round(memory.rps), unit: 'req/s', anchor: 'raw node:http', anchorValue: Math.round(raw.rps), ratio: round3(pairedRatio(memory.samples, raw.samples, rps)), note })
+    const redis = summary.get('apiRouter, RedisStore')
+    if (redis) {
+      figure({
+        group: 'API', name: `${short}: apiRouter, RedisStore`, value: Math.round(redis.rps), unit: 'req/s',
+        anchor: 'apiRouter, MemoryStore', anchorValue: Math.round(memory.rps), ratio: round3(pairedRatio(redis.samples, memory.samples, rps)),
+        ...(load.startsWith('GET') ? { target: '>= 0.90' } : {}), note: `${note}; Redis on loopback`,
+      })
+    }
+  }
+  report('GET /sites/{site_name}', 'GET one site', '>= 0.90 (aim 0.95)')
+  report('POST /sites/create + DELETE /sites/{site_name}', 'create + delete', '>= 0.80')
+} finally {
+  for (const server of servers) server.child.disconnect()
+  if (REDIS_URL) {
+    const { Redis } = await import('ioredis')
+    const admin = new Redis(REDIS_URL)
+    let cursor = '0'
+    do {
+      const [next, keys] = await admin.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000)
+      if (keys.length) await admin.del(...keys)
+      cursor = next
+    } while (cursor !== '0')
+    await admin.quit()
+  }
+}
