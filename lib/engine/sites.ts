@@ -62,16 +62,14 @@ export async function createSite(ctx: CallContext, body: unknown): Promise<SiteN
   const mode = String(input.create_now ?? 'true') as 'true' | 'false' | 'async'
   const publishNow = String(input.publish_now ?? 'false') === 'true'
   const now = ctx.now().getTime()
-  const record = (site_name: string): SiteRecord => ({
-    ...props,
-    site_name,
-    owner: ctx.caller.user,
-    initial: structuredClone(props),
-    created_at: now,
-    modified_at: now,
-    build: mode === 'true' ? 'built' : mode === 'false' ? 'delayed' : 'pending',
-    ...(publishNow && mode !== 'true' ? { publish_when_built: true } : {}),
-  })
+  const buildState = mode === 'true' ? 'built' : mode === 'false' ? 'delayed' : 'pending'
+  // `initial` is the very props object: every store copies or serialises what
+  // it is given, so a second deep copy per site would only be garbage.
+  const record = (site_name: string): SiteRecord => {
+    const site: SiteRecord = { ...props, site_name, owner: ctx.caller.user, initial: props, created_at: now, modified_at: now, build: buildState }
+    if (publishNow && mode !== 'true') site.publish_when_built = true
+    return site
+  }
 
   const site = await reserveName(ctx, input.site_data.site_name, props.original_site_url, record)
   if (mode === 'true') {

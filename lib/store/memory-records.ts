@@ -2,6 +2,7 @@
  * How MemoryStore keeps records: JSON-shaped deep copies in and out, patches
  * applied to a copy, and expectations compared against the stored record.
  */
+import type { SiteProperties } from '../../types/index.js'
 import type { SiteRecord } from './contract.js'
 
 /**
@@ -17,11 +18,46 @@ export function copy<T>(value: T): T {
   const out: Record<string, unknown> = {}
   for (const [key, item] of Object.entries(value)) {
     if (item === undefined) continue
-    // A plain assignment to "__proto__" would set the prototype instead of a key.
-    if (key === '__proto__') Object.defineProperty(out, key, { value: copy(item), enumerable: true, writable: true, configurable: true })
-    else out[key] = copy(item)
+    setKey(out, key, copy(item))
   }
   return out as T
+}
+
+/** Sets a key; a plain assignment to "__proto__" would set the prototype instead. */
+function setKey(out: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true })
+  else out[key] = value
+}
+
+/**
+ * {@link copy} of a site record in which a creation property still equal to
+ * the site's own (the same value, or the same object, as the engine hands
+ * them over) is one shared value, not a second copy: most sites never change
+ * their creation properties, and nothing stored is ever changed in place
+ * (patches build a new record), so sharing is safe and halves what they cost.
+ */
+export function copySite(site: SiteRecord): SiteRecord {
+  const out = {} as Record<string, unknown>
+  const source = site as unknown as Record<string, unknown>
+  for (const key in source) {
+    if (key === 'initial' || !Object.hasOwn(source, key)) continue
+    const value = source[key]
+    if (value !== undefined) setKey(out, key, copy(value))
+  }
+  const given = site.initial as unknown as Record<string, unknown> | null | undefined
+  if (given === null || typeof given !== 'object') {
+    if (given !== undefined) out.initial = copy(given)
+    return out as unknown as SiteRecord
+  }
+  const initial = {} as Record<string, unknown>
+  for (const key in given) {
+    if (!Object.hasOwn(given, key)) continue
+    const value = given[key]
+    if (value === undefined) continue
+    setKey(initial, key, value === source[key] ? out[key] : copy(value))
+  }
+  out.initial = initial as unknown as SiteProperties
+  return out as unknown as SiteRecord
 }
 
 /** Whether the stored site holds every expected value (all are scalars: a number or a build-state string). */

@@ -32,7 +32,7 @@ import { StoreUnavailableError } from './contract.js'
 import { accountPatchEntries, expectationEntries, sitePatchEntries } from './guards.js'
 import { MemoryAnalytics } from './memory-analytics.js'
 import { MemorySso } from './memory-sso.js'
-import { applyPatch, copy, meets } from './memory-records.js'
+import { applyPatch, copy, copySite, meets } from './memory-records.js'
 import { OrderedIndex } from './ordered-index.js'
 
 /** The per-owner indexes behind listings and external-uid lookups. */
@@ -110,7 +110,7 @@ export class MemoryStore implements Store {
     const folded = foldName(site.site_name)
     if (this.sites.has(site.site_name) || this.siteFolds.has(folded)) return false
     this.siteFolds.set(folded, site.site_name)
-    const stored = copy(site)
+    const stored = copySite(site)
     this.sites.set(stored.site_name, stored)
     const idx = this.indexesOf(stored.owner)
     idx.created.insert(stored.created_at, stored.site_name)
@@ -122,14 +122,14 @@ export class MemoryStore implements Store {
   async getSite(site_name: string): Promise<SiteRecord | undefined> {
     this.ensureOpen()
     const site = this.sites.get(site_name)
-    return site && copy(site)
+    return site && copySite(site)
   }
 
   async getSites(site_names: string[]): Promise<(SiteRecord | undefined)[]> {
     this.ensureOpen()
     return site_names.map((name) => {
       const site = this.sites.get(name)
-      return site && copy(site)
+      return site && copySite(site)
     })
   }
 
@@ -148,7 +148,7 @@ export class MemoryStore implements Store {
         best = site
       }
     }
-    return best && copy(best)
+    return best && copySite(best)
   }
 
   async updateSite(
@@ -164,7 +164,7 @@ export class MemoryStore implements Store {
     if (site === undefined || !meets(site, expected)) return undefined
     const next = applyPatch(site, entries)
     this.replaceSite(site, next)
-    return copy(next)
+    return copySite(next)
   }
 
   async publishSite(
