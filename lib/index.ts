@@ -31,7 +31,7 @@ export {
   type GeoInfo,
   type GeoResolver,
 } from './collector/index.js'
-export { startServer, type RunningServer, type ServerOptions } from './server.js'
+export { startServer, type RunningServer, type ServerOptions, type ServerTimeouts } from './server.js'
 export { MemoryStore } from './store/memory.js'
 export * from './store/contract.js'
 export * from './agents/index.js'

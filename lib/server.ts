@@ -2,6 +2,7 @@
  * startServer: a real HTTP server with the API under `/api`, for production
  * use and as a stateful test double in other projects' test suites.
  */
+import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import express from 'express'
 import { createEngine } from './engine/index.js'
@@ -9,6 +10,9 @@ import type { Engine } from './engine/types.js'
 import { dashboardRouter, type DashboardRouterOptions } from './dashboard/index.js'
 import { apiRouter, type ApiRouterOptions } from './http/router.js'
 import { collectRoute } from './collector/route.js'
+import { limitedServer, type ServerTimeouts } from './server-limits.js'
+
+export type { ServerTimeouts } from './server-limits.js'
 
 /** Options of {@link startServer}. */
 export interface ServerOptions {
@@ -22,6 +26,10 @@ export interface ServerOptions {
   router?: ApiRouterOptions
   /** Passed to dashboardRouter, mounted at `/dashboard`. */
   dashboard?: DashboardRouterOptions
+  /** Deadlines for slow clients. Default: headers 10 s, whole request 30 s, idle keep-alive 5 s. */
+  timeouts?: ServerTimeouts
+  /** Most open connections; more are closed at once. Default 1024. */
+  maxConnections?: number
 }
 
 /** A running server. */
@@ -30,6 +38,8 @@ export interface RunningServer {
   url: string
   /** The engine being served (the given one or the default). */
   engine: Engine
+  /** The Node HTTP server (its timeouts and connection cap are set as the options say). */
+  server: Server
   /** Stops accepting connections, ends idle keep-alive ones, and resolves when closed. Does not close the engine. */
   close(): Promise<void>
 }
@@ -43,7 +53,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   app.use('/collect', collectRoute(engine))
   app.use('/dashboard', dashboardRouter(engine, options.dashboard))
   const host = options.host ?? '127.0.0.1'
-  const server = app.listen(options.port ?? 0, host)
+  const server = limitedServer(app, options.timeouts, options.maxConnections)
+  server.listen(options.port ?? 0, host)
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve)
     server.once('error', reject)
@@ -54,6 +65,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   return {
     url: `http://${shownHost}:${port}`,
     engine,
+    server,
     close() {
       closing ??= new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()))

@@ -43,6 +43,7 @@ async function send(server: Server, req: FuzzRequest): Promise<Raw> {
   const http = request(server) as unknown as Record<string, (url: string) => request.Test>
   let test = http[req.method.toLowerCase()]!(`/api${req.path}${req.query}`)
   if (req.auth !== undefined) test = test.set('authorization', req.auth)
+  if (Object.keys(req.browser).length > 0) test = test.set(req.browser)
   if (req.body.kind === 'text') {
     const { data, headers } = encodeBody(req.body)
     // The bytes as they are: superagent would JSON-encode a Buffer sent with a JSON content type.
@@ -202,6 +203,20 @@ async function consistent(t: Test, f: Fixture): Promise<void> {
   t.same(f.errors, [], 'the checks reported nothing unexpected either')
 }
 
+/** The probe's forgeries created nothing, and no two stored names differ only in letter case. */
+async function probeLeftNoTrace(t: Test, f: Fixture): Promise<void> {
+  for (const client of [f.alice, f.bob]) {
+    isError(t, await client.get('/sites/probeform'), 400, 'ResourceNotExist', `${client.user}: the text/plain form created no site`)
+  }
+  const names: string[] = []
+  for (const client of [f.alice, f.bob, f.carol]) {
+    const listed = (await client.get('/sites/created?from=2000-01-01')).body as { site_name: string }[]
+    names.push(...listed.map((s) => s.site_name))
+  }
+  t.equal(new Set(names.map((n) => n.toLowerCase())).size, names.length, 'no two site names differ only in letter case')
+  t.ok(names.every((n) => !/[\u0000-\u001f]/.test(n)), 'no site name holds a control character')
+}
+
 t.test('authenticated-mostly requests to every route: documented statuses and bodies, consistent state', async (t) => {
   const f = await setup(t)
   await seed(t, f)
@@ -217,6 +232,7 @@ t.test('hostile requests anywhere: unknown paths, any method, auth, content type
   const seen = await fuzz(t, f, TEMPLATES, 'hostile', RUNS.hostile)
   t.ok(seen.templates.size > ROUTES.length / 2, 'many paths were tried')
   await consistent(t, f)
+  await probeLeftNoTrace(t, f)
 })
 
 /** Epoch ms of an input date as DESIGN.md reads it (a bare day is its UTC midnight). */

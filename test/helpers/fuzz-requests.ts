@@ -23,6 +23,8 @@ export interface FuzzRequest {
   body: FuzzBody
   /** Raw Authorization header; undefined means none is sent. */
   auth: string | undefined
+  /** Headers a browser adds (Origin, Sec-Fetch-Site), as a forged cross-site request would carry them. */
+  browser: Record<string, string>
   /** Sent before the request: how the builder answers builds it triggers. */
   build: 'succeed' | 'FAILED_CONTENT_TOO_BIG' | 'reject-plain'
   /** Seconds the fake clock moves before the request. */
@@ -32,7 +34,14 @@ export interface FuzzRequest {
 /** What goes on the wire after the headers. */
 export type FuzzBody =
   | { kind: 'none' }
-  | { kind: 'text'; text: string; contentType: string; encoding?: 'gzip' | 'gzip-broken' | 'deflate' | 'br' | 'identity' | 'snappy' }
+  | {
+      kind: 'text'
+      text: string
+      contentType: string
+      encoding?: 'gzip' | 'gzip-broken' | 'deflate' | 'br' | 'identity' | 'snappy'
+      /** Written as latin1 bytes instead of UTF-8, so any non-ASCII character is invalid UTF-8. */
+      latin1?: true
+    }
 
 /** Percent-encodes the UTF-8 bytes of `s` (lone surrogates become U+FFFD), keeping unreserved characters. */
 export function percent(s: string): string {
@@ -110,13 +119,49 @@ export function bodyFor(schema: unknown, profile: Profile): fc.Arbitrary<FuzzBod
       ),
     },
     { weight: 1, arbitrary: fc.constant<FuzzBody>({ kind: 'text', text: `{"x":"${'v'.repeat(1024 * 1024)}"}`, contentType: 'application/json' }) },
+    { weight: calm ? 1 : 3, arbitrary: probeBody },
   )
 }
+
+/** The reliability probe's hostile bodies: forms smuggling JSON, control characters, lone surrogates, invalid UTF-8, names differing in case. */
+const probeBody: fc.Arbitrary<FuzzBody> = fc.oneof(
+  fc.constantFrom<FuzzBody>(
+    { kind: 'text', text: '{"site_data":{"original_site_url":"https://probe.example/","site_name":"probeform","x":"="}}', contentType: 'text/plain' },
+    { kind: 'text', text: '', contentType: 'application/x-www-form-urlencoded' },
+    { kind: 'text', text: '--xyz\r\nContent-Disposition: form-data; name="a"\r\n\r\n{}\r\n--xyz--\r\n', contentType: 'multipart/form-data; boundary=xyz' },
+    { kind: 'text', text: '{"site_data":{"original_site_url":"https://probe.example/\\u0000"}}', contentType: 'application/json' },
+    { kind: 'text', text: '{"site_data":{"original_site_url":"https://probe.example/","site_vertical":"\\ud800"}}', contentType: 'application/json' },
+    { kind: 'text', text: '{"account_name":"probe\\u001b","first_name":"A"}', contentType: 'application/json' },
+    { kind: 'text', text: '{"site_data":{"original_site_url":"https://probe.example/","site_vertical":"caf\u00e9"}}', contentType: 'application/json', latin1: true },
+  ),
+  fc.tuple(fc.constantFrom('FUZZSITE', 'FuzzSite', 'Created', 'MODIFIED', 'BOBSITE', 'ANN'), fc.boolean()).map(([name, site]): FuzzBody => ({
+    kind: 'text',
+    text: site ? JSON.stringify({ site_data: { site_name: name, original_site_url: 'https://probe.example/' } }) : JSON.stringify({ account_name: name }),
+    contentType: 'application/json',
+  })),
+  fc.tuple(fc.string({ unit: 'binary', maxLength: 20 }), fc.constantFrom('\u0000', '\ud800', '\udfff', '\u0007', '\t', '\u2028')).map(([text, bad]): FuzzBody => ({
+    kind: 'text',
+    text: JSON.stringify({ site_data: { original_site_url: 'https://probe.example/', site_business_info: { business_name: `${text}${bad}` } } }),
+    contentType: 'application/json',
+  })),
+)
+
+/** Browser headers: mostly none (an API client), sometimes those of a forged cross-site request, or of a same-origin page. */
+export const browserHeaders: fc.Arbitrary<Record<string, string>> = fc.oneof(
+  { weight: 6, arbitrary: fc.constant({}) },
+  {
+    weight: 1,
+    arbitrary: fc.record(
+      { 'sec-fetch-site': fc.constantFrom('cross-site', 'same-site', 'same-origin', 'none', 'CROSS-SITE', ''), origin: fc.constantFrom('null', 'https://evil.example', 'http://127.0.0.1', 'file://') },
+      { requiredKeys: [] },
+    ),
+  },
+)
 
 /** The bytes and headers of a body. */
 export function encodeBody(body: Extract<FuzzBody, { kind: 'text' }>): { data: Buffer; headers: Record<string, string> } {
   const headers: Record<string, string> = { 'content-type': body.contentType }
-  let data = Buffer.from(body.text, 'utf8')
+  let data = Buffer.from(body.text, body.latin1 ? 'latin1' : 'utf8')
   if (body.encoding === 'gzip') data = gzipSync(data)
   if (body.encoding) headers['content-encoding'] = body.encoding === 'gzip-broken' ? 'gzip' : body.encoding
   return { data, headers }
@@ -220,7 +265,7 @@ const authorization = (profile: Profile): fc.Arbitrary<string | undefined> => fc
     arbitrary: fc.constantFrom(
       undefined, basic('alice', 'wrong'), basic('mallory', PASSWORDS.alice), basic('__proto__', 'x'), basic('constructor', ''), basic('bob', 'b'),
       'Basic', 'Basic ', 'Basic !!!', `Basic ${b64('alice')}`, `Basic ${b64(':')}`, `Basic ${'A'.repeat(6000)}`, 'Bearer token', 'Digest username="alice"',
-      `basic   ${b64(`alice:${PASSWORDS.alice}`)}`, `Basic ${b64(`alice:${PASSWORDS.alice}`)}==`, `Basic ${b64(`alice:${PASSWORDS.alice}`).replace(/=+$/, '')}`,
+      `basic   ${b64(`alice:${PASSWORDS.alice}`)}`, `Basic ${b64(`alice:${PASSWORDS.alice}`)}====AAAA`, `Basic\t${b64(`alice:${PASSWORDS.alice}`)}`, `Basic ${b64(`alice:${PASSWORDS.alice}`)}==`, `Basic ${b64(`alice:${PASSWORDS.alice}`).replace(/=+$/, '')}`,
     ),
   },
   { weight: 1, arbitrary: fc.string({ maxLength: 40 }) },
@@ -233,7 +278,8 @@ const METHODS = ['GET', 'POST', 'DELETE', 'PUT', 'PATCH', 'HEAD', 'OPTIONS', 'TR
 export function describeRequest(req: FuzzRequest): string {
   const cut = (text: string, n: number): string => (text.length > n ? `${text.slice(0, n)}...(${text.length} chars)` : text)
   const body = req.body.kind === 'none' ? 'no body' : `${req.body.contentType}${req.body.encoding ? ` (${req.body.encoding})` : ''}: ${cut(req.body.text, 200)}`
-  return `${req.method} ${cut(`/api${req.path}${req.query}`, 300)} auth=${req.auth === undefined ? 'none' : cut(req.auth, 60)} ${body}`
+  const browser = Object.entries(req.browser).map(([k, v]) => ` ${k}: ${v}`).join('')
+  return `${req.method} ${cut(`/api${req.path}${req.query}`, 300)} auth=${req.auth === undefined ? 'none' : cut(req.auth, 60)}${browser} ${body}${req.body.kind === 'text' && req.body.latin1 ? ' (latin1 bytes)' : ''}`
 }
 
 /**
@@ -253,6 +299,7 @@ export function fuzzRequest(templates: readonly string[], profile: Profile): fc.
       query: route?.input === 'query' ? queryFor(route.schema, profile) : fc.oneof({ weight: 1, arbitrary: queryFor(undefined, profile) }, { weight: 3, arbitrary: fc.constant('') }),
       body: takesBody ? bodyFor(route.schema, profile) : fc.oneof({ weight: 3, arbitrary: fc.constant<FuzzBody>({ kind: 'none' }) }, { weight: 1, arbitrary: bodyFor(undefined, profile) }),
       auth: authorization(profile),
+      browser: browserHeaders,
       build: fc.constantFrom('succeed', 'succeed', 'succeed', 'FAILED_CONTENT_TOO_BIG', 'reject-plain' as const),
       // 'routes' stays within the seeded day (at most a minute a run from noon); 'hostile' crosses days.
       advance: fc.oneof({ weight: 9, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: profile === 'routes' ? 60 : 2 * 86_400 }) }),
