@@ -4,10 +4,13 @@
  * MemoryStore, or on the store `--store <url>` / MOBISITE_STORE / REDIS_URL /
  * DATABASE_URL names (lib/cli-store.ts). Creates one partner
  * master account from MOBISITE_USER / MOBISITE_PASSWORD, or generates one,
- * and prints it with a ready-to-run curl line.
+ * and prints it with a ready-to-run curl line and how to get a sub-account's
+ * SSO link. `--demo` (or MOBISITE_DEMO=1) also seeds a sub-account with a
+ * granted site and 30 days of visits, and prints a ready sign-in link.
  */
 import { randomBytes } from 'node:crypto'
 import { chooseStore, openPostgres } from './cli-store.js'
+import { DEMO_ACCOUNT, seedDemo } from './demo.js'
 import { createEngine } from './engine/index.js'
 import type { Store } from './store/contract.js'
 import { startServer } from './server.js'
@@ -51,6 +54,20 @@ async function main(): Promise<void> {
   }
   const credentials = shared ? `${user}:PASSWORD` : `${user}:${password}`
   console.log(`try:      curl -u ${shellQuote(credentials)} -H 'content-type: application/json' -d ${shellQuote(body)} ${api}/sites/create`)
+  const ssoCurl = `curl -u ${shellQuote(credentials)} ${api}/accounts/sso/${DEMO_ACCOUNT}/link`
+  if (process.argv.includes('--demo') || process.env.MOBISITE_DEMO === '1') {
+    const demo = await seedDemo(engine, user)
+    const { url } = await engine.as(user).ssoLink(demo.account_name, {}, `${server.url}/dashboard`)
+    console.log(`demo:     sub-account ${demo.account_name} with site ${demo.site_name} (granted) and 30 days of visits`)
+    console.log(`open:     ${url}`)
+    console.log(`          (single use, valid 2 minutes; a fresh one: ${ssoCurl})`)
+  } else {
+    const account = JSON.stringify({ account_name: DEMO_ACCOUNT })
+    console.log(
+      `sso:      curl -u ${shellQuote(credentials)} -H 'content-type: application/json' -d ${shellQuote(account)} ${api}/accounts/create && ${ssoCurl}`,
+    )
+    console.log(`          opens a sub-account's dashboard at ${server.url}/dashboard (or start with --demo for one filled with 30 days of visits)`)
+  }
 
   let stopping = false
   const stop = async (signal: string): Promise<void> => {
