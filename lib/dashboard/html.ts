@@ -24,8 +24,11 @@ const ESCAPES: Record<string, string> = {
 
 /** Escapes text for HTML content and for single- or double-quoted attribute values. */
 export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"'`]/g, (c) => ESCAPES[c]!)
+  // Most values (numbers, dates, names) have nothing to escape: test before replacing.
+  return SPECIAL.test(value) ? value.replace(SPECIALS, (c) => ESCAPES[c]!) : value
 }
+const SPECIAL = /[&<>"'`]/
+const SPECIALS = /[&<>"'`]/g
 
 /** Markup produced by {@link html}: inserted into another template as is. */
 export class SafeHtml {
@@ -40,6 +43,7 @@ export class SafeHtml {
 export type HtmlValue = string | number | SafeHtml | null | undefined | false | readonly HtmlValue[]
 
 function render(value: HtmlValue): string {
+  if (typeof value === 'number') return String(value)
   if (value === null || value === undefined || value === false) return ''
   if (value instanceof SafeHtml) return value.markup
   if (Array.isArray(value)) return value.map(render).join('')
