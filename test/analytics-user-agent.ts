@@ -2,7 +2,10 @@ import fc from 'fast-check'
 import t from 'tap'
 import UAParser from 'ua-parser-js'
 import UserAgent from 'user-agents'
-import { systemOf } from '../lib/engine/user-agent.js'
+import { systemOf, userAgentParserReady } from '../lib/engine/user-agent.js'
+
+// ua-parser-js loads on first use; these tests call the reducer directly.
+await userAgentParserReady('load')
 
 t.test('reduces real User-Agents to "<browser> <major>" and the OS name', async (t) => {
   const cases: [string, string, string][] = [

@@ -27,7 +27,7 @@ import { DAY_MS, formatDay, resolvePeriod, secondsToNextUtcDay, startOfDay, utc 
 import type { Query } from './types.js'
 import { buildOnFirstVisit } from './lifecycle.js'
 import { ownSite, siteNotFound } from './own-site.js'
-import { UNKNOWN, systemOf, type SystemInfo } from './user-agent.js'
+import { UNKNOWN, systemOf, userAgentParserReady, type SystemInfo } from './user-agent.js'
 
 /** Calls per UTC day per master account per analytics method (SPEC.md §8). */
 export const DAILY_LIMIT = 300
@@ -115,6 +115,8 @@ export async function recordVisit(ctx: EngineContext, input: unknown): Promise<v
     throw invalidInput(`page_views must be an integer from 1 to ${MAX_PAGE_VIEWS}`)
   }
   const day = dayOf(ctx, fields.at)
+  const loading = userAgentParserReady(fields.user_agent)
+  if (loading !== undefined) await loading
   const system = systemFor(fields)
   const country = geoOf(fields, 'country')
   const region = geoOf(fields, 'region')
@@ -130,6 +132,8 @@ export async function recordActivity(ctx: EngineContext, input: unknown): Promis
   const kind = fields.kind
   if (typeof kind !== 'string' || !KINDS.has(kind)) throw invalidInput(`kind must be one of ${[...KINDS].join(', ')}`)
   const day = dayOf(ctx, fields.at)
+  const loading = userAgentParserReady(fields.user_agent)
+  if (loading !== undefined) await loading
   const system = systemFor(fields)
   const country = geoOf(fields, 'country')
   const region = geoOf(fields, 'region')

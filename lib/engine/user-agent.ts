@@ -5,9 +5,12 @@
  *
  * Parsing costs about 10 µs, while real traffic repeats a few hundred distinct
  * User-Agents, so an LRU cache sits in front of the parser.
+ *
+ * ua-parser-js is loaded on first use, not when the package is imported: most
+ * processes (the redirect middleware, an API that records no visits) never
+ * parse a User-Agent, and loading it is a large share of the import time.
  */
 import { LRUCache } from 'lru-cache'
-import UAParser from 'ua-parser-js'
 
 /** The value used for any part of a dimension that is not known. */
 export const UNKNOWN = 'Unknown'
@@ -24,10 +27,34 @@ export interface SystemInfo {
 const UA_MAX_LENGTH = 500
 
 const UNKNOWN_SYSTEM: SystemInfo = Object.freeze({ browser: UNKNOWN, os: UNKNOWN })
-const parser = new UAParser()
+/** The part of a ua-parser-js 1.x instance used here. */
+interface Parser {
+  setUA(userAgent: string): unknown
+  getBrowser(): { name?: string; major?: string }
+  getOS(): { name?: string }
+}
+
+let parser: Parser | undefined
+let loading: Promise<void> | undefined
+
+/**
+ * What must settle before {@link systemOf} can reduce this User-Agent: the
+ * loading of ua-parser-js the first time one needs parsing, else nothing
+ * (undefined), so the recording path awaits only once per process.
+ */
+export function userAgentParserReady(userAgent: unknown): Promise<void> | undefined {
+  if (parser !== undefined || typeof userAgent !== 'string' || userAgent === '') return undefined
+  loading ??= import('ua-parser-js').then((module) => {
+    const UAParser = ((module as { default?: unknown }).default ?? module) as new () => Parser
+    parser = new UAParser()
+  })
+  return loading
+}
+
 const cache = new LRUCache<string, SystemInfo>({ max: 5000 })
 
 function parse(userAgent: string): SystemInfo {
+  if (parser === undefined) throw new Error('ua-parser-js is not loaded yet: await userAgentParserReady() first')
   parser.setUA(userAgent)
   const browser = parser.getBrowser()
   const os = parser.getOS()
@@ -41,7 +68,8 @@ function parse(userAgent: string): SystemInfo {
 
 /**
  * The system dimension of a User-Agent. Returned objects are shared and
- * frozen. Absent or empty User-Agents are Unknown/Unknown.
+ * frozen. Absent or empty User-Agents are Unknown/Unknown. A non-empty one
+ * needs {@link userAgentParserReady} to have settled.
  */
 export function systemOf(userAgent: string | undefined): SystemInfo {
   if (userAgent === undefined || userAgent === '') return UNKNOWN_SYSTEM

@@ -77,6 +77,15 @@ export interface ApiCall {
  */
 export type ApiStep = (call: ApiCall) => void | Promise<void>
 
+/** Runs the steps in order; only a step that returns a promise is awaited (an await of nothing still costs a turn). */
+function runSteps(steps: readonly ApiStep[], call: ApiCall): Promise<void> | undefined {
+  for (let i = 0; i < steps.length; i++) {
+    const pending = steps[i]!(call)
+    if (pending !== undefined) return pending.then(() => runSteps(steps.slice(i + 1), call))
+  }
+  return undefined
+}
+
 /** Rejects query parameters on endpoints that take none, naming the first. */
 function noQuery(req: Request): void {
   // Parsing the query string is skipped when there is none (Express parses it on every read of req.query).
@@ -176,10 +185,12 @@ export function apiRouter(engine: Engine, options: ApiRouterOptions = {}): Route
     if (endpoint.public) return sendJson(res, 200, await route.run(undefined as never, params, undefined, request))
     const caller = await authenticateRequest(engine, req)
     const call: ApiCall = { req, res, route, params, caller, input: undefined }
-    for (const guard of guards) await guard(call)
+    const guarding = runSteps(guards, call)
+    if (guarding !== undefined) await guarding
     if (bodyToRead(req)) await readBody(req, res)
     call.input = inputOf(req, route.input)
-    for (const hook of hooks) await hook(call)
+    const hooking = runSteps(hooks, call)
+    if (hooking !== undefined) await hooking
     const result = await route.run(engine.as(caller), params, call.input, request)
     if (route.success === 'empty') sendEmpty(res)
     else sendJson(res, 200, result)
