@@ -14,8 +14,13 @@ import { createEngine, startServer } from '../lib/index.js'
 import type { SiteRecord, Store } from '../lib/store/contract.js'
 import { MemoryStore } from '../lib/store/memory.js'
 import { RedisStore } from '../lib/store/redis.js'
+import { figure } from './lib/report.js'
 
-const URL_ = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'
+if (!process.env.REDIS_URL) {
+  console.log('REDIS_URL not set: RedisStore benchmark skipped')
+  process.exit(0)
+}
+const URL_ = process.env.REDIS_URL
 const STORE_OPS = Number(process.env.BENCH_STORE_OPS ?? 4000)
 const HTTP_OPS = Number(process.env.BENCH_HTTP_OPS ?? 1000)
 const CONCURRENCY = 32
@@ -157,6 +162,10 @@ function table(title: string, memory: Map<string, { ops: number }>, redis: Map<s
   console.log(`\n| ${title.padEnd(w)} | MemoryStore ops/s | RedisStore ops/s | Redis / Memory | Redis round trips per call |`)
   console.log(`|${'-'.repeat(w + 2)}|------------------:|-----------------:|---------------:|---------------------------:|`)
   for (const r of rows) {
+    figure({
+      group: 'store', name: `${title}: ${r.name}, RedisStore`, value: Math.round(r.redis), unit: 'ops/s', anchor: 'MemoryStore',
+      anchorValue: Math.round(r.memory), ratio: Number((r.redis / r.memory).toFixed(3)), note: `${r.trips.toFixed(2)} Redis round trips per call; ${CONCURRENCY} in flight`,
+    })
     console.log(
       `| ${r.name.padEnd(w)} | ${fmt(r.memory).padStart(17)} | ${fmt(r.redis).padStart(16)} | ${(r.redis / r.memory).toFixed(3).padStart(14)} | ${r.trips.toFixed(2).padStart(26)} |`,
     )

@@ -21,6 +21,8 @@ export interface Figure {
   ratio?: number
   /** The goal, as text, e.g. '>= 0.90'. */
   target?: string
+  /** What `target` bounds: the ratio when there is one (default), else the value. */
+  targetOf?: 'value' | 'ratio'
   note?: string
 }
 
