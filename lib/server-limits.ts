@@ -61,7 +61,12 @@ function onClientError(error: Error & { code?: string }, socket: Duplex): void {
       'Connection: close\r\n\r\n' +
       body,
   )
+  // end() only half-closes: a client that never reads or closes (a slowloris) would keep the socket.
+  setTimeout(() => socket.destroy(), CLOSE_GRACE_MS).unref()
 }
+
+/** How long a client has to read an error answer before its connection is destroyed. */
+const CLOSE_GRACE_MS = 2_000
 
 /** An HTTP server for `app` with the limits above. */
 export function limitedServer(app: RequestListener, timeouts: ServerTimeouts = {}, maxConnections = DEFAULT_MAX_CONNECTIONS): Server {

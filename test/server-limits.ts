@@ -133,3 +133,28 @@ t.test('connections beyond maxConnections are closed at once', async (t) => {
   again.write('GET /api/agents HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')
   t.equal(parse((await answer).text).status, 401, 'once others closed, a new connection is served')
 })
+
+t.test('a client that never reads its 408 still loses the connection', async (t) => {
+  const server = await startServer({ timeouts: { headers: 1_000, request: 1_000 } })
+  t.teardown(() => server.close())
+  const socket = await open(server.url)
+  socket.on('error', () => {})
+  socket.pause()
+  socket.write('GET /api/agents HTTP/1.1\r\nHost: x\r\nX-Slow: ')
+  const drip = setInterval(() => socket.writable && socket.write('a'), 200)
+  t.teardown(() => {
+    clearInterval(drip)
+    socket.destroy()
+  })
+  const count = () => new Promise<number>((resolve) => server.server.getConnections((_e, n) => resolve(n)))
+  t.equal(await count(), 1, 'the connection is open')
+  let gone = -1
+  for (let waited = 0; waited < 8_000; waited += 250) {
+    await new Promise((r) => setTimeout(r, 250))
+    if ((await count()) === 0) {
+      gone = waited
+      break
+    }
+  }
+  t.ok(gone >= 0, `the server dropped it after about ${gone} ms`)
+})
