@@ -11,7 +11,7 @@ import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import express from 'express'
 import { devices, type Browser, type BrowserContext, type Page } from 'playwright-core'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { mobileRedirect } from '../lib/redirect/middleware.js'
 import { browserOrSkip } from './helpers/browser.js'
 import { startCachingProxy } from './helpers/caching-proxy.js'
@@ -73,7 +73,7 @@ async function sites(t: Tap, cacheable: boolean) {
   t.teardown(mobileSite.close)
   return { desktopUrl, mobileUrl }
 }
-type Tap = typeof t
+type Tap = Test
 
 /** Contexts of WebKit devices (iPhone, iPad), whose pages must not send Client Hints. */
 const webkit = new WeakSet<BrowserContext>()
@@ -97,7 +97,7 @@ async function newPage(ctx: BrowserContext): Promise<Page> {
   const page = await ctx.newPage()
   if (webkit.has(ctx)) {
     const cdp = await ctx.newCDPSession(page)
-    await cdp.send('Emulation.setUserAgentOverride', { userAgent: await page.evaluate(() => navigator.userAgent) })
+    await cdp.send('Emulation.setUserAgentOverride', { userAgent: (await page.evaluate('navigator.userAgent')) as string })
   }
   return page
 }
@@ -136,9 +136,9 @@ if (browser !== undefined) {
       const ctx = await context(b, name)
       const page = await newPage(ctx)
       await page.goto(`${mobileUrl}/gallery`)
-      await page.waitForFunction(() => (document.getElementById('avatar') as HTMLImageElement).complete)
-      t.equal(await page.evaluate(() => (document.getElementById('avatar') as HTMLImageElement).naturalWidth), 1, `${name}: the image loaded`)
-      t.same(await page.evaluate(() => (window as unknown as { data: Promise<unknown> }).data), { from: 'desktop', mobile: phone }, `${name}: fetch() got the JSON`)
+      await page.waitForFunction('document.getElementById("avatar").complete')
+      t.equal(await page.evaluate('document.getElementById("avatar").naturalWidth'), 1, `${name}: the image loaded`)
+      t.same(await page.evaluate('window.data'), { from: 'desktop', mobile: phone }, `${name}: fetch() got the JSON`)
       await ctx.close()
     }
   })
