@@ -38,10 +38,14 @@ export interface CompiledAgents {
 interface Chain {
   /** Source of the first piece. */
   readonly first: string
+  /** The first piece, sticky, with its length: "does it match right here?" */
+  readonly headAt: { readonly re: RegExp; readonly length: number }
   /** The first piece (global, so a search can start anywhere). */
   readonly head: RegExp
   /** Each later piece, or a line terminator. */
   readonly rest: RegExp[]
+  /** The last piece alone (global): does it occur anywhere after a position? */
+  readonly lastAnywhere: RegExp
 }
 
 /**
@@ -50,6 +54,7 @@ interface Chain {
  */
 export function compileSource(source: string, maxLength: number): CompiledAgents {
   const singles: string[] = []
+  const singleLengths: number[] = []
   const chains: Chain[] = []
   const general: string[] = []
   const fragments = new Set<string>()
@@ -64,7 +69,10 @@ export function compileSource(source: string, maxLength: number): CompiledAgents
     }
     for (const p of a.pieces) fragments.add(p.source.replace(/\\(.)/g, '$1'))
     if (a.pieces.length === 0) always = true
-    else if (a.pieces.length === 1) singles.push((a.pieces[0] as Piece).source)
+    else if (a.pieces.length === 1) {
+      singles.push((a.pieces[0] as Piece).source)
+      singleLengths.push((a.pieces[0] as Piece).length)
+    }
     else chains.push(makeChain(a.pieces))
   }
   const base = { source, fragments: [...fragments].slice(0, 64) }
@@ -75,10 +83,17 @@ export function compileSource(source: string, maxLength: number): CompiledAgents
   // quantifier-free alternation: a single linear scan for all of them.
   const single = singles.length > 0 ? new RegExp(singles.join('|'), 'i') : undefined
   // Every match needs a one-piece alternative or the first piece of a chain,
-  // so one scan for any of them settles every desktop UA at once; group 1
-  // tells a one-piece hit (a verdict) from a chain's first piece (Android).
-  const firsts = chains.map((c) => c.first).join('|')
-  const trigger = singles.length > 0 ? new RegExp(`(${singles.join('|')})|${firsts}`, 'i') : new RegExp(firsts, 'i')
+  // so one scan for any of them settles every desktop UA at once. It is a
+  // global regex read through test() and lastIndex, which allocates nothing
+  // (exec would build a match array on every phone): the match ends at
+  // lastIndex, and a chain's first piece has a fixed length, so a sticky
+  // test just before lastIndex tells whether a chain may have started
+  // there. If none did, a one-piece name matched: a verdict.
+  const trigger = new RegExp([...singles, ...chains.map((c) => c.first)].join('|'), 'gi')
+  const heads = chains.map((c) => c.headAt)
+  // The leftmost trigger match starts at most this far before lastIndex, and
+  // no chain's first piece occurs before that start: chain searches begin there.
+  const longest = Math.max(...singleLengths, ...chains.map((c) => c.headAt.length))
   // General alternatives keep their place in one regex: group numbers and
   // backreferences are unchanged, because linear alternatives hold no group.
   const rest = general.length > 0 ? new RegExp(general.join('|'), 'i') : undefined
@@ -87,10 +102,21 @@ export function compileSource(source: string, maxLength: number): CompiledAgents
     chains.length === 0
       ? (ua: string): boolean => single !== undefined && single.test(ua)
       : (ua: string): boolean => {
-          const hit = trigger.exec(ua)
-          if (hit === null) return false
-          if (hit[1] !== undefined) return true
-          for (const chain of chains) if (chainMatches(ua, chain)) return true
+          trigger.lastIndex = 0
+          if (!trigger.test(ua)) return false
+          const end = trigger.lastIndex
+          let chainHead = false
+          for (let i = 0; i < heads.length; i++) {
+            const head = heads[i] as { re: RegExp; length: number }
+            head.re.lastIndex = end - head.length
+            if (head.re.test(ua)) {
+              chainHead = true
+              break
+            }
+          }
+          if (!chainHead) return true
+          const from = end > longest ? end - longest : 0
+          for (let i = 0; i < chains.length; i++) if (chainMatches(ua, chains[i] as Chain, from)) return true
           return single !== undefined && single.test(ua)
         }
   if (rest === undefined) return { ...base, mode: 'linear', maxLength: Infinity, test: linear }
@@ -106,11 +132,13 @@ function makeChain(pieces: readonly Piece[]): Chain {
   const [head, ...tail] = pieces as [Piece, ...Piece[]]
   return {
     first: head.source,
+    headAt: { re: new RegExp(head.source, 'iy'), length: head.length },
     head: new RegExp(head.source, 'gi'),
     // A piece never matches a line terminator, so "the piece or a line
     // terminator, whichever comes first" is one scan that also says whether
     // the line ended before the piece.
     rest: tail.map((p) => new RegExp(`${p.source}|[\\n\\r\\u2028\\u2029]`, 'gi')),
+    lastAnywhere: new RegExp((tail[tail.length - 1] as Piece).source, 'gi'),
   }
 }
 
@@ -126,19 +154,29 @@ function makeChain(pieces: readonly Piece[]): Chain {
  * regex stopped or later (a restart begins past everything scanned so far),
  * so each regex sweeps the string at most once.
  */
-function chainMatches(s: string, chain: Chain): boolean {
-  const { head, rest } = chain
-  let from = 0
+function chainMatches(s: string, chain: Chain, start: number): boolean {
+  const { head, rest, lastAnywhere } = chain
+  let from = start
+  let lastChecked = false
   search: for (;;) {
     head.lastIndex = from
     if (!head.test(s)) return false
     let cur = head.lastIndex
-    for (const re of rest) {
+    for (let i = 0; i < rest.length; i++) {
+      const re = rest[i] as RegExp
       re.lastIndex = cur
       if (!re.test(s)) return false
       cur = re.lastIndex
       const c = s.charCodeAt(cur - 1)
       if (c === 10 || c === 13 || c === 0x2028 || c === 0x2029) {
+        // A line ended first: before restarting line by line (the slow
+        // path of "Android\n" repeated), check once that the last piece
+        // occurs at all further on; if not, no line can match.
+        if (!lastChecked) {
+          lastChecked = true
+          lastAnywhere.lastIndex = cur
+          if (!lastAnywhere.test(s)) return false
+        }
         from = cur
         continue search
       }
