@@ -131,5 +131,7 @@ t.test('a hanging or failing collector never delays a redirect; failures go to o
     t.ok(performance.now() - started < 2500, `${name}: the redirect did not wait for the collector (which takes 3 s to give up)`)
   }
   for (let i = 0; i < 500 && errors.length < 2; i++) await sleep(10)
-  t.match(errors.map((e) => e.message).sort(), [/^POST http:\/\/127\.0\.0\.1:\d+\/c\/failsite: HTTP 500$/, /^POST http:\/\/127\.0\.0\.1:\d+\/c\/hangsite: /])
+  t.equal(errors.length, 2)
+  t.ok(errors.some((e) => /^POST http:\/\/127\.0\.0\.1:\d+\/c\/failsite: HTTP 500$/.test(e.message)), 'the failing collector is reported')
+  t.ok(errors.some((e) => /^POST http:\/\/127\.0\.0\.1:\d+\/c\/hangsite: .*(timeout|timed out)/i.test(e.message)), 'the hanging one too, once it times out')
 })

@@ -55,7 +55,14 @@ export function normalizeHost(host: string, protocol: string): string {
 
 /** The host the request was addressed to (Express's `req.host`: honours `trust proxy`), normalized. */
 export function requestHost(req: Request): string {
-  return normalizeHost(req.host ?? req.headers.host ?? '', `${req.protocol}:`)
+  const headers = req.headers
+  // Without X-Forwarded-* headers, Express's getters (which evaluate
+  // `trust proxy` on every read) return exactly these; skip their cost.
+  if (headers['x-forwarded-host'] === undefined && headers['x-forwarded-proto'] === undefined) {
+    const encrypted = (req.socket as { encrypted?: boolean } | undefined)?.encrypted === true
+    return normalizeHost(headers.host ?? '', encrypted ? 'https:' : 'http:')
+  }
+  return normalizeHost(req.host ?? headers.host ?? '', `${req.protocol}:`)
 }
 
 /** A parsed string `mobileUrl`: where redirects go and what counts as "already there". */
