@@ -17,9 +17,11 @@ export function buildServer(): { script: string; remove: () => void } {
   const out = mkdtempSync(join(tmpdir(), 'mobisite-agents-bench-'))
   const files = [
     'benchmark/agents-server.ts',
-    ...readdirSync(join(root, 'lib/redirect'))
-      .filter((f) => f.endsWith('.ts'))
-      .map((f) => `lib/redirect/${f}`),
+    ...['lib/redirect', 'lib/agents'].flatMap((dir) =>
+      readdirSync(join(root, dir))
+        .filter((f) => f.endsWith('.ts'))
+        .map((f) => `${dir}/${f}`),
+    ),
   ]
   for (const file of files) {
     const js = ts.transpileModule(readFileSync(join(root, file), 'utf8'), {

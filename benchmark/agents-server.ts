@@ -12,8 +12,6 @@ const PAGE = `<!doctype html><html><head><title>Desktop site</title></head><body
 
 const app = express()
 if (mode === 'redirect') app.use(mobileRedirect({ mobileUrl: 'https://m.example.com' }))
-// An empty middleware: what any app.use() costs in Express, for comparison.
-if (mode === 'noop') app.use((_req, _res, next) => next())
 app.get('/{*path}', (_req, res) => {
   res.type('html').send(PAGE)
 })

@@ -16,6 +16,7 @@ import { DEFAULT_AGENTS } from '../lib/agents/default.js'
 import { createAgentMatcher } from '../lib/agents/matcher.js'
 import { corpus, corpusVersion, score } from '../test/helpers/agents-corpus.js'
 import { throughput } from './agents-http.js'
+import { figure } from './lib/report.js'
 
 const uas = corpus.map((r) => r.userAgent)
 const naive = new RegExp(DEFAULT_AGENTS, 'i')
@@ -39,7 +40,18 @@ function nsPerUa(fn: (ua: string) => boolean, inputs: string[][]): number {
 /** A copy of the string that shares nothing with it, as a header parser would produce. */
 const fresh = (s: string): string => Buffer.from(s, 'utf8').toString('utf8')
 const same = (passes: number): string[][] => Array.from({ length: passes }, () => uas)
-const ROUNDS = 3
+/** The rows with every equal UA as one string object: a repeated lookup of a UA already seen. */
+const canonical = ((): string[] => {
+  const seen = new Map<string, string>()
+  return uas.map((ua) => {
+    const known = seen.get(ua)
+    if (known !== undefined) return known
+    const copy = fresh(ua)
+    seen.set(copy, copy)
+    return copy
+  })
+})()
+const ROUNDS = 5
 const fmt = (n: number, digits = 1): string => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
 
 function perUa(): void {
@@ -48,7 +60,8 @@ function perUa(): void {
     { name: 'naive `new RegExp(src, "i").test`', fn: naiveTest, inputs: () => same(1) },
     { name: 'createAgentMatcher (default: no cache for linear sources)', fn: uncached, inputs: () => same(10) },
     { name: 'createAgentMatcher, no cache, fresh strings', fn: uncached, inputs: fresh10 },
-    { name: 'createAgentMatcher + LRU cache, same strings', fn: cached, inputs: () => same(10) },
+    { name: 'createAgentMatcher + LRU cache, a UA seen before (same string object)', fn: cached, inputs: () => Array.from({ length: 10 }, () => canonical) },
+    { name: 'createAgentMatcher + LRU cache, equal strings (distinct objects)', fn: cached, inputs: () => same(10) },
     { name: 'createAgentMatcher + LRU cache, fresh strings', fn: cached, inputs: fresh10 },
     {
       name: 'createAgentMatcher + LRU cache, every UA unseen',
@@ -57,7 +70,8 @@ function perUa(): void {
     },
     { name: 'ua-parser-js 1.x `getDevice().type`', fn: (ua) => new UAParser(ua).getDevice().type === 'mobile', inputs: () => same(1) },
     { name: 'mobile-detect `.phone()`', fn: (ua) => new MobileDetect(ua).phone() !== null, inputs: () => same(1) },
-    { name: 'is-mobile `isMobile({ ua })`', fn: (ua) => isMobile({ ua }), inputs: () => same(3) },
+    { name: 'is-mobile `isMobile({ ua })`', fn: (ua) => isMobile({ ua }), inputs: () => same(10) },
+    { name: 'is-mobile `isMobile({ ua })`, fresh strings', fn: (ua) => isMobile({ ua }), inputs: fresh10 },
   ]
   let unseen = 0
   for (const c of contenders) c.fn(uas[0] as string) // load lazily built state before timing
@@ -78,6 +92,17 @@ function perUa(): void {
     const s = score(c.fn)
     console.log(`| ${c.name} | ${fmt(ns)} | ${fmt(naiveNs / ns)} | ${diffs} | ${fmt(s.precision * 100, 2)} % | ${fmt(s.recall * 100, 2)} % |`)
   })
+  const ns = (name: string): number => best[contenders.findIndex((c) => c.name.startsWith(name))] as number
+  const isMobileNs = ns('is-mobile `isMobile({ ua })`')
+  const isMobileFreshNs = ns('is-mobile `isMobile({ ua })`, fresh')
+  const note = `user-agents@${corpusVersion}, ${uas.length} rows, DEFAULT_AGENTS, best of ${ROUNDS} interleaved rounds`
+  const vsIsMobile = (name: string, value: number, anchorValue: number, target: string, extra: string): void =>
+    figure({ group: 'redirect', name, value: Number(value.toFixed(1)), unit: 'ns/UA', anchor: 'is-mobile isMobile({ ua })', anchorValue: Number(anchorValue.toFixed(1)), ratio: Number((anchorValue / value).toFixed(2)), target, note: `${note}; ratio = is-mobile / matcher${extra}` })
+  vsIsMobile('createAgentMatcher, uncached (the default for linear sources)', ns('createAgentMatcher (default'), isMobileNs, '>= 2.5', '')
+  vsIsMobile('createAgentMatcher, uncached, fresh strings', ns('createAgentMatcher, no cache, fresh'), isMobileFreshNs, '>= 2.5', '; both on fresh copies, as an HTTP parser makes them')
+  vsIsMobile('createAgentMatcher + LRU cache, a UA seen before', ns('createAgentMatcher + LRU cache, a UA seen'), isMobileNs, '<= 30 ns', '; the same string object looked up again')
+  vsIsMobile('createAgentMatcher + LRU cache, equal strings, distinct objects', ns('createAgentMatcher + LRU cache, equal'), isMobileNs, '', '; the lookup compares the string contents')
+  figure({ group: 'redirect', name: 'createAgentMatcher vs the naive regex', value: Number(ns('createAgentMatcher (default').toFixed(1)), unit: 'ns/UA', anchor: 'naive new RegExp(DEFAULT_AGENTS, "i").test', anchorValue: Math.round(naiveNs), ratio: Math.round(naiveNs / ns('createAgentMatcher (default')), target: '>= 500', note: `${note}; ratio = naive / matcher` })
 }
 
 /** Inputs that make each strategy work hardest, `size` code units long. */
@@ -87,6 +112,8 @@ function adversarial(size: number): Record<string, string> {
     'desktop UA repeated': fill(`${uas.find((_, i) => corpus[i]?.deviceCategory === 'desktop')} `),
     '"Android " repeated': fill('Android '),
     '"Android\\n" repeated': fill('Android\n'),
+    '"Android\\nMobile\\n" repeated': fill('Android\nMobile\n'),
+    '"Mobile Android\\n" repeated': fill('Mobile Android\n'),
     '"a" repeated': fill('a'),
   }
 }
@@ -115,6 +142,9 @@ function worstCase(): void {
       if (ms > worst) [worst, worstName] = [ms, name]
     }
     console.log(`| ${kb} KB | ${fmt(naiveMs, 2)} ms | ${fmt(worst * 1000, 1)} µs | ${worstName} | ${fmt(naiveMs / worst, 0)} |`)
+    if (kb === 16) {
+      figure({ group: 'redirect', name: 'createAgentMatcher, 16 KB UA, worst adversarial input', value: Number(worst.toFixed(4)), unit: 'ms', anchor: 'naive regex, 16 KB desktop UA repeated', anchorValue: Number(naiveMs.toFixed(1)), ratio: Math.round(naiveMs / worst), target: '<= 0.1 ms', note: `worst input: ${worstName}; ratio = naive / matcher` })
+    }
   }
   const huge = adversarial(1 << 20)
   const hugeWorst = Math.max(...Object.values(huge).map((s) => bestMs(uncached, s, 3)))
