@@ -18,8 +18,8 @@
  * and sets no visitor cookie); `pv` is the number of pages of the visit
  * (default 1). One request records one event.
  */
-import { randomUUID } from 'node:crypto'
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
+import { randomUuidOf } from '../engine/internal.js'
 import type { Engine } from '../engine/types.js'
 import type { ActivityKind } from '../../types/index.js'
 
@@ -141,7 +141,7 @@ export function analyticsCollector(engine: CollectorEngine, options: CollectorOp
   /** The visitor's id, issuing a new one (and the cookie) when missing or malformed. */
   function visitorOf(req: Request, res: Response): string {
     const known = readCookie(req.headers.cookie, cookieName)
-    const id = known !== undefined && VISITOR_ID.test(known) ? known : randomUUID()
+    const id = known !== undefined && VISITOR_ID.test(known) ? known : randomUuidOf(engine)
     const isSecure = secure === 'auto' ? req.secure : secure
     res.append('Set-Cookie', `${cookieName}=${id}${cookieTail}${isSecure ? '; Secure' : ''}`)
     return id

@@ -11,9 +11,10 @@ import type { Caller } from './types.js'
 /** Shared state of one engine instance. */
 export interface EngineContext {
   readonly store: Store
-  /** The injected clock. */
-  readonly now: () => Date
-  readonly builder: (site: Site) => Promise<void>
+  /** The injected clock. Writable so the test-double controls can layer over it. */
+  now: () => Date
+  /** Writable so the test-double controls can layer over it. */
+  builder: (site: Site) => Promise<void>
   /** Keeps background work (async builds) for `close()` to wait for; never rejects. */
   readonly track: (work: Promise<unknown>) => void
   /** Builds in flight in this process, by site name, so concurrent triggers share one. */
@@ -24,6 +25,16 @@ export interface EngineContext {
    * changes masters in the store directly calls `masters.forget()`.
    */
   readonly masters: MasterRegistry
+  /** The background work `track` keeps, until it settles. */
+  readonly pending: Set<Promise<unknown>>
+  /**
+   * Bumped when the test-double controls reset the state: a build that began
+   * under an older generation drops its outcome instead of writing it into
+   * the new state. Shared by reference, so call contexts (copies) see bumps.
+   */
+  readonly generation: { value: number }
+  /** Random bytes: node:crypto, or a repeatable stream when the engine has a `randomSeed`. */
+  readonly randomBytes: (size: number) => Buffer
 }
 
 /** An authenticated master account and the context it acts in. */

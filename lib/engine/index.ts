@@ -13,6 +13,7 @@ import { registerContext } from './internal.js'
 import * as lifecycle from './lifecycle.js'
 import { buildMasterApi, callContextOf, callerApiCache } from './master-api.js'
 import { MasterRegistry } from './masters.js'
+import { randomSource } from './random.js'
 import type { Caller, Engine, EngineOptions, MasterApi } from './types.js'
 
 export type * from './types.js'
@@ -62,6 +63,9 @@ export function createEngine(options: EngineOptions = {}): Engine {
     now: options.now ?? (() => new Date()),
     builder: options.builder ?? (async () => {}),
     builds: new Map(),
+    pending,
+    generation: { value: 0 },
+    randomBytes: randomSource(options.randomSeed),
     track(work) {
       const settled = work.catch(() => {}).finally(() => pending.delete(settled))
       pending.add(settled)

@@ -35,9 +35,11 @@ export interface BuildPlan {
 export async function build(ctx: EngineContext, site: SiteRecord, plan: BuildPlan): Promise<void> {
   const { owner, site_name } = site
   const expect = { created_at: site.created_at, build: site.build }
+  const generation = ctx.generation.value
   try {
     await ctx.builder(toSite(site))
   } catch (error) {
+    if (ctx.generation.value !== generation) return
     const status = failureOf(error)
     if (plan.failure === 'delete') {
       await ctx.store.deleteSite(owner, site_name, expect)
@@ -46,6 +48,8 @@ export async function build(ctx: EngineContext, site: SiteRecord, plan: BuildPla
     await ctx.store.updateSite(owner, site_name, { build: status, publish_when_built: null }, expect)
     return
   }
+  // The state was reset while the builder ran: this outcome belongs to a world that is gone.
+  if (ctx.generation.value !== generation) return
   if (site.build !== 'built' || site.publish_when_built !== undefined) {
     const built = await ctx.store.updateSite(owner, site_name, { build: 'built', publish_when_built: null }, expect)
     if (!built) return

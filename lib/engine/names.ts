@@ -2,8 +2,6 @@
  * Site names generated from the desktop URL when Create Site omits one:
  * `https://www.example.com/shop` → `examplecom`, then `examplecom-k3x9` while taken.
  */
-import { randomBytes } from 'node:crypto'
-
 const MAX = 45
 const MIN = 4
 const SUFFIX = 4
@@ -15,8 +13,8 @@ export function baseName(original_site_url: string): string {
   return base.length >= MIN ? base : `${base}site`.slice(0, MAX).padEnd(MIN, '0')
 }
 
-/** The base with a random suffix, still within the 45-character limit. */
-export function suffixedName(base: string): string {
+/** The base with a random suffix, still within the 45-character limit; `randomBytes` is the engine's. */
+export function suffixedName(base: string, randomBytes: (size: number) => Buffer): string {
   const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789'
   const suffix = Array.from(randomBytes(SUFFIX), (byte) => alphabet[byte % alphabet.length]).join('')
   return `${base.slice(0, MAX - SUFFIX - 1)}-${suffix}`

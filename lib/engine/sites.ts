@@ -99,7 +99,7 @@ async function reserveName(
   }
   const base = baseName(url)
   let site = RESERVED_NAMES.has(base) ? undefined : await attempt(base)
-  for (let tries = 0; !site && tries < NAME_ATTEMPTS; tries++) site = await attempt(suffixedName(base))
+  for (let tries = 0; !site && tries < NAME_ATTEMPTS; tries++) site = await attempt(suffixedName(base, ctx.randomBytes))
   if (!site) throw alreadyExist(`could not generate a free site_name from ${url}; give one`)
   return site
 }

@@ -43,6 +43,12 @@ export interface EngineOptions {
    * made through this engine take effect at once. `ttlMs: 0` turns it off.
    */
   credentialCache?: CredentialCacheOptions
+  /**
+   * Makes generated site names and visitor ids repeat from run to run (a
+   * predictable stream derived from the seed): for test suites only.
+   * Default: cryptographic randomness.
+   */
+  randomSeed?: string | number
 }
 
 /** Who is calling: a master account after authentication. */

@@ -9,7 +9,7 @@
  * Arrays are replaced, exact-sized, when a cell is added (rare); counters are
  * updated in place (often).
  */
-import { addInt, type DistinctCounter, type IntSet } from './visitor-set.js'
+import { addInt, membersOf, type DistinctCounter, type IntSet } from './visitor-set.js'
 
 /** Flat cells; see the module comment. */
 export type Cells = unknown[]
@@ -96,4 +96,43 @@ export function sumCells(all: Iterable<Cells>): Map<number, CellTotals> {
     }
   }
   return sums
+}
+
+/** One cell, read out: its dimension value id, counters and visitors. */
+export interface CellView {
+  id: number
+  visits: number
+  page_views: number
+  visitors: IntSet
+  /** Counts by activity kind index, or undefined when none. */
+  acts: number[] | undefined
+}
+
+/** Every cell, in id order. */
+export function cellsOf(cells: Cells): CellView[] {
+  const out: CellView[] = []
+  for (let at = 0; at < cells.length; at += STRIDE) {
+    out.push({
+      id: cells[at] as number,
+      visits: cells[at + VISITS] as number,
+      page_views: cells[at + PAGES] as number,
+      visitors: cells[at + VISITORS] as IntSet,
+      acts: cells[at + ACTS] as number[] | undefined,
+    })
+  }
+  return out
+}
+
+/** Adds `view`'s counters and visitors to the cell at `at` (a snapshot being loaded). */
+export function loadCell(cells: Cells, at: number, view: Omit<CellView, 'id'>): void {
+  cells[at + VISITS] = (cells[at + VISITS] as number) + view.visits
+  cells[at + PAGES] = (cells[at + PAGES] as number) + view.page_views
+  let visitors = cells[at + VISITORS] as IntSet
+  for (const id of membersOf(view.visitors)) visitors = addInt(visitors, id)
+  cells[at + VISITORS] = visitors
+  if (view.acts !== undefined) {
+    const acts = ((cells[at + ACTS] as number[] | undefined) ?? [0, 0, 0, 0]).slice()
+    for (let k = 0; k < 4; k++) acts[k]! += view.acts[k]!
+    cells[at + ACTS] = acts
+  }
 }

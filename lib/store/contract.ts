@@ -237,6 +237,67 @@ export interface SsoRecord extends SsoGrant {
   expires_at: number
 }
 
+// -------------------------------------------------------------------- state
+
+/**
+ * Who visited an analytics cell: the exact visitor ids (a store that keeps
+ * them), or `visitors_sketch`, a store-specific summary (RedisStore: its
+ * HyperLogLog, base64) that only a store of the same kind can import.
+ */
+export interface VisitorsDump {
+  visitors?: string[]
+  visitors_sketch?: string
+}
+
+/** One dimension value of a site-day: its counters and visitors. */
+export interface AnalyticsCellDump extends VisitorsDump {
+  /** `[browser, os]` or `[country, region]`. */
+  key: [string, string]
+  visits: number
+  page_views: number
+  activities: ActivityTotals
+}
+
+/** Everything recorded for one site on one UTC day. */
+export interface AnalyticsDayDump extends VisitorsDump {
+  site_name: string
+  day: string
+  visits: number
+  page_views: number
+  activities: ActivityTotals
+  system: AnalyticsCellDump[]
+  geo: AnalyticsCellDump[]
+}
+
+/** The billing ledger of one master account. */
+export interface LedgerDump extends BillingRecord {
+  owner: string
+}
+
+/**
+ * The whole state of a store, as {@link Store.exportState} gives it and
+ * {@link Store.importState} takes it. Store-neutral JSON, apart from visitor
+ * sketches. Lists are sorted (masters by user, sites and accounts by name,
+ * grants by account then site, ledgers by owner, analytics by site then day,
+ * cells by key) so two exports of the same state are deep-equal.
+ */
+export interface StateDump {
+  masters: MasterRecord[]
+  sites: SiteRecord[]
+  accounts: AccountRecord[]
+  grants: { account_name: string; site_name: string }[]
+  billing: LedgerDump[]
+  analytics: AnalyticsDayDump[]
+}
+
+/** Raised by {@link Store.importState} when the dump cannot be applied; nothing was. */
+export class StateConflictError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`the state cannot be imported: ${problems.join('; ')}`)
+    this.name = 'StateConflictError'
+  }
+}
+
 // -------------------------------------------------------------------- store
 
 /** Storage behind an engine. See the module comment for the conventions. */
@@ -358,6 +419,23 @@ export interface Store {
   getSession(digest: string, now: number): Promise<SsoRecord | undefined>
   /** Ends a session. False when there was none. */
   deleteSession(digest: string): Promise<boolean>
+  // State (test-double controls: reset, snapshot, seed)
+  /**
+   * Empties the store: masters, sites, accounts, grants, billing, analytics
+   * and limit counters. Not atomic with respect to concurrent calls.
+   */
+  clearState(): Promise<void>
+  /** Everything the store holds except limit counters, as a {@link StateDump}. */
+  exportState(): Promise<StateDump>
+  /**
+   * Adds a dump to the store, all or nothing. Masters replace same-named ones;
+   * a site or account whose name is taken (names are global, as in
+   * createSite), a grant, ledger or analytics day naming a site or account
+   * neither in the dump nor the store, or a visitor sketch this store cannot
+   * read, is a problem: the call rejects with {@link StateConflictError}
+   * listing every one, and changes nothing.
+   */
+  importState(dump: StateDump): Promise<void>
 
   /** Releases connections. The store is unusable afterwards. */
   close(): Promise<void>

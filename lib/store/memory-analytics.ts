@@ -21,9 +21,30 @@
  * the winners.
  */
 import type { ActivityKind } from '../../types/index.js'
-import type { ActivityEvent, ActivityTotals, Dimension, PeriodRow, TrafficTotals, VisitEvent } from './contract.js'
-import { NO_CELLS, countActivity, countVisit, findCell, insertCell, sumCells, uniteVisitors, type CellTotals, type Cells } from './analytics-cells.js'
-import { DistinctCounter } from './visitor-set.js'
+import type {
+  ActivityEvent,
+  ActivityTotals,
+  AnalyticsCellDump,
+  AnalyticsDayDump,
+  Dimension,
+  PeriodRow,
+  TrafficTotals,
+  VisitEvent,
+} from './contract.js'
+import {
+  NO_CELLS,
+  cellsOf,
+  countActivity,
+  countVisit,
+  findCell,
+  insertCell,
+  loadCell,
+  sumCells,
+  uniteVisitors,
+  type CellTotals,
+  type Cells,
+} from './analytics-cells.js'
+import { DistinctCounter, membersOf } from './visitor-set.js'
 
 const DAY_MS = 86_400_000
 const KIND_INDEX: Readonly<Record<ActivityKind, number>> = {
@@ -125,7 +146,7 @@ function inRange<T>(days: Map<string, T>, from: string, to: string): T[] {
   return out
 }
 
-function compareKeys(a: PeriodRow<unknown>, b: PeriodRow<unknown>): number {
+function compareKeys(a: { key: readonly string[] }, b: { key: readonly string[] }): number {
   for (let i = 0; i < a.key.length; i++) {
     const x = a.key[i]!
     const y = b.key[i]!
@@ -273,6 +294,95 @@ export class MemoryAnalytics {
       }
       return { site_name: site.name, data: { visits: totals[slot]!, page_views, unique_visitors: this.distinct.count } }
     })
+  }
+
+  /** Forgets everything (a state reset). */
+  clear(): void {
+    this.sites.clear()
+    this.owners.clear()
+  }
+
+  /** Every site-day, sorted by site then day, visitors by id (a state export). */
+  dump(): AnalyticsDayDump[] {
+    const out: AnalyticsDayDump[] = []
+    const bySite = [...this.sites.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    for (const site of bySite) {
+      const ids: string[] = []
+      for (const [id, n] of site.visitorIds) ids[n] = id
+      const cells = (flat: Cells, dictionary: PairDictionary): AnalyticsCellDump[] =>
+        cellsOf(flat)
+          .map((cell) => ({
+            key: dictionary.pair(cell.id),
+            visits: cell.visits,
+            page_views: cell.page_views,
+            activities: activityTotals(cell.acts),
+            visitors: membersOf(cell.visitors).map((n) => ids[n]!).sort(),
+          }))
+          .sort(compareKeys)
+      for (const day of [...site.days.keys()].sort()) {
+        const bucket = site.days.get(day)!
+        const system = cells(bucket.sys, this.systems)
+        out.push({
+          site_name: site.name,
+          day,
+          visits: bucket.visits,
+          page_views: bucket.page_views,
+          activities: activityTotals(bucket.acts),
+          visitors: [...new Set(system.flatMap((cell) => cell.visitors!))].sort(),
+          system,
+          geo: cells(bucket.geo, this.geos),
+        })
+      }
+    }
+    return out
+  }
+
+  /**
+   * Adds one exported site-day to `owner`'s site (a state import). Its
+   * visitors must be exact ids; the day's own list is implied by its system cells.
+   */
+  load(day: AnalyticsDayDump, owner: string): void {
+    const site = this.siteData(day.site_name, owner)
+    const bucket = this.bucket(site, day.day)
+    const intern = (id: string): number => {
+      let n = site.visitorIds.get(id)
+      if (n === undefined) site.visitorIds.set(id, (n = site.visitorIds.size))
+      return n
+    }
+    const counts = (a: ActivityTotals): number[] => [a.click_to_call, a.click_to_map, a.click_to_email, a.form_submit]
+    const view = (cell: AnalyticsCellDump) => ({
+      visits: cell.visits,
+      page_views: cell.page_views,
+      visitors: (cell.visitors ?? []).map(intern),
+      acts: counts(cell.activities).some((n) => n > 0) ? counts(cell.activities) : undefined,
+    })
+    bucket.visits += day.visits
+    bucket.page_views += day.page_views
+    if (counts(day.activities).some((n) => n > 0)) {
+      const acts = (bucket.acts ??= [0, 0, 0, 0])
+      counts(day.activities).forEach((n, k) => (acts[k]! += n))
+    }
+    // sysAt/geoAt may replace the cell array, so the array is read after them.
+    for (const cell of day.system) {
+      const at = bucket.sysAt(this.systems.id(...cell.key))
+      loadCell(bucket.sys, at, view(cell))
+    }
+    for (const cell of day.geo) {
+      const at = bucket.geoAt(this.geos.id(...cell.key))
+      loadCell(bucket.geo, at, view(cell))
+    }
+    if (day.visits <= 0) return
+    if (bucket.ownerDay === undefined) {
+      const data = this.owners.get(site.owner)!
+      let list = data.days.get(day.day)
+      if (list === undefined) data.days.set(day.day, (list = { slots: [], visits: [] }))
+      bucket.ownerDay = list
+      bucket.rank = list.slots.length
+      list.slots.push(site.slot)
+      list.visits.push(day.visits)
+    } else {
+      bucket.ownerDay.visits[bucket.rank]! += day.visits
+    }
   }
 
   /** Forgets everything recorded for the owner's site (Delete Site). */

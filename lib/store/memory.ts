@@ -23,6 +23,7 @@ import type {
   SiteRecord,
   SsoGrant,
   SsoRecord,
+  StateDump,
   Store,
   TrafficTotals,
   VisitEvent,
@@ -33,6 +34,7 @@ import { accountPatchEntries, expectationEntries, sitePatchEntries } from './gua
 import { MemoryAnalytics } from './memory-analytics.js'
 import { MemorySso } from './memory-sso.js'
 import { applyPatch, copy, copySite, meets } from './memory-records.js'
+import { clearMemory, exportMemory, importMemory, type MemoryParts } from './memory-state.js'
 import { OrderedIndex } from './ordered-index.js'
 
 /** The per-owner indexes behind listings and external-uid lookups. */
@@ -78,7 +80,7 @@ export class MemoryStore implements Store {
   private readonly ledgers = new Map<string, BillingRecord>()
   private readonly counters = new Map<string, Counter>()
   /** The latest `expiresAt` any counter call has passed; see {@link MemoryStore.incrementWithinLimit}. */
-  private counterHorizon = -Infinity
+  private counterHorizon = -Infinity // written by memory-state.ts too
   private readonly analytics = new MemoryAnalytics()
   private readonly sso = new MemorySso()
   private closed = false
@@ -374,6 +376,28 @@ export class MemoryStore implements Store {
   async deleteSession(digest: string): Promise<boolean> {
     this.ensureOpen()
     return this.sso.endSession(digest)
+  }
+
+  // -------------------------------------------------------------- state
+
+  async clearState(): Promise<void> {
+    this.ensureOpen()
+    clearMemory(this.parts())
+  }
+
+  async exportState(): Promise<StateDump> {
+    this.ensureOpen()
+    return exportMemory(this.parts())
+  }
+
+  async importState(dump: StateDump): Promise<void> {
+    this.ensureOpen()
+    importMemory(this.parts(), dump, this)
+  }
+
+  /** The private maps, for the state operations in lib/store/memory-state.ts. */
+  private parts(): MemoryParts {
+    return this as unknown as MemoryParts
   }
 
   // -------------------------------------------------------------- close

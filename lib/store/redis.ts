@@ -27,6 +27,7 @@ import type {
   SiteRecord,
   SsoGrant,
   SsoRecord,
+  StateDump,
   Store,
   TrafficTotals,
   VisitEvent,
@@ -46,6 +47,7 @@ import {
 } from './redis-keys.js'
 import * as S from './redis-scripts.js'
 import { RedisSso } from './redis-sso.js'
+import { RedisState } from './redis-state.js'
 
 /** Options of {@link RedisStore}. */
 export interface RedisStoreOptions extends RedisTimeouts {
@@ -69,6 +71,7 @@ export class RedisStore implements Store {
   private readonly keys: RedisKeys
   private readonly analytics: RedisAnalytics
   private readonly sso: RedisSso
+  private readonly state: RedisState
 
   constructor(options: RedisStoreOptions = {}) {
     this.prefix = options.prefix ?? 'mobisite:'
@@ -76,6 +79,7 @@ export class RedisStore implements Store {
     this.keys = new RedisKeys(this.prefix)
     this.analytics = new RedisAnalytics(this.conn, this.keys)
     this.sso = new RedisSso(this.conn, this.prefix)
+    this.state = new RedisState(this.conn, this.keys)
   }
 
   /** The ioredis client in use (for diagnostics and benchmarks). */
@@ -300,6 +304,22 @@ export class RedisStore implements Store {
 
   deleteSession(digest: string): Promise<boolean> {
     return this.sso.end(digest)
+  }
+
+  // -------------------------------------------------------------- state
+
+  /** UNLINKs every key under this store's prefix (SCAN: time grows with the state). */
+  clearState(): Promise<void> {
+    return this.state.clear()
+  }
+
+  /** Visitors come out as HyperLogLogs (`visitors_sketch`), which only a RedisStore imports. */
+  exportState(): Promise<StateDump> {
+    return this.state.export()
+  }
+
+  importState(dump: StateDump): Promise<void> {
+    return this.state.import(dump)
   }
 
   /** Quits the client if the store created it; a client passed in stays open. */

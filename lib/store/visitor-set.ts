@@ -118,3 +118,11 @@ export class DistinctCounter {
     this.count = count
   }
 }
+
+/** The members of a set, in no particular order. */
+export function membersOf(set: IntSet): number[] {
+  if (set === undefined) return []
+  if (typeof set === 'number') return [set]
+  if (Array.isArray(set)) return set.slice()
+  return Array.from(set.slots).filter((id) => id !== EMPTY)
+}

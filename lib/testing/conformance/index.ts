@@ -18,6 +18,7 @@ import type { StoreFactory, Tap } from './fixtures.js'
 import { lifecycleGroups } from './lifecycle.js'
 import { siteGroups } from './sites.js'
 import { ssoGroups } from './sso.js'
+import { stateGroups } from './state.js'
 
 export type { StoreFactory, Tap } from './fixtures.js'
 
@@ -35,6 +36,7 @@ export function storeConformance(t: Tap, name: string, factory: StoreFactory): P
     t.test('close', async (t) => closeGroups(t, factory))
     t.test('hardening (conditional masters, case-insensitive names)', async (t) => hardeningGroups(t, factory))
     t.test('SSO tokens and sessions', async (t) => ssoGroups(t, factory))
+    t.test('state: clear, export, import', async (t) => stateGroups(t, factory))
     // ANALYTICS: the analytics suite (test/helpers/store-conformance-analytics.ts)
     // registers its groups here, as one more t.test(...) taking the same factory.
   })
