@@ -7,10 +7,15 @@
  * and prints it with a ready-to-run curl line and how to get a sub-account's
  * SSO link. `--demo` (or MOBISITE_DEMO=1) also seeds a sub-account with a
  * granted site and 30 days of visits, and prints a ready sign-in link.
+ *
+ * `--admin` (or MOBISITE_ADMIN=1) mounts the test-double controls at
+ * /__admin, with MOBISITE_ADMIN_TOKEN as their bearer token if set;
+ * `--seed fixtures.json` seeds the state before serving.
  */
 import { randomBytes } from 'node:crypto'
 import { chooseStore, openPostgres } from './cli-store.js'
 import { DEMO_ACCOUNT, seedDemo } from './demo.js'
+import { readFile } from 'node:fs/promises'
 import { createEngine } from './engine/index.js'
 import type { Store } from './store/contract.js'
 import { startServer } from './server.js'
@@ -31,7 +36,23 @@ async function storeFromEnv(): Promise<{ store?: Store; label: string }> {
   return { store: new RedisStore({ url, ...(prefix ? { prefix } : {}) }), label: `Redis store at ${url}` }
 }
 
+/** `--admin` and `--seed <file>` (or `--seed=<file>`); other arguments (`--store`, `--demo`) are read elsewhere. */
+function parseArgs(argv: string[]): { admin: boolean; seed?: string } {
+  const out: { admin: boolean; seed?: string } = { admin: false }
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!
+    if (arg === '--admin') out.admin = true
+    else if (arg === '--seed' && argv[i + 1] !== undefined) out.seed = argv[++i]!
+    else if (arg.startsWith('--seed=')) out.seed = arg.slice('--seed='.length)
+  }
+  return out
+}
+
 async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2))
+  const admin = args.admin || process.env.MOBISITE_ADMIN === '1' || process.env.MOBISITE_ADMIN === 'true'
+  const adminToken = process.env.MOBISITE_ADMIN_TOKEN || undefined
+  if (args.seed !== undefined && !admin) throw new Error('--seed needs --admin (or MOBISITE_ADMIN=1)')
   const port = Number(process.env.PORT ?? 3000)
   const host = process.env.HOST ?? '127.0.0.1'
   const user = process.env.MOBISITE_USER || 'admin'
@@ -42,7 +63,11 @@ async function main(): Promise<void> {
   // password) the first one printed; a given MOBISITE_PASSWORD always applies.
   const shared = store !== undefined && !process.env.MOBISITE_PASSWORD && (await engine.store.getMaster(user)) !== undefined
   if (!shared) await engine.addMasterAccount({ user, password, partner: true })
-  const server = await startServer({ engine, port, host })
+  const server = await startServer({ engine, port, host, admin, ...(adminToken ? { adminToken } : {}) })
+  if (args.seed !== undefined) {
+    const fixtures = JSON.parse(await readFile(args.seed, 'utf8')) as unknown
+    await server.controls.seed(fixtures)
+  }
   const api = `${server.url}/api`
   const body = JSON.stringify({ site_data: { original_site_url: 'https://www.example.com' } })
   console.log(`mobisite API: ${api} (${label})`)
@@ -67,6 +92,9 @@ async function main(): Promise<void> {
       `sso:      curl -u ${shellQuote(credentials)} -H 'content-type: application/json' -d ${shellQuote(account)} ${api}/accounts/create && ${ssoCurl}`,
     )
     console.log(`          opens a sub-account's dashboard at ${server.url}/dashboard (or start with --demo for one filled with 30 days of visits)`)
+  }
+  if (admin) {
+    console.log(`admin:    ${server.url}/__admin${adminToken ? ' (bearer token from MOBISITE_ADMIN_TOKEN)' : ''}${args.seed ? `, seeded from ${args.seed}` : ''}`)
   }
 
   let stopping = false

@@ -13,6 +13,7 @@ import { collectRoute } from './collector/route.js'
 import { limitedServer, type ServerTimeouts } from './server-limits.js'
 
 export type { ServerTimeouts } from './server-limits.js'
+import type { Controls } from './testing/controls.js'
 
 /** Options of {@link startServer}. */
 export interface ServerOptions {
@@ -30,6 +31,15 @@ export interface ServerOptions {
   timeouts?: ServerTimeouts
   /** Most open connections; more are closed at once. Default 1024. */
   maxConnections?: number
+  /**
+   * Mounts the test-double controls at `/__admin` and turns on the request
+   * journal and fault injection of the API. Refused on a non-loopback host
+   * without `adminToken`. Default false: no admin path, and the API does no
+   * journal or fault work at all.
+   */
+  admin?: boolean
+  /** With `admin`: every admin call needs `Authorization: Bearer <adminToken>`. */
+  adminToken?: string
 }
 
 /** A running server. */
@@ -40,6 +50,13 @@ export interface RunningServer {
   engine: Engine
   /** The Node HTTP server (its timeouts and connection cap are set as the options say). */
   server: Server
+  /**
+   * The test-double controls, in process (the calls `/__admin` serves). With
+   * `admin` they exist from the start; otherwise they are made on first use,
+   * and reset then keeps the masters existing at that moment. The journal and
+   * faults see API calls only with `admin`.
+   */
+  readonly controls: Controls
   /** Stops accepting connections, ends idle keep-alive ones, and resolves when closed. Does not close the engine. */
   close(): Promise<void>
 }
@@ -47,12 +64,26 @@ export interface RunningServer {
 /** Starts the API on an HTTP server; resolves once it is listening. */
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
   const engine = options.engine ?? createEngine()
+  const host = options.host ?? '127.0.0.1'
+  if (options.admin && options.adminToken === undefined && !isLoopback(host)) {
+    throw new Error(`startServer: admin on host ${host}, which is not loopback, needs an adminToken`)
+  }
+  // Loaded here, not at the top: importing the package root stays free of the test-double code.
+  const { createControls } = await import('./testing/controls.js')
   const app = express()
   app.disable('x-powered-by')
-  app.use('/api', apiRouter(engine, options.router))
+  let controls: Controls | undefined
+  if (options.admin) {
+    const { adminRouter } = await import('./testing/admin.js')
+    controls = createControls(engine)
+    await controls.ready()
+    app.use('/api', apiRouter(engine, { ...options.router, hooks: controls.apiHooks }))
+    app.use('/__admin', adminRouter(controls, options.adminToken === undefined ? {} : { token: options.adminToken }))
+  } else {
+    app.use('/api', apiRouter(engine, options.router))
+  }
   app.use('/collect', collectRoute(engine))
   app.use('/dashboard', dashboardRouter(engine, options.dashboard))
-  const host = options.host ?? '127.0.0.1'
   const server = limitedServer(app, options.timeouts, options.maxConnections)
   server.listen(options.port ?? 0, host)
   await new Promise<void>((resolve, reject) => {
@@ -66,6 +97,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     url: `http://${shownHost}:${port}`,
     engine,
     server,
+    get controls() {
+      controls ??= createControls(engine)
+      return controls
+    },
     close() {
       closing ??= new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()))
@@ -74,4 +109,12 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       return closing
     },
   }
+}
+
+/** 127.0.0.0/8, ::1 (also IPv4-mapped) and localhost. */
+export function isLoopback(host: string): boolean {
+  const h = host.toLowerCase().replace(/^\[|\]$/g, '')
+  if (h === 'localhost' || h === '::1' || h === '0:0:0:0:0:0:0:1') return true
+  const v4 = h.startsWith('::ffff:') ? h.slice(7) : h
+  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4)
 }

@@ -31,7 +31,7 @@ const NAME_ATTEMPTS = 8
 const RESERVED_NAMES: ReadonlySet<string> = new Set(['created', 'modified'])
 
 /** The site properties of a validated site_data, with the business info keys merged (DESIGN.md). */
-function propertiesFrom(data: SiteData): SiteProperties {
+export function propertiesFrom(data: SiteData): SiteProperties {
   if (data.site_business_info && data.business_site_info) {
     throw invalidInput('site_data has both site_business_info and business_site_info; give one')
   }

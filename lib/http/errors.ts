@@ -27,6 +27,8 @@ export const STATUS: Record<ErrorCode, number> = {
 export function sendError(res: Response, error: ServiceError, status = STATUS[error.error_code]): void {
   if (error.error_code === 'Unauthorized') res.set('WWW-Authenticate', 'Basic realm="mobisite"')
   if (error.retryAfter !== undefined) res.set('Retry-After', String(error.retryAfter))
+  // Read by the request journal of the test-double controls.
+  res.locals.errorCode = error.error_code
   sendJson(res, status, error.toJSON())
 }
 

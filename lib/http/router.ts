@@ -16,6 +16,7 @@ import { authenticateRequest } from './auth.js'
 import { compileDispatch, type Endpoint, type Match } from './dispatch.js'
 import { bodyReadError, errorHandler } from './errors.js'
 import { requestGuards, utf8Body, utf8Query, type GuardOptions } from './guards.js'
+import { faultStep, noteCaller, observe, type ApiHooks } from './hooks.js'
 import { openApiDocument } from './openapi.js'
 import { sendEmpty, sendJson } from './reply.js'
 import { AGENTS_PATH, ROUTES, type Input, type Route, type RouteRequest } from './routes.js'
@@ -40,6 +41,11 @@ export interface ApiRouterOptions extends GuardOptions {
    * from `req.protocol` and `req.host`, so Express's `trust proxy` decides).
    */
   dashboardUrl?: string
+  /**
+   * Journal and fault hooks of the test-double controls (`controls.apiHooks`
+   * from `mobisite/testing`). Absent: the router does no work for them.
+   */
+  hooks?: ApiHooks
 }
 
 /** Checks the `dashboardUrl` option once, when the router is built. */
@@ -179,6 +185,14 @@ export function apiRouter(engine: Engine, options: ApiRouterOptions = {}): Route
   ]
   const dispatch = compileDispatch(endpoints)
 
+  // The test-double journal and faults: steps and a layer only when asked for.
+  const testHooks = options.hooks
+  if (testHooks) {
+    guards.push(noteCaller)
+    hooks.push(faultStep(testHooks))
+    router.use(observe(testHooks, (req) => dispatch.match(req.method, req.path)?.endpoint.route.path))
+  }
+
   async function serve(req: Request, res: Response, { endpoint, params }: Match): Promise<void> {
     const { route } = endpoint
     const request = routeRequest(req, dashboardUrl)
@@ -191,6 +205,8 @@ export function apiRouter(engine: Engine, options: ApiRouterOptions = {}): Route
     call.input = inputOf(req, route.input)
     const hooking = runSteps(hooks, call)
     if (hooking !== undefined) await hooking
+    // A hook may have answered already (an injected fault).
+    if (res.headersSent || res.destroyed) return
     const result = await route.run(engine.as(caller), params, call.input, request)
     if (route.success === 'empty') sendEmpty(res)
     else sendJson(res, 200, result)

@@ -1,11 +1,24 @@
 /**
- * `mobisite/testing`: helpers for testing with and against mobisite.
+ * `mobisite/testing`: mobisite as a test double, and helpers for testing
+ * against mobisite.
  *
+ * - `createControls(engine)`: reset, seed, snapshot, clock, builder, events,
+ *   billing, request journal and faults, in process (`server.controls` of
+ *   `startServer` is the same object).
+ * - `adminRouter(engine, { token })`: the same calls over HTTP (`/__admin`).
  * - `storeConformance` and `analyticsConformance`: the suites every Store
  *   passes; run them on your own Store with node-tap (or any runner whose test
  *   object fits {@link Tap}).
  * - Record builders for such tests (`siteRecord`, `accountRecord`, ...).
  */
+export { adminRouter, type AdminRouterOptions } from './admin.js'
+export { Controls, createControls, type ControlsOptions, type Health } from './controls.js'
+export type { ClockState } from './clock.js'
+export { BuildFailure, type BuilderOverride } from './builder.js'
+export { DEFAULT_JOURNAL_SIZE, MAX_JOURNAL_BODY, type JournalEntry, type JournalFilter } from './journal.js'
+export { ROUTE_TEMPLATES, type Fault, type FaultSpec } from './faults.js'
+export type { SeedBody } from './seed.js'
+export type { ApiCallRecord, ApiFault, ApiHooks } from '../http/hooks.js'
 export { storeConformance, type StoreFactory, type Tap } from './conformance/index.js'
 export { analyticsConformance, activityEvent, visitEvent } from './conformance/analytics.js'
 export { T0, accountRecord, at, fullSiteRecord, masterRecord, siteRecord, TRICKY_NAMES } from './conformance/fixtures.js'

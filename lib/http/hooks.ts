@@ -1,0 +1,110 @@
+/**
+ * Observation points of apiRouter for the test-double controls (request
+ * journal, fault injection). The router knows only this interface; the
+ * controls (lib/testing) implement it. Without `hooks` the router installs
+ * none of this, so a production API does no work for it at all.
+ */
+import type { Request, RequestHandler } from 'express'
+import type { Caller } from '../engine/types.js'
+import type { ApiCall, ApiStep } from './router.js'
+
+/** One finished call under the API, as the router saw it. */
+export interface ApiCallRecord {
+  method: string
+  /** As received, below the mount point, without the query. */
+  path: string
+  /** The OpenAPI path template (`/sites/{site_name}`); absent when no endpoint matched. */
+  route?: string
+  query: Record<string, unknown>
+  /** The answer's status; 0 when the connection was dropped without one. */
+  status: number
+  /** The authenticated master account, if any. */
+  user?: string
+  error_code?: string
+  duration_ms: number
+  /** The parsed JSON body, when there was one. */
+  body?: unknown
+}
+
+/** What a fault does to a call: wait, then answer an error or drop the connection. */
+export interface ApiFault {
+  latency_ms?: number
+  error?: { status: number; error_code: string; message?: string }
+  drop?: boolean
+}
+
+/** The hooks apiRouter calls when given `hooks`. */
+export interface ApiHooks {
+  /** After authentication and before the engine: the fault to apply to this call, if any. */
+  fault(call: { method: string; route: string; site_name?: string }): ApiFault | undefined
+  /** Every call under the API, once it is answered (or dropped). */
+  record(call: ApiCallRecord): void
+}
+
+/** The OpenAPI form of an Express path: `/sites/:site_name` → `/sites/{site_name}`. */
+export function templateOf(path: string): string {
+  return path.replace(/:([A-Za-z_]+)/g, '{$1}')
+}
+
+/** The layer before the API's own: records each call once it is over. `routeOf` names its endpoint's path. */
+export function observe(hooks: ApiHooks, routeOf: (req: Request) => string | undefined): RequestHandler {
+  return (req, res, next) => {
+    const start = process.hrtime.bigint()
+    const path = req.path
+    let done = false
+    const finish = (): void => {
+      if (done) return
+      done = true
+      const record: ApiCallRecord = {
+        method: req.method,
+        path,
+        query: { ...(req.query as Record<string, unknown>) },
+        status: res.headersSent ? res.statusCode : 0,
+        duration_ms: Number(process.hrtime.bigint() - start) / 1e6,
+      }
+      const route = routeOf(req)
+      if (route !== undefined) record.route = templateOf(route)
+      const caller = res.locals.caller as Caller | undefined
+      if (caller !== undefined) record.user = caller.user
+      const code = res.locals.errorCode as string | undefined
+      if (code !== undefined) record.error_code = code
+      if (req.body !== undefined) record.body = req.body
+      hooks.record(record)
+    }
+    res.once('finish', finish)
+    res.once('close', finish)
+    next()
+  }
+}
+
+/** A guard step: notes the authenticated caller for the journal. */
+export function noteCaller(call: ApiCall): void {
+  call.res.locals.caller = call.caller
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
+
+/**
+ * A hook step, after authentication and reading the input, just before the
+ * engine: applies a matching fault (wait, then answer an error or drop the
+ * connection; the router then does not call the engine).
+ */
+export function faultStep(hooks: ApiHooks): ApiStep {
+  return async ({ req, res, route, params }) => {
+    const template = templateOf(route.path)
+    const at = route.path.split('/').filter((part) => part.startsWith(':')).indexOf(':site_name')
+    const site_name = at < 0 ? undefined : params[at]
+    const fault = hooks.fault({ method: req.method, route: template, ...(site_name === undefined ? {} : { site_name }) })
+    if (fault === undefined) return
+    if (fault.latency_ms) await sleep(fault.latency_ms)
+    if (fault.drop) {
+      req.socket.destroy()
+      return
+    }
+    if (fault.error) {
+      const { status, error_code, message } = fault.error
+      res.locals.errorCode = error_code
+      res.status(status).json({ error_code, message: message ?? `injected fault on ${req.method} ${template}` })
+    }
+  }
+}

@@ -1,0 +1,131 @@
+/**
+ * adminRouter: the test-double controls over HTTP, for test suites in any
+ * language. Mount it beside the API (the standalone server uses `/__admin`).
+ * It only translates HTTP into {@link Controls} calls and back.
+ */
+import { timingSafeEqual, createHash } from 'node:crypto'
+import express, { type Request, type RequestHandler, type Router } from 'express'
+import type { Engine } from '../engine/types.js'
+import { ServiceError } from '../errors.js'
+import { bodyReadError, errorHandler, sendError } from '../http/errors.js'
+import { pathMatcher } from '../http/routes.js'
+import { Controls, createControls } from './controls.js'
+
+/** Options of {@link adminRouter}. */
+export interface AdminRouterOptions {
+  /** When set, every call needs `Authorization: Bearer <token>` (401 otherwise). */
+  token?: string
+  /** Largest JSON body (seed bodies can be big). Default '64mb'. */
+  bodyLimit?: number | string
+  /** Called with every unexpected error (answered 500). Default: console.error. */
+  onError?: (error: unknown) => void
+}
+
+const digest = (value: string): Buffer => createHash('sha256').update(value).digest()
+
+function bearer(token: string): RequestHandler {
+  const expected = digest(token)
+  return (req, res, next) => {
+    const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(req.get('authorization') ?? '')
+    // Digests have one length, so the comparison takes the same time whatever was sent.
+    if (match && timingSafeEqual(digest(match[1]!), expected)) return next()
+    res.set('WWW-Authenticate', 'Bearer realm="mobisite admin"')
+    sendError(res, new ServiceError('Unauthorized', 'this admin call needs Authorization: Bearer <the admin token>'))
+  }
+}
+
+/** Rejects a body or query on calls that take none, naming the first field. */
+function nothing(req: Request, query = true): void {
+  const body = req.body as unknown
+  if (body !== undefined && body !== null) {
+    const [first] = typeof body === 'object' && !Array.isArray(body) ? Object.keys(body) : ['(body)']
+    if (first !== undefined) throw new ServiceError('InvalidInput', `unknown field ${first}: this call takes no body`)
+  }
+  const [param] = Object.keys(req.query)
+  if (query && param !== undefined) throw new ServiceError('InvalidInput', `unknown query parameter ${param}`)
+}
+
+type Handler = (req: Request) => Promise<[number, unknown?]> | [number, unknown?]
+interface AdminRoute {
+  method: 'GET' | 'PUT' | 'POST' | 'DELETE'
+  path: string
+  run: Handler
+}
+
+/** The admin calls, as data: the router and the 405 fallback read this table. */
+function routes(c: Controls): AdminRoute[] {
+  const body = (req: Request): unknown => {
+    nothing({ body: undefined, query: req.query } as Request)
+    return req.body
+  }
+  return [
+    {
+      method: 'GET',
+      path: '/health',
+      run: async (req) => {
+        nothing(req)
+        const health = await c.health()
+        return [health.status === 'ok' ? 200 : 503, health]
+      },
+    },
+    { method: 'POST', path: '/reset', run: async (req) => (nothing(req), await c.reset(), [204]) },
+    { method: 'POST', path: '/seed', run: async (req) => (await c.seed(body(req) ?? {}), [204]) },
+    { method: 'GET', path: '/snapshot', run: async (req) => (nothing(req), [200, await c.snapshot()]) },
+    { method: 'GET', path: '/clock', run: (req) => (nothing(req), [200, c.clock()]) },
+    { method: 'PUT', path: '/clock', run: (req) => [200, c.setClock(body(req))] },
+    { method: 'DELETE', path: '/clock', run: (req) => (nothing(req), [200, c.resetClock()]) },
+    { method: 'POST', path: '/clock/advance', run: (req) => [200, c.advanceClock(body(req))] },
+    { method: 'PUT', path: '/builder', run: (req) => (c.setBuilder(body(req)), [204]) },
+    { method: 'DELETE', path: '/builder', run: (req) => (nothing(req), c.resetBuilder(), [204]) },
+    { method: 'POST', path: '/builds/settle', run: async (req) => (nothing(req), await c.settleBuilds(), [204]) },
+    { method: 'POST', path: '/visits', run: async (req) => (await c.recordVisits(body(req)), [204]) },
+    { method: 'POST', path: '/activities', run: async (req) => (await c.recordActivities(body(req)), [204]) },
+    { method: 'GET', path: '/billing/:user', run: async (req) => (nothing(req), [200, await c.billing(req.params.user as string)]) },
+    { method: 'GET', path: '/requests', run: (req) => (nothing(req, false), [200, c.requests(req.query as Record<string, unknown>)]) },
+    { method: 'DELETE', path: '/requests', run: (req) => (nothing(req), c.clearRequests(), [204]) },
+    { method: 'POST', path: '/faults', run: (req) => [201, c.addFault(body(req))] },
+    { method: 'GET', path: '/faults', run: (req) => (nothing(req), [200, c.faults()]) },
+    { method: 'DELETE', path: '/faults', run: (req) => (nothing(req), c.clearFaults(), [204]) },
+    { method: 'DELETE', path: '/faults/:id', run: (req) => (nothing(req), c.deleteFault(req.params.id as string), [204]) },
+  ]
+}
+
+/**
+ * The test-double controls over HTTP. Pass the engine (its controls are made
+ * or reused) or controls from {@link createControls}. Journal and faults see
+ * API calls only through an apiRouter given `hooks: controls.apiHooks`.
+ */
+export function adminRouter(target: Engine | Controls, options: AdminRouterOptions = {}): Router {
+  const controls = target instanceof Controls ? target : createControls(target)
+  const router = express.Router({ caseSensitive: true })
+  if (options.token !== undefined) {
+    if (options.token === '') throw new TypeError('adminRouter: token must not be empty')
+    router.use(bearer(options.token))
+  }
+  const parse = express.json({ limit: options.bodyLimit ?? '64mb', type: () => true })
+  router.use((req, res, next) => {
+    parse(req, res, (error?: unknown) => next(error === undefined ? undefined : bodyReadError(error)))
+  })
+  const table = routes(controls)
+  for (const route of table) {
+    const method = route.method.toLowerCase() as 'get' | 'put' | 'post' | 'delete'
+    router[method](route.path, async (req, res) => {
+      const [status, answer] = await route.run(req)
+      if (answer === undefined) res.status(status).end()
+      else res.status(status).json(answer)
+    })
+  }
+  const known = table.map(({ method, path }) => ({ method, matches: pathMatcher(path) }))
+  router.use((req) => {
+    const allowed = [...new Set(known.filter(({ matches }) => matches(req.path)).map(({ method }) => method))]
+    if (allowed.length === 0) throw new ServiceError('NotFound', `no admin call at ${req.method} ${req.path}`)
+    throw Object.assign(new ServiceError('MethodNotAllowed', `${req.method} is not allowed on ${req.path}; use ${allowed.join(', ')}`), { allow: allowed })
+  })
+  const handle = errorHandler(options.onError ?? ((error) => console.error('mobisite admin: unexpected error', error)))
+  router.use(((error, req, res, next) => {
+    const allow = (error as { allow?: string[] } | null)?.allow
+    if (allow) res.set('Allow', allow.join(', '))
+    handle(error, req, res, next)
+  }) as express.ErrorRequestHandler)
+  return router
+}

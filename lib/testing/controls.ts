@@ -1,0 +1,286 @@
+/**
+ * The test-double controls of one engine, in process: what `/__admin` serves
+ * over HTTP, with the same names, validation and errors. `createControls`
+ * layers a clock and a builder over the engine's own (once per engine) and
+ * remembers the master accounts that exist at that moment: reset keeps those.
+ */
+import type { Billing } from '../../types/index.js'
+import type { EngineContext } from '../engine/context.js'
+import { contextOf } from '../engine/internal.js'
+import type { ActivityInput, Engine, VisitInput } from '../engine/types.js'
+import { ServiceError } from '../errors.js'
+import type { ApiHooks } from '../http/hooks.js'
+import {
+  activitySchema,
+  validateBuilder,
+  validateClockAdvance,
+  validateClockSet,
+  validateFault,
+  validateJournalQuery,
+  visitSchema,
+} from '../schema/admin.js'
+import { compile } from '../schema/validate.js'
+import type { MasterRecord } from '../store/contract.js'
+import { StoreUnavailableError } from '../store/contract.js'
+import { BuilderControl, type BuilderOverride } from './builder.js'
+import { ClockControl, type ClockState } from './clock.js'
+import { FaultList, type Fault, type FaultSpec } from './faults.js'
+import { Journal, type JournalEntry, type JournalFilter } from './journal.js'
+import { Problems, checkEvents, seed, seedError, snapshot, timeOf, type SeedBody } from './seed.js'
+
+/** Options of {@link createControls}; they apply when the engine's controls are first made. */
+export interface ControlsOptions {
+  /** Journal entries kept (the oldest go first). Default 10,000. */
+  journalSize?: number
+  /** Random numbers in [0, 1) for fault `probability`. Default Math.random. */
+  random?: () => number
+}
+
+/** `GET /__admin/health`. */
+export interface Health {
+  status: 'ok' | 'unavailable'
+  /** memory, redis, postgres, or the lower-cased class name of another store. */
+  store: string
+  message?: string
+}
+
+const validateVisit = compile<VisitInput>(visitSchema, 'entry')
+const validateActivity = compile<ActivityInput>(activitySchema, 'entry')
+
+/** A store's kind for health: MemoryStore → memory. */
+function kindOf(store: object): string {
+  return store.constructor.name.replace(/Store$/, '').toLowerCase() || 'custom'
+}
+
+/** The controls of one engine; see the module comment. */
+export class Controls {
+  /** The clock layered over the engine's `now`. */
+  private readonly clockControl: ClockControl
+  private readonly builderControl: BuilderControl
+  private readonly journal: Journal
+  private readonly faultList: FaultList
+  private readonly ctx: EngineContext
+  /** The masters that existed when the controls were made: reset restores them. */
+  private readonly baseline: Promise<MasterRecord[]>
+
+  /** Hooks for `apiRouter(engine, { hooks })`: feed the journal and apply faults. */
+  readonly apiHooks: ApiHooks
+
+  /** Use {@link createControls}: one Controls per engine. */
+  constructor(
+    readonly engine: Engine,
+    options: ControlsOptions = {},
+  ) {
+    const ctx = contextOf(engine)
+    this.ctx = ctx
+    this.clockControl = new ClockControl(ctx.now)
+    this.builderControl = new BuilderControl(ctx.builder)
+    ctx.now = this.clockControl.now
+    ctx.builder = this.builderControl.build
+    this.journal = new Journal(this.clockControl.now, options.journalSize)
+    this.faultList = new FaultList(options.random)
+    this.baseline = ctx.store.exportState().then((dump) => dump.masters)
+    // A store down at start-up is reported when reset needs the baseline, not as an unhandled rejection.
+    this.baseline.catch(() => {})
+    this.apiHooks = {
+      fault: (call) => this.faultList.match(call),
+      record: (call) => this.journal.add(call),
+    }
+  }
+
+  /** Resolves once the start-up masters are known (startServer waits for it). */
+  async ready(): Promise<void> {
+    await this.baseline
+  }
+
+  /** Whether the store answers. */
+  async health(): Promise<Health> {
+    const store = kindOf(this.ctx.store)
+    try {
+      await this.ctx.store.getMaster('\u0000health')
+      return { status: 'ok', store }
+    } catch (error) {
+      if (!(error instanceof StoreUnavailableError)) throw error
+      return { status: 'unavailable', store, message: 'the store cannot be reached' }
+    }
+  }
+
+  /**
+   * Empties sites, accounts, grants, billing, analytics, limits, journal and
+   * faults; keeps the start-up masters; real time; default builder. Builds in
+   * flight are abandoned and their outcomes discarded.
+   */
+  async reset(): Promise<void> {
+    const masters = await this.baseline
+    this.ctx.generation.value++
+    this.ctx.builds.clear()
+    await this.guard(() => this.ctx.store.clearState())
+    await this.guard(() => this.ctx.store.importState({ masters, sites: [], accounts: [], grants: [], billing: [], analytics: [] }))
+    this.clockControl.reset()
+    this.builderControl.reset()
+    this.journal.clear()
+    this.faultList.clear()
+  }
+
+  /** Adds a seed body, all or nothing; every problem is listed in one InvalidInput. */
+  seed(body: SeedBody | unknown): Promise<void> {
+    return this.guard(() => seed(this.engine, this.ctx, body))
+  }
+
+  /** The whole state as a seed body. */
+  snapshot(): Promise<SeedBody> {
+    return this.guard(() => snapshot(this.ctx))
+  }
+
+  /** `GET /__admin/clock`. */
+  clock(): ClockState {
+    return this.clockControl.state()
+  }
+
+  /** Freezes the clock: `{ now: 'YYYY-MM-DDThh:mm:ss' }` (or a Date). */
+  setClock(body: { now: string | Date } | unknown): ClockState {
+    const now = (body as { now?: unknown } | null)?.now
+    if (now instanceof Date) {
+      if (Number.isNaN(now.getTime())) throw new ServiceError('InvalidInput', 'now must be a valid Date')
+      return this.clockControl.freeze(now.getTime())
+    }
+    return this.clockControl.freeze(timeOf(validateClockSet(body).now, 'now'))
+  }
+
+  /** Moves the clock forward: `{ seconds: n }`. */
+  advanceClock(body: { seconds: number } | unknown): ClockState {
+    return this.clockControl.advance(validateClockAdvance(body).seconds)
+  }
+
+  /** Back to real time (the engine's own `now`). */
+  resetClock(): ClockState {
+    return this.clockControl.reset()
+  }
+
+  /** Makes following builds fail or take time; replaces the previous override. */
+  setBuilder(body: BuilderOverride | unknown): void {
+    this.builderControl.set(validateBuilder(body))
+  }
+
+  /** The builder override in force (with its remaining `times`), if any. */
+  builder(): BuilderOverride | undefined {
+    return this.builderControl.get()
+  }
+
+  /** Back to the engine's own builder. */
+  resetBuilder(): void {
+    this.builderControl.reset()
+  }
+
+  /** Resolves once every async build in flight has settled. */
+  async settleBuilds(): Promise<void> {
+    while (this.ctx.pending.size > 0 || this.ctx.builds.size > 0) {
+      await Promise.all([...this.ctx.pending, ...[...this.ctx.builds.values()].map((b) => b.catch(() => {}))])
+    }
+  }
+
+  /** Records one visit or an array of them, all or nothing. */
+  recordVisits(body: unknown): Promise<void> {
+    return this.events('visits', body)
+  }
+
+  /** Records one activity or an array of them, all or nothing. */
+  recordActivities(body: unknown): Promise<void> {
+    return this.events('activities', body)
+  }
+
+  /** `engine.billing(user)`. */
+  billing(user: string): Promise<Billing> {
+    return this.engine.billing(user)
+  }
+
+  /** The journal, newest last; query values may be strings, as over HTTP. */
+  requests(filter: JournalFilter | Record<string, unknown> = {}): { requests: JournalEntry[] } {
+    const text = Object.fromEntries(Object.entries(filter).filter(([, v]) => v !== undefined).map(([k, v]) => [k, String(v)]))
+    const q = validateJournalQuery(text)
+    return {
+      requests: this.journal.list({
+        ...(q.method === undefined ? {} : { method: q.method }),
+        ...(q.route === undefined ? {} : { route: q.route }),
+        ...(q.status === undefined ? {} : { status: Number(q.status) }),
+        ...(q.user === undefined ? {} : { user: q.user }),
+        ...(q.limit === undefined ? {} : { limit: Number(q.limit) }),
+      }),
+    }
+  }
+
+  /** Empties the journal. */
+  clearRequests(): void {
+    this.journal.clear()
+  }
+
+  /** Adds a fault; answers its id. */
+  addFault(body: FaultSpec | unknown): { id: string } {
+    return { id: this.faultList.add(validateFault(body)).id }
+  }
+
+  /** The faults in force, oldest first, each with its remaining `times`. */
+  faults(): { faults: Fault[] } {
+    return { faults: this.faultList.list() }
+  }
+
+  /** Deletes one fault; an unknown id is NotFound. */
+  deleteFault(id: string): void {
+    if (!this.faultList.remove(id)) throw new ServiceError('NotFound', `no fault with id ${id}`)
+  }
+
+  /** Deletes every fault. */
+  clearFaults(): void {
+    this.faultList.clear()
+  }
+
+  private async events(section: 'visits' | 'activities', body: unknown): Promise<void> {
+    // In process, `at` may be a Date, as for engine.recordVisit.
+    const asText = (entry: unknown): unknown =>
+      typeof entry === 'object' && entry !== null && (entry as { at?: unknown }).at instanceof Date
+        ? { ...entry, at: ((entry as { at: Date }).at).toISOString() }
+        : entry
+    const list = (Array.isArray(body) ? body : [body]).map(asText)
+    const validate = section === 'visits' ? validateVisit : validateActivity
+    const problems = new Problems()
+    const valid: Record<string, unknown>[] = []
+    list.forEach((entry, i) => {
+      const value = problems.check(Array.isArray(body) ? `[${i}]` : 'body', () => validate(entry))
+      if (value !== undefined) valid.push(value as unknown as Record<string, unknown>)
+    })
+    const events = await this.guard(() =>
+      checkEvents(this.ctx, section === 'visits' ? valid : [], section === 'activities' ? valid : [], new Set(), problems),
+    )
+    if (problems.list.length > 0) {
+      if (!Array.isArray(body) && problems.list.length === 1) throw new ServiceError('InvalidInput', problems.list[0]!.replace(/^body: /, ''))
+      throw seedError(problems.list)
+    }
+    for (const visit of events.visits) await this.engine.recordVisit(visit)
+    for (const activity of events.activities) await this.engine.recordActivity(activity)
+  }
+
+  /** Store outages become ServiceUnavailable, as everywhere else. */
+  private async guard<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work()
+    } catch (error) {
+      if (error instanceof StoreUnavailableError) {
+        throw new ServiceError('ServiceUnavailable', 'the store is unavailable; try again shortly', { cause: error })
+      }
+      throw error
+    }
+  }
+}
+
+const made = new WeakMap<Engine, Controls>()
+
+/**
+ * The test-double controls of an engine made by createEngine: made on the
+ * first call (layering the clock and builder, noting the current masters as
+ * those reset keeps), the same object afterwards.
+ */
+export function createControls(engine: Engine, options: ControlsOptions = {}): Controls {
+  let controls = made.get(engine)
+  if (!controls) made.set(engine, (controls = new Controls(engine, options)))
+  return controls
+}
