@@ -7,7 +7,7 @@ import { timingSafeEqual, createHash } from 'node:crypto'
 import express, { type Request, type RequestHandler, type Router } from 'express'
 import type { Engine } from '../engine/types.js'
 import { ServiceError } from '../errors.js'
-import { bodyReadError, errorHandler, sendError } from '../http/errors.js'
+import { bodyReadError, errorHandler } from '../http/errors.js'
 import { pathMatcher } from '../http/routes.js'
 import { Controls, createControls } from './controls.js'
 
@@ -29,8 +29,9 @@ function bearer(token: string): RequestHandler {
     const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(req.get('authorization') ?? '')
     // Digests have one length, so the comparison takes the same time whatever was sent.
     if (match && timingSafeEqual(digest(match[1]!), expected)) return next()
-    res.set('WWW-Authenticate', 'Bearer realm="mobisite admin"')
-    sendError(res, new ServiceError('Unauthorized', 'this admin call needs Authorization: Bearer <the admin token>'))
+    // Not sendError: that one asks for Basic, the API's scheme.
+    const error = new ServiceError('Unauthorized', 'this admin call needs Authorization: Bearer <the admin token>')
+    res.status(401).set('WWW-Authenticate', 'Bearer realm="mobisite admin"').json(error.toJSON())
   }
 }
 
