@@ -92,6 +92,16 @@ export class MasterRegistry {
     for (const key of this.verdicts.keys()) if (key.startsWith(prefix)) this.verdicts.delete(key)
   }
 
+  /**
+   * Forgets every cached verdict, and every master given to addMasterAccount
+   * but those in `users`: they are no longer re-created when missing (the
+   * test-double reset keeps only the masters that existed at start).
+   */
+  keepOnly(users: ReadonlySet<string>): void {
+    for (const user of [...this.given.keys()]) if (!users.has(user)) this.given.delete(user)
+    this.forget()
+  }
+
   /** The caller for these credentials, or undefined. Unknown user and wrong password cost the same. */
   async authenticate(user: string, password: string): Promise<Caller | undefined> {
     const key = `${user}\0${this.keyed(password)}`

@@ -282,6 +282,30 @@ export class PgConn {
     })
   }
 
+  /**
+   * Runs `fn` in one transaction (ROLLBACK when it throws), with `factor`
+   * times the usual deadline: for the bulk state operations of the
+   * test-double controls, never for the hot path.
+   */
+  async transaction<T>(fn: (client: PoolClient) => Promise<T>, factor = 8): Promise<T> {
+    await this.ready()
+    return this.withClient(
+      async (c) => {
+        await c.query('BEGIN ISOLATION LEVEL REPEATABLE READ')
+        try {
+          const value = await fn(c)
+          await c.query('COMMIT')
+          return value
+        } catch (error) {
+          await c.query('ROLLBACK').catch(() => {})
+          throw error
+        }
+      },
+      'write',
+      factor * this.timeoutMs,
+    )
+  }
+
   /** Ends the pool if the store created it; a caller's pool stays open. */
   async close(): Promise<void> {
     if (this.closed) return

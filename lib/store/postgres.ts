@@ -35,6 +35,7 @@ import type {
   SiteRecord,
   SsoGrant,
   SsoRecord,
+  StateDump,
   Store,
   TrafficTotals,
   VisitEvent,
@@ -44,6 +45,7 @@ import { PgAnalytics } from './postgres-analytics.js'
 import { PgConn, type PostgresConnOptions } from './postgres-conn.js'
 import { PgSites } from './postgres-sites.js'
 import { PgSso } from './postgres-sso.js'
+import { PgState } from './postgres-state.js'
 
 /** Options of {@link PostgresStore}. */
 export type PostgresStoreOptions = PostgresConnOptions
@@ -57,6 +59,7 @@ export class PostgresStore implements Store {
   private readonly accounts: PgAccounts
   private readonly analytics: PgAnalytics
   private readonly sso: PgSso
+  private readonly state: PgState
 
   constructor(options: PostgresStoreOptions = {}) {
     this.conn = new PgConn(options)
@@ -65,6 +68,7 @@ export class PostgresStore implements Store {
     this.accounts = new PgAccounts(this.conn)
     this.analytics = new PgAnalytics(this.conn)
     this.sso = new PgSso(this.conn)
+    this.state = new PgState(this.conn)
   }
 
   /** The pg pool in use (for diagnostics and benchmarks). */
@@ -205,6 +209,22 @@ export class PostgresStore implements Store {
 
   deleteSession(digest: string): Promise<boolean> {
     return this.sso.end(digest)
+  }
+
+  // -------------------------------------------------------------- state
+
+  /** TRUNCATEs every table of the store's schema, in one transaction. */
+  clearState(): Promise<void> {
+    return this.state.clear()
+  }
+
+  /** One transaction: a consistent snapshot. Visitors are exact ids. */
+  exportState(): Promise<StateDump> {
+    return this.state.export()
+  }
+
+  importState(dump: StateDump): Promise<void> {
+    return this.state.import(dump)
   }
 
   /** Ends the pool if the store created it (a pool passed in stays open); every later call rejects. */

@@ -8,7 +8,6 @@ import express, { type Request, type RequestHandler, type Router } from 'express
 import type { Engine } from '../engine/types.js'
 import { ServiceError } from '../errors.js'
 import { bodyReadError, errorHandler } from '../http/errors.js'
-import { pathMatcher } from '../http/routes.js'
 import { Controls, createControls } from './controls.js'
 
 /** Options of {@link adminRouter}. */
@@ -44,6 +43,12 @@ function nothing(req: Request, query = true): void {
   }
   const [param] = Object.keys(req.query)
   if (query && param !== undefined) throw new ServiceError('InvalidInput', `unknown query parameter ${param}`)
+}
+
+/** Whether a request path is an admin path (`:name` matches one segment). */
+function pathMatcher(path: string): (actual: string) => boolean {
+  const pattern = new RegExp(`^${path.replace(/:[a-z_]+/g, '[^/]+')}/?$`)
+  return (actual) => pattern.test(actual)
 }
 
 type Handler = (req: Request) => Promise<[number, unknown?]> | [number, unknown?]

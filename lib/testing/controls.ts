@@ -116,6 +116,7 @@ export class Controls {
     this.ctx.builds.clear()
     await this.guard(() => this.ctx.store.clearState())
     await this.guard(() => this.ctx.store.importState({ masters, sites: [], accounts: [], grants: [], billing: [], analytics: [] }))
+    this.ctx.masters.keepOnly(new Set(masters.map((m) => m.user)))
     this.clockControl.reset()
     this.builderControl.reset()
     this.journal.clear()
@@ -123,8 +124,13 @@ export class Controls {
   }
 
   /** Adds a seed body, all or nothing; every problem is listed in one InvalidInput. */
-  seed(body: SeedBody | unknown): Promise<void> {
-    return this.guard(() => seed(this.engine, this.ctx, body))
+  async seed(body: SeedBody | unknown): Promise<void> {
+    try {
+      await this.guard(() => seed(this.engine, this.ctx, body))
+    } finally {
+      // Masters written straight into the store: no cached verdict may hide them.
+      this.ctx.masters.forget()
+    }
   }
 
   /** The whole state as a seed body. */

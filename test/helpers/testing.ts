@@ -10,15 +10,18 @@ import { MemoryStore } from '../../lib/store/memory.js'
 import { RedisStore } from '../../lib/store/redis.js'
 import type { Store } from '../../lib/store/contract.js'
 import { REDIS_URL, deleteUnder, randomPrefix } from './redis.js'
+import { DATABASE_URL, randomSchema } from './postgres.js'
+import { PostgresStore } from '../../lib/store/postgres.js'
 import { Redis } from 'ioredis'
+import pg from 'pg'
 
 /** A store kind to run a test on. */
 export interface StoreKind {
-  name: 'memory' | 'redis'
+  name: 'memory' | 'redis' | 'postgres'
   make(t: Test): Store
 }
 
-/** MemoryStore, and RedisStore when REDIS_URL is set. */
+/** MemoryStore, RedisStore when REDIS_URL is set, PostgresStore when DATABASE_URL is. */
 export const STORES: StoreKind[] = [
   { name: 'memory', make: () => new MemoryStore() },
   ...(REDIS_URL
@@ -33,6 +36,23 @@ export const STORES: StoreKind[] = [
               await admin.quit()
             })
             return new RedisStore({ url: REDIS_URL, prefix })
+          },
+        },
+      ]
+    : []),
+  ...(DATABASE_URL
+    ? [
+        {
+          name: 'postgres' as const,
+          make(t: Test): Store {
+            const schema = randomSchema()
+            t.teardown(async () => {
+              const admin = new pg.Client({ connectionString: DATABASE_URL })
+              await admin.connect()
+              await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)
+              await admin.end()
+            })
+            return new PostgresStore({ connectionString: DATABASE_URL, schema, max: 4 })
           },
         },
       ]
