@@ -149,7 +149,13 @@ export const seedAccountSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['owner', 'account_name'],
-  properties: { ...createAccountSchema.properties, owner: text(200), created_at: adminDateSchema },
+  properties: {
+    ...createAccountSchema.properties,
+    owner: text(200),
+    created_at: adminDateSchema,
+    /** Which incarnation of the name this account is (dashboard sessions die with it); snapshots carry it. */
+    incarnation: text(200),
+  },
 } as const
 
 export const seedGrantSchema = {

@@ -421,11 +421,12 @@ export interface Store {
   deleteSession(digest: string): Promise<boolean>
   // State (test-double controls: reset, snapshot, seed)
   /**
-   * Empties the store: masters, sites, accounts, grants, billing, analytics
-   * and limit counters. Not atomic with respect to concurrent calls.
+   * Empties the store: masters, sites, accounts, grants, billing, analytics,
+   * limit counters, SSO tokens and sessions. Not atomic with respect to
+   * concurrent calls.
    */
   clearState(): Promise<void>
-  /** Everything the store holds except limit counters, as a {@link StateDump}. */
+  /** Everything the store holds except limit counters, SSO tokens and sessions, as a {@link StateDump}. */
   exportState(): Promise<StateDump>
   /**
    * Adds a dump to the store, all or nothing. Masters replace same-named ones;

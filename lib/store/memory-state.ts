@@ -24,6 +24,7 @@ export interface MemoryParts {
   counters: Map<string, unknown>
   counterHorizon: number
   analytics: MemoryAnalytics
+  sso: { clear(): void }
 }
 
 const byKey =
@@ -38,6 +39,7 @@ export function clearMemory(m: MemoryParts): void {
   }
   m.counterHorizon = -Infinity
   m.analytics.clear()
+  m.sso.clear()
 }
 
 /** The whole state, sorted as the contract says. */

@@ -17,7 +17,7 @@ import type { PgConn } from './postgres-conn.js'
 import { checkDump, referencedNames } from './state-check.js'
 
 const KINDS: ActivityKind[] = ['click_to_call', 'click_to_map', 'click_to_email', 'form_submit']
-const TABLES = ['grants', 'sites', 'accounts', 'masters', 'charges', 'subscriptions', 'limits', 'site_days', 'dim_days', 'day_visitors']
+const TABLES = ['grants', 'sites', 'accounts', 'masters', 'charges', 'subscriptions', 'limits', 'site_days', 'dim_days', 'day_visitors', 'sso_tokens', 'sessions']
 
 const byText = <T>(key: (item: T) => string) => (a: T, b: T): number => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0)
 

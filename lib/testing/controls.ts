@@ -97,7 +97,7 @@ export class Controls {
   async health(): Promise<Health> {
     const store = kindOf(this.ctx.store)
     try {
-      await this.ctx.store.getMaster('\u0000health')
+      await this.ctx.store.getMaster('')
       return { status: 'ok', store }
     } catch (error) {
       if (!(error instanceof StoreUnavailableError)) throw error

@@ -6,6 +6,7 @@
 import type { SiteProperties } from '../../types/index.js'
 import type { EngineContext } from '../engine/context.js'
 import { parseDateInput } from '../engine/dates.js'
+import { uuidFrom } from '../engine/random.js'
 import { propertiesOf } from '../engine/site-view.js'
 import { propertiesFrom } from '../engine/sites.js'
 import type { Engine } from '../engine/types.js'
@@ -179,7 +180,7 @@ export async function seed(engine: Engine, ctx: EngineContext, body: unknown): P
   entries.accounts.forEach((entry, i) => {
     const { created_at, ...account } = entry
     const ms = created_at === undefined ? now : problems.check(`accounts[${i}]`, () => timeOf(created_at, 'created_at'))
-    if (ms !== undefined) dump.accounts.push({ ...account, created_at: ms })
+    if (ms !== undefined) dump.accounts.push({ ...account, created_at: ms, incarnation: account.incarnation ?? uuidFrom(ctx.randomBytes) })
   })
   const seededAccounts = new Map(dump.accounts.map((a) => [a.account_name, a.owner]))
   const seededSites = new Map(dump.sites.map((s) => [s.site_name, s.owner]))

@@ -71,11 +71,17 @@ function empty(): StateDump {
 
 /** Registers the state groups on `t`. */
 export function stateGroups(t: Tap, factory: StoreFactory): void {
-  t.test('clearState empties everything, limit counters included', async (t) => {
+  t.test('clearState empties everything, limit counters, tokens and sessions included', async (t) => {
     const store = await open(t, factory)
     await populate(store)
+    const sso = { account_name: 'ada', owner: 'alice', incarnation: 'i1', target: 'DASHBOARD' as const, expires_at: FAR }
+    await store.issueSsoToken('token-1', sso, at(0))
+    await store.issueSsoToken('token-2', sso, at(0))
+    t.ok(await store.redeemSsoToken('token-2', at(1), 'session-1', FAR), 'a session before the clear')
     await store.clearState()
     t.strictSame(await store.exportState(), empty(), 'nothing to export')
+    t.equal(await store.redeemSsoToken('token-1', at(2), 'session-2', FAR), undefined, 'tokens are gone')
+    t.equal(await store.getSession('session-1', at(2)), undefined, 'sessions are gone')
     t.equal(await store.getMaster('alice'), undefined)
     t.equal(await store.getSite('plain'), undefined)
     t.equal(await store.getAccount('ada'), undefined)
