@@ -88,6 +88,28 @@ if (admin && DATABASE_URL) {
     t.equal(await store.createSite(siteRecord('ABCD', 'bob')), true, 'a deleted name is free in any case')
   })
 
+  t.test('creates grouped into one INSERT: each answered alone, a bad row fails only itself', async (t) => {
+    const store = fresh()
+    t.teardown(() => store.close())
+    const names = Array.from({ length: 120 }, (_, i) => `group-${i}`)
+    const bad = siteRecord('bad-row', 'alice', { site_vertical: 'nul\u0000inside' })
+    const results = await Promise.allSettled([
+      ...names.map((n) => store.createSite(siteRecord(n, 'alice'))),
+      store.createSite(bad),
+      ...['twin', 'TWIN', 'Twin'].map((n) => store.createSite(siteRecord(n, 'bob'))),
+      store.createSite(siteRecord('group-0', 'carol')),
+    ])
+    const values = results.map((r) => (r.status === 'fulfilled' ? r.value : r.reason))
+    t.ok(values.slice(0, 120).every((v) => v === true), 'all 120 distinct names created')
+    t.type(values[120], Error, 'the row PostgreSQL refuses rejects its own call')
+    t.notOk(values[120] instanceof StoreUnavailableError, 'as an error, not an outage')
+    t.equal(values.slice(121, 124).filter((v) => v === true).length, 1, 'names equal regardless of case in one group: one winner')
+    t.equal(values[124], false, 'a name taken earlier in the same group is refused')
+    t.equal((await store.getSite('group-0'))?.owner, 'alice')
+    t.equal(await store.getSite('bad-row'), undefined)
+    t.equal((await store.listSites('alice', 'created', 0, Number.MAX_SAFE_INTEGER)).length, 120)
+  })
+
   t.test('two pools race on one schema: one winner per name, one charge, 300 of 400', async (t) => {
     const schema = randomSchema()
     const stores = [fresh(schema), fresh(schema)]

@@ -7,6 +7,7 @@
  */
 import type { BillingRecord, PublishOutcome, SiteExpectation, SitePatch, SiteRecord } from './contract.js'
 import { expectationEntries, sitePatchEntries } from './guards.js'
+import { Batcher, insertGroup } from './postgres-batch.js'
 import { statement, type PgConn, type Statement } from './postgres-conn.js'
 
 /** A patch as two parameters: the fields to set (jsonb) and the keys to remove (text[]). */
@@ -40,7 +41,10 @@ export class PgSites {
     const S = conn.s
     const expected = `($3::float8 IS NULL OR created_at = $3) AND ($4::text IS NULL OR rec->>'build' = $4)`
     this.st = {
-      create: statement(`INSERT INTO ${S}.sites (site_name, rec) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING id`),
+      create: statement(
+        `INSERT INTO ${S}.sites (site_name, rec) SELECT u.n, u.r FROM unnest($1::text[], $2::jsonb[]) AS u(n, r) ON CONFLICT DO NOTHING RETURNING site_name`,
+      ),
+      get: statement(`SELECT rec FROM ${S}.sites WHERE site_name = $1`),
       getMany: statement(
         `SELECT s.rec FROM unnest($1::text[]) WITH ORDINALITY AS n(name, i) LEFT JOIN ${S}.sites s ON s.site_name = n.name ORDER BY n.i`,
       ),
@@ -64,9 +68,23 @@ export class PgSites {
     }
   }
 
-  async createSite(site: SiteRecord): Promise<boolean> {
-    const rows = await this.conn.query(this.st.create!, [site.site_name, JSON.stringify(site)], 'write')
-    return rows.length === 1
+  /** One INSERT for every create that arrives while earlier ones are in flight (lib/store/postgres-batch.ts). */
+  createSite(site: SiteRecord): Promise<boolean> {
+    // Serialised now: the caller's object may change once this returns.
+    return this.creates.add({ name: site.site_name, json: JSON.stringify(site) })
+  }
+
+  private readonly creates = new Batcher<{ name: string; json: string }, boolean>((sites) =>
+    insertGroup(sites, (s) => s.name, async (group) => {
+      const values = [group.map((s) => s.name), group.map((s) => s.json)]
+      const rows = await this.conn.query<{ site_name: string }>(this.st.create!, values, 'write')
+      return new Set(rows.map((r) => r.site_name))
+    }),
+  )
+
+  async getSite(site_name: string): Promise<SiteRecord | undefined> {
+    const [row] = await this.conn.query<RecRow>(this.st.get!, [site_name])
+    return row?.rec ?? undefined
   }
 
   async getSites(site_names: string[]): Promise<(SiteRecord | undefined)[]> {

@@ -96,8 +96,8 @@ export class PostgresStore implements Store {
     return this.sites.createSite(site)
   }
 
-  async getSite(site_name: string): Promise<SiteRecord | undefined> {
-    return (await this.sites.getSites([site_name]))[0]
+  getSite(site_name: string): Promise<SiteRecord | undefined> {
+    return this.sites.getSite(site_name)
   }
 
   getSites(site_names: string[]): Promise<(SiteRecord | undefined)[]> {
