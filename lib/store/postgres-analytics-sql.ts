@@ -125,9 +125,10 @@ SELECT coalesce(sum(d.click_to_call), 0) AS click_to_call, coalesce(sum(d.click_
     activitiesBySystem: byValue(0, false),
     activitiesByGeo: byValue(1, false),
     /**
-     * $1 owner, $4 limit. Sums the owner's site-days with an index-only scan,
-     * keeps the top rows (ties by name), then reads page views and distinct
-     * visitors for those only.
+     * $1 owner, $4 limit. Sums the owner's site-days (an index-only scan of
+     * site_days_by_owner), finds the visits of the limit-th site, joins names
+     * only for the sites at or above it (the tie-break needs them), then reads
+     * page views and distinct visitors for the winners only.
      */
     mostTraffic: `
 WITH ranked AS (
@@ -136,9 +137,12 @@ WITH ranked AS (
    WHERE d.owner = $1 AND d.day BETWEEN $2 AND $3
    GROUP BY d.site_id
   HAVING sum(d.visits) > 0
+), cutoff AS (
+  SELECT visits FROM ranked ORDER BY visits DESC OFFSET $4 - 1 LIMIT 1
 ), top AS (
   SELECT r.site_id, s.site_name, r.visits
     FROM ranked r JOIN ${S}.sites s ON s.id = r.site_id
+   WHERE r.visits >= coalesce((SELECT visits FROM cutoff), 0)
    ORDER BY r.visits DESC, s.site_name
    LIMIT $4
 )

@@ -33,39 +33,43 @@ function encodeExpectation(expect: SiteExpectation | undefined, method: string):
 
 type RecRow = { rec: SiteRecord | null }
 
+/** The statements of {@link PgSites} for the schema `S` (quoted); also what docs/postgres.md EXPLAINs. */
+export function siteStatements(S: string): Record<string, Statement> {
+  const expected = `($3::float8 IS NULL OR created_at = $3) AND ($4::text IS NULL OR rec->>'build' = $4)`
+  return {
+    create: statement(
+      `INSERT INTO ${S}.sites (site_name, rec) SELECT u.n, u.r FROM unnest($1::text[], $2::jsonb[]) AS u(n, r) ON CONFLICT DO NOTHING RETURNING site_name`,
+    ),
+    get: statement(`SELECT rec FROM ${S}.sites WHERE site_name = $1`),
+    getMany: statement(
+      `SELECT s.rec FROM unnest($1::text[]) WITH ORDINALITY AS n(name, i) LEFT JOIN ${S}.sites s ON s.site_name = n.name ORDER BY n.i`,
+    ),
+    byExternalUid: statement(
+      `SELECT rec FROM ${S}.sites WHERE owner = $1 AND external_uid = $2 ORDER BY created_at DESC, site_name DESC LIMIT 1`,
+    ),
+    update: statement(
+      `UPDATE ${S}.sites SET rec = (rec - $5::text[]) || $6::jsonb WHERE site_name = $2 AND owner = $1 AND ${expected} RETURNING rec`,
+    ),
+    publish: statement(`SELECT ${S}.publish_site($1, $2, $3, $4, $5, $6) AS outcome`),
+    delete: statement(`SELECT ${S}.delete_site($1, $2, $3, $4) AS deleted`),
+    listCreated: statement(
+      `SELECT site_name FROM ${S}.sites WHERE owner = $1 AND created_at BETWEEN $2 AND $3 ORDER BY created_at, site_name`,
+    ),
+    listModified: statement(
+      `SELECT site_name FROM ${S}.sites WHERE owner = $1 AND modified_at BETWEEN $2 AND $3 ORDER BY modified_at, site_name`,
+    ),
+    billing: statement(`SELECT
+  (SELECT coalesce(json_agg(json_build_object('site_name', site_name, 'at', at) ORDER BY id), '[]') FROM ${S}.charges WHERE owner = $1) AS charges,
+  (SELECT coalesce(json_agg(json_build_object('site_name', site_name, 'status', status) ORDER BY id), '[]') FROM ${S}.subscriptions WHERE owner = $1) AS subscriptions`),
+  }
+}
+
 /** The site and billing methods of the Store contract, on PostgreSQL. */
 export class PgSites {
   private readonly st: Record<string, Statement>
 
   constructor(private readonly conn: PgConn) {
-    const S = conn.s
-    const expected = `($3::float8 IS NULL OR created_at = $3) AND ($4::text IS NULL OR rec->>'build' = $4)`
-    this.st = {
-      create: statement(
-        `INSERT INTO ${S}.sites (site_name, rec) SELECT u.n, u.r FROM unnest($1::text[], $2::jsonb[]) AS u(n, r) ON CONFLICT DO NOTHING RETURNING site_name`,
-      ),
-      get: statement(`SELECT rec FROM ${S}.sites WHERE site_name = $1`),
-      getMany: statement(
-        `SELECT s.rec FROM unnest($1::text[]) WITH ORDINALITY AS n(name, i) LEFT JOIN ${S}.sites s ON s.site_name = n.name ORDER BY n.i`,
-      ),
-      byExternalUid: statement(
-        `SELECT rec FROM ${S}.sites WHERE owner = $1 AND external_uid = $2 ORDER BY created_at DESC, site_name DESC LIMIT 1`,
-      ),
-      update: statement(
-        `UPDATE ${S}.sites SET rec = (rec - $5::text[]) || $6::jsonb WHERE site_name = $2 AND owner = $1 AND ${expected} RETURNING rec`,
-      ),
-      publish: statement(`SELECT ${S}.publish_site($1, $2, $3, $4, $5, $6) AS outcome`),
-      delete: statement(`SELECT ${S}.delete_site($1, $2, $3, $4) AS deleted`),
-      listCreated: statement(
-        `SELECT site_name FROM ${S}.sites WHERE owner = $1 AND created_at BETWEEN $2 AND $3 ORDER BY created_at, site_name`,
-      ),
-      listModified: statement(
-        `SELECT site_name FROM ${S}.sites WHERE owner = $1 AND modified_at BETWEEN $2 AND $3 ORDER BY modified_at, site_name`,
-      ),
-      billing: statement(`SELECT
-  (SELECT coalesce(json_agg(json_build_object('site_name', site_name, 'at', at) ORDER BY id), '[]') FROM ${S}.charges WHERE owner = $1) AS charges,
-  (SELECT coalesce(json_agg(json_build_object('site_name', site_name, 'status', status) ORDER BY id), '[]') FROM ${S}.subscriptions WHERE owner = $1) AS subscriptions`),
-    }
+    this.st = siteStatements(conn.s)
   }
 
   /** One INSERT for every create that arrives while earlier ones are in flight (lib/store/postgres-batch.ts). */
