@@ -278,11 +278,13 @@ async function roundTrips(): Promise<void> {
   await engine.close()
 }
 
+/** BENCH_ONLY=api,creates,trips,analytics runs a subset (default: all four). */
+const only = new Set((process.env.BENCH_ONLY ?? 'api,creates,trips,analytics').split(','))
 try {
-  await apiGet()
-  await engineCreates()
-  await roundTrips()
-  await analytics()
+  if (only.has('api')) await apiGet()
+  if (only.has('creates')) await engineCreates()
+  if (only.has('trips')) await roundTrips()
+  if (only.has('analytics')) await analytics()
 } finally {
   for (const s of schemas) await admin.query(`DROP SCHEMA IF EXISTS "${s}" CASCADE`)
   await admin.end()

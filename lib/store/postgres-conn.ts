@@ -67,6 +67,15 @@ export function statement(text: string): Statement {
   return { name: `mobisite_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`, text }
 }
 
+/** How often expired call deadlines are swept, ms. */
+const WATCH_MS = 50
+
+/** A call in flight and what to do when its deadline passes. */
+interface Inflight {
+  deadline: number
+  expire: () => void
+}
+
 /** A call waiting for a connection slot. */
 interface Waiter {
   resolve: () => void
@@ -87,6 +96,10 @@ export class PgConn {
   private readonly timeoutMs: number
   private readonly max: number
   private migrated: Promise<void> | undefined
+  private isReady = false
+  /** Calls holding a connection or waiting for one, each with its deadline (see {@link PgConn.watch}). */
+  private readonly inflight = new Set<Inflight>()
+  private watchdog: NodeJS.Timeout | undefined
   private closed = false
   /** Calls holding a connection slot, and those waiting for one. */
   private active = 0
@@ -108,7 +121,9 @@ export class PgConn {
         max: this.max,
         application_name: options.applicationName ?? APPLICATION_NAME,
         connectionTimeoutMillis: this.timeoutMs,
-        idleTimeoutMillis: 30_000,
+        // Idle connections stay open: an idle timeout costs a timer on every
+        // release, and a store's few connections are cheap to keep.
+        idleTimeoutMillis: 0,
         keepAlive: true,
         // Server-side guards: no statement or lock wait outlives the call's deadline.
         statement_timeout: this.timeoutMs,
@@ -132,7 +147,10 @@ export class PgConn {
 
   /** Runs the migrations once per store; a failed attempt (database away) is retried by the next call. */
   private ready(): Promise<void> {
-    this.migrated ??= this.withClient((client) => migrate(client, this.s, this.schema), 'write', 4 * this.timeoutMs).catch(
+    this.migrated ??= this.withClient((client) => migrate(client, this.s, this.schema), 'write', 4 * this.timeoutMs).then(
+      () => {
+        this.isReady = true
+      },
       (err: unknown) => {
         this.migrated = undefined
         throw err
@@ -142,10 +160,10 @@ export class PgConn {
   }
 
   /** Runs one prepared statement; rows come back as pg parsed them. */
-  async query<R extends QueryResultRow>(st: Statement, values: unknown[], retry: Retry = 'read'): Promise<R[]> {
-    await this.ready()
-    const run = () => this.withClient((c) => c.query<R>({ name: st.name, text: st.text, values }), retry, this.timeoutMs)
-    return (await run()).rows
+  query<R extends QueryResultRow>(st: Statement, values: unknown[], retry: Retry = 'read'): Promise<R[]> {
+    const run = () =>
+      this.withClient((c) => c.query<R>({ name: st.name, text: st.text, values }), retry, this.timeoutMs).then((r) => r.rows)
+    return this.isReady ? run() : this.ready().then(run)
   }
 
   /**
@@ -162,7 +180,8 @@ export class PgConn {
    */
   private async withClient<T>(fn: (client: PoolClient) => Promise<T>, retry: Retry, timeoutMs: number): Promise<T> {
     if (this.closed) throw new StoreUnavailableError('PostgresStore is closed')
-    await this.acquire()
+    const wait = this.acquire()
+    if (wait) await wait
     const deadline = Date.now() + timeoutMs
     try {
       try {
@@ -205,10 +224,11 @@ export class PgConn {
     return err
   }
 
-  private acquire(): Promise<void> {
+  /** Takes a connection slot: undefined when one was free, else a promise of one. */
+  private acquire(): Promise<void> | undefined {
     if (this.active < this.max) {
       this.active++
-      return Promise.resolve()
+      return undefined
     }
     return new Promise<void>((resolve, reject) => {
       const waiter: Waiter = { resolve, reject, timer: undefined }
@@ -238,12 +258,20 @@ export class PgConn {
     return new Promise<T>((resolve, reject) => {
       let settled = false
       let client: PoolClient | undefined
-      const timer = setTimeout(() => {
+      const entry: Inflight = {
+        deadline,
+        expire: () => {
+          settled = true
+          // The connection may sit on a silent socket: destroy it, never reuse it.
+          if (client) discard(client)
+          reject(new StoreUnavailableError(`PostgreSQL did not answer within ${this.timeoutMs} ms`))
+        },
+      }
+      this.watch(entry)
+      const done = () => {
         settled = true
-        // The connection may sit on a silent socket: destroy it, never reuse it.
-        if (client) discard(client)
-        reject(new StoreUnavailableError(`PostgreSQL did not answer within ${this.timeoutMs} ms`))
-      }, Math.max(1, deadline - Date.now()))
+        this.inflight.delete(entry)
+      }
       this.pool.connect().then(
         (c) => {
           if (settled) {
@@ -255,15 +283,13 @@ export class PgConn {
           fn(c).then(
             (value) => {
               if (settled) return
-              settled = true
-              clearTimeout(timer)
+              done()
               c.release()
               resolve(value)
             },
             (err: unknown) => {
               if (settled) return
-              settled = true
-              clearTimeout(timer)
+              done()
               // A server error leaves the connection usable; anything else may not.
               if (err instanceof pg.DatabaseError && !UNAVAILABLE_CODE.test(String(err.code))) c.release()
               else discard(c)
@@ -273,8 +299,7 @@ export class PgConn {
         },
         (err: unknown) => {
           if (settled) return
-          settled = true
-          clearTimeout(timer)
+          done()
           // No connection at all: the database is unreachable, whatever the error says.
           reject(new StoreUnavailableError(`PostgreSQL unreachable: ${err instanceof Error ? err.message : String(err)}`, { cause: err }))
         },
@@ -304,6 +329,28 @@ export class PgConn {
       'write',
       factor * this.timeoutMs,
     )
+  }
+
+  /**
+   * Deadlines are enforced by one sweep every {@link WATCH_MS} rather than a
+   * timer per call: a timer per call costs more than the call's own
+   * bookkeeping on the hot path, and a deadline 50 ms late is still within
+   * the API's 3 s promise.
+   */
+  private watch(entry: Inflight): void {
+    this.inflight.add(entry)
+    this.watchdog ??= setInterval(() => {
+      const now = Date.now()
+      for (const e of this.inflight) {
+        if (e.deadline > now) continue
+        this.inflight.delete(e)
+        e.expire()
+      }
+      if (this.inflight.size === 0) {
+        clearInterval(this.watchdog)
+        this.watchdog = undefined
+      }
+    }, WATCH_MS).unref()
   }
 
   /** Ends the pool if the store created it; a caller's pool stays open. */

@@ -33,6 +33,9 @@ try {
   redisNeedsIoredis = /ioredis/.test(String(error?.message))
 }
 
+// Resolved, not imported: whether pg can be loaded depends on what sits above the consumer's directory.
+const postgresEntry = import.meta.resolve('mobisite/postgres').endsWith('/dist/esm/lib/postgres.js')
+
 const esmError = await engine.as('u').getSite('nosuch').catch((error) => error)
 const cjsEngine = cjs.createEngine()
 await cjsEngine.addMasterAccount({ user: 'u', password: 'p' })
@@ -46,6 +49,7 @@ console.log(
     notFound,
     testingExports: Object.keys(testing).filter((name) => name.endsWith('Conformance')).sort(),
     redisNeedsIoredis,
+    postgresEntry,
     twoCopiesOfTheClass: ServiceError !== cjs.ServiceError,
     esmErrorIsEsmServiceError: esmError instanceof ServiceError,
     cjsErrorIsEsmServiceError: cjsError instanceof ServiceError,
