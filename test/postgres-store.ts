@@ -9,6 +9,7 @@ import t from 'tap'
 import pg from 'pg'
 import { StoreUnavailableError } from '../lib/store/contract.js'
 import { PostgresStore } from '../lib/store/postgres.js'
+import { MIGRATIONS } from '../lib/store/postgres-migrations.js'
 import { accountRecord, siteRecord } from '../lib/testing/conformance/fixtures.js'
 import { storeConformance } from '../lib/testing/conformance/index.js'
 import { analyticsConformance } from '../lib/testing/conformance/analytics.js'
@@ -48,7 +49,7 @@ if (admin && DATABASE_URL) {
     t.teardown(() => again.close())
     t.equal((await again.getSite('kept'))?.owner, 'alice', 'a second store on the schema migrates nothing and sees the data')
     const { rows } = await admin.query(`SELECT version, name FROM "${schema}".migrations`)
-    t.strictSame(rows.map((r) => r.version).sort(), [1, 2], 'each migration recorded once')
+    t.strictSame(rows.map((r) => r.version).sort(), MIGRATIONS.map((m) => m.version), 'each migration recorded once')
   })
 
   t.test('migrations: ten stores starting at once on an empty schema', async (t) => {
@@ -58,7 +59,39 @@ if (admin && DATABASE_URL) {
     const created = await Promise.all(stores.map((s, i) => s.createSite(siteRecord(`first-${i}`, 'alice'))))
     t.ok(created.every(Boolean), 'every store started and wrote')
     const { rows } = await admin.query(`SELECT count(*)::int AS n FROM "${schema}".migrations`)
-    t.equal(rows[0].n, 2, 'the advisory lock let one of them migrate (each migration recorded once)')
+    t.equal(rows[0].n, MIGRATIONS.length, 'the advisory lock let one of them migrate (each migration recorded once)')
+  })
+
+  t.test('migrations: a schema made by an older version is brought forward in place', async (t) => {
+    const schema = randomSchema()
+    schemas.push(schema)
+    const client = await admin.connect()
+    try {
+      // What the first release created: migration 1 only.
+      await client.query('BEGIN')
+      await client.query(`CREATE SCHEMA "${schema}"`)
+      await client.query(`CREATE TABLE "${schema}".migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`)
+      await client.query(MIGRATIONS[0]!.sql(`"${schema}"`))
+      await client.query(`INSERT INTO "${schema}".migrations (version, name) VALUES (1, 'v1')`)
+      await client.query(`INSERT INTO "${schema}".sites (site_name, rec) VALUES ('oldsite', $1)`, [JSON.stringify(siteRecord('oldsite', 'alice'))])
+      await client.query('COMMIT')
+    } finally {
+      client.release()
+    }
+    const store = fresh(schema)
+    t.teardown(() => store.close())
+    t.equal((await store.getSite('oldsite'))?.owner, 'alice', 'the data of the old version is read')
+    t.equal(await store.createSite(siteRecord('OLDSITE', 'bob')), false, 'and the names keep their uniqueness')
+    const { rows } = await admin.query(`SELECT version FROM "${schema}".migrations ORDER BY version`)
+    t.strictSame(rows.map((r) => r.version), MIGRATIONS.map((m) => m.version), 'the newer migrations were applied')
+  })
+
+  t.test('names are folded like every store: ASCII letters only, whatever the database locale', async (t) => {
+    const store = fresh()
+    t.teardown(() => store.close())
+    t.equal(await store.createSite(siteRecord('caf\u00e9-site', 'alice')), true)
+    t.equal(await store.createSite(siteRecord('CAF\u00c9-SITE', 'bob')), true, 'É and é are different letters to foldName')
+    t.equal(await store.createSite(siteRecord('CAF\u00e9-SITE', 'bob')), false, 'A-Z fold to a-z')
   })
 
   t.test('two schemas on one database never see each other', async (t) => {

@@ -7,6 +7,7 @@
  * the unique indexes, and each caller is answered only after the commit.
  */
 import { StoreUnavailableError } from './contract.js'
+import { foldName } from './names.js'
 
 /** The failure of one item of a group, which fails only that item's caller. */
 export class ItemError {
@@ -63,7 +64,7 @@ export class Batcher<I, O> {
 }
 
 /**
- * Runs a group of inserts keyed by name: names equal regardless of case go in
+ * Runs a group of inserts keyed by name: names equal under foldName go in
  * separate statements (one statement could not tell which of them won), and
  * a statement that fails for a reason other than an outage (one bad row) is
  * retried row by row, so one row never fails the others.
@@ -80,7 +81,7 @@ export async function insertGroup<T>(
     const now: typeof rest = []
     const later: typeof rest = []
     for (const entry of rest) {
-      const key = nameOf(entry.item).toLowerCase()
+      const key = foldName(nameOf(entry.item))
       if (seen.has(key)) later.push(entry)
       else {
         seen.add(key)

@@ -145,7 +145,24 @@ ${ANALYTICS_FUNCTIONS(S)}
 `,
   },
   { version: 2, name: 'single sign-on tokens and dashboard sessions', sql: SSO_TABLES },
+  {
+    version: 3,
+    name: 'names folded like every store (ASCII letters only), whatever the database locale',
+    // lower() folds by the database's LC_CTYPE, non-ASCII letters too;
+    // lib/store/names.ts folds A-Z only, and so must the unique indexes.
+    sql: (S) => `
+DROP INDEX ${S}.sites_name_folded;
+CREATE UNIQUE INDEX sites_name_folded ON ${S}.sites (${ASCII_FOLD('site_name')});
+DROP INDEX ${S}.accounts_name_folded;
+CREATE UNIQUE INDEX accounts_name_folded ON ${S}.accounts (${ASCII_FOLD('account_name')});
+`,
+  },
 ]
+
+/** SQL for foldName (lib/store/names.ts): A-Z to a-z, nothing else. Immutable, so it can be indexed. */
+function ASCII_FOLD(column: string): string {
+  return `translate(${column}, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')`
+}
 
 /**
  * Brings the schema up to the newest migration, under the advisory lock, in
