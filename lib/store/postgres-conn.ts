@@ -147,7 +147,7 @@ export class PgConn {
 
   /** Runs the migrations once per store; a failed attempt (database away) is retried by the next call. */
   private ready(): Promise<void> {
-    this.migrated ??= this.withClient((client) => migrate(client, this.s, this.schema), 'write', 4 * this.timeoutMs).then(
+    this.migrated ??= this.withClient((client) => migrate(client, this.s, this.schema, 4 * this.timeoutMs), 'write', 4 * this.timeoutMs).then(
       () => {
         this.isReady = true
       },
@@ -318,6 +318,8 @@ export class PgConn {
       async (c) => {
         await c.query('BEGIN ISOLATION LEVEL REPEATABLE READ')
         try {
+          // The connection's own timeouts are sized for one hot-path call.
+          await c.query(`SET LOCAL statement_timeout = ${factor * this.timeoutMs}; SET LOCAL lock_timeout = ${factor * this.timeoutMs}`)
           const value = await fn(c)
           await c.query('COMMIT')
           return value
