@@ -110,7 +110,8 @@ function describe(error: ServiceError): { status: number; heading: string } {
 export function dashboardRouter(engine: Engine, options: DashboardRouterOptions = {}): Router {
   const dashboard = dashboardOf(engine)
   const title = options.title ?? 'Dashboard'
-  const allowedOrigins = new Set((options.allowedOrigins ?? []).filter((o) => o !== 'null'))
+  // `Origin: null` (sandboxed frames, data: URLs) can never be trusted, even when listed.
+  const allowedOrigins = new Set((options.allowedOrigins ?? []).map((o) => o.replace(/\/+$/, '').toLowerCase()).filter((o) => o !== 'null'))
   const onError = options.onError ?? ((error: unknown) => console.error('mobisite dashboard: unexpected error', error))
   const router = express.Router({ caseSensitive: true })
 
@@ -226,14 +227,17 @@ export function dashboardRouter(engine: Engine, options: DashboardRouterOptions 
 }
 
 /**
- * The browser rule of the API, for the one state-changing request here: a
- * `Sec-Fetch-Site` other than same-origin/none, or an `Origin` that is
- * neither the dashboard's own nor listed, is refused (`Origin: null` too).
+ * The browser rule of the API (lib/http/guards.ts), for the one
+ * state-changing request here: an `Origin` listed in `allowedOrigins` may
+ * post (a partner's own "sign out" button); otherwise a `Sec-Fetch-Site`
+ * other than same-origin/none, `Origin: null`, or an `Origin` other than the
+ * dashboard's own is refused. Origins compare without letter case.
  */
 function crossSite(req: Request, allowed: ReadonlySet<string>): boolean {
-  const site = req.get('sec-fetch-site')
+  const origin = req.get('origin')?.toLowerCase()
+  if (origin !== undefined && allowed.has(origin)) return false
+  const site = req.get('sec-fetch-site')?.toLowerCase()
   if (site !== undefined && site !== 'same-origin' && site !== 'none') return true
-  const origin = req.get('origin')
   if (origin === undefined) return false
-  return origin !== `${req.protocol}://${req.host}` && !allowed.has(origin)
+  return origin !== `${req.protocol}://${req.get('host') ?? ''}`.toLowerCase()
 }
