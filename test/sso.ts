@@ -126,7 +126,10 @@ t.test('a token is redeemed once, and only within 120 s of the engine clock', as
   const redeem = (token: string) => f.http.get(`/dashboard/sso?token=${token}`)
 
   const once = f.tokenOf(await f.link('acc'))
-  t.equal((await redeem(once)).status, 303, 'first use')
+  const head = await f.http.head(`/dashboard/sso?token=${once}`)
+  t.equal(head.status, 200, 'a HEAD (a link checker) answers')
+  t.notOk(head.headers['set-cookie'], 'without signing in')
+  t.equal((await redeem(once)).status, 303, 'first use: the HEAD did not spend the token')
   const again = await redeem(once)
   t.equal(again.status, 401, 'second use: 401')
   t.notOk(again.headers['set-cookie'], 'and no cookie')

@@ -159,6 +159,11 @@ export function dashboardRouter(engine: Engine, options: DashboardRouterOptions 
     res.type('text/css').send(STYLESHEET)
   })
 
+  // Link checkers and previews often send HEAD first: it must not spend the single-use token.
+  router.head('/sso', (_req, res) => {
+    res.status(200).type('html').end()
+  })
+
   router.get(
     '/sso',
     page(async (req, res) => {
