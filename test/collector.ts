@@ -152,3 +152,20 @@ t.test('cdnGeo reads the common CDN headers', async (t) => {
   t.equal(geo({}), undefined, 'no CDN')
   t.strictSame(geo({ 'cf-ipcountry': 'US', 'cf-region': 'x'.repeat(101) }), { country: 'US' }, 'an over-long region is dropped')
 })
+
+t.test('e=redirect confirms a redirect, with no visitor cookie; an engine without confirmRedirect is reported', async (t) => {
+  const { engine, visits } = fakeEngine()
+  const confirmed: string[] = []
+  const withConfirm: CollectorEngine = { ...engine, confirmRedirect: async (site_name) => void confirmed.push(site_name) }
+  const { server } = app(withConfirm)
+  const res = await request(server).post('/collect?e=redirect')
+  t.equal(res.status, 204)
+  t.equal(res.headers['set-cookie'], undefined, 'a confirmation is not a visitor')
+  await settle()
+  t.same(confirmed, ['mysite'])
+  t.same(visits, [], 'and records no visit')
+  const without = app(engine)
+  t.equal((await request(without.server).get('/collect?e=redirect')).status, 204)
+  await settle()
+  t.match(without.errors, [{ message: /cannot confirm redirects/ }])
+})
