@@ -1,22 +1,101 @@
 /**
- * The one error type of mobisite. The engine throws it for every rule it
- * enforces; the HTTP layer maps `error_code` to a status (see lib/http/errors.ts).
+ * The one error type of mobisite and the registry of its error codes. The
+ * engine throws ServiceError for every rule it enforces; the HTTP layer answers
+ * with the status the registry gives the code. The same registry drives the
+ * OpenAPI `error_code` enum and docs/errors.md.
  */
 
+/** What the registry says about one error code. */
+export interface ErrorCodeInfo {
+  /** The HTTP status it is answered with. */
+  readonly status: number
+  /** Other statuses the same code is answered with, and when. */
+  readonly alsoStatus?: Readonly<Record<number, string>>
+  /** When it happens, for the reference docs. */
+  readonly meaning: string
+  /** Response headers that come with it. */
+  readonly headers?: readonly string[]
+}
+
+/**
+ * Every `error_code` the service answers with: code → status → meaning.
+ * Add a code here (and nowhere else) to make it exist.
+ */
+export const ERROR_CODES = {
+  InvalidInput: {
+    status: 400,
+    alsoStatus: {
+      413: 'the request body is larger than the limit (1 MiB by default)',
+      431: 'the request headers are too large (standalone server)',
+    },
+    meaning:
+      'The request is malformed or breaks a rule: bad JSON, an unknown field or query parameter, a value of the wrong type, ' +
+      'out of its limits or not a real date, `from` after `to`. The message names the field.',
+  },
+  ResourceNotExist: {
+    status: 400,
+    meaning:
+      'The site or account named does not exist, or belongs to another master account (the two are not told apart).',
+  },
+  ResourceAlreadyExist: {
+    status: 400,
+    meaning: 'The site or account name is taken (names are unique across all master accounts, regardless of letter case).',
+  },
+  Unauthorized: {
+    status: 401,
+    meaning: 'The HTTP Basic credentials of a master account are missing or wrong.',
+    headers: ['WWW-Authenticate'],
+  },
+  AccessForbidden: {
+    status: 403,
+    meaning:
+      'The master account may not do this: Accounts endpoints need a partner account, and a state-changing request ' +
+      'from a browser page of another origin is refused.',
+  },
+  NotFound: {
+    status: 404,
+    meaning: 'Nothing is served at this path.',
+  },
+  MethodNotAllowed: {
+    status: 405,
+    meaning: 'The path exists but not with this method; the message and the `Allow` header name the methods it takes.',
+    headers: ['Allow'],
+  },
+  RequestTimeout: {
+    status: 408,
+    meaning: 'The request was not received in time (standalone server).',
+  },
+  UnsupportedMediaType: {
+    status: 415,
+    meaning: 'The request carries a body or a Content-Type that is not `application/json` (charset utf-8 or none).',
+  },
+  DailyLimitExceeded: {
+    status: 429,
+    meaning:
+      'The master account has used its calls of this analytics method for the UTC day; `Retry-After` gives the seconds ' +
+      'to the next UTC midnight.',
+    headers: ['Retry-After'],
+  },
+  InternalError: {
+    status: 500,
+    meaning: 'An unexpected failure. It is reported to the `onError` option; the body never holds a stack trace.',
+  },
+  ServiceUnavailable: {
+    status: 503,
+    meaning: 'The store cannot be reached; try again shortly.',
+  },
+} as const satisfies Record<string, ErrorCodeInfo>
+
 /** Every `error_code` the service answers with. */
-export type ErrorCode =
-  | 'InvalidInput'
-  | 'ResourceNotExist'
-  | 'ResourceAlreadyExist'
-  | 'Unauthorized'
-  | 'AccessForbidden'
-  | 'DailyLimitExceeded'
-  | 'NotFound'
-  | 'MethodNotAllowed'
-  | 'ServiceUnavailable'
-  | 'InternalError'
-  | 'UnsupportedMediaType'
-  | 'RequestTimeout'
+export type ErrorCode = keyof typeof ERROR_CODES
+
+/** The codes of {@link ERROR_CODES}, in registry order. */
+export const ERROR_CODE_NAMES = Object.keys(ERROR_CODES) as ErrorCode[]
+
+/** The HTTP status of an error code. */
+export function statusOf(code: ErrorCode): number {
+  return ERROR_CODES[code].status
+}
 
 /**
  * Marks every ServiceError, whichever copy of the package made it: the ESM and

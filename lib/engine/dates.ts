@@ -3,9 +3,10 @@
  * default periods of SPEC.md §4.1 and §4.3.
  */
 import { invalidInput } from '../errors.js'
+import { DATE_INPUT_PATTERN } from '../schema/dates.js'
 
 const DAY_MS = 86_400_000
-const INPUT = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2}):(\d{2}))?$/
+const INPUT = new RegExp(DATE_INPUT_PATTERN)
 
 /** `YYYY-MM-DDThh:mm:ss` in UTC, no zone, no milliseconds. */
 export function formatDateTime(ms: number): string {

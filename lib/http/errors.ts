@@ -3,25 +3,14 @@
  * JSON body `{ error_code, message }`, never a stack trace.
  */
 import type { ErrorRequestHandler, Response } from 'express'
-import { ServiceError, type ErrorCode } from '../errors.js'
+import { ERROR_CODE_NAMES, ServiceError, statusOf, type ErrorCode } from '../errors.js'
 import { StoreUnavailableError } from '../store/contract.js'
 import { sendJson } from './reply.js'
 
-/** HTTP status of each error_code. */
-export const STATUS: Record<ErrorCode, number> = {
-  InvalidInput: 400,
-  ResourceNotExist: 400,
-  ResourceAlreadyExist: 400,
-  Unauthorized: 401,
-  AccessForbidden: 403,
-  NotFound: 404,
-  MethodNotAllowed: 405,
-  DailyLimitExceeded: 429,
-  InternalError: 500,
-  ServiceUnavailable: 503,
-  UnsupportedMediaType: 415,
-  RequestTimeout: 408,
-}
+/** HTTP status of each error_code, from the registry in lib/errors.ts. */
+export const STATUS: Readonly<Record<ErrorCode, number>> = Object.fromEntries(
+  ERROR_CODE_NAMES.map((code) => [code, statusOf(code)]),
+) as Record<ErrorCode, number>
 
 /** Sends a ServiceError with its status and the headers its code calls for. */
 export function sendError(res: Response, error: ServiceError, status = STATUS[error.error_code]): void {

@@ -12,7 +12,8 @@ export const accountNameSchema = {
   description: '1 to 45 letters, digits or "@ . _ + -"',
 } as const
 
-const personName = {
+/** First or last name of an account. */
+export const personNameSchema = {
   type: 'string',
   minLength: 1,
   maxLength: 45,
@@ -20,21 +21,22 @@ const personName = {
   description: 'ASCII letters only',
 } as const
 
-const email = { type: 'string', maxLength: 150, format: 'email', description: 'a valid e-mail address' } as const
-const lang = { enum: ['en', 'es', 'ja'] } as const
+/** An account's e-mail address. */
+export const emailSchema = { type: 'string', maxLength: 150, format: 'email', description: 'a valid e-mail address' } as const
+const lang = { type: 'string', enum: ['en', 'es', 'ja'], description: 'the language of the account' } as const
 
 export const createAccountSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['account_name'],
-  properties: { account_name: accountNameSchema, first_name: personName, last_name: personName, email, lang },
+  properties: { account_name: accountNameSchema, first_name: personNameSchema, last_name: personNameSchema, email: emailSchema, lang },
 } as const
 
 export const updateAccountSchema = {
   type: 'object',
   additionalProperties: false,
   minProperties: 1,
-  properties: { first_name: personName, last_name: personName, email, lang },
+  properties: { first_name: personNameSchema, last_name: personNameSchema, email: emailSchema, lang },
 } as const
 
 export type CreateAccountBody = FromSchema<typeof createAccountSchema>

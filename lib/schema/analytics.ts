@@ -5,9 +5,8 @@
  * parseDateInput, which also rejects impossible dates.
  */
 import type { FromSchema } from 'json-schema-to-ts'
+import { dateInputSchema as date } from './dates.js'
 import { compile } from './validate.js'
-
-const date = { type: 'string', description: 'a UTC date YYYY-MM-DD or YYYY-MM-DDThh:mm:ss' } as const
 
 export const siteAnalyticsQuerySchema = {
   type: 'object',
@@ -15,8 +14,8 @@ export const siteAnalyticsQuerySchema = {
   properties: {
     from: date,
     to: date,
-    dimension: { type: 'string', enum: ['system', 'geo'] },
-    result: { type: 'string', enum: ['traffic', 'activities'] },
+    dimension: { type: 'string', enum: ['system', 'geo'], description: 'break the figures down by browser and OS, or by country and region' },
+    result: { type: 'string', enum: ['traffic', 'activities'], default: 'traffic', description: 'visitor figures or activity counts' },
   },
 } as const
 
@@ -27,7 +26,7 @@ export const mostTrafficQuerySchema = {
 } as const
 
 /** Query of Get Site Analytics. */
-export type SiteAnalyticsQuery = FromSchema<typeof siteAnalyticsQuerySchema>
+export type SiteAnalyticsQuery = FromSchema<typeof siteAnalyticsQuerySchema, { keepDefaultedPropertiesOptional: true }>
 /** Query of Get Sites with Most Traffic. */
 export type MostTrafficQuery = FromSchema<typeof mostTrafficQuerySchema>
 

@@ -3,11 +3,13 @@
  * the single source of request validation, of the request types below and of
  * the OpenAPI document.
  */
-import type { FromSchema } from 'json-schema-to-ts'
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts'
+import { dateInputSchema } from './dates.js'
 import { compile } from './validate.js'
 
 /** Free-text fields the spec gives no limit: a generous cap keeps bodies sane. */
-const TEXT = { type: 'string', maxLength: 255 } as const
+export const textSchema = { type: 'string', maxLength: 255 } as const
+const TEXT = textSchema
 
 export const siteNameSchema = {
   type: 'string',
@@ -17,23 +19,32 @@ export const siteNameSchema = {
   description: '4 to 45 letters, digits, "-" or "_"',
 } as const
 
-const url = {
+/** An absolute http(s) URL. */
+export const httpUrlSchema = {
   type: 'string',
   maxLength: 2048,
   format: 'http-url',
   description: 'an absolute http(s) URL',
 } as const
 
-const domain = {
+/** A fully qualified domain name. */
+export const domainSchema = {
   type: 'string',
   maxLength: 253,
   format: 'fqdn',
   description: 'a fully qualified domain name',
 } as const
 
-export const ttlSchema = { enum: ['VERY_SHORT', 'SHORT', 'LONG', 'VERY_LONG'] } as const
+/** How long the mobile site's cache is kept: VERY_SHORT 30 min, SHORT 2 h, LONG 12 h, VERY_LONG 24 h. */
+export const ttlSchema = {
+  type: 'string',
+  enum: ['VERY_SHORT', 'SHORT', 'LONG', 'VERY_LONG'],
+  description: 'VERY_SHORT (30 min), SHORT (2 h), LONG (12 h) or VERY_LONG (24 h)',
+} as const
 
-const externalUid = { type: 'string', minLength: 1, maxLength: 45 } as const
+/** The caller's own identifier of a site. */
+export const externalUidSchema = { type: 'string', minLength: 1, maxLength: 45 } as const
+const externalUid = externalUidSchema
 
 export const reservationInfoSchema = {
   type: 'object',
@@ -72,11 +83,11 @@ export const siteDataSchema = {
   required: ['original_site_url'],
   properties: {
     site_name: siteNameSchema,
-    original_site_url: url,
+    original_site_url: httpUrlSchema,
     // SPEC.md: "If null, original_site_url is used."
-    preview_site_url: { anyOf: [url, { type: 'null' }], description: 'must be an absolute http(s) URL of at most 2048 characters, or null' },
-    site_domain: domain,
-    auto_sync_cache_ttl: ttlSchema,
+    preview_site_url: { anyOf: [httpUrlSchema, { type: 'null' }], description: 'must be an absolute http(s) URL of at most 2048 characters, or null' },
+    site_domain: domainSchema,
+    auto_sync_cache_ttl: { ...ttlSchema, default: 'SHORT' },
     site_vertical: TEXT,
     site_vertical_category: TEXT,
     site_business_info: businessInfoSchema,
@@ -92,8 +103,18 @@ export const createSiteSchema = {
   required: ['site_data'],
   properties: {
     site_data: siteDataSchema,
-    publish_now: { enum: [true, false, 'true', 'false'] },
-    create_now: { enum: [true, false, 'true', 'false', 'async'] },
+    publish_now: {
+      type: ['boolean', 'string'],
+      enum: [true, false, 'true', 'false'],
+      default: false,
+      description: 'publish the site once it is built',
+    },
+    create_now: {
+      type: ['boolean', 'string'],
+      enum: [true, false, 'true', 'false', 'async'],
+      default: true,
+      description: 'true: build before answering; false: build on the first visit; async: answer at once, build in the background',
+    },
   },
 } as const
 
@@ -102,8 +123,8 @@ export const updateSiteSchema = {
   additionalProperties: false,
   minProperties: 1,
   properties: {
-    site_domain: domain,
-    original_site_url: url,
+    site_domain: domainSchema,
+    original_site_url: httpUrlSchema,
     auto_sync_cache_ttl: ttlSchema,
     external_uid: externalUid,
   },
@@ -112,21 +133,28 @@ export const updateSiteSchema = {
 export const recreateSiteSchema = {
   type: 'object',
   additionalProperties: false,
-  properties: { republish: { type: 'boolean' } },
+  properties: { republish: { type: 'boolean', default: false, description: 'publish the site again after recreating it' } },
 } as const
 
 export const publishQuerySchema = {
   type: 'object',
   additionalProperties: false,
-  properties: { test: { enum: [true, false, 'true', 'false'] } },
+  properties: {
+    test: {
+      type: ['boolean', 'string'],
+      enum: [true, false, 'true', 'false'],
+      default: false,
+      description: 'true: a test publish, which never charges',
+    },
+  },
 } as const
 
 export const periodQuerySchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    from: { type: 'string', description: 'a UTC date YYYY-MM-DD or YYYY-MM-DDThh:mm:ss' },
-    to: { type: 'string', description: 'a UTC date YYYY-MM-DD or YYYY-MM-DDThh:mm:ss' },
+    from: dateInputSchema,
+    to: dateInputSchema,
   },
 } as const
 
@@ -145,13 +173,16 @@ export const getManySchema = {
 /** An empty query or body: only used where an endpoint takes none. */
 export const emptyObjectSchema = { type: 'object', additionalProperties: false, properties: {} } as const
 
-export type CreateSiteBody = FromSchema<typeof createSiteSchema>
-export type SiteData = FromSchema<typeof siteDataSchema>
-export type UpdateSiteBody = FromSchema<typeof updateSiteSchema>
-export type RecreateSiteBody = FromSchema<typeof recreateSiteSchema>
-export type PublishQuery = FromSchema<typeof publishQuerySchema>
-export type PeriodQuery = FromSchema<typeof periodQuerySchema>
-export type GetManyBody = FromSchema<typeof getManySchema>
+/** Defaults are documented, not applied by the validator: the engine reads an absent field as its default. */
+type Input<S extends JSONSchema> = FromSchema<S, { keepDefaultedPropertiesOptional: true }>
+
+export type CreateSiteBody = Input<typeof createSiteSchema>
+export type SiteData = Input<typeof siteDataSchema>
+export type UpdateSiteBody = Input<typeof updateSiteSchema>
+export type RecreateSiteBody = Input<typeof recreateSiteSchema>
+export type PublishQuery = Input<typeof publishQuerySchema>
+export type PeriodQuery = Input<typeof periodQuerySchema>
+export type GetManyBody = Input<typeof getManySchema>
 
 export const validateCreateSite = compile<CreateSiteBody>(createSiteSchema)
 export const validateUpdateSite = compile<UpdateSiteBody>(updateSiteSchema)
