@@ -24,13 +24,11 @@ export interface ErrorCodeInfo {
 export const ERROR_CODES = {
   InvalidInput: {
     status: 400,
-    alsoStatus: {
-      413: 'the request body is larger than the limit (1 MiB by default)',
-      431: 'the request headers are too large (standalone server)',
-    },
+    alsoStatus: { 413: 'the request body is larger than the limit (1 MiB by default)' },
     meaning:
       'The request is malformed or breaks a rule: bad JSON, an unknown field or query parameter, a value of the wrong type, ' +
-      'out of its limits or not a real date, `from` after `to`. The message names the field.',
+      'out of its limits or not a real date, `from` after `to`. The message names the field. The standalone server also ' +
+      'answers it for requests Node itself refuses (400 malformed, 431 headers too large).',
   },
   ResourceNotExist: {
     status: 400,

@@ -2,7 +2,7 @@
  * Analytics through the public API: recording in-process, then Get Site
  * Analytics and Get Sites with Most Traffic over HTTP, on an injected clock.
  */
-import request from 'supertest'
+import { checkedRequest } from './helpers/openapi-check.js'
 import t, { type Test } from 'tap'
 import UAParser from 'ua-parser-js'
 import UserAgent from 'user-agents'
@@ -28,7 +28,7 @@ async function setup(t: Test) {
     await server.close()
     await engine.close()
   })
-  const http = request(server.url)
+  const http = checkedRequest(server.url)
   return {
     engine,
     clock,

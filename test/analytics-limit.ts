@@ -3,7 +3,8 @@
  * per master account per method; the 301st gets 429 DailyLimitExceeded with
  * Retry-After (seconds to the next UTC midnight). Only valid calls count.
  */
-import request from 'supertest'
+import type request from 'supertest'
+import { checkedRequest } from './helpers/openapi-check.js'
 import t, { type Test } from 'tap'
 import { createEngine, startServer } from '../lib/index.js'
 
@@ -23,7 +24,7 @@ async function setup(t: Test, start = '2025-03-10T12:00:00') {
     await server.close()
     await engine.close()
   })
-  const http = request(server.url)
+  const http = checkedRequest(server.url)
   const get = (user: string, path: string) => http.get(`/api${path}`).auth(user, PASSWORDS[user]!)
   /** Uses up `n` calls of a method in-process (they share the count with HTTP). */
   const spend = async (user: string, method: 'site' | 'most', n: number, site = 'limited') => {

@@ -9,6 +9,7 @@ import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import express from 'express'
 import request from 'supertest'
+import { assertConforms, checkedRequest } from './helpers/openapi-check.js'
 import t from 'tap'
 import { apiRouter, createEngine } from '../lib/index.js'
 import { PASSWORDS, createSite, isError, rejectsWith, setup, siteBody } from './helpers/api.js'
@@ -27,7 +28,15 @@ function raw(base: string, method: string, path: string, headers: Record<string,
       let body = ''
       res.setEncoding('utf8')
       res.on('data', (c: string) => (body += c))
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }))
+      res.on('end', () => {
+        const apiPath = url.pathname.startsWith('/api/') ? url.pathname.slice(4) : url.pathname
+        try {
+          assertConforms({ method, path: apiPath + url.search, status: res.statusCode!, headers: res.headers, text: body })
+        } catch (error) {
+          return reject(error)
+        }
+        resolve({ status: res.statusCode!, headers: res.headers, body })
+      })
     })
     req.on('error', reject)
     for (const chunk of chunks) req.write(chunk)
@@ -105,10 +114,10 @@ t.test("the host app's JSON settings do not change the API's wire format", async
   app.set('json spaces', 4)
   app.set('json replacer', () => 'replaced')
   app.use('/api', apiRouter(engine))
-  const created = await request(app).post('/api/sites/create').auth('host', 'pw').send(siteBody('compact1'))
+  const created = await checkedRequest(app).post('/api/sites/create').auth('host', 'pw').send(siteBody('compact1'))
   t.equal(created.status, 200)
   t.equal(created.text, '{"site_name":"compact1"}')
-  const missing = await request(app).get('/api/sites/nothere').auth('host', 'pw')
+  const missing = await checkedRequest(app).get('/api/sites/nothere').auth('host', 'pw')
   t.equal(missing.text.includes('\n'), false, 'errors are compact too')
   t.equal(JSON.parse(missing.text).error_code, 'ResourceNotExist')
 })
@@ -132,15 +141,15 @@ t.test('paths: trailing slash, percent-encoded names, case, and falling through 
     res.send('host page')
   })
   t.equal((await request(app).get('/home')).text, 'host page', 'unknown paths reach the host app')
-  t.equal((await request(app).get('/agents').auth('host', 'pw')).status, 200, 'the API still answers')
-  t.equal((await request(app).put('/agents').auth('host', 'pw')).status, 405, 'a known path with another method is still 405')
+  t.equal((await checkedRequest(app, '').get('/agents').auth('host', 'pw')).status, 200, 'the API still answers')
+  t.equal((await checkedRequest(app, '').put('/agents').auth('host', 'pw')).status, 405, 'a known path with another method is still 405')
   const extended = apiRouter(engine, { notFound: false })
   extended.use((_req, res) => {
     res.send('added to the router')
   })
   const withLayer = express().use('/api', extended)
   t.equal((await request(withLayer).get('/api/elsewhere')).text, 'added to the router', 'a layer added to the returned router runs after the API')
-  t.equal((await request(withLayer).get('/api/agents').auth('host', 'pw')).status, 200, 'and the API still answers')
+  t.equal((await checkedRequest(withLayer).get('/api/agents').auth('host', 'pw')).status, 200, 'and the API still answers')
   const server = app.listen(0, '127.0.0.1')
   await new Promise<void>((resolve) => server.once('listening', resolve))
   t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())))

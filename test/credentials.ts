@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto'
 import express from 'express'
-import request from 'supertest'
+import { checkedRequest } from './helpers/openapi-check.js'
 import t from 'tap'
 import { MemoryStore, apiRouter, createEngine, type Engine } from '../lib/index.js'
 import { RedisStore } from '../lib/store/redis.js'
@@ -21,7 +21,7 @@ function appOf(engine: Engine): express.Express {
 }
 
 async function status(app: express.Express, authorization: string | undefined): Promise<number> {
-  const req = request(app).get('/api/agents')
+  const req = checkedRequest(app).get('/api/agents')
   if (authorization !== undefined) req.set('authorization', authorization)
   const res = await req
   if (res.status === 401) t.equal(res.body.error_code, 'Unauthorized')
@@ -147,7 +147,7 @@ t.test('many parallel requests with new credentials all succeed', async (t) => {
   t.teardown(() => engine.close())
   await engine.addMasterAccount({ user: 'alice', password: 'pw' })
   const app = appOf(engine)
-  const statuses = await Promise.all(Array.from({ length: 30 }, () => request(app).get('/api/agents').set('authorization', basic('alice', 'pw'))))
+  const statuses = await Promise.all(Array.from({ length: 30 }, () => checkedRequest(app).get('/api/agents').set('authorization', basic('alice', 'pw'))))
   t.strictSame([...new Set(statuses.map((r) => r.status))], [200])
 })
 
@@ -162,7 +162,7 @@ t.test('RedisStore: masters lost by the store are re-created on demand, never ov
   t.teardown(() => Promise.all([engine.close(), other.close()]).then(() => undefined))
   await engine.addMasterAccount({ user: 'alice', password: 'pw', partner: true })
   const app = appOf(engine)
-  const created = await request(app)
+  const created = await checkedRequest(app)
     .post('/api/sites/create')
     .set('authorization', basic('alice', 'pw'))
     .send({ site_data: { site_name: 'keptsite', original_site_url: 'https://www.example.com/' } })
@@ -175,7 +175,7 @@ t.test('RedisStore: masters lost by the store are re-created on demand, never ov
   t.strictSame(await keysUnder(admin, prefix), [], 'and writes nothing')
   t.equal(await status(app, basic('alice', 'pw')), 200, 'the right one is let in')
   t.same(await keysUnder(admin, prefix), [`${prefix}master:alice`], 'and the master is back in the store')
-  const back = await request(app).get('/api/accounts/nobody').set('authorization', basic('alice', 'pw'))
+  const back = await checkedRequest(app).get('/api/accounts/nobody').set('authorization', basic('alice', 'pw'))
   t.equal(back.body.error_code, 'ResourceNotExist', 'still a partner (Accounts reachable)')
   t.equal(await status(appOf(other), basic('alice', 'pw')), 200, 'another instance sees the re-created master')
 

@@ -6,6 +6,7 @@
  */
 import express from 'express'
 import request from 'supertest'
+import { checkedRequest } from './helpers/openapi-check.js'
 import t from 'tap'
 import { MemoryStore, StoreUnavailableError, apiRouter, createEngine } from '../lib/index.js'
 import { PASSWORDS, createSite, isEmpty, isError, setup } from './helpers/api.js'
@@ -62,7 +63,7 @@ t.test('404 NotFound for unknown paths, JSON', async (t) => {
 
 t.test('405 MethodNotAllowed with Allow for known paths', async (t) => {
   const f = await setup(t)
-  const http = request(f.server)
+  const http = checkedRequest(f.server)
   const auth = `alice:${PASSWORDS.alice}`.split(':') as [string, string]
   const cases: [string, string, string[]][] = [
     ['put', '/sites/create', ['POST']],
@@ -177,7 +178,7 @@ t.test('GET /agents: 200 with a JSON string that is a regular expression', async
 t.test('HEAD answers like GET without a body', async (t) => {
   const f = await setup(t)
   await createSite(t, f.alice, 'headsite')
-  const http = request(f.server)
+  const http = checkedRequest(f.server)
   const site = await http.head('/api/sites/headsite').auth('alice', PASSWORDS.alice)
   t.equal(site.status, 200)
   t.match(site.headers['content-type'], /^application\/json/)
@@ -207,7 +208,7 @@ t.test('store failures: 503 ServiceUnavailable; anything else 500 InternalError,
   const reported: unknown[] = []
   const app = express().use('/api', apiRouter(engine, { onError: (error) => reported.push(error) }))
   t.teardown(() => engine.close())
-  const get = () => request(app).get('/api/sites/anysite').auth('alice', 'pw')
+  const get = () => checkedRequest(app).get('/api/sites/anysite').auth('alice', 'pw')
 
   store.failure = new StoreUnavailableError('connection refused')
   isError(t, await get(), 503, 'ServiceUnavailable', 'unreachable store')

@@ -14,6 +14,7 @@ import t, { type Test } from 'tap'
 import { ROUTES } from '../lib/http/routes.js'
 import { apiRouter } from '../lib/index.js'
 import { createSite, isError, setup, type Client, type Fixture } from './helpers/api.js'
+import { problemsAgainstDocument } from './helpers/openapi-check.js'
 import { TEMPLATES, describeRequest, encodeBody, fuzzRequest, type FuzzRequest, type Profile } from './helpers/fuzz-requests.js'
 
 /** Runs per property (a run is 1-3 requests of about 2 ms each here); bounded so the file stays far below 30 s on a loaded 2-core machine. */
@@ -75,8 +76,9 @@ function nullAt(value: unknown, path = 'body'): string | undefined {
 
 /** Every property of a single response; returns what is wrong (empty when nothing is). */
 function problemsOf(req: FuzzRequest, res: Raw): string[] {
-  const problems: string[] = []
   const { status, headers, text } = res
+  // The OpenAPI document's own account of this answer, then the properties it cannot express.
+  const problems = problemsAgainstDocument({ method: req.method, path: req.path + req.query, status, headers, text })
   if (!SUCCESS.has(status) && !CODES.has(status)) problems.push(`status ${status} is not a documented one`)
   if (text.includes('    at ') || /\.ts:\d+/.test(text)) problems.push('the body holds a stack trace')
   if (status === 204 && text !== '') problems.push('a 204 with a body')

@@ -10,6 +10,7 @@ import { promisify } from 'node:util'
 import t, { type Test } from 'tap'
 import { createEngine, startServer } from '../lib/index.js'
 import { FakeClock, RecordingBuilder } from './helpers/api.js'
+import { checkedFetch } from './helpers/openapi-check.js'
 
 const run = promisify(exec)
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -25,7 +26,7 @@ t.test('startServer serves the API under ${url}/api until closed', async (t) => 
   t.match(server.url, /^http:\/\/127\.0\.0\.1:\d+$/)
   t.equal(server.engine, engine)
 
-  const created = await fetch(`${server.url}/api/sites/create`, {
+  const created = await checkedFetch(`${server.url}/api/sites/create`, {
     method: 'POST',
     headers: { ...auth('alice', 'pw'), 'content-type': 'application/json' },
     body: JSON.stringify({ site_data: { original_site_url: 'https://www.served.example/' }, publish_now: true }),
@@ -38,7 +39,7 @@ t.test('startServer serves the API under ${url}/api until closed', async (t) => 
   t.equal(outside.status, 404, 'nothing outside /api')
 
   // A kept-alive idle connection must not hold close() up.
-  await fetch(`${server.url}/api/agents`, { headers: auth('alice', 'pw') }).then((res) => res.text())
+  await checkedFetch(`${server.url}/api/agents`, { headers: auth('alice', 'pw') }).then((res) => res.text())
   await server.close()
   await server.close()
   await t.rejects(fetch(`${server.url}/api/agents`, { headers: auth('alice', 'pw') }), 'closed: no longer answers')
@@ -55,7 +56,7 @@ t.test('startServer with no options: its own engine on a free port', async (t) =
   t.teardown(() => other.close())
   t.not(server.url, other.url, 'two servers, two ports')
   await server.engine.addMasterAccount({ user: 'u', password: 'p' })
-  const res = await fetch(`${other.url}/api/agents`, { headers: auth('u', 'p') })
+  const res = await checkedFetch(`${other.url}/api/agents`, { headers: auth('u', 'p') })
   t.equal(res.status, 200, 'the shared engine serves both')
   t.equal(await res.json(), server.engine.getAgents())
 })
@@ -116,7 +117,7 @@ t.test('the CLI prints a curl line that answers 200 with a site_name; SIGTERM ex
 
   const password = /^password:\s+(\S+) \(generated\)$/m.exec(lines.join('\n'))?.[1]
   t.ok(password, 'a generated password is printed')
-  const site = await fetch(`${api![1]}/sites/examplecom`, { headers: auth('admin', password!) })
+  const site = await checkedFetch(`${api![1]}/sites/examplecom`, { headers: auth('admin', password!) })
   t.equal(site.status, 200, 'the printed credentials work')
 
   child.kill('SIGTERM')

@@ -1,79 +1,205 @@
 /**
- * The OpenAPI 3.1 document of the API, generated from the route table and
- * the same JSON Schemas the engine validates with, so it cannot drift.
+ * The OpenAPI 3.1 document of the API, generated from the route table and the
+ * same JSON Schemas the engine validates with and the responses are checked
+ * against, so it cannot drift. Shared schemas become components reached by
+ * `$ref`; every status an operation can return is listed with its error codes
+ * (from the registry in lib/errors.ts) and the headers that come with it.
  */
-import { ROUTES, AGENTS_PATH, type Route } from './routes.js'
+import { ERROR_CODES, type ErrorCode } from '../errors.js'
+import { createAccountSchema, updateAccountSchema } from '../schema/accounts.js'
+import * as R from '../schema/responses.js'
+import * as S from '../schema/sites.js'
+import { ROUTES, SERVICE_ROUTES, type RouteDoc } from './routes.js'
 
-const errorBody = {
-  type: 'object',
-  required: ['error_code', 'message'],
-  properties: { error_code: { type: 'string' }, message: { type: 'string' } },
-} as const
-
-const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: errorBody } } })
-
-/** `/sites/:site_name` → `/sites/{site_name}` and its parameter names. */
-function openApiPath(path: string): { path: string; params: string[] } {
-  const params = [...path.matchAll(/:([a-z_]+)/g)].map((m) => m[1]!)
-  return { path: path.replace(/:([a-z_]+)/g, '{$1}'), params }
+/** Schemas named in components/schemas; anywhere else they appear, a `$ref` stands for them. */
+const COMPONENTS: Record<string, object> = {
+  Error: R.errorSchema,
+  Site: R.siteSchema,
+  SiteSummary: R.siteSummarySchema,
+  SiteNameRef: R.siteNameRefSchema,
+  Account: R.accountSchema,
+  TrafficMetrics: R.trafficMetricsSchema,
+  ActivityMetrics: R.activityMetricsSchema,
+  SystemDimension: R.systemDimensionSchema,
+  GeoDimension: R.geoDimensionSchema,
+  AnalyticsRow: R.analyticsRowSchema,
+  SiteAnalytics: R.siteAnalyticsSchema,
+  MostTrafficRow: R.mostTrafficRowSchema,
+  SiteName: S.siteNameSchema,
+  AutoSyncCacheTtl: S.ttlSchema,
+  BusinessInfo: S.businessInfoSchema,
+  Address: S.addressSchema,
+  ReservationInfo: S.reservationInfoSchema,
+  SiteData: S.siteDataSchema,
+  CreateSiteBody: S.createSiteSchema,
+  UpdateSiteBody: S.updateSiteSchema,
+  RecreateSiteBody: S.recreateSiteSchema,
+  GetManyBody: S.getManySchema,
+  CreateAccountBody: createAccountSchema,
+  UpdateAccountBody: updateAccountSchema,
 }
 
-function queryParameters(schema: object | undefined): object[] {
-  const properties = (schema as { properties?: Record<string, object> } | undefined)?.properties ?? {}
-  return Object.entries(properties).map(([name, property]) => ({ name, in: 'query', required: false, schema: property }))
+const NAME_OF = new Map<object, string>(Object.entries(COMPONENTS).map(([name, schema]) => [schema, name]))
+
+/** A copy of `schema` in which every known sub-schema (and the schema itself, unless `root`) is a `$ref`. */
+function withRefs(schema: unknown, root = false): unknown {
+  if (typeof schema !== 'object' || schema === null) return schema
+  const name = root ? undefined : NAME_OF.get(schema)
+  if (name !== undefined) return { $ref: `#/components/schemas/${name}` }
+  if (Array.isArray(schema)) return schema.map((item) => withRefs(item))
+  return Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, withRefs(value)]))
 }
 
-function operation(route: Route): object {
-  const { params } = openApiPath(route.path)
-  const parameters = [
-    ...params.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
-    ...(route.input === 'query' ? queryParameters(route.schema) : []),
-  ]
+const PATH_PARAMETERS: Record<string, { description: string; schema: object }> = {
+  site_name: { description: 'The site name (exact, case-sensitive).', schema: { type: 'string' } },
+  account_name: { description: 'The sub-user account name.', schema: { type: 'string' } },
+  external_uid: { description: 'The external_uid given to the site.', schema: { type: 'string' } },
+}
+
+/** Codes every authenticated request can be answered with, whatever the route. */
+function baseCodes(route: RouteDoc): ErrorCode[] {
+  if (route.public) return []
+  const codes: ErrorCode[] = ['InvalidInput', 'Unauthorized', 'UnsupportedMediaType', 'InternalError', 'ServiceUnavailable']
+  if (route.method !== 'GET') codes.push('AccessForbidden')
+  return codes
+}
+
+/** Every error code a route can answer with, in registry order. */
+export function errorCodesOf(route: RouteDoc): ErrorCode[] {
+  const codes = new Set([...baseCodes(route), ...(route.errors ?? [])])
+  return (Object.keys(ERROR_CODES) as ErrorCode[]).filter((code) => codes.has(code))
+}
+
+/** Error statuses of a route and, for each, the codes and what they mean there. */
+export function errorStatusesOf(route: RouteDoc): Map<number, { code: ErrorCode; meaning: string }[]> {
+  const statuses = new Map<number, { code: ErrorCode; meaning: string }[]>()
+  const add = (status: number, code: ErrorCode, meaning: string) => {
+    statuses.set(status, [...(statuses.get(status) ?? []), { code, meaning }])
+  }
+  for (const code of errorCodesOf(route)) {
+    const info = ERROR_CODES[code]
+    add(info.status, code, info.meaning)
+    for (const [status, meaning] of Object.entries('alsoStatus' in info ? info.alsoStatus : {})) {
+      add(Number(status), code, meaning)
+    }
+  }
+  return new Map([...statuses].sort(([a], [b]) => a - b))
+}
+
+/** Response headers by status, as components/headers names them. */
+const HEADERS_OF_STATUS: Record<number, Record<string, object>> = {
+  401: { 'WWW-Authenticate': { $ref: '#/components/headers/WWW-Authenticate' } },
+  429: { 'Retry-After': { $ref: '#/components/headers/Retry-After' } },
+}
+
+const json = (schema: unknown) => ({ 'application/json': { schema } })
+
+function errorResponse(status: number, causes: { code: ErrorCode; meaning: string }[]): object {
+  const codes = [...new Set(causes.map(({ code }) => code))]
+  return {
+    description: causes.map(({ code, meaning }) => `${code}: ${meaning}`).join('\n\n'),
+    ...(HEADERS_OF_STATUS[status] ? { headers: HEADERS_OF_STATUS[status] } : {}),
+    content: json({
+      allOf: [
+        { $ref: '#/components/schemas/Error' },
+        { type: 'object', properties: { error_code: { type: 'string', enum: codes } } },
+      ],
+    }),
+  }
+}
+
+/** `/sites/:site_name` → `/sites/{site_name}`. */
+export function openApiPath(path: string): string {
+  return path.replace(/:([a-z_]+)/g, '{$1}')
+}
+
+function parametersOf(route: RouteDoc): object[] {
+  const path = [...route.path.matchAll(/:([a-z_]+)/g)].map(([, name]) => ({
+    name,
+    in: 'path',
+    required: true,
+    ...PATH_PARAMETERS[name!],
+  }))
+  const properties = route.input === 'query' ? ((route.schema as { properties?: object })?.properties ?? {}) : {}
+  const query = Object.entries(properties).map(([name, schema]) => ({
+    name,
+    in: 'query',
+    required: false,
+    ...((schema as { description?: string }).description ? { description: (schema as { description: string }).description } : {}),
+    schema: withRefs(schema),
+  }))
+  return [...path, ...query]
+}
+
+function operation(route: RouteDoc): object {
+  if (!route.operationId || !route.tag) throw new Error(`route ${route.method} ${route.path} has no operationId or tag`)
+  const parameters = parametersOf(route)
   const body =
     route.schema && (route.input === 'body' || route.input === 'optional-body')
-      ? { requestBody: { required: route.input === 'body', content: { 'application/json': { schema: route.schema } } } }
+      ? { requestBody: { required: route.input === 'body', content: json(withRefs(route.schema)) } }
       : {}
   const success =
     route.success === 'empty'
       ? { 204: { description: 'Done; no content.' } }
-      : { 200: { description: 'The result.', content: { 'application/json': {} } } }
+      : { 200: { description: 'The result.', content: json(withRefs(route.response ?? {})) } }
+  const errors = Object.fromEntries([...errorStatusesOf(route)].map(([status, causes]) => [status, errorResponse(status, causes)]))
   return {
+    operationId: route.operationId,
+    tags: [route.tag],
     summary: route.summary,
-    parameters,
+    ...(route.description ? { description: route.description } : {}),
+    ...(route.public ? { security: [] } : {}),
+    ...(parameters.length > 0 ? { parameters } : {}),
     ...body,
-    responses: {
-      ...success,
-      400: errorResponse('InvalidInput, ResourceNotExist or ResourceAlreadyExist'),
-      401: errorResponse('Unauthorized'),
-      ...(route.path.startsWith('/account') ? { 403: errorResponse('AccessForbidden: not a partner master account') } : {}),
-      ...(route.path.startsWith('/analytics') ? { 429: errorResponse('DailyLimitExceeded; see Retry-After') } : {}),
-      503: errorResponse('ServiceUnavailable'),
-    },
+    responses: { ...success, ...errors },
   }
 }
 
+const TAGS = [
+  { name: 'Sites', description: 'Create, read, change, publish and delete mobile sites.' },
+  { name: 'Accounts', description: 'Sub-user accounts and their access to sites; partner master accounts only.' },
+  { name: 'Analytics', description: 'Traffic and activity figures; 300 calls per UTC day per master account per method.' },
+  { name: 'Agents', description: 'The User-Agents sent to the mobile site.' },
+  { name: 'Meta', description: 'This description.' },
+]
+
+const DESCRIPTION = `Mobile-site management service.
+
+Every endpoint but this document needs HTTP Basic credentials of a master account. Dates in are UTC
+\`YYYY-MM-DD\` (start of that day) or \`YYYY-MM-DDThh:mm:ss\`; dates out are \`YYYY-MM-DDThh:mm:ss\` UTC.
+Absent fields are absent, never null. Every failure answers \`{ "error_code", "message" }\`.
+A path nothing serves answers 404 (components/responses/NotFound); a known path with another method
+answers 405 with \`Allow\` (components/responses/MethodNotAllowed), and OPTIONS answers 204 with \`Allow\`.`
+
 /** The OpenAPI document; `serverUrl` is where the router is mounted (default `/api`). */
-export function openApiDocument(serverUrl = '/api'): object {
+export function openApiDocument(serverUrl = '/api', routes: readonly RouteDoc[] = [...ROUTES, ...SERVICE_ROUTES]): object {
   const paths: Record<string, Record<string, object>> = {}
-  for (const route of ROUTES) {
-    const { path } = openApiPath(route.path)
-    ;(paths[path] ??= {})[route.method.toLowerCase()] = operation(route)
-  }
-  paths[AGENTS_PATH] = {
-    get: {
-      summary: 'Retrieve Supported Agents',
-      responses: {
-        200: { description: 'The supported-agents regular expression source.', content: { 'application/json': { schema: { type: 'string' } } } },
-        401: errorResponse('Unauthorized'),
-      },
-    },
-  }
+  for (const route of routes) (paths[openApiPath(route.path)] ??= {})[route.method.toLowerCase()] = operation(route)
+  const schemas = Object.fromEntries(Object.entries(COMPONENTS).map(([name, schema]) => [name, withRefs(schema, true)]))
   return {
     openapi: '3.1.0',
-    info: { title: 'mobisite', version: '0.1.0', description: 'Mobile-site management service' },
+    info: { title: 'mobisite', version: '0.1.0', description: DESCRIPTION, license: { name: 'MIT', identifier: 'MIT' } },
     servers: [{ url: serverUrl }],
-    components: { securitySchemes: { basic: { type: 'http', scheme: 'basic' } } },
+    tags: TAGS,
     security: [{ basic: [] }],
     paths,
+    components: {
+      securitySchemes: { basic: { type: 'http', scheme: 'basic', description: 'A master account: user and password.' } },
+      schemas,
+      headers: {
+        'WWW-Authenticate': { description: 'The authentication scheme to use.', required: true, schema: { type: 'string', const: 'Basic realm="mobisite"' } },
+        'Retry-After': { description: 'Seconds until the next UTC midnight, when the limit resets.', required: true, schema: { type: 'integer', minimum: 1 } },
+        Allow: { description: 'The methods the path takes.', required: true, schema: { type: 'string' } },
+      },
+      responses: {
+        NotFound: errorResponse(404, [{ code: 'NotFound', meaning: ERROR_CODES.NotFound.meaning }]),
+        MethodNotAllowed: {
+          ...errorResponse(405, [{ code: 'MethodNotAllowed', meaning: ERROR_CODES.MethodNotAllowed.meaning }]),
+          headers: { Allow: { $ref: '#/components/headers/Allow' } },
+        },
+        Options: { description: 'OPTIONS on a known path: no content.', headers: { Allow: { $ref: '#/components/headers/Allow' } } },
+        RequestTimeout: errorResponse(408, [{ code: 'RequestTimeout', meaning: ERROR_CODES.RequestTimeout.meaning }]),
+      },
+    },
   }
 }

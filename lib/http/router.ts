@@ -19,7 +19,7 @@ import { requestGuards, utf8Body, utf8Query, type GuardOptions } from './guards.
 import { faultStep, noteCaller, observe, type ApiHooks } from './hooks.js'
 import { openApiDocument } from './openapi.js'
 import { sendEmpty, sendJson } from './reply.js'
-import { AGENTS_PATH, ROUTES, type Input, type Route, type RouteRequest } from './routes.js'
+import { AGENTS_PATH, OPENAPI_PATH, ROUTES, SERVICE_ROUTES, type Input, type Route, type RouteRequest } from './routes.js'
 
 /** Options of {@link apiRouter}. */
 export interface ApiRouterOptions extends GuardOptions {
@@ -173,15 +173,13 @@ export function apiRouter(engine: Engine, options: ApiRouterOptions = {}): Route
 
   // The API description is public, like the documentation it is.
   const document = openApiDocument(options.openApiServerUrl)
+  // The routes the router serves itself are described in routes.ts like the others.
+  const service = (path: string, run: () => Promise<unknown>): Route => ({ ...SERVICE_ROUTES.find((r) => r.path === path)!, run })
   const endpoints: Endpoint[] = [
-    {
-      route: { method: 'GET', path: '/openapi.json', summary: 'The OpenAPI document', input: 'none', success: 'json', run: async () => document },
-      public: true,
-      unlisted: true,
-    },
+    { route: service(OPENAPI_PATH, async () => document), public: true },
     ...ROUTES.map((route) => ({ route })),
     // GET /agents is served from the engine itself, not on behalf of a caller, but needs credentials all the same.
-    { route: { method: 'GET', path: AGENTS_PATH, summary: 'The supported-agents regex', input: 'none', success: 'json', run: async () => engine.getAgents() } },
+    { route: service(AGENTS_PATH, async () => engine.getAgents()) },
   ]
   const dispatch = compileDispatch(endpoints)
 

@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net'
 import express from 'express'
 import request from 'supertest'
 import type { Test } from 'tap'
+import { conformsUnder } from './openapi-check.js'
 import { ServiceError, apiRouter, createEngine, type CreationFailure, type Engine, type MasterApi, type Site } from '../../lib/index.js'
 
 /** The fake clock's start: a Monday noon, UTC. */
@@ -176,16 +177,18 @@ export async function setup(t: Test): Promise<Fixture> {
     await engine.close()
   })
   const http = request(server)
+  // Every response the fixture's clients receive is checked against the OpenAPI document.
+  const conforms = conformsUnder('/api')
   const client = (user: string, password: string): Client => ({
     user,
     password,
     api: engine.as(user),
-    get: (path) => http.get(`/api${path}`).auth(user, password).expect(neverNull),
+    get: (path) => http.get(`/api${path}`).auth(user, password).expect(neverNull).expect(conforms),
     post: (path, body) => {
-      const req = http.post(`/api${path}`).auth(user, password).expect(neverNull)
+      const req = http.post(`/api${path}`).auth(user, password).expect(neverNull).expect(conforms)
       return body === undefined ? req : req.send(body as object)
     },
-    del: (path) => http.delete(`/api${path}`).auth(user, password).expect(neverNull),
+    del: (path) => http.delete(`/api${path}`).auth(user, password).expect(neverNull).expect(conforms),
   })
   const { port } = server.address() as AddressInfo
   return {
@@ -199,8 +202,11 @@ export async function setup(t: Test): Promise<Fixture> {
     bob: client('bob', PASSWORDS.bob),
     carol: client('carol', PASSWORDS.carol),
     anon: {
-      get: (path) => http.get(`/api${path}`),
-      post: (path, body) => (body === undefined ? http.post(`/api${path}`) : http.post(`/api${path}`).send(body as object)),
+      get: (path) => http.get(`/api${path}`).expect(conforms),
+      post: (path, body) => {
+        const req = http.post(`/api${path}`).expect(conforms)
+        return body === undefined ? req : req.send(body as object)
+      },
     },
     as: client,
   }

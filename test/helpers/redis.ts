@@ -6,6 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { createServer } from 'node:net'
 import { Redis } from 'ioredis'
+import { assertConforms } from './openapi-check.js'
 import type { Test as Tap } from 'tap'
 
 /** The Redis under test, or undefined when the Redis suites are to be skipped. */
@@ -216,6 +217,13 @@ export async function request(
     signal: AbortSignal.timeout(15_000),
   })
   const text = await res.text()
+  assertConforms({
+    method,
+    path: new URL(api + path).pathname.replace(/^\/api/, '') + new URL(api + path).search,
+    status: res.status,
+    headers: Object.fromEntries(res.headers),
+    text,
+  })
   let parsed: unknown = text
   try {
     parsed = text ? JSON.parse(text) : undefined
