@@ -126,7 +126,7 @@ export class ServiceError extends Error {
     if (options?.retryAfter !== undefined) this.retryAfter = options.retryAfter
   }
 
-  /** The JSON error body of DESIGN.md. */
+  /** The JSON error body: `{ error_code, message }`. */
   toJSON(): { error_code: ErrorCode; message: string } {
     return { error_code: this.error_code, message: this.message }
   }

@@ -1,5 +1,5 @@
 /**
- * Sub-user accounts over HTTP (SPEC.md §4.2, DESIGN.md "Accounts"): create,
+ * Sub-user accounts over HTTP (docs/api.md, Accounts): create,
  * retrieve, update, delete, the limits at their boundaries, ASCII names,
  * lang, and partner-only access. Grants are in grants.ts.
  */

@@ -1,5 +1,5 @@
 /**
- * The analytics daily limit (SPEC.md §8, DESIGN.md): 300 calls per UTC day
+ * The analytics daily limit (docs/errors.md, DailyLimitExceeded): 300 calls per UTC day
  * per master account per method; the 301st gets 429 DailyLimitExceeded with
  * Retry-After (seconds to the next UTC midnight). Only valid calls count.
  */

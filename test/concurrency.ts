@@ -1,6 +1,6 @@
 /**
  * Rules that must hold under concurrency, exercised with parallel HTTP
- * requests (DESIGN.md "Engineering rules"): unique site and account names,
+ * requests (each is one atomic store operation): unique site and account names,
  * the first-publish charge, generated names, and grants racing deletes.
  */
 import t from 'tap'

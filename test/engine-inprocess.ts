@@ -1,5 +1,5 @@
 /**
- * The same rules in-process through `engine.as(user)` (DESIGN.md: "Every
+ * The same rules in-process through `engine.as(user)` ("Every
  * engine operation of the API is also callable in-process, with the same
  * validation and errors"): ServiceError with error_code, the same messages as
  * over HTTP, copies in and out, master accounts, confirmRedirect and close.

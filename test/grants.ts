@@ -1,5 +1,5 @@
 /**
- * Access grants over HTTP (SPEC.md §4.2, DESIGN.md "Grants"): grant and
+ * Access grants over HTTP (docs/api.md, Accounts): grant and
  * revoke are idempotent, both sides must exist and be the caller's, deletes
  * cascade, and the account's dashboard is `engine.as(user).accountSites(name)`.
  */

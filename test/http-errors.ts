@@ -1,5 +1,5 @@
 /**
- * The HTTP layer of DESIGN.md: authentication (401 + WWW-Authenticate),
+ * The HTTP layer: authentication (401 + WWW-Authenticate),
  * 404 NotFound, 405 MethodNotAllowed + Allow, malformed JSON, the 1 MiB body
  * limit, endpoints that take no body or query, GET /agents, HEAD, and JSON
  * error bodies without stack traces for unexpected failures.

@@ -1,5 +1,5 @@
 /**
- * Property-based fuzzing of the HTTP API (DESIGN.md "HTTP decisions"): for any
+ * Property-based fuzzing of the HTTP API (docs/api.md, docs/errors.md): for any
  * method, path, query, body, content type, encoding and Authorization header
  * the API answers one of its documented statuses with a well-formed body,
  * never a 500, a stack trace or a crash, and what it stored stays consistent.
@@ -20,7 +20,7 @@ import { TEMPLATES, describeRequest, encodeBody, fuzzRequest, type FuzzRequest, 
 /** Runs per property (a run is 1-3 requests of about 2 ms each here); bounded so the file stays far below 30 s on a loaded 2-core machine. */
 const RUNS = { routes: 400, hostile: 200, dates: 150 }
 
-/** error_code(s) each status may carry (DESIGN.md "Status codes", "Partner-only"). */
+/** error_code(s) each status may carry (docs/errors.md). */
 const CODES: ReadonlyMap<number, readonly string[]> = new Map([
   [400, ['InvalidInput', 'ResourceNotExist', 'ResourceAlreadyExist']],
   [401, ['Unauthorized']],
@@ -237,7 +237,7 @@ t.test('hostile requests anywhere: unknown paths, any method, auth, content type
   await probeLeftNoTrace(t, f)
 })
 
-/** Epoch ms of an input date as DESIGN.md reads it (a bare day is its UTC midnight). */
+/** Epoch ms of an input date as the API reads it (a bare day is its UTC midnight). */
 const epochOf = (date: string): number => Date.parse(date.length === 10 ? `${date}T00:00:00Z` : `${date}Z`)
 
 t.test('listings accept every real date from year 1 to 9999; from after to is InvalidInput', async (t) => {

@@ -4,6 +4,8 @@
  * tarball is installed into a temporary consumer that has only express beside
  * it (no ioredis, no pg, no @types/express of its own), where an ESM script, a
  * CommonJS script and a strict `tsc` (skipLibCheck false) must all work.
+ * The scripts run with ioredis and pg blocked (test/helpers/consumer/block-drivers.*),
+ * since a node_modules above the temporary directory could otherwise provide them.
  * npm installs from its local cache when it can (--prefer-offline).
  */
 import { execFile } from 'node:child_process'
@@ -111,7 +113,7 @@ t.test('the packed package in a consumer project', async (t) => {
   })
 
   await t.test('an ESM consumer: the root loads without ioredis, subpaths resolve, ServiceError is one type', async (t) => {
-    const out = JSON.parse(await run(process.execPath, ['esm.mjs'], consumer)) as Record<string, unknown>
+    const out = JSON.parse(await run(process.execPath, ['--require', './block-drivers.cjs', '--import', './block-drivers.mjs', 'esm.mjs'], consumer)) as Record<string, unknown>
     t.strictSame(out, {
       created: { site_name: 'consumerexample' },
       notFound: { status: 404, error_code: 'NotFound' },
@@ -127,7 +129,7 @@ t.test('the packed package in a consumer project', async (t) => {
   })
 
   await t.test('a CommonJS consumer: require() of the root and of mobisite/testing', async (t) => {
-    const out = JSON.parse(await run(process.execPath, ['cjs.cjs'], consumer)) as Record<string, unknown>
+    const out = JSON.parse(await run(process.execPath, ['--require', './block-drivers.cjs', 'cjs.cjs'], consumer)) as Record<string, unknown>
     t.strictSame(out, {
       agents: 'string',
       errorCode: 'ResourceNotExist',

@@ -1,6 +1,6 @@
 /**
  * Sites over HTTP: create (named and generated), retrieve, retrieve by
- * external id, update, delete and get-many (SPEC.md §4.1, DESIGN.md).
+ * external id, update, delete and get-many (docs/api.md, Sites).
  * Limits and input validation are in sites-limits.ts.
  */
 import t from 'tap'

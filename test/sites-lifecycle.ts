@@ -1,5 +1,5 @@
 /**
- * The site creation states of SPEC.md §3 over HTTP: create_now true, false
+ * The site creation states over HTTP: create_now true, false
  * and async with a builder that succeeds, fails with each creation_status or
  * is held pending; publish_now. Publish, billing and recreate are in
  * sites-publish.ts.

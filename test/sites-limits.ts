@@ -1,5 +1,5 @@
 /**
- * Create Site and Update Site input: every limit of SPEC.md §8 at its
+ * Create Site and Update Site input: every limit of docs/api.md at its
  * boundary, formats, the business info key variants and conflicts, the
  * reservation_info placement, unknown fields and Object-prototype keys.
  */

@@ -1,7 +1,7 @@
 /**
  * GET /sites/created and /sites/modified: default periods on the fake clock,
  * both date formats, inclusive ends, from after to, impossible dates and
- * repeated or unknown parameters (SPEC.md §4.1, DESIGN.md "Dates in").
+ * repeated or unknown parameters (docs/api.md, Sites).
  */
 import t from 'tap'
 import { isError, setup, siteBody, type Fixture } from './helpers/api.js'

@@ -1,7 +1,7 @@
 /**
  * Publish, unpublish, billing (first publish charges once, `?test=true`,
  * delete cancels), recreate, reset cache and the modification time, over
- * HTTP (SPEC.md §3, §4.1; DESIGN.md "Publish and billing", "Recreate").
+ * HTTP (docs/api.md: Publish Site, Recreate Site).
  */
 import t from 'tap'
 import { createSite, isEmpty, isError, setup, type Fixture } from './helpers/api.js'

@@ -1,5 +1,5 @@
 /**
- * Tenancy (DESIGN.md "Tenancy"): a master account sees only its own sites and
+ * Tenancy: a master account sees only its own sites and
  * sub-accounts; another master's resource is ResourceNotExist, except that a
  * taken name is ResourceAlreadyExist, since site and account names are global.
  */

@@ -1,5 +1,5 @@
 /**
- * The public resource types of mobisite, as SPEC.md §2 and §4 describe them and
+ * The public resource types of mobisite, as docs/api.md describes them and
  * as the HTTP API returns them. Absent optional keys are absent, never `null`.
  */
 

@@ -1,5 +1,5 @@
 /**
- * Sub-user accounts and access grants (SPEC.md §4.2). Only partner master
+ * Sub-user accounts and access grants (the Accounts endpoints of docs/api.md). Only partner master
  * accounts may use them, and only on the sub-accounts and sites they own.
  */
 import { randomUUID } from 'node:crypto'

@@ -1,5 +1,5 @@
 /**
- * Analytics (SPEC.md §4.3, §8; DESIGN.md "Analytics" and "Daily limit"):
+ * Analytics (the Analytics endpoints of docs/api.md):
  * recording visits and activities into day buckets, Get Site Analytics, Get
  * Sites with Most Traffic, and the daily limit of 300 calls per UTC day per
  * master account per method.
@@ -29,11 +29,11 @@ import { buildOnFirstVisit } from './lifecycle.js'
 import { ownSite, siteNotFound } from './own-site.js'
 import { UNKNOWN, systemOf, userAgentParserReady, type SystemInfo } from './user-agent.js'
 
-/** Calls per UTC day per master account per analytics method (SPEC.md §8). */
+/** Calls per UTC day per master account per analytics method. */
 export const DAILY_LIMIT = 300
-/** Rows of Get Sites with Most Traffic (SPEC.md §8). */
+/** Rows of Get Sites with Most Traffic. */
 export const MOST_TRAFFIC_ROWS = 10
-/** Default analytics period, in days before `to` (SPEC.md §4.3). */
+/** Default analytics period, in days before `to`. */
 const DEFAULT_DAYS = 30
 /** A visit of more pages than this is a client bug, not traffic. */
 export const MAX_PAGE_VIEWS = 10_000

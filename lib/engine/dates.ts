@@ -1,6 +1,6 @@
 /**
- * Dates in and out of the API (DESIGN.md "Dates in" / "Dates out") and the
- * default periods of SPEC.md §4.1 and §4.3.
+ * Dates in and out of the API (UTC `YYYY-MM-DD` or `YYYY-MM-DDThh:mm:ss` in,
+ * `YYYY-MM-DDThh:mm:ss` out) and the default periods of the listings and analytics.
  */
 import { invalidInput } from '../errors.js'
 import { DATE_INPUT_PATTERN } from '../schema/dates.js'

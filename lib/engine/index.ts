@@ -18,7 +18,7 @@ import type { Caller, Engine, EngineOptions, MasterApi } from './types.js'
 
 export type * from './types.js'
 
-/** Store outages surface as the ServiceUnavailable error of DESIGN.md (HTTP 503). */
+/** Store outages surface as the ServiceUnavailable error (HTTP 503). */
 function unavailable(error: unknown): never {
   if (error instanceof StoreUnavailableError) {
     throw new ServiceError('ServiceUnavailable', 'the store is unavailable; try again shortly', { cause: error })

@@ -1,5 +1,5 @@
 /**
- * The site lifecycle of SPEC.md §3: builds (create_now true, false and async),
+ * The site lifecycle: builds (create_now true, false and async),
  * publish with the first-publish charge, unpublish, recreate, reset cache and
  * redirect confirmations.
  */
@@ -14,7 +14,7 @@ import type { Query } from './types.js'
 
 const FAILURES: readonly CreationFailure[] = ['FAILED_FRAMESET_UNSUPPORTED', 'FAILED_CONTENT_TOO_BIG']
 
-/** The creation_status a builder rejection stands for (DESIGN.md: `builder`). */
+/** The creation_status a builder rejection stands for (see the `builder` option of createEngine). */
 export function failureOf(error: unknown): CreationFailure {
   const status = (error as { creation_status?: unknown } | null)?.creation_status
   return FAILURES.find((failure) => failure === status) ?? 'FAILED'

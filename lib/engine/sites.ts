@@ -1,5 +1,5 @@
 /**
- * Sites: create, read, update, delete and the listings (SPEC.md §4.1).
+ * Sites: create, read, update, delete and the listings (the Sites endpoints of docs/api.md).
  * Lifecycle operations (publish, recreate, builds) live in lifecycle.ts.
  */
 import type { BusinessInfo, Site, SiteNameRef, SiteProperties, SiteSummary } from '../../types/index.js'
@@ -30,7 +30,7 @@ const NAME_ATTEMPTS = 8
  */
 const RESERVED_NAMES: ReadonlySet<string> = new Set(['created', 'modified'])
 
-/** The site properties of a validated site_data, with the business info keys merged (DESIGN.md). */
+/** The site properties of a validated site_data, with the business info keys merged. */
 export function propertiesFrom(data: SiteData): SiteProperties {
   if (data.site_business_info && data.business_site_info) {
     throw invalidInput('site_data has both site_business_info and business_site_info; give one')

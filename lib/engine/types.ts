@@ -1,6 +1,6 @@
 /**
- * The engine's public shape. The engine owns every rule of SPEC.md and
- * DESIGN.md; the HTTP router, the redirect middleware and in-process callers
+ * The engine's public shape. The engine owns every rule of the service; the
+ * HTTP router, the redirect middleware and in-process callers
  * all go through it and get the same validation and the same errors.
  */
 import type {
@@ -83,7 +83,7 @@ export interface ActivityInput {
 }
 
 /**
- * Every operation of SPEC.md §4.1–4.3 on behalf of one master account.
+ * Every operation of the API (docs/api.md) on behalf of one master account.
  * Bodies and queries are `unknown`: they are validated here, exactly as over HTTP.
  */
 export interface MasterApi {

@@ -1,5 +1,5 @@
 /**
- * Reduces a User-Agent to the `system` dimension of DESIGN.md:
+ * Reduces a User-Agent to the `system` dimension of the analytics:
  * `"<browser name> <major version>"` and the OS name, "Unknown" for what
  * ua-parser-js (MIT 1.x line; 2.x is AGPL) cannot tell.
  *

@@ -1,5 +1,5 @@
 /**
- * HTTP Basic authentication of master accounts (DESIGN.md): the credentials
+ * HTTP Basic authentication of master accounts: the credentials
  * are split at the first ':', so passwords may hold ':'.
  */
 import type { Request, RequestHandler } from 'express'

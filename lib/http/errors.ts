@@ -1,5 +1,5 @@
 /**
- * How errors look on the wire (DESIGN.md): a status per error_code and the
+ * How errors look on the wire: a status per error_code and the
  * JSON body `{ error_code, message }`, never a stack trace.
  */
 import type { ErrorRequestHandler, Response } from 'express'

@@ -12,7 +12,7 @@ import * as S from '../schema/sites.js'
 import { ROUTES, SERVICE_ROUTES, type RouteDoc } from './routes.js'
 
 /** Schemas named in components/schemas; anywhere else they appear, a `$ref` stands for them. */
-const COMPONENTS: Record<string, object> = {
+export const COMPONENTS: Readonly<Record<string, object>> = {
   Error: R.errorSchema,
   Site: R.siteSchema,
   SiteSummary: R.siteSummarySchema,
@@ -41,6 +41,11 @@ const COMPONENTS: Record<string, object> = {
 
 const NAME_OF = new Map<object, string>(Object.entries(COMPONENTS).map(([name, schema]) => [schema, name]))
 
+/** The components/schemas name of a schema object, if it has one. */
+export function componentName(schema: unknown): string | undefined {
+  return typeof schema === 'object' && schema !== null ? NAME_OF.get(schema) : undefined
+}
+
 /** A copy of `schema` in which every known sub-schema (and the schema itself, unless `root`) is a `$ref`. */
 function withRefs(schema: unknown, root = false): unknown {
   if (typeof schema !== 'object' || schema === null) return schema
@@ -50,7 +55,8 @@ function withRefs(schema: unknown, root = false): unknown {
   return Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, withRefs(value)]))
 }
 
-const PATH_PARAMETERS: Record<string, { description: string; schema: object }> = {
+/** The path parameters of the table, described once. */
+export const PATH_PARAMETERS: Readonly<Record<string, { description: string; schema: object }>> = {
   site_name: { description: 'The site name (exact, case-sensitive).', schema: { type: 'string' } },
   account_name: { description: 'The sub-user account name.', schema: { type: 'string' } },
   external_uid: { description: 'The external_uid given to the site.', schema: { type: 'string' } },

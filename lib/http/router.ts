@@ -1,5 +1,5 @@
 /**
- * apiRouter: the HTTP API of SPEC.md, mountable at any path of an Express app.
+ * apiRouter: the HTTP API (docs/api.md), mountable at any path of an Express app.
  * It translates HTTP into engine calls and back; every rule lives in the engine.
  *
  * The route table (routes.ts) is compiled once into a per-method dispatch

@@ -1,5 +1,5 @@
 /**
- * JSON Schemas of the Accounts endpoints (SPEC.md §4.2, limits of §8).
+ * JSON Schemas of the Accounts endpoints (docs/api.md, Accounts).
  */
 import type { FromSchema } from 'json-schema-to-ts'
 import { compile } from './validate.js'

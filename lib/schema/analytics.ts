@@ -1,5 +1,5 @@
 /**
- * JSON Schemas of the Analytics queries (SPEC.md §4.3). Query values arrive as
+ * JSON Schemas of the Analytics queries (docs/api.md, Analytics). Query values arrive as
  * Express parses them: strings, or arrays when a parameter is repeated, which
  * the `type: 'string'` rules reject. Dates are checked further by
  * parseDateInput, which also rejects impossible dates.

@@ -1,5 +1,5 @@
 /**
- * String formats of SPEC.md §2 that JSON Schema cannot express with a
+ * String formats of the API that JSON Schema cannot express with a
  * pattern alone. Each runs in linear time: request fields are hostile input.
  */
 

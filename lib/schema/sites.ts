@@ -1,5 +1,5 @@
 /**
- * JSON Schemas of the Sites endpoints (SPEC.md §4.1, limits of §8). They are
+ * JSON Schemas of the Sites endpoints (docs/api.md, Sites). They are
  * the single source of request validation, of the request types below and of
  * the OpenAPI document.
  */
@@ -84,7 +84,7 @@ export const siteDataSchema = {
   properties: {
     site_name: siteNameSchema,
     original_site_url: httpUrlSchema,
-    // SPEC.md: "If null, original_site_url is used."
+    // null means "the same as original_site_url".
     preview_site_url: { anyOf: [httpUrlSchema, { type: 'null' }], description: 'must be an absolute http(s) URL of at most 2048 characters, or null' },
     site_domain: domainSchema,
     auto_sync_cache_ttl: { ...ttlSchema, default: 'SHORT' },

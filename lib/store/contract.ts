@@ -145,7 +145,7 @@ export interface LimitOutcome {
 
 // ---------------------------------------------------------------- analytics
 
-/** The analytics dimensions of SPEC.md §4.3. */
+/** The analytics dimensions (`dimension` of Get Site Analytics). */
 export type Dimension = 'system' | 'geo'
 
 /**

@@ -3,7 +3,7 @@
  * recording builder, three master accounts, and the HTTP API mounted at
  * `/api` of an express app served on an ephemeral port for supertest.
  *
- * Tests use only the public API of DESIGN.md through it: HTTP requests, or
+ * Tests use only the public API through it: HTTP requests, or
  * `engine.as(user)` in-process.
  */
 import type { Server } from 'node:http'
@@ -106,7 +106,7 @@ export class RecordingBuilder {
 }
 
 /**
- * DESIGN.md "Absent fields": a key is absent, never null. Checked on every
+ * Absent fields: a key is absent, never null. Checked on every
  * response the fixture's clients receive, so every test enforces it.
  */
 function neverNull(res: request.Response): void {
@@ -216,7 +216,7 @@ export async function setup(t: Test): Promise<Fixture> {
 export type Res = request.Response
 
 /**
- * Asserts an error response: the status, the JSON body of DESIGN.md with
+ * Asserts an error response: the status, the JSON error body with
  * exactly `error_code` and a non-empty `message`, and no stack trace.
  * Returns the message so a test can check it names the field.
  */

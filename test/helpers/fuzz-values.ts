@@ -111,7 +111,7 @@ export function validFor(schema: Schema): fc.Arbitrary<unknown> {
 }
 
 /**
- * The one cross-field rule of the schemas (DESIGN.md "Business info key"):
+ * The one cross-field rule of the schemas (site_business_info or business_site_info, not both):
  * one business info key, and reservation_info in one place. Valid values keep it.
  */
 function oneBusinessInfo(value: Record<string, unknown>): Record<string, unknown> {
