@@ -120,6 +120,7 @@ t.test('the packed package in a consumer project', async (t) => {
       testingExports: ['analyticsConformance', 'storeConformance'],
       redisNeedsIoredis: true,
       postgresEntry: true,
+      postgresNeedsPg: true,
       twoCopiesOfTheClass: true,
       esmErrorIsEsmServiceError: true,
       cjsErrorIsEsmServiceError: true,

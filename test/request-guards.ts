@@ -6,7 +6,8 @@
  * Origin, Origin: null), unless the origin is the API's own or is listed in
  * `allowedOrigins`; and the order is 401, then 403, then 415.
  */
-import request from 'supertest'
+import type supertest from 'supertest'
+import { checkedRequest as request } from './helpers/openapi-check.js'
 import t, { type Test as Tap } from 'tap'
 import { createEngine, startServer, type RunningServer } from '../lib/index.js'
 
@@ -26,7 +27,7 @@ async function serve(t: Tap, allowedOrigins?: string[]): Promise<RunningServer> 
   return server
 }
 
-function isError(t: Tap, res: request.Response, status: number, error_code: string, label: string): void {
+function isError(t: Tap, res: supertest.Response, status: number, error_code: string, label: string): void {
   t.equal(res.status, status, `${label}: status ${status}`)
   t.equal(res.body?.error_code, error_code, `${label}: ${error_code}`)
   t.match(res.headers['content-type'], /^application\/json/, `${label}: a JSON body`)

@@ -7,6 +7,7 @@
 import t, { type Test } from 'tap'
 import { createEngine } from '../lib/engine/index.js'
 import { startServer } from '../lib/server.js'
+import { checkedFetch } from './helpers/openapi-check.js'
 
 const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1'
 
@@ -87,5 +88,5 @@ t.test('unknown sites, unknown events and bad input are 204 and change nothing',
 
 t.test('the API is unchanged beside it', async (t) => {
   const { server } = await service(t)
-  t.equal((await fetch(`${server.url}/api/agents`)).status, 401, 'the API still needs credentials')
+  t.equal((await checkedFetch(`${server.url}/api/agents`)).status, 401, 'the API still needs credentials')
 })

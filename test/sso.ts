@@ -6,7 +6,7 @@
  * is re-created under the same name), and secrets kept out of every message.
  */
 import express from 'express'
-import request from 'supertest'
+import { checkedRequest } from './helpers/openapi-check.js'
 import t from 'tap'
 import { apiRouter, createEngine } from '../lib/index.js'
 import { isError, rejectsWith } from './helpers/api.js'
@@ -83,7 +83,7 @@ t.test('apiRouter dashboardUrl: an absolute URL, a path, or the default; trust p
     const app = express()
     if (trustProxy) app.set('trust proxy', true)
     app.use('/api', apiRouter(engine, options))
-    const res = await request(app).get('/api/accounts/sso/acc/link').auth('alice', PASSWORDS.alice).set(headers)
+    const res = await checkedRequest(app).get('/api/accounts/sso/acc/link').auth('alice', PASSWORDS.alice).set(headers)
     t.equal(res.status, 200)
     const url = String(res.body.url)
     t.match(url.slice(url.indexOf('token=') + 6), TOKEN)

@@ -25,15 +25,19 @@ const missing = await fetch(`${base}/no/such/path`, { headers })
 const notFound = { status: missing.status, error_code: (await missing.json()).error_code }
 server.close()
 
-let redisNeedsIoredis
-try {
-  await import('mobisite/redis')
-  redisNeedsIoredis = false
-} catch (error) {
-  redisNeedsIoredis = /ioredis/.test(String(error?.message))
+/** Whether importing the subpath fails for want of the driver (and only for that). */
+async function needs(subpath, driver) {
+  try {
+    await import(subpath)
+    return false
+  } catch (error) {
+    return new RegExp(`'${driver}'`).test(String(error?.message))
+  }
 }
+const redisNeedsIoredis = await needs('mobisite/redis', 'ioredis')
+const postgresNeedsPg = await needs('mobisite/postgres', 'pg')
 
-// Resolved, not imported: whether pg can be loaded depends on what sits above the consumer's directory.
+// Resolved as well as imported: the entry exists even though pg (blocked here) cannot load.
 const postgresEntry = import.meta.resolve('mobisite/postgres').endsWith('/dist/esm/lib/postgres.js')
 
 const esmError = await engine.as('u').getSite('nosuch').catch((error) => error)
@@ -50,6 +54,7 @@ console.log(
     testingExports: Object.keys(testing).filter((name) => name.endsWith('Conformance')).sort(),
     redisNeedsIoredis,
     postgresEntry,
+    postgresNeedsPg,
     twoCopiesOfTheClass: ServiceError !== cjs.ServiceError,
     esmErrorIsEsmServiceError: esmError instanceof ServiceError,
     cjsErrorIsEsmServiceError: cjsError instanceof ServiceError,
