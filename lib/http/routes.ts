@@ -253,6 +253,8 @@ export const ROUTES: readonly Route[] = [
     operationId: 'getSsoLink',
     tag: 'Accounts',
     summary: 'Get SSO Link',
+    description:
+      'A single-use link that signs the sub-account into its dashboard (`target=DASHBOARD`) or onto one granted site\'s statistics (`target=STATS` with `site_name`). The token in it carries 256 random bits, expires 120 s after issue on the engine clock and opens a 12-hour session once. The link points at apiRouter\'s `dashboardUrl` (default: this request\'s origin + `/dashboard`). A `site_name` that is the caller\'s but not granted to the account is InvalidInput. See docs/dashboard.md.',
     input: 'query',
     schema: ssoLinkQuerySchema,
     success: json,
