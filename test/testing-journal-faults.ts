@@ -105,6 +105,8 @@ for (const kind of STORES) {
     )
     t.ok(dropped, `the connection was dropped (${dropped?.message})`)
     t.equal((await http.get('/api/sites/faulted').set('authorization', alice)).status, 200, 'then answers again')
+    const last = (await http.get('/__admin/requests').query({ route: '/sites/{site_name}', limit: '2' })).body.requests
+    t.same(last.map((r: { status: number }) => r.status), [0, 200], 'the dropped call is journaled with status 0')
     t.match((await http.get('/__admin/requests').query({ status: '0' }).expect(400)).body.message, /status/, 'status 0 is not a filter value')
 
     for (const [fault, message] of [

@@ -59,7 +59,7 @@ export function observe(hooks: ApiHooks, routeOf: (req: Request) => string | und
         method: req.method,
         path,
         query: { ...(req.query as Record<string, unknown>) },
-        status: res.headersSent ? res.statusCode : 0,
+        status: res.locals.dropped === true || !res.headersSent ? 0 : res.statusCode,
         duration_ms: Number(process.hrtime.bigint() - start) / 1e6,
       }
       const route = routeOf(req)
@@ -98,6 +98,7 @@ export function faultStep(hooks: ApiHooks): ApiStep {
     if (fault === undefined) return
     if (fault.latency_ms) await sleep(fault.latency_ms)
     if (fault.drop) {
+      res.locals.dropped = true
       req.socket.destroy()
       return
     }
