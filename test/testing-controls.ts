@@ -6,7 +6,7 @@
  */
 import express from 'express'
 import request from 'supertest'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { ServiceError, analyticsCollector, apiRouter, createEngine, startServer } from '../lib/index.js'
 import { createControls } from '../lib/testing/index.js'
 import { FakeClock, RecordingBuilder } from './helpers/api.js'
@@ -14,7 +14,7 @@ import { ALICE, STORES, basic } from './helpers/testing.js'
 
 const site = (site_name: string, extra: object = {}) => ({ site_data: { site_name, original_site_url: `https://${site_name}.example` }, ...extra })
 
-async function rejectsWith(t: Tap, work: Promise<unknown> | (() => unknown), code: string, message: RegExp): Promise<void> {
+async function rejectsWith(t: Test, work: Promise<unknown> | (() => unknown), code: string, message: RegExp): Promise<void> {
   const error = await (typeof work === 'function' ? Promise.resolve().then(work) : work).then(
     () => undefined,
     (e: unknown) => e,
@@ -23,7 +23,6 @@ async function rejectsWith(t: Tap, work: Promise<unknown> | (() => unknown), cod
   t.equal((error as ServiceError).error_code, code)
   t.match((error as ServiceError).message, message)
 }
-type Tap = typeof t
 
 for (const kind of STORES) {
   t.test(`${kind.name}: controls without a server`, async (t) => {

@@ -4,7 +4,7 @@
  * controls (lib/testing) implement it. Without `hooks` the router installs
  * none of this, so a production API does no work for it at all.
  */
-import type { Request, RequestHandler } from 'express'
+import type { Request, Response } from 'express'
 import type { Caller } from '../engine/types.js'
 import type { ApiCall, ApiStep } from './router.js'
 
@@ -46,34 +46,42 @@ export function templateOf(path: string): string {
   return path.replace(/:([A-Za-z_]+)/g, '{$1}')
 }
 
-/** The layer before the API's own: records each call once it is over. `routeOf` names its endpoint's path. */
-export function observe(hooks: ApiHooks, routeOf: (req: Request) => string | undefined): RequestHandler {
-  return (req, res, next) => {
-    const start = process.hrtime.bigint()
-    const path = req.path
-    let done = false
-    const finish = (): void => {
-      if (done) return
-      done = true
+/** Express path → its OpenAPI template and the index of its site_name parameter, computed once per path. */
+const templates = new Map<string, { template: string; siteAt: number }>()
+function templateInfo(path: string): { template: string; siteAt: number } {
+  let info = templates.get(path)
+  if (info === undefined) {
+    info = { template: templateOf(path), siteAt: path.split('/').filter((part) => part.startsWith(':')).indexOf(':site_name') }
+    templates.set(path, info)
+  }
+  return info
+}
+
+/**
+ * Called first for every request of an apiRouter given hooks: records the
+ * call once it is over (answered or dropped). `routeOf` names its endpoint's path.
+ */
+export function observe(hooks: ApiHooks, routeOf: (req: Request) => string | undefined): (req: Request, res: Response) => void {
+  return (req, res) => {
+    const start = performance.now()
+    // 'close' comes after 'finish' as well as for a dropped connection: one listener is enough.
+    res.once('close', () => {
       const record: ApiCallRecord = {
         method: req.method,
-        path,
-        query: { ...(req.query as Record<string, unknown>) },
+        path: req.path,
+        query: req.url.includes('?') ? { ...(req.query as Record<string, unknown>) } : {},
         status: res.locals.dropped === true || !res.headersSent ? 0 : res.statusCode,
-        duration_ms: Number(process.hrtime.bigint() - start) / 1e6,
+        duration_ms: performance.now() - start,
       }
       const route = routeOf(req)
-      if (route !== undefined) record.route = templateOf(route)
+      if (route !== undefined) record.route = templateInfo(route).template
       const caller = res.locals.caller as Caller | undefined
       if (caller !== undefined) record.user = caller.user
       const code = res.locals.errorCode as string | undefined
       if (code !== undefined) record.error_code = code
       if (req.body !== undefined) record.body = req.body
       hooks.record(record)
-    }
-    res.once('finish', finish)
-    res.once('close', finish)
-    next()
+    })
   }
 }
 
@@ -90,22 +98,26 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
  * connection; the router then does not call the engine).
  */
 export function faultStep(hooks: ApiHooks): ApiStep {
-  return async ({ req, res, route, params }) => {
-    const template = templateOf(route.path)
-    const at = route.path.split('/').filter((part) => part.startsWith(':')).indexOf(':site_name')
-    const site_name = at < 0 ? undefined : params[at]
+  return ({ req, res, route, params }) => {
+    const { template, siteAt } = templateInfo(route.path)
+    const site_name = siteAt < 0 ? undefined : params[siteAt]
     const fault = hooks.fault({ method: req.method, route: template, ...(site_name === undefined ? {} : { site_name }) })
-    if (fault === undefined) return
-    if (fault.latency_ms) await sleep(fault.latency_ms)
-    if (fault.drop) {
-      res.locals.dropped = true
-      req.socket.destroy()
-      return
-    }
-    if (fault.error) {
-      const { status, error_code, message } = fault.error
-      res.locals.errorCode = error_code
-      res.status(status).json({ error_code, message: message ?? `injected fault on ${req.method} ${template}` })
-    }
+    // No promise when no fault applies: the router then does not wait.
+    return fault === undefined ? undefined : applyFault(fault, req, res, template)
+  }
+}
+
+/** Waits the fault's latency, then answers its error or drops the connection. */
+async function applyFault(fault: ApiFault, req: Request, res: Response, template: string): Promise<void> {
+  if (fault.latency_ms) await sleep(fault.latency_ms)
+  if (fault.drop) {
+    res.locals.dropped = true
+    req.socket.destroy()
+    return
+  }
+  if (fault.error) {
+    const { status, error_code, message } = fault.error
+    res.locals.errorCode = error_code
+    res.status(status).json({ error_code, message: message ?? `injected fault on ${req.method} ${template}` })
   }
 }

@@ -188,8 +188,8 @@ export function apiRouter(engine: Engine, options: ApiRouterOptions = {}): Route
   if (testHooks) {
     guards.push(noteCaller)
     hooks.push(faultStep(testHooks))
-    router.use(observe(testHooks, (req) => dispatch.match(req.method, req.path)?.endpoint.route.path))
   }
+  const observer = testHooks && observe(testHooks, (req) => dispatch.match(req.method, req.path)?.endpoint.route.path)
 
   async function serve(req: Request, res: Response, { endpoint, params }: Match): Promise<void> {
     const { route } = endpoint
@@ -224,6 +224,7 @@ export function apiRouter(engine: Engine, options: ApiRouterOptions = {}): Route
 
   // One layer for every endpoint: Express's router is not walked route by route.
   const dispatchLayer = (req: Request, res: Response, next: (error?: unknown) => void): void | Promise<void> => {
+    if (observer) observer(req, res)
     const match = dispatch.match(req.method, req.path)
     if (match === undefined) return fallback(req, res, next)
     return serve(req, res, match)
@@ -239,7 +240,7 @@ export function apiRouter(engine: Engine, options: ApiRouterOptions = {}): Route
   const viaExpress = entry.handle.bind(router)
   entry.handle = (req, res, out) => {
     // The test-double journal layer (hooks) is entered through Express too.
-    if (testHooks || router.stack.length !== ownLayers) return viaExpress(req, res, out)
+    if (router.stack.length !== ownLayers) return viaExpress(req, res, out)
     const fail = (error: unknown) => handleError(error, req, res, out)
     try {
       const pending = dispatchLayer(req, res, out)
