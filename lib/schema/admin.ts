@@ -291,3 +291,46 @@ export const seedEntryValidators = {
   billing: compile<SeedLedger>(seedLedgerSchema, 'entry'),
   analytics: compile<SeedAnalyticsDay>(seedAnalyticsSchema, 'entry'),
 } as const
+
+/** One admin call, for the OpenAPI document (tag "Test-double controls"). */
+export interface AdminOperation {
+  method: 'get' | 'put' | 'post' | 'delete'
+  path: string
+  summary: string
+  body?: object
+  query?: object
+  /** 200 or 201 with a JSON answer, or 204. */
+  success: 200 | 201 | 204
+  /** The answer's schema, when there is one worth stating. */
+  answer?: object
+}
+
+const clockAnswer = {
+  type: 'object',
+  required: ['now', 'frozen'],
+  properties: { now: { type: 'string' }, frozen: { type: 'boolean' } },
+} as const
+
+/** Every admin call, under `/__admin`. */
+export const ADMIN_OPERATIONS: readonly AdminOperation[] = [
+  { method: 'get', path: '/health', summary: 'Whether the store answers', success: 200, answer: { type: 'object', properties: { status: { enum: ['ok', 'unavailable'] }, store: { type: 'string' } } } },
+  { method: 'post', path: '/reset', summary: 'Empty the state; keep the start-up masters', success: 204 },
+  { method: 'post', path: '/seed', summary: 'Add fixtures, all or nothing', body: { type: 'object', additionalProperties: false, properties: Object.fromEntries(Object.entries(seedSections).map(([k, v]) => [k, { type: 'array', items: v }])) }, success: 204 },
+  { method: 'get', path: '/snapshot', summary: 'The whole state as a seed body', success: 200 },
+  { method: 'get', path: '/clock', summary: 'Read the clock', success: 200, answer: clockAnswer },
+  { method: 'put', path: '/clock', summary: 'Freeze the clock', body: clockSetSchema, success: 200, answer: clockAnswer },
+  { method: 'delete', path: '/clock', summary: 'Back to real time', success: 200, answer: clockAnswer },
+  { method: 'post', path: '/clock/advance', summary: 'Move the clock forward', body: clockAdvanceSchema, success: 200, answer: clockAnswer },
+  { method: 'put', path: '/builder', summary: 'Make following builds fail or take time', body: builderSchema, success: 204 },
+  { method: 'delete', path: '/builder', summary: 'Back to the default builder', success: 204 },
+  { method: 'post', path: '/builds/settle', summary: 'Wait for every async build in flight', success: 204 },
+  { method: 'post', path: '/visits', summary: 'Record visits', body: { anyOf: [visitSchema, { type: 'array', items: visitSchema }] }, success: 204 },
+  { method: 'post', path: '/activities', summary: 'Record activities', body: { anyOf: [activitySchema, { type: 'array', items: activitySchema }] }, success: 204 },
+  { method: 'get', path: '/billing/{user}', summary: 'A master account’s charges and subscriptions', success: 200 },
+  { method: 'get', path: '/requests', summary: 'The request journal, newest last', query: journalQuerySchema, success: 200 },
+  { method: 'delete', path: '/requests', summary: 'Empty the journal', success: 204 },
+  { method: 'post', path: '/faults', summary: 'Inject a fault', body: faultSchema, success: 201, answer: { type: 'object', properties: { id: { type: 'string' } } } },
+  { method: 'get', path: '/faults', summary: 'The faults in force', success: 200 },
+  { method: 'delete', path: '/faults', summary: 'Delete every fault', success: 204 },
+  { method: 'delete', path: '/faults/{id}', summary: 'Delete one fault', success: 204 },
+]

@@ -8,6 +8,7 @@ import express, { type Request, type RequestHandler, type Router } from 'express
 import type { Engine } from '../engine/types.js'
 import { ServiceError } from '../errors.js'
 import { bodyReadError, errorHandler } from '../http/errors.js'
+import { requestGuards } from '../http/guards.js'
 import { Controls, createControls } from './controls.js'
 
 /** Options of {@link adminRouter}. */
@@ -18,6 +19,8 @@ export interface AdminRouterOptions {
   bodyLimit?: number | string
   /** Called with every unexpected error (answered 500). Default: console.error. */
   onError?: (error: unknown) => void
+  /** Origins whose pages may change state here, as for apiRouter; the admin's own origin always may. */
+  allowedOrigins?: readonly string[]
 }
 
 const digest = (value: string): Buffer => createHash('sha256').update(value).digest()
@@ -108,6 +111,12 @@ export function adminRouter(target: Engine | Controls, options: AdminRouterOptio
     if (options.token === '') throw new TypeError('adminRouter: token must not be empty')
     router.use(bearer(options.token))
   }
+  // The API's browser and content-type rules: no cross-site writes, JSON bodies only (403, 415).
+  const guard = requestGuards(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins })
+  router.use((req, _res, next) => {
+    guard({ req })
+    next()
+  })
   const parse = express.json({ limit: options.bodyLimit ?? '64mb', type: () => true })
   router.use((req, res, next) => {
     parse(req, res, (error?: unknown) => next(error === undefined ? undefined : bodyReadError(error)))
