@@ -159,6 +159,17 @@ if (admin && DATABASE_URL) {
     t.strictSame(await store.listGrants(user, 'granted@example.com'), [], 'no grant survives its deleted site')
   })
 
+  t.test('a third process named by --store alone (over REDIS_URL and DATABASE_URL) serves the same data', async (t) => {
+    const third = await spawnMobisite(
+      { ...env, MOBISITE_STORE: '', REDIS_URL: 'redis://127.0.0.1:1', DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' },
+      ['--store', DATABASE_URL!],
+    )
+    t.teardown(() => third.stop())
+    t.match(third.output(), /PostgreSQL store at .*schema mobisite_multi_/)
+    const listed = (await request(third.api, auth, 'GET', '/sites/created?from=2000-01-01')).body as { site_name: string }[]
+    t.ok(listed.some((r) => r.site_name === 'contested'), 'it lists what the other two created')
+  })
+
   t.test('both processes are still running', async (t) => {
     t.equal(A.child.exitCode, null, A.output())
     t.equal(B.child.exitCode, null, B.output())

@@ -157,8 +157,8 @@ async function kill(child: ChildProcess): Promise<void> {
  * by default) and resolves once it prints its API URL. Rejects if it exits or
  * stays silent for 60 s. Register `stop` as a teardown before awaiting more.
  */
-export function spawnMobisite(env: Record<string, string>): Promise<MobisiteProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'lib/cli.ts'], {
+export function spawnMobisite(env: Record<string, string>, args: string[] = []): Promise<MobisiteProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'lib/cli.ts', ...args], {
     cwd: new URL('../..', import.meta.url).pathname,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
