@@ -87,11 +87,15 @@ function run(file: string): Promise<Outcome> {
   })
 }
 
-/** Whether the figure meets its target: `>= x` or `<= x`, against the ratio when there is one, else the value. */
+/**
+ * Whether the figure meets its target, `>= x` or `<= x`: against `targetOf`
+ * when given; else against the value when the bound carries a unit
+ * (`<= 20 ms`), the ratio when there is one, and the value otherwise.
+ */
 function verdict(f: Figure): string {
-  const match = /^\s*(>=|<=|≥|≤)\s*([\d.]+)/.exec(f.target ?? '')
+  const match = /^\s*(>=|<=|≥|≤)\s*([\d.]+)\s*([a-zA-Zµ%/]*)/.exec(f.target ?? '')
   if (!match) return ''
-  const of = f.targetOf ?? (f.ratio !== undefined ? 'ratio' : 'value')
+  const of = f.targetOf ?? (match[3] || f.ratio === undefined ? 'value' : 'ratio')
   const measured = of === 'ratio' ? f.ratio : f.value
   if (measured === undefined) return ''
   const bound = Number(match[2])
