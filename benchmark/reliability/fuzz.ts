@@ -62,6 +62,7 @@ export async function fuzzPhase(child: Child, total: number, concurrency = 32): 
         res = await send(target, req.method, headers, data, true)
       }
       figures.requests++
+      if (figures.requests % 10_000 === 0) console.log(`  ${figures.requests} requests, ${((Date.now() - start) / 1000).toFixed(0)} s`)
       figures.statuses[res.status] = (figures.statuses[res.status] ?? 0) + 1
       let wrong = ''
       if (res.status >= 500 || res.status === 0) {

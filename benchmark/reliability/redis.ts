@@ -60,7 +60,7 @@ export class OwnRedis {
   }
   async kill(): Promise<void> {
     const child = this.child
-    if (!child || child.exitCode !== null) return
+    if (!child || child.exitCode !== null || child.signalCode !== null) return
     const exited = new Promise((r) => child.once('exit', r))
     child.kill('SIGKILL')
     await exited
