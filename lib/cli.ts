@@ -61,7 +61,7 @@ async function main(): Promise<void> {
   const engine = createEngine(store ? { store } : {})
   // On a shared store a second instance must not replace the account (and the
   // password) the first one printed; a given MOBISITE_PASSWORD always applies.
-  const shared = store !== undefined && !process.env.MOBISITE_PASSWORD && (await engine.store.getMaster(user)) !== undefined
+  const shared = store !== undefined && !process.env.MOBISITE_PASSWORD && (await engine.hasMasterAccount(user))
   if (!shared) await engine.addMasterAccount({ user, password, partner: true })
   const server = await startServer({ engine, port, host, admin, ...(adminToken ? { adminToken } : {}) })
   if (args.seed !== undefined) {

@@ -10,6 +10,8 @@ import type { Engine } from './engine/types.js'
 import { dashboardRouter, type DashboardRouterOptions } from './dashboard/index.js'
 import { apiRouter, type ApiRouterOptions } from './http/router.js'
 import { collectRoute } from './collector/route.js'
+import { ServiceError } from './errors.js'
+import { sendError } from './http/errors.js'
 import { limitedServer, type ServerTimeouts } from './server-limits.js'
 
 export type { ServerTimeouts } from './server-limits.js'
@@ -84,6 +86,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   }
   app.use('/collect', collectRoute(engine))
   app.use('/dashboard', dashboardRouter(engine, options.dashboard))
+  // Every path nothing above serves: the API's JSON 404, never Express's HTML page.
+  app.use((req, res) => sendError(res, new ServiceError('NotFound', `no endpoint at ${req.method} ${req.path}`)))
   const server = limitedServer(app, options.timeouts, options.maxConnections)
   server.listen(options.port ?? 0, host)
   await new Promise<void>((resolve, reject) => {

@@ -37,6 +37,13 @@ t.test('startServer serves the API under ${url}/api until closed', async (t) => 
   t.equal((await engine.as('alice').getSite('servedexample')).last_published_date, '2026-01-02T03:04:05', 'the given clock')
   const outside = await fetch(`${server.url}/sites/created`, { headers: auth('alice', 'pw') })
   t.equal(outside.status, 404, 'nothing outside /api')
+  t.same(await outside.json(), { error_code: 'NotFound', message: 'no endpoint at GET /sites/created' }, 'a JSON 404')
+  for (const [method, path] of [['GET', '/'], ['GET', '/favicon.ico'], ['POST', '/nothing/here'], ['DELETE', '/apix']]) {
+    const res = await fetch(`${server.url}${path}`, { method })
+    t.equal(res.status, 404, `${method} ${path}: 404`)
+    t.match(res.headers.get('content-type'), /^application\/json/, `${method} ${path}: JSON`)
+    t.equal(((await res.json()) as { error_code: string }).error_code, 'NotFound', `${method} ${path}: NotFound`)
+  }
 
   // A kept-alive idle connection must not hold close() up.
   await checkedFetch(`${server.url}/api/agents`, { headers: auth('alice', 'pw') }).then((res) => res.text())

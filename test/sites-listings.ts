@@ -64,7 +64,13 @@ for (const path of ['/sites/created', '/sites/modified']) {
     const f = await setup(t)
     isError(t, await f.alice.get(path).query({ from: '2025-03-06T00:00:01', to: '2025-03-06T00:00:00' }), 400, 'InvalidInput', 'one second after')
     isError(t, await f.alice.get(path).query({ from: '2025-03-07', to: '2025-03-06' }), 400, 'InvalidInput', 'days')
-    isError(t, await f.alice.get(path).query({ from: '2025-03-10T12:00:01' }), 400, 'InvalidInput', 'from after the default to (now)')
+    t.equal(
+      isError(t, await f.alice.get(path).query({ from: '2025-03-07', to: '2025-03-06' }), 400, 'InvalidInput', 'both given'),
+      'from must not be after to',
+    )
+    const message = isError(t, await f.alice.get(path).query({ from: '2025-03-10T12:00:01' }), 400, 'InvalidInput', 'from after the default to (now)')
+    t.equal(message, 'from must not be after now (2025-03-10T12:00:00), where the period ends when to is not given', 'names now, not an absent to')
+    t.notMatch(message, /after to\b/)
   })
 
   t.test(`${path}: malformed and impossible dates are InvalidInput naming the parameter`, async (t) => {

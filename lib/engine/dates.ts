@@ -65,7 +65,14 @@ export interface Period {
 export function resolvePeriod(query: { from?: unknown; to?: unknown }, now: Date, defaultDays: number): Period {
   const to = query.to === undefined ? now.getTime() : parseDateInput(query.to, 'to')
   const from = query.from === undefined ? to - defaultDays * DAY_MS : parseDateInput(query.from, 'from')
-  if (from > to) throw invalidInput('from must not be after to')
+  if (from > to) {
+    // Without `to` the period ends now: say so rather than name a parameter the caller never sent.
+    throw invalidInput(
+      query.to === undefined
+        ? `from must not be after now (${formatDateTime(to)}), where the period ends when to is not given`
+        : 'from must not be after to',
+    )
+  }
   return { from, to }
 }
 

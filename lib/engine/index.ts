@@ -92,7 +92,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
   }
 
   const engine: Engine = {
-    store: ctx.store,
+    hasMasterAccount: (user) => guard(async () => (await ctx.store.getMaster(user)) !== undefined),
     now: () => ctx.now(),
     addMasterAccount: (account) => guard(() => masters.add(account)),
     authenticate: (user, password) => guard(() => masters.authenticate(user, password)),

@@ -147,8 +147,8 @@ export interface Engine {
   setAgents(source: string): void
   /** The engine's clock. */
   now(): Date
-  /** The store behind this engine. */
-  readonly store: Store
+  /** Whether a master account of that name exists (e.g. one another instance created in a shared store). */
+  hasMasterAccount(user: string): Promise<boolean>
   /** Waits for background builds, then closes the store. */
   close(): Promise<void>
 }
