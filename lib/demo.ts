@@ -3,6 +3,7 @@
  * it and 30 days of plausible traffic, so a first look at the dashboard
  * shows something. Uses only the public engine API, as a partner would.
  */
+import { ACTIVITY_KINDS } from '../types/index.js'
 import type { Engine } from './engine/types.js'
 
 /** What {@link seedDemo} created. */
@@ -23,7 +24,7 @@ const AGENTS = [
   'Mozilla/5.0 (Linux; Android 13; SM-S911B) AppleWebKit/537.36 (KHTML, like Gecko) SamsungBrowser/24.0 Chrome/117.0.0.0 Mobile Safari/537.36',
   'Mozilla/5.0 (Android 14; Mobile; rv:125.0) Gecko/125.0 Firefox/125.0',
 ]
-const KINDS = ['click_to_call', 'click_to_map', 'click_to_email', 'form_submit'] as const
+const KINDS = ACTIVITY_KINDS
 
 /** A small deterministic generator (mulberry32), so every demo looks the same. */
 function random(seed: number): () => number {

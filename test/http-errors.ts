@@ -222,3 +222,12 @@ t.test('store failures: 503 ServiceUnavailable; anything else 500 InternalError,
   t.notMatch(res.text, /undefined is not/)
   t.equal(reported.length, 2, 'both unexpected errors reached onError')
 })
+
+t.test('store outages are mapped in one place, the engine: lib/http does not know the store', async (t) => {
+  const { readdirSync, readFileSync } = await import('node:fs')
+  const dir = new URL('../lib/http/', import.meta.url)
+  for (const file of readdirSync(dir).filter((name) => name.endsWith('.ts'))) {
+    const source = readFileSync(new URL(file, dir), 'utf8')
+    t.notMatch(source, /from '\.\.\/store\/|StoreUnavailableError/, `lib/http/${file} imports nothing from the store`)
+  }
+})

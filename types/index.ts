@@ -81,8 +81,11 @@ export interface Account {
   email?: string
 }
 
-/** Kinds of activity an engine records (`recordActivity`). */
-export type ActivityKind = 'click_to_call' | 'click_to_map' | 'click_to_email' | 'form_submit'
+/** The kinds of activity, the one list every module reads. */
+export const ACTIVITY_KINDS = ['click_to_call', 'click_to_map', 'click_to_email', 'form_submit'] as const
+
+/** Kinds of activity an engine records (`recordActivity`): one of {@link ACTIVITY_KINDS}. */
+export type ActivityKind = (typeof ACTIVITY_KINDS)[number]
 
 /** Traffic metrics of Get Site Analytics and Get Sites with Most Traffic. */
 export interface TrafficMetrics {

@@ -21,7 +21,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
 import { randomUuidOf } from '../engine/internal.js'
 import type { Engine } from '../engine/types.js'
-import type { ActivityKind } from '../../types/index.js'
+import { ACTIVITY_KINDS, type ActivityKind } from '../../types/index.js'
 
 /** Country and region of a request; absent parts are recorded as "Unknown". */
 export interface GeoInfo {
@@ -72,7 +72,7 @@ export type CollectorEngine = Pick<Engine, 'recordVisit' | 'recordActivity'> & P
 
 /** `e` of a redirect confirmation. */
 const REDIRECT = 'redirect'
-const KINDS: ReadonlySet<string> = new Set<ActivityKind>(['click_to_call', 'click_to_map', 'click_to_email', 'form_submit'])
+const KINDS: ReadonlySet<string> = new Set<string>(ACTIVITY_KINDS)
 const VISITOR_ID = /^[A-Za-z0-9_-]{8,64}$/
 const COUNTRY = /^[A-Za-z]{2}$/
 /** Codes CDNs send when they do not know: Cloudflare XX (and T1 for Tor), App Engine ZZ. */

@@ -12,13 +12,7 @@
  * for its mistakes. The limit check itself is one atomic store call, so no
  * more than 300 calls succeed however many run at once.
  */
-import type {
-  ActivityKind,
-  ActivityMetrics,
-  AnalyticsRow,
-  MostTrafficRow,
-  TrafficMetrics,
-} from '../../types/index.js'
+import { ACTIVITY_KINDS, type ActivityKind, type ActivityMetrics, type AnalyticsRow, type MostTrafficRow, type TrafficMetrics } from '../../types/index.js'
 import { ServiceError, invalidInput } from '../errors.js'
 import { validateMostTrafficQuery, validateSiteAnalyticsQuery } from '../schema/analytics.js'
 import type { ActivityTotals, Dimension, PeriodRow, TrafficTotals } from '../store/contract.js'
@@ -43,7 +37,7 @@ const MAX_GEO = 100
 const MIN_AT = utc(1, 0, 1)
 const MAX_AT = utc(9999, 11, 31, 23, 59, 59) + 999
 
-const KINDS: ReadonlySet<string> = new Set<ActivityKind>(['click_to_call', 'click_to_map', 'click_to_email', 'form_submit'])
+const KINDS: ReadonlySet<string> = new Set<string>(ACTIVITY_KINDS)
 const VISIT_FIELDS: ReadonlySet<string> = new Set(['site_name', 'at', 'visitor_id', 'user_agent', 'country', 'region', 'page_views'])
 const ACTIVITY_FIELDS: ReadonlySet<string> = new Set(['site_name', 'at', 'kind', 'user_agent', 'country', 'region'])
 

@@ -9,8 +9,8 @@
  * the last page load is ResourceNotExist at once.
  */
 import type { ActivityMetrics, TrafficMetrics } from '../../types/index.js'
-import { ServiceError, invalidInput, notExist } from '../errors.js'
-import { StoreUnavailableError } from '../store/contract.js'
+import { invalidInput, notExist } from '../errors.js'
+import { guard } from './outage.js'
 import type { SiteRecord } from '../store/contract.js'
 import { readSiteAnalytics } from './analytics.js'
 import type { EngineContext } from './context.js'
@@ -158,16 +158,7 @@ async function report(ctx: EngineContext, account: DashboardAccount, site_name: 
 
 /** A store outage is ServiceUnavailable here too, as for every engine call. */
 function guarded<A extends unknown[], R>(work: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
-  return async (...args) => {
-    try {
-      return await work(...args)
-    } catch (error) {
-      if (error instanceof StoreUnavailableError) {
-        throw new ServiceError('ServiceUnavailable', 'the store is unavailable; try again shortly', { cause: error })
-      }
-      throw error
-    }
-  }
+  return (...args) => guard(() => work(...args))
 }
 
 /** The dashboard operations of an engine made by createEngine. */

@@ -5,7 +5,6 @@
 import { ServiceError } from '../errors.js'
 import { DEFAULT_AGENTS } from '../agents/default.js'
 import { AgentsSourceError, validateAgentsSource } from '../agents/matcher.js'
-import { StoreUnavailableError } from '../store/contract.js'
 import { MemoryStore } from '../store/memory.js'
 import * as analytics from './analytics.js'
 import type { CallContext, EngineContext } from './context.js'
@@ -13,31 +12,11 @@ import { registerContext } from './internal.js'
 import * as lifecycle from './lifecycle.js'
 import { buildMasterApi, callContextOf, callerApiCache } from './master-api.js'
 import { MasterRegistry } from './masters.js'
+import { guard } from './outage.js'
 import { randomSource } from './random.js'
 import type { Caller, Engine, EngineOptions, MasterApi } from './types.js'
 
 export type * from './types.js'
-
-/** Store outages surface as the ServiceUnavailable error (HTTP 503). */
-function unavailable(error: unknown): never {
-  if (error instanceof StoreUnavailableError) {
-    throw new ServiceError('ServiceUnavailable', 'the store is unavailable; try again shortly', { cause: error })
-  }
-  throw error
-}
-
-/**
- * Runs `work` with {@link unavailable} on its failures. A plain `catch` on the
- * returned promise rather than an async wrapper: the recording methods run
- * hundreds of thousands of times a second, and each layer of async costs.
- */
-function guard<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return work().catch(unavailable)
-  } catch (error) {
-    return Promise.reject(error).catch(unavailable)
-  }
-}
 
 /** The agents module's own validation, so GET /agents never serves what a matcher would refuse. */
 function validateAgents(source: unknown): string {

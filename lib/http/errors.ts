@@ -4,7 +4,7 @@
  */
 import type { ErrorRequestHandler, Response } from 'express'
 import { ERROR_CODE_NAMES, ServiceError, statusOf, type ErrorCode } from '../errors.js'
-import { StoreUnavailableError } from '../store/contract.js'
+import { asServiceError } from '../engine/outage.js'
 import { sendJson } from './reply.js'
 
 /** HTTP status of each error_code, from the registry in lib/errors.ts. */
@@ -54,9 +54,9 @@ export function errorHandler(onError: (error: unknown) => void): ErrorRequestHan
   return (error: unknown, _req, res, next) => {
     if (res.headersSent) return next(error)
     if (error instanceof ServiceError) return sendError(res, error)
-    if (error instanceof StoreUnavailableError) {
-      return sendError(res, new ServiceError('ServiceUnavailable', 'the store is unavailable; try again shortly'))
-    }
+    // A store outage that reached here without the engine's guard: the engine says what it is.
+    const mapped = asServiceError(error)
+    if (mapped instanceof ServiceError) return sendError(res, mapped)
     if (error instanceof BodyReadError) return sendError(res, error.service, error.status)
     // The router's only own failure: a path parameter that is not valid percent-encoding.
     if (error instanceof URIError) return sendError(res, new ServiceError('InvalidInput', 'malformed percent-encoding in the path'))

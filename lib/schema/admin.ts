@@ -3,6 +3,7 @@
  * one source for their validation, their types and their part of the
  * OpenAPI document (tag "Test-double controls").
  */
+import { ACTIVITY_KINDS } from '../../types/index.js'
 import type { FromSchema } from 'json-schema-to-ts'
 import { accountNameSchema, createAccountSchema } from './accounts.js'
 import { siteDataSchema, siteNameSchema } from './sites.js'
@@ -17,7 +18,7 @@ export const adminDateSchema = {
 
 const count = { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER } as const
 const text = (max: number) => ({ type: 'string', minLength: 1, maxLength: max }) as const
-const KIND = { enum: ['click_to_call', 'click_to_map', 'click_to_email', 'form_submit'] } as const
+const KIND = { enum: ACTIVITY_KINDS } as const
 const BUILD = { enum: ['built', 'delayed', 'pending', 'FAILED', 'FAILED_FRAMESET_UNSUPPORTED', 'FAILED_CONTENT_TOO_BIG'] } as const
 
 export const clockSetSchema = {

@@ -4,7 +4,7 @@
  * distinct visitors. Every call is one statement: one round trip. The SQL is
  * in lib/store/postgres-analytics-sql.ts.
  */
-import type { ActivityKind } from '../../types/index.js'
+import { ACTIVITY_KINDS, type ActivityKind } from '../../types/index.js'
 import type {
   ActivityEvent,
   ActivityTotals,
@@ -18,7 +18,7 @@ import type {
 import { analyticsQueries } from './postgres-analytics-sql.js'
 import { statement, type PgConn, type Statement } from './postgres-conn.js'
 
-const KINDS: readonly ActivityKind[] = ['click_to_call', 'click_to_map', 'click_to_email', 'form_submit']
+const KINDS: readonly ActivityKind[] = ACTIVITY_KINDS
 
 type Row = Record<string, unknown>
 

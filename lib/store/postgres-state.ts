@@ -10,13 +10,13 @@
  * distinct count the queries make (per day, per system value, per geo value).
  */
 import type { PoolClient } from 'pg'
-import type { ActivityKind } from '../../types/index.js'
+import { ACTIVITY_KINDS, type ActivityKind } from '../../types/index.js'
 import type { AnalyticsCellDump, AnalyticsDayDump, StateDump } from './contract.js'
 import { StateConflictError } from './contract.js'
 import type { PgConn } from './postgres-conn.js'
 import { checkDump, referencedNames } from './state-check.js'
 
-const KINDS: ActivityKind[] = ['click_to_call', 'click_to_map', 'click_to_email', 'form_submit']
+const KINDS: readonly ActivityKind[] = ACTIVITY_KINDS
 const TABLES = ['grants', 'sites', 'accounts', 'masters', 'charges', 'subscriptions', 'limits', 'site_days', 'dim_days', 'day_visitors', 'sso_tokens', 'sessions']
 
 const byText = <T>(key: (item: T) => string) => (a: T, b: T): number => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0)

@@ -14,7 +14,7 @@
  * their stored form, JSON-encoded as in the site hash: recording reads the
  * owner from there, and no script decodes JSON.
  */
-import type { ActivityKind } from '../../types/index.js'
+import { ACTIVITY_KINDS, type ActivityKind } from '../../types/index.js'
 import type {
   ActivityEvent,
   ActivityTotals,
@@ -215,7 +215,7 @@ end
 return out
 `)
 
-const KINDS: ActivityKind[] = ['click_to_call', 'click_to_map', 'click_to_email', 'form_submit']
+const KINDS: readonly ActivityKind[] = ACTIVITY_KINDS
 const DIM: Record<Dimension, string> = { system: 'sys', geo: 'geo' }
 
 /** A recording script's reply: nil, or the site's owner and build in stored (JSON) form. */

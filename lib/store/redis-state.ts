@@ -10,7 +10,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import type { Redis } from 'ioredis'
-import type { ActivityKind } from '../../types/index.js'
+import { ACTIVITY_KINDS, type ActivityKind } from '../../types/index.js'
 import type { AccountRecord, AnalyticsCellDump, AnalyticsDayDump, MasterRecord, SiteRecord, StateDump, VisitorsDump } from './contract.js'
 import { StateConflictError } from './contract.js'
 import type { RedisConn } from './redis-conn.js'
@@ -18,7 +18,7 @@ import { RedisKeys, decodeFields, encodeFields } from './redis-keys.js'
 import { foldName } from './names.js'
 import { checkDump, referencedNames } from './state-check.js'
 
-const KINDS: ActivityKind[] = ['click_to_call', 'click_to_map', 'click_to_email', 'form_submit']
+const KINDS: readonly ActivityKind[] = ACTIVITY_KINDS
 const DIMS = [
   ['system', 'sys'],
   ['geo', 'geo'],

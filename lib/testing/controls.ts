@@ -21,7 +21,7 @@ import {
 } from '../schema/admin.js'
 import { compile } from '../schema/validate.js'
 import type { MasterRecord } from '../store/contract.js'
-import { StoreUnavailableError } from '../store/contract.js'
+import { asServiceError, isOutage } from '../engine/outage.js'
 import { BuilderControl, type BuilderOverride } from './builder.js'
 import { ClockControl, type ClockState } from './clock.js'
 import { FaultList, type Fault, type FaultSpec } from './faults.js'
@@ -100,7 +100,7 @@ export class Controls {
       await this.ctx.store.getMaster('')
       return { status: 'ok', store }
     } catch (error) {
-      if (!(error instanceof StoreUnavailableError)) throw error
+      if (!isOutage(error)) throw error
       return { status: 'unavailable', store, message: 'the store cannot be reached' }
     }
   }
@@ -270,10 +270,7 @@ export class Controls {
     try {
       return await work()
     } catch (error) {
-      if (error instanceof StoreUnavailableError) {
-        throw new ServiceError('ServiceUnavailable', 'the store is unavailable; try again shortly', { cause: error })
-      }
-      throw error
+      throw asServiceError(error)
     }
   }
 }
