@@ -110,6 +110,7 @@ export class ServiceError extends Error {
   /** Recognises ServiceErrors of every copy of the package by their brand. */
   static override [Symbol.hasInstance](value: unknown): boolean {
     // A subclass keeps ordinary instanceof semantics.
+    // biome-ignore lint/complexity/noThisInStatic: `this` is the class instanceof was asked about, maybe a subclass
     if (this !== ServiceError) return Function.prototype[Symbol.hasInstance].call(this, value)
     return typeof value === 'object' && value !== null && (value as { [BRAND]?: unknown })[BRAND] === true
   }

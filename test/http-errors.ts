@@ -5,7 +5,7 @@
  * error bodies without stack traces for unexpected failures.
  */
 import express from 'express'
-import request from 'supertest'
+import type request from 'supertest'
 import { checkedRequest } from './helpers/openapi-check.js'
 import t from 'tap'
 import { MemoryStore, StoreUnavailableError, apiRouter, createEngine } from '../lib/index.js'
