@@ -5,7 +5,7 @@
  * over HTTP, copies in and out, master accounts, confirmRedirect and close.
  */
 import t from 'tap'
-import { ServiceError, createEngine } from '../lib/index.js'
+import { type ServiceError, createEngine } from '../lib/index.js'
 import { eventually, rejectsWith, setup, siteBody } from './helpers/api.js'
 
 t.test('sites in-process: create, read, update, publish, delete, with ServiceErrors', async (t) => {

@@ -59,9 +59,9 @@ check(`slowloris: ${slow.answeredMeanwhile} normal requests answered meanwhile, 
 console.log('redis: own redis-server, races, kill -9, restart without data')
 const redis = await OwnRedis.create()
 await redis.start(true)
-let races
-let kill
-let loss
+let races: Awaited<ReturnType<typeof racePhase>>
+let kill: Awaited<ReturnType<typeof killPhase>>
+let loss: Awaited<ReturnType<typeof lossPhase>>
 try {
   races = await racePhase(redis)
   check(`races: ${races.sameName.winners} winner of ${races.sameName.attempts} parallel creates of one name`, races.sameName.winners === 1)

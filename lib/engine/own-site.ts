@@ -2,7 +2,7 @@
  * Tenancy for sites: a master account sees only its own sites, so another
  * account's site answers exactly as a missing one does.
  */
-import { ServiceError, notExist } from '../errors.js'
+import { type ServiceError, notExist } from '../errors.js'
 import type { SiteRecord } from '../store/contract.js'
 import type { CallContext } from './context.js'
 

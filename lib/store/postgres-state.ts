@@ -111,8 +111,8 @@ export class PgState {
       const day = days.get(`${r.site_name}\0${r.day}`)
       if (!day) continue
       day.visitors!.push(r.visitor_id)
-      day.cells.get(String(r.sys_id))?.visitors!.push(r.visitor_id)
-      day.cells.get(String(r.geo_id))?.visitors!.push(r.visitor_id)
+      day.cells.get(String(r.sys_id))?.visitors?.push(r.visitor_id)
+      day.cells.get(String(r.geo_id))?.visitors?.push(r.visitor_id)
     }
     const unique = (ids: string[]): string[] => [...new Set(ids)].sort()
     return [...days.values()].map(({ cells: _cells, ...day }) => ({

@@ -14,7 +14,7 @@ import { ACTIVITY_KINDS, type ActivityKind } from '../../types/index.js'
 import type { AccountRecord, AnalyticsCellDump, AnalyticsDayDump, MasterRecord, SiteRecord, StateDump, VisitorsDump } from './contract.js'
 import { StateConflictError } from './contract.js'
 import type { RedisConn } from './redis-conn.js'
-import { RedisKeys, decodeFields, encodeFields } from './redis-keys.js'
+import { type RedisKeys, decodeFields, encodeFields } from './redis-keys.js'
 import { foldName } from './names.js'
 import { checkDump, referencedNames } from './state-check.js'
 
