@@ -19,6 +19,19 @@ export type {
   VisitInput,
 } from './engine/types.js'
 export { ServiceError, type ErrorCode } from './errors.js'
+/** Inputs of MasterApi, typed from the JSON Schemas that validate them. */
+export type { CreateAccountBody, UpdateAccountBody } from './schema/accounts.js'
+export type { MostTrafficQuery, SiteAnalyticsQuery } from './schema/analytics.js'
+export type {
+  CreateSiteBody,
+  GetManyBody,
+  PeriodQuery,
+  PublishQuery,
+  RecreateSiteBody,
+  SiteData,
+  UpdateSiteBody,
+} from './schema/sites.js'
+export type { SsoLink, SsoLinkQuery } from './schema/sso.js'
 export { apiRouter, type ApiRouterOptions } from './http/router.js'
 export { openApiDocument } from './http/openapi.js'
 export { dashboardRouter, SESSION_COOKIE, type DashboardRouterOptions } from './dashboard/index.js'

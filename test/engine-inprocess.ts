@@ -5,7 +5,16 @@
  * over HTTP, copies in and out, master accounts, confirmRedirect and close.
  */
 import t from 'tap'
-import { type ServiceError, createEngine } from '../lib/index.js'
+import {
+  type CreateAccountBody,
+  type CreateSiteBody,
+  type PeriodQuery,
+  type SiteAnalyticsQuery,
+  type SsoLinkQuery,
+  type UpdateSiteBody,
+  type ServiceError,
+  createEngine,
+} from '../lib/index.js'
 import { eventually, rejectsWith, setup, siteBody } from './helpers/api.js'
 
 t.test('sites in-process: create, read, update, publish, delete, with ServiceErrors', async (t) => {
@@ -42,24 +51,54 @@ t.test('in-process inputs are unknown values, validated exactly as over HTTP', a
   const f = await setup(t)
   const api = f.alice.api
   for (const body of [undefined, null, 'site', 42, [], {}, { site_data: null }]) {
-    await rejectsWith(t, api.createSite(body), 'InvalidInput', `createSite(${JSON.stringify(body)})`)
+    await rejectsWith(t, api.createSite(body as never), 'InvalidInput', `createSite(${JSON.stringify(body)})`)
   }
   await api.createSite(siteBody('valid'))
   for (const body of [undefined, null, {}, { site_name: 'x' }]) {
-    await rejectsWith(t, api.updateSite('valid', body), 'InvalidInput', `updateSite(${JSON.stringify(body)})`)
+    await rejectsWith(t, api.updateSite('valid', body as never), 'InvalidInput', `updateSite(${JSON.stringify(body)})`)
   }
-  await rejectsWith(t, api.getManySites('valid'), 'InvalidInput', 'getManySites(string)')
-  await rejectsWith(t, api.recreateSite('valid', { republish: 'true' }), 'InvalidInput', 'republish as text')
-  await rejectsWith(t, api.publishSite('valid', { test: 'maybe' }), 'InvalidInput', 'test=maybe')
-  await rejectsWith(t, api.sitesCreated({ from: ['2025-03-01', '2025-03-02'] }), 'InvalidInput', 'repeated from')
+  await rejectsWith(t, api.getManySites('valid' as never), 'InvalidInput', 'getManySites(string)')
+  await rejectsWith(t, api.recreateSite('valid', { republish: 'true' } as never), 'InvalidInput', 'republish as text')
+  await rejectsWith(t, api.publishSite('valid', { test: 'maybe' } as never), 'InvalidInput', 'test=maybe')
+  await rejectsWith(t, api.sitesCreated({ from: ['2025-03-01', '2025-03-02'] } as never), 'InvalidInput', 'repeated from')
   await rejectsWith(t, api.sitesCreated({ to: '2025-02-30' }), 'InvalidInput', 'impossible date')
   await rejectsWith(t, api.createAccount({ account_name: 'a b' }), 'InvalidInput', 'bad account name')
   await rejectsWith(t, api.grantAccess('ann', 'abc'), 'InvalidInput', 'short site name in grant')
 })
 
+t.test('MasterApi inputs are typed from the schemas that validate them', async (t) => {
+  // `npm run typecheck` fails if a @ts-expect-error line below stops being a type error.
+  const f = await setup(t)
+  const api = f.alice.api
+  const body: CreateSiteBody = { site_data: { original_site_url: 'https://www.example.com/', site_name: 'typed', auto_sync_cache_ttl: 'LONG' }, create_now: true }
+  t.same(await api.createSite(body), { site_name: 'typed' })
+  const update: UpdateSiteBody = { site_domain: 'm.typed.example.com' }
+  await api.updateSite('typed', update)
+  const period: PeriodQuery = { from: '2025-03-01' }
+  t.same(await api.sitesCreated(period), [{ site_name: 'typed' }])
+  const analytics: SiteAnalyticsQuery = { result: 'traffic', dimension: 'geo' }
+  t.same(await api.siteAnalytics('typed', analytics), [], 'no visits yet, broken down by geo')
+  const account: CreateAccountBody = { account_name: 'typed-acc', lang: 'ja' }
+  await api.createAccount(account)
+  const sso: SsoLinkQuery = { target: 'DASHBOARD' }
+  t.match(await api.ssoLink('typed-acc', sso), { url: /^\/dashboard\/sso\?token=/ })
+
+  // Each wrong field type is refused by the compiler and, from JavaScript, by the engine.
+  // @ts-expect-error auto_sync_cache_ttl is one of VERY_SHORT, SHORT, LONG, VERY_LONG
+  await rejectsWith(t, api.updateSite('typed', { auto_sync_cache_ttl: 'WEEKLY' }), 'InvalidInput', 'unknown ttl')
+  // @ts-expect-error site_data is required
+  await rejectsWith(t, api.createSite({ publish_now: true }), 'InvalidInput', 'no site_data')
+  // @ts-expect-error lang is en, es or ja
+  await rejectsWith(t, api.updateAccount('typed-acc', { lang: 'fr' }), 'InvalidInput', 'unknown lang')
+  // @ts-expect-error target is DASHBOARD or STATS
+  await rejectsWith(t, api.ssoLink('typed-acc', { target: 'HOME' }), 'InvalidInput', 'unknown target')
+  // @ts-expect-error from is a date string
+  await rejectsWith(t, api.sitesWithMostTraffic({ from: 20250301 }), 'InvalidInput', 'numeric from')
+})
+
 t.test('in-process and HTTP give the same error_code and message', async (t) => {
   const f = await setup(t)
-  const bodies = [
+  const bodies: unknown[] = [
     siteBody('ab'),
     siteBody('okname', { original_site_url: 'ftp://x.example.com' }),
     siteBody('okname', { colour: 'red' }),
@@ -69,7 +108,7 @@ t.test('in-process and HTTP give the same error_code and message', async (t) => 
   for (const body of bodies) {
     const res = await f.alice.post('/sites/create', body)
     let thrown: ServiceError | undefined
-    await f.alice.api.createSite(body).catch((error: ServiceError) => (thrown = error))
+    await f.alice.api.createSite(body as never).catch((error: ServiceError) => (thrown = error))
     t.same(thrown?.toJSON(), res.body, `same error for ${JSON.stringify(body).slice(0, 60)}`)
   }
 })

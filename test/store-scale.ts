@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check'
 import t from 'tap'
-import { createEngine, MemoryStore } from '../lib/index.js'
+import { type CreateSiteBody, createEngine, MemoryStore } from '../lib/index.js'
 import { OrderedIndex } from '../lib/store/ordered-index.js'
 
 /** The reference: a plain list sorted by (time, name). */
@@ -97,7 +97,7 @@ t.test('Recreate restores the creation properties exactly; stored records never 
     address: { street: '1 Main St', city: 'Springfield', country: 'US' },
     reservation_info: [{ restaurant_id: 'r-1', location: 'Downtown', country: 'US' }],
   }
-  const body = {
+  const body: CreateSiteBody = {
     site_data: {
       site_name: 'restore1', original_site_url: 'https://www.example.com/', site_domain: 'm.example.com', auto_sync_cache_ttl: 'LONG',
       site_vertical: 'food', site_business_info: business, external_uid: 'ext-1',

@@ -15,6 +15,10 @@ import type {
   SiteSummary,
   TrafficMetrics,
 } from '../../types/index.js'
+import type { CreateAccountBody, UpdateAccountBody } from '../schema/accounts.js'
+import type { MostTrafficQuery, SiteAnalyticsQuery } from '../schema/analytics.js'
+import type { CreateSiteBody, GetManyBody, PeriodQuery, PublishQuery, RecreateSiteBody, UpdateSiteBody } from '../schema/sites.js'
+import type { SsoLinkQuery } from '../schema/sso.js'
 import type { Store } from '../store/contract.js'
 import type { CredentialCacheOptions } from './masters.js'
 
@@ -84,26 +88,28 @@ export interface ActivityInput {
 
 /**
  * Every operation of the API (docs/api.md) on behalf of one master account.
- * Bodies and queries are `unknown`: they are validated here, exactly as over HTTP.
+ * Bodies and queries are typed from the same JSON Schemas that validate them,
+ * and are still validated at run time exactly as over HTTP, so a JavaScript
+ * caller passing anything gets InvalidInput, never a crash.
  */
 export interface MasterApi {
-  createSite(body: unknown): Promise<SiteNameRef>
+  createSite(body: CreateSiteBody): Promise<SiteNameRef>
   getSite(site_name: string): Promise<Site>
   getSiteByExternalUid(external_uid: string): Promise<SiteSummary>
-  updateSite(site_name: string, body: unknown): Promise<void>
+  updateSite(site_name: string, body: UpdateSiteBody): Promise<void>
   deleteSite(site_name: string): Promise<void>
-  recreateSite(site_name: string, body?: unknown): Promise<void>
+  recreateSite(site_name: string, body?: RecreateSiteBody): Promise<void>
   /** `query.test` = true or "true" skips the first-publish charge. */
-  publishSite(site_name: string, query?: Query): Promise<void>
+  publishSite(site_name: string, query?: PublishQuery): Promise<void>
   unpublishSite(site_name: string): Promise<void>
   resetCache(site_name: string): Promise<void>
-  sitesCreated(query?: Query): Promise<SiteNameRef[]>
-  sitesModified(query?: Query): Promise<SiteNameRef[]>
-  getManySites(body: unknown): Promise<SiteSummary[]>
+  sitesCreated(query?: PeriodQuery): Promise<SiteNameRef[]>
+  sitesModified(query?: PeriodQuery): Promise<SiteNameRef[]>
+  getManySites(body: GetManyBody): Promise<SiteSummary[]>
 
-  createAccount(body: unknown): Promise<void>
+  createAccount(body: CreateAccountBody): Promise<void>
   getAccount(account_name: string): Promise<Account>
-  updateAccount(account_name: string, body: unknown): Promise<void>
+  updateAccount(account_name: string, body: UpdateAccountBody): Promise<void>
   deleteAccount(account_name: string): Promise<void>
   grantAccess(account_name: string, site_name: string): Promise<void>
   revokeAccess(account_name: string, site_name: string): Promise<void>
@@ -116,10 +122,10 @@ export interface MasterApi {
    * `dashboardUrl`: where dashboardRouter is served, an absolute URL or a
    * path (default `/dashboard`).
    */
-  ssoLink(account_name: string, query?: Query, dashboardUrl?: string): Promise<{ url: string }>
+  ssoLink(account_name: string, query?: SsoLinkQuery, dashboardUrl?: string): Promise<{ url: string }>
 
-  siteAnalytics(site_name: string, query?: Query): Promise<TrafficMetrics | ActivityMetrics | AnalyticsRow[]>
-  sitesWithMostTraffic(query?: Query): Promise<MostTrafficRow[]>
+  siteAnalytics(site_name: string, query?: SiteAnalyticsQuery): Promise<TrafficMetrics | ActivityMetrics | AnalyticsRow[]>
+  sitesWithMostTraffic(query?: MostTrafficQuery): Promise<MostTrafficRow[]>
 }
 
 /** What {@link createEngine} returns. */

@@ -22,8 +22,8 @@
  */
 import type { MasterApi } from '../engine/types.js'
 import type { ErrorCode } from '../errors.js'
-import { createAccountSchema, updateAccountSchema } from '../schema/accounts.js'
-import { mostTrafficQuerySchema, siteAnalyticsQuerySchema } from '../schema/analytics.js'
+import { type CreateAccountBody, createAccountSchema, type UpdateAccountBody, updateAccountSchema } from '../schema/accounts.js'
+import { type MostTrafficQuery, mostTrafficQuerySchema, type SiteAnalyticsQuery, siteAnalyticsQuerySchema } from '../schema/analytics.js'
 import {
   accountSchema,
   mostTrafficRowSchema,
@@ -33,14 +33,20 @@ import {
   siteSummarySchema,
 } from '../schema/responses.js'
 import {
+  type CreateSiteBody,
   createSiteSchema,
+  type GetManyBody,
   getManySchema,
+  type PeriodQuery,
   periodQuerySchema,
+  type PublishQuery,
   publishQuerySchema,
+  type RecreateSiteBody,
   recreateSiteSchema,
+  type UpdateSiteBody,
   updateSiteSchema,
 } from '../schema/sites.js'
-import { ssoLinkQuerySchema, ssoLinkSchema } from '../schema/sso.js'
+import { type SsoLinkQuery, ssoLinkQuerySchema, ssoLinkSchema } from '../schema/sso.js'
 
 /** What an endpoint reads besides its path parameters. */
 export type Input = 'body' | 'optional-body' | 'query' | 'none'
@@ -78,7 +84,12 @@ export interface RouteDoc {
 
 /** One endpoint. Static paths come before parameterised ones that could shadow them. */
 export interface Route extends RouteDoc {
-  /** Runs the operation; `params` are the decoded path parameters in order. */
+  /**
+   * Runs the operation; `params` are the decoded path parameters in order.
+   * `input` is the request's body or query as received: the route casts it to
+   * the operation's input type because the engine validates it against the
+   * same schema before reading it.
+   */
   run: (api: MasterApi, params: string[], input: unknown, request: RouteRequest) => Promise<unknown>
 }
 
@@ -103,7 +114,7 @@ export const ROUTES: readonly Route[] = [
     success: json,
     response: siteNameRefSchema,
     errors: ['ResourceAlreadyExist'],
-    run: (api, _, body) => api.createSite(body),
+    run: (api, _, body) => api.createSite(body as CreateSiteBody),
   },
   {
     method: 'GET',
@@ -115,7 +126,7 @@ export const ROUTES: readonly Route[] = [
     schema: periodQuerySchema,
     success: json,
     response: { type: 'array', items: siteNameRefSchema },
-    run: (api, _, query) => api.sitesCreated(query as Record<string, unknown>),
+    run: (api, _, query) => api.sitesCreated(query as PeriodQuery),
   },
   {
     method: 'GET',
@@ -127,7 +138,7 @@ export const ROUTES: readonly Route[] = [
     schema: periodQuerySchema,
     success: json,
     response: { type: 'array', items: siteNameRefSchema },
-    run: (api, _, query) => api.sitesModified(query as Record<string, unknown>),
+    run: (api, _, query) => api.sitesModified(query as PeriodQuery),
   },
   {
     method: 'POST',
@@ -140,7 +151,7 @@ export const ROUTES: readonly Route[] = [
     success: json,
     response: { type: 'array', items: siteSummarySchema },
     errors: notExist,
-    run: (api, _, body) => api.getManySites(body),
+    run: (api, _, body) => api.getManySites(body as GetManyBody),
   },
   {
     method: 'GET',
@@ -187,7 +198,7 @@ export const ROUTES: readonly Route[] = [
     schema: updateSiteSchema,
     success: empty,
     errors: notExist,
-    run: (api, [name], body) => api.updateSite(name!, body),
+    run: (api, [name], body) => api.updateSite(name!, body as UpdateSiteBody),
   },
   {
     method: 'POST',
@@ -199,7 +210,7 @@ export const ROUTES: readonly Route[] = [
     schema: recreateSiteSchema,
     success: empty,
     errors: notExist,
-    run: (api, [name], body) => api.recreateSite(name!, body),
+    run: (api, [name], body) => api.recreateSite(name!, body as RecreateSiteBody),
   },
   {
     method: 'POST',
@@ -211,7 +222,7 @@ export const ROUTES: readonly Route[] = [
     schema: publishQuerySchema,
     success: empty,
     errors: notExist,
-    run: (api, [name], query) => api.publishSite(name!, query as Record<string, unknown>),
+    run: (api, [name], query) => api.publishSite(name!, query as PublishQuery),
   },
   {
     method: 'POST',
@@ -245,7 +256,7 @@ export const ROUTES: readonly Route[] = [
     schema: createAccountSchema,
     success: empty,
     errors: ['AccessForbidden', 'ResourceAlreadyExist'],
-    run: (api, _, body) => api.createAccount(body),
+    run: (api, _, body) => api.createAccount(body as CreateAccountBody),
   },
   {
     method: 'GET',
@@ -260,7 +271,7 @@ export const ROUTES: readonly Route[] = [
     success: json,
     response: ssoLinkSchema,
     errors: partner,
-    run: (api, [name], query, request) => api.ssoLink(name!, query as Record<string, unknown>, request.dashboardUrl),
+    run: (api, [name], query, request) => api.ssoLink(name!, query as SsoLinkQuery, request.dashboardUrl),
   },
   {
     method: 'GET',
@@ -295,7 +306,7 @@ export const ROUTES: readonly Route[] = [
     schema: updateAccountSchema,
     success: empty,
     errors: partner,
-    run: (api, [name], body) => api.updateAccount(name!, body),
+    run: (api, [name], body) => api.updateAccount(name!, body as UpdateAccountBody),
   },
   {
     method: 'POST',
@@ -330,7 +341,7 @@ export const ROUTES: readonly Route[] = [
     success: json,
     response: { type: 'array', maxItems: 10, items: mostTrafficRowSchema },
     errors: analytics,
-    run: (api, _, query) => api.sitesWithMostTraffic(query as Record<string, unknown>),
+    run: (api, _, query) => api.sitesWithMostTraffic(query as MostTrafficQuery),
   },
   {
     method: 'GET',
@@ -343,7 +354,7 @@ export const ROUTES: readonly Route[] = [
     success: json,
     response: siteAnalyticsSchema,
     errors: ['DailyLimitExceeded', 'ResourceNotExist'],
-    run: (api, [name], query) => api.siteAnalytics(name!, query as Record<string, unknown>),
+    run: (api, [name], query) => api.siteAnalytics(name!, query as SiteAnalyticsQuery),
   },
 ]
 

@@ -12,7 +12,7 @@ import express from 'express'
 import request from 'supertest'
 import type { Test } from 'tap'
 import { conformsUnder } from './openapi-check.js'
-import { ServiceError, apiRouter, createEngine, type CreationFailure, type Engine, type MasterApi, type Site } from '../../lib/index.js'
+import { ServiceError, apiRouter, createEngine, type CreateSiteBody, type CreationFailure, type Engine, type MasterApi, type Site } from '../../lib/index.js'
 
 /** The fake clock's start: a Monday noon, UTC. */
 export const T0 = '2025-03-10T12:00:00'
@@ -251,11 +251,15 @@ export async function rejectsWith(t: Test, work: Promise<unknown>, error_code: s
   return ''
 }
 
-/** A Create Site body for an original URL, with optional extra site_data and top-level fields. */
-export function siteBody(site_name: string | undefined, extra: Record<string, unknown> = {}, top: Record<string, unknown> = {}): object {
+/**
+ * A Create Site body for an original URL, with optional extra site_data and
+ * top-level fields. Typed as a valid body although `extra`/`top` may make it
+ * invalid on purpose: the tests of bad input rely on the engine's checks.
+ */
+export function siteBody(site_name: string | undefined, extra: Record<string, unknown> = {}, top: Record<string, unknown> = {}): CreateSiteBody {
   const site_data: Record<string, unknown> = { original_site_url: 'https://www.example.com/', ...extra }
   if (site_name !== undefined) site_data.site_name = site_name
-  return { site_data, ...top }
+  return { site_data, ...top } as CreateSiteBody
 }
 
 /** Creates a site over HTTP, asserting success; returns its name. */

@@ -16,6 +16,7 @@ import {
   type ApiRouterOptions,
   type DashboardRouterOptions,
   type Engine,
+  type SiteData,
   type Store,
 } from '../../lib/index.js'
 import { FakeClock, PASSWORDS } from './api.js'
@@ -119,7 +120,7 @@ export async function grantedSites(f: DashboardFixture, sites: Record<string, st
     if (e.error_code !== 'ResourceAlreadyExist') throw e
   })
   for (const [site_name, business_name] of Object.entries(sites)) {
-    const site_data: Record<string, unknown> = { site_name, original_site_url: `https://www.${site_name}.example.com/` }
+    const site_data: SiteData = { site_name, original_site_url: `https://www.${site_name}.example.com/` }
     if (business_name !== undefined) site_data.site_business_info = { business_name }
     await api.createSite({ site_data })
     await api.grantAccess(account, site_name)
