@@ -24,7 +24,7 @@ app.set('trust proxy', true) // req.secure follows X-Forwarded-Proto: the visito
 app.use(
   '/_ms/collect',
   analyticsCollector(engine, {
-    site_name: 'demoshop',
+    siteName: 'demoshop',
     // A resolver of your own: a GeoIP lookup, or (here) a query parameter of the page that sent the beacon.
     geo: (req) => {
       const page = new URL(req.get('referer') ?? 'http://x/')

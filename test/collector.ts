@@ -32,7 +32,7 @@ function app(engine: CollectorEngine, options: Partial<CollectorOptions> = {}) {
   const errors: unknown[] = []
   const server = express()
   server.set('trust proxy', true)
-  server.use('/collect', analyticsCollector(engine, { site_name: 'mysite', onError: (e) => errors.push(e), ...options }))
+  server.use('/collect', analyticsCollector(engine, { siteName: 'mysite', onError: (e) => errors.push(e), ...options }))
   return { server, errors }
 }
 
@@ -93,19 +93,35 @@ t.test('failures never reach the page', async (t) => {
   t.equal((await request(a.server).get('/collect')).status, 204, 'engine failure')
   const b = app(fakeEngine().engine, { geo: () => { throw new Error('geo broke') } })
   t.equal((await request(b.server).get('/collect')).status, 204, 'resolver failure')
-  const c = app(fakeEngine().engine, { site_name: () => { throw new Error('no site') } })
+  const c = app(fakeEngine().engine, { siteName: () => { throw new Error('no site') } })
   t.equal((await request(c.server).get('/collect')).status, 204, 'site resolver failure')
   await settle()
   t.strictSame(a.errors, [boom])
   t.match(String(b.errors[0]), /geo broke/)
   t.match(String(c.errors[0]), /no site/)
-  const silent = express().use(analyticsCollector(failing.engine, { site_name: 's' }))
+  const silent = express().use(analyticsCollector(failing.engine, { siteName: 's' }))
   t.equal((await request(silent).get('/')).status, 204, 'without onError, failures are swallowed')
+})
+
+t.test('siteName, and its deprecated spelling site_name, name the site; one of them is required', async (t) => {
+  for (const [label, options, expected] of [
+    ['siteName', { siteName: 'newspelling' }, 'newspelling'],
+    ['site_name (deprecated)', { site_name: 'oldspelling' }, 'oldspelling'],
+    ['site_name as a function (deprecated)', { site_name: () => 'byfunction' }, 'byfunction'],
+    ['both: siteName wins', { siteName: 'newspelling', site_name: 'oldspelling' }, 'newspelling'],
+  ] as const) {
+    const { engine, visits } = fakeEngine()
+    const server = express().use(analyticsCollector(engine, options))
+    t.equal((await request(server).get('/')).status, 204, label)
+    await settle()
+    t.same(visits.map((v) => v.site_name), [expected], `${label}: recorded for ${expected}`)
+  }
+  t.throws(() => analyticsCollector(fakeEngine().engine, {}), { name: 'TypeError', message: /`siteName` is required/ })
 })
 
 t.test('site by request; undefined skips recording', async (t) => {
   const { engine, visits } = fakeEngine()
-  const { server } = app(engine, { site_name: (req: Request) => (req.hostname === 'm.shop.example' ? 'shop' : undefined) })
+  const { server } = app(engine, { siteName: (req: Request) => (req.hostname === 'm.shop.example' ? 'shop' : undefined) })
   await request(server).get('/collect').set('Host', 'm.shop.example')
   await request(server).get('/collect').set('Host', 'elsewhere.example')
   await settle()
@@ -129,7 +145,7 @@ t.test('custom async geo resolver and cookie options', async (t) => {
 t.test('passThrough records and lets the page render', async (t) => {
   const { engine, visits } = fakeEngine(undefined)
   const server = express()
-  server.use(analyticsCollector(engine, { site_name: 'mysite', passThrough: true }))
+  server.use(analyticsCollector(engine, { siteName: 'mysite', passThrough: true }))
   server.get('/page', (_req, res) => res.send('hello'))
   const res = await request(server).get('/page?e=click_to_call&pv=9')
   t.equal(res.status, 200)

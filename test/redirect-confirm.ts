@@ -70,7 +70,7 @@ t.test('the first redirect confirms at once through the service collector; then 
   s.clock.now += 3_600_000
   now.ms += 59_000
   for (let i = 0; i < 5; i++) t.equal((await request(app).get('/p').set('User-Agent', IPHONE)).status, 302)
-  const second = redirectApp({ mobileUrl: MOBILE, site_name: s.site_name, remote: { baseUrl: s.baseUrl, user: 'alice', password: 'pw' }, now: () => now.ms })
+  const second = redirectApp({ mobileUrl: MOBILE, siteName: s.site_name, remote: { baseUrl: s.baseUrl, user: 'alice', password: 'pw' }, now: () => now.ms })
   t.teardown(() => second.mw.close())
   await request(second.app).get('/p').set('User-Agent', IPHONE)
   await sleep(150)
@@ -86,7 +86,7 @@ t.test('no confirmation without a redirect', async (t) => {
   const s = await service(t)
   const { app, mw } = redirectApp({
     mobileUrl: MOBILE,
-    site_name: 'noredirects',
+    siteName: 'noredirects',
     remote: { baseUrl: s.baseUrl, user: 'alice', password: 'pw', collectUrl: `${collector.url}/c` },
   })
   t.teardown(() => mw.close())
@@ -102,14 +102,14 @@ t.test('remote.collectUrl overrides the address; a POST without a body', async (
   const s = await service(t)
   const { app, mw } = redirectApp({
     mobileUrl: MOBILE,
-    site_name: 'elsewhere',
+    siteName: 'elsewhere',
     remote: { baseUrl: s.baseUrl, user: 'alice', password: 'pw', collectUrl: `${collector.url}/beacon/elsewhere?e=redirect&k=1` },
   })
   t.teardown(() => mw.close())
   await request(app).get('/p').set('User-Agent', IPHONE)
   for (let i = 0; i < 100 && collector.hits.length === 0; i++) await sleep(10)
   t.same(collector.hits, [{ method: 'POST', url: '/beacon/elsewhere?e=redirect&k=1' }])
-  t.throws(() => redirectApp({ mobileUrl: MOBILE, site_name: 'x', remote: { baseUrl: s.baseUrl, user: 'a', password: 'b', collectUrl: 'ftp://x/y' } }), TypeError)
+  t.throws(() => redirectApp({ mobileUrl: MOBILE, siteName: 'x', remote: { baseUrl: s.baseUrl, user: 'a', password: 'b', collectUrl: 'ftp://x/y' } }), TypeError)
 })
 
 t.test('a hanging or failing collector never delays a redirect; failures go to onError', async (t) => {
@@ -120,7 +120,7 @@ t.test('a hanging or failing collector never delays a redirect; failures go to o
   for (const [name, collector] of [['hangsite', hanging], ['failsite', failing]] as const) {
     const { app, mw } = redirectApp({
       mobileUrl: MOBILE,
-      site_name: name,
+      site_name: name, // the deprecated spelling, still accepted
       remote: { baseUrl: s.baseUrl, user: 'alice', password: 'pw', timeout: 3000, collectUrl: `${collector.url}/c/${name}` },
       onError: (e) => errors.push(e),
     })

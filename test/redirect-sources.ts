@@ -80,7 +80,7 @@ t.test('engine: an invalid first source falls back to DEFAULT_AGENTS', async (t)
 t.test('confirmRedirect: called on redirects only, not awaited, at most once per site per second', async (t) => {
   const { engine, calls } = fakeEngine()
   let now = 1_000_000
-  const opts = { mobileUrl: MOBILE, engine, site_name: 'examplecom', now: () => now }
+  const opts = { mobileUrl: MOBILE, engine, siteName: 'examplecom', now: () => now }
   const { app } = redirectApp(opts)
   await request(app).get('/').set('User-Agent', DESKTOP)
   await request(app).get('/?no_redirect=1').set('User-Agent', IPHONE)
@@ -98,16 +98,32 @@ t.test('confirmRedirect: called on redirects only, not awaited, at most once per
   const second = redirectApp(opts).app
   await request(second).get('/').set('User-Agent', IPHONE)
   t.equal(calls.length, 2, 'a second middleware on the same engine and site shares the limit')
-  const otherSite = redirectApp({ ...opts, site_name: 'othersite' }).app
+  const otherSite = redirectApp({ ...opts, siteName: 'othersite' }).app
   await request(otherSite).get('/').set('User-Agent', IPHONE)
   t.same(calls.map((c) => c.site_name), ['examplecom', 'examplecom', 'othersite'], 'the limit is per site')
+})
+
+t.test('siteName, and its deprecated spelling site_name, name the site whose redirects are confirmed', async (t) => {
+  for (const [label, options] of [
+    ['siteName', { siteName: 'newspelling' }],
+    ['site_name (deprecated)', { site_name: 'oldspelling' }],
+    ['both: siteName wins', { siteName: 'newspelling', site_name: 'oldspelling' }],
+  ] as const) {
+    const { engine, calls } = fakeEngine()
+    const { app } = redirectApp({ mobileUrl: MOBILE, engine, ...options })
+    t.equal((await request(app).get('/').set('User-Agent', IPHONE)).status, 302, label)
+    t.same(calls.map((c) => c.site_name), ['siteName' in options ? 'newspelling' : 'oldspelling'], `${label}: confirmed`)
+  }
+  const { engine, calls } = fakeEngine()
+  await request(redirectApp({ mobileUrl: MOBILE, engine }).app).get('/').set('User-Agent', IPHONE)
+  t.same(calls, [], 'neither: nothing confirmed')
 })
 
 t.test('confirmRedirect: a hanging, rejecting or throwing engine never delays or breaks the redirect', async (t) => {
   const { engine } = fakeEngine()
   const errors: Error[] = []
   let now = 0
-  const { app } = redirectApp({ mobileUrl: MOBILE, engine, site_name: 'examplecom', now: () => now, onError: (e) => errors.push(e) })
+  const { app } = redirectApp({ mobileUrl: MOBILE, engine, siteName: 'examplecom', now: () => now, onError: (e) => errors.push(e) })
   engine.confirm = () => new Promise<void>(() => undefined)
   t.equal((await request(app).get('/').set('User-Agent', IPHONE)).status, 302, 'a promise that never settles')
   now += 1000
@@ -129,7 +145,7 @@ t.test('a real engine: live agents and last_confirmed_redirected_date', async (t
   await engine.addMasterAccount({ user: 'alice', password: 'pw' })
   const { site_name } = await engine.as('alice').createSite({ site_data: { original_site_url: 'https://example.com' } })
   t.equal((await engine.as('alice').getSite(site_name)).last_confirmed_redirected_date, undefined)
-  const { app } = redirectApp({ mobileUrl: MOBILE, engine, site_name })
+  const { app } = redirectApp({ mobileUrl: MOBILE, engine, siteName: site_name })
   t.equal((await request(app).get('/').set('User-Agent', IPHONE)).status, 302)
   let site = await engine.as('alice').getSite(site_name)
   for (let i = 0; i < 50 && site.last_confirmed_redirected_date === undefined; i++) {

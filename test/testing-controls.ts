@@ -108,7 +108,7 @@ t.test('randomSeed: generated site names and visitor ids repeat from run to run'
     const names: string[] = []
     for (let i = 0; i < 3; i++) names.push((await engine.as('alice').createSite({ site_data: { original_site_url: 'https://www.same.example' } })).site_name)
     const app = express()
-    app.use('/c', analyticsCollector(engine, { site_name: names[0]! }))
+    app.use('/c', analyticsCollector(engine, { siteName: names[0]! }))
     for (let i = 0; i < 2; i++) names.push(/msvid=([^;]+)/.exec(String((await request(app).get('/c')).headers['set-cookie']))![1]!)
     await engine.close()
     return names

@@ -34,8 +34,13 @@ export type GeoResolver = (req: Request) => GeoInfo | undefined | Promise<GeoInf
 
 /** Options of {@link analyticsCollector}. */
 export interface CollectorOptions {
-  /** The site the events are for, or a function of the request (e.g. by Host); undefined skips recording. */
-  site_name: string | ((req: Request) => string | undefined)
+  /**
+   * The site the events are for, or a function of the request (e.g. by
+   * Host); undefined skips recording. Required: this or `site_name`.
+   */
+  siteName?: string | ((req: Request) => string | undefined)
+  /** @deprecated The old spelling of `siteName`, still accepted; `siteName` wins when both are given. */
+  site_name?: string | ((req: Request) => string | undefined)
   /** Country and region of the request. Default: {@link cdnGeo}. */
   geo?: GeoResolver
   /** The visitor-id cookie. */
@@ -124,11 +129,13 @@ function firstString(value: unknown): string | undefined {
 
 /**
  * Creates the collector handler. Mount it on a path of the mobile site's
- * server, e.g. `app.use('/_ms/collect', analyticsCollector(engine, { site_name: 'mysite' }))`,
+ * server, e.g. `app.use('/_ms/collect', analyticsCollector(engine, { siteName: 'mysite' }))`,
  * and hit that path from the page (`navigator.sendBeacon`) or let it run in
  * front of page routes with `passThrough: true`.
  */
 export function analyticsCollector(engine: CollectorEngine, options: CollectorOptions): RequestHandler {
+  const siteName = options.siteName ?? options.site_name
+  if (siteName === undefined) throw new TypeError('analyticsCollector: `siteName` is required')
   const geo = options.geo ?? cdnGeo
   const onError = options.onError ?? (() => {})
   const cookieName = options.cookie?.name ?? VISITOR_COOKIE
@@ -148,7 +155,7 @@ export function analyticsCollector(engine: CollectorEngine, options: CollectorOp
   }
 
   async function record(req: Request, visitor_id: string, event: string, pv: string | undefined): Promise<void> {
-    const site_name = typeof options.site_name === 'function' ? options.site_name(req) : options.site_name
+    const site_name = typeof siteName === 'function' ? siteName(req) : siteName
     if (site_name === undefined) return
     if (event === REDIRECT) {
       if (engine.confirmRedirect === undefined) throw new Error('analyticsCollector: this engine cannot confirm redirects')

@@ -13,9 +13,9 @@ import { analyticsCollector, type CollectorEngine, type CollectorOptions } from 
  * can be spoofed, and changes nothing but analytics and the site's
  * `last_confirmed_redirected_date`. Other methods get 405 with `Allow`.
  */
-export function collectRoute(engine: CollectorEngine, options: Omit<CollectorOptions, 'site_name' | 'passThrough'> = {}): Router {
+export function collectRoute(engine: CollectorEngine, options: Omit<CollectorOptions, 'siteName' | 'site_name' | 'passThrough'> = {}): Router {
   const router = express.Router()
-  const collect = analyticsCollector(engine, { ...options, site_name: (req) => siteOf(req.params.site_name) })
+  const collect = analyticsCollector(engine, { ...options, siteName: (req) => siteOf(req.params.site_name) })
   router
     .route('/:site_name')
     .get(collect)

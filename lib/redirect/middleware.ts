@@ -58,7 +58,7 @@ export interface MobileRedirectOptions {
   remote?: RemoteAgentsOptions
   /**
    * A mobisite engine. Without `agents`/`remote`, its `getAgents()` is followed
-   * live. With `site_name`, every redirect is recorded via `confirmRedirect`
+   * live. With `siteName`, every redirect is recorded via `confirmRedirect`
    * (not awaited, at most once per site per second).
    */
   engine?: AgentsEngine
@@ -68,6 +68,8 @@ export interface MobileRedirectOptions {
    * collector: see {@link RemoteAgentsOptions.collectUrl}; at most once per
    * site per minute per process).
    */
+  siteName?: string
+  /** @deprecated The old spelling of `siteName`, still accepted; `siteName` wins when both are given. */
   site_name?: string
   /**
    * Add `Link: <mobile url>; rel="alternate"; media="only screen and (max-width: 640px)"`
@@ -120,8 +122,9 @@ export function mobileRedirect(options: MobileRedirectOptions): MobileRedirectHa
   const o = options
   if (o === null || typeof o !== 'object') throw new TypeError('mobileRedirect(options): options are required')
   if (o.agents !== undefined && o.remote !== undefined) throw new TypeError('mobileRedirect: give `agents` or `remote`, not both')
-  if (o.site_name !== undefined && o.engine === undefined && o.remote === undefined) {
-    throw new TypeError('mobileRedirect: `site_name` needs `engine` or `remote`')
+  const siteName = o.siteName ?? o.site_name
+  if (siteName !== undefined && o.engine === undefined && o.remote === undefined) {
+    throw new TypeError('mobileRedirect: `siteName` needs `engine` or `remote`')
   }
   const status = o.status ?? 302
   if (![301, 302, 303, 307, 308].includes(status)) throw new TypeError(`mobileRedirect: status must be a redirect status, got ${status}`)
@@ -145,10 +148,10 @@ export function mobileRedirect(options: MobileRedirectOptions): MobileRedirectHa
     : o.engine !== undefined ? engineProvider(o.engine, matcherOptions, report)
     : staticProvider(DEFAULT_AGENTS, matcherOptions)
   let confirm: Confirm | undefined
-  if (o.site_name !== undefined) {
+  if (siteName !== undefined) {
     confirm =
-      o.engine !== undefined ? engineConfirmer(o.engine, o.site_name, now, report)
-      : remoteConfirmer(collectUrlOf(o.remote as RemoteAgentsOptions, o.site_name), o.remote?.timeout ?? 5000, now, report)
+      o.engine !== undefined ? engineConfirmer(o.engine, siteName, now, report)
+      : remoteConfirmer(collectUrlOf(o.remote as RemoteAgentsOptions, siteName), o.remote?.timeout ?? 5000, now, report)
   }
 
   /** The mobile URL of this request, or undefined when there is none or it would loop. */

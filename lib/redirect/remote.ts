@@ -17,7 +17,7 @@ export interface RemoteAgentsOptions {
   /** Abort a fetch (headers and body) after this many ms. Default 5000. */
   timeout?: number
   /**
-   * Where redirect confirmations go when `mobileRedirect` has a `site_name`:
+   * Where redirect confirmations go when `mobileRedirect` has a `siteName`:
    * the full URL, POSTed without a body. Default: the origin of `baseUrl` +
    * `/collect/{site_name}?e=redirect`.
    */
