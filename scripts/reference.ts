@@ -5,7 +5,8 @@
  * `npm run docs` writes them; test/docs.ts fails when they are stale.
  */
 import { ERROR_CODES, type ErrorCode } from '../lib/errors.js'
-import { COMPONENTS, PATH_PARAMETERS, componentName, errorStatusesOf, openApiPath } from '../lib/http/openapi.js'
+import { ADMIN_MOUNT, ADMIN_TAG, COMPONENTS, PATH_PARAMETERS, adminErrorCodesOf, componentName, errorStatusesOf, openApiPath } from '../lib/http/openapi.js'
+import { ADMIN_OPERATIONS, type AdminOperation } from '../lib/schema/admin.js'
 import { ROUTES, SERVICE_ROUTES, type RouteDoc } from '../lib/http/routes.js'
 
 interface Schema {
@@ -143,6 +144,32 @@ function endpoint(route: RouteDoc): string[] {
   return lines
 }
 
+/** One admin call of the test-double controls. */
+function adminEndpoint(op: AdminOperation): string[] {
+  const lines = [`### ${op.summary}`, '']
+  lines.push(`\`${op.method} ${ADMIN_MOUNT}${op.path}\` · operationId \`${op.operationId}\` · auth: Bearer admin token, when the server has one`, '')
+  if (op.query) {
+    lines.push('Query parameters (all optional; any other is refused):', '', '| Name | Type | Rule |', '|---|---|---|')
+    for (const { field, schema } of fieldsOf(op.query as Schema)) lines.push(`| ${[code(field), typeOf(schema), ruleOf(schema)].map(cell).join(' | ')} |`)
+    lines.push('')
+  }
+  if (op.body) {
+    const body = op.body as Schema
+    const shape = body.anyOf ? 'one JSON object or a JSON array of them (all or nothing)' : 'a JSON object'
+    lines.push(`Body: ${shape}. Unknown fields are refused.`, '')
+    lines.push(...fieldTable(fieldsOf(body.anyOf ? body.anyOf[0]! : body), false), '')
+  }
+  if (!op.query && !op.body) lines.push('Takes no query parameters and no body.', '')
+  if (op.success === 204) lines.push('Success: `204` with no content.', '')
+  else {
+    const fields = fieldsOf(op.answer as Schema, '', false).filter(({ field }) => !field.includes('.') && !field.includes('['))
+    lines.push(`Success: \`${op.success}\` with an object: ${fields.map(({ field }) => code(field)).join(', ')}.`, '')
+  }
+  const errors = adminErrorCodesOf(op).map((name) => `[\`${name}\`](errors.md#${anchor(name)})`)
+  lines.push(`Errors: ${errors.join(', ')}${op.path === '/health' ? '; `503` with the same body as 200 when the store cannot be reached' : ''}.`, '')
+  return lines
+}
+
 /** docs/api.md */
 export function renderApiReference(): string {
   const routes: RouteDoc[] = [...ROUTES, ...SERVICE_ROUTES]
@@ -170,6 +197,8 @@ export function renderApiReference(): string {
     lines.push(`## ${tag}`, '')
     for (const route of routes.filter((r) => (r.tag ?? 'Other') === tag)) lines.push(...endpoint(route))
   }
+  lines.push(`## ${ADMIN_TAG.name}`, '', ADMIN_TAG.description.replace(/Authorization: Bearer <token>/, '`Authorization: Bearer <token>`'), '')
+  for (const op of ADMIN_OPERATIONS) lines.push(...adminEndpoint(op))
   lines.push('## Resources', '', 'The objects the endpoints answer with. Keys not listed never appear.', '')
   for (const name of RESOURCES) {
     const schema = COMPONENTS[name] as Schema

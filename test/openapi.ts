@@ -19,6 +19,7 @@ import t from 'tap'
 import { ERROR_CODES } from '../lib/errors.js'
 import { ROUTES, SERVICE_ROUTES } from '../lib/http/routes.js'
 import { openApiDocument } from '../lib/index.js'
+import { ADMIN_OPERATIONS, clockSetSchema, faultSchema } from '../lib/schema/admin.js'
 import { PASSWORDS, createSite, setup } from './helpers/api.js'
 import { DOCUMENT, checkedRequest, problemsAgainstDocument, type Exchange } from './helpers/openapi-check.js'
 
@@ -29,7 +30,14 @@ type Operation = {
   responses: Record<string, { content?: Record<string, { schema: unknown }>; headers?: Record<string, unknown> }>
 }
 const doc = openApiDocument() as { paths: Record<string, Record<string, Operation>>; components: Record<string, Record<string, unknown>> }
-const operations = Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method, op })))
+const allOperations = Object.entries(doc.paths).flatMap(([path, item]) =>
+  Object.entries(item)
+    .filter(([method]) => method !== 'servers')
+    .map(([method, op]) => ({ path, method, op })),
+)
+const ADMIN = 'Test-double controls'
+const operations = allOperations.filter(({ op }) => !op.tags.includes(ADMIN))
+const adminOperations = allOperations.filter(({ op }) => op.tags.includes(ADMIN))
 
 t.test('a third-party validator accepts the document', async (t) => {
   const result = await new Validator().validate(doc as never)
@@ -38,7 +46,7 @@ t.test('a third-party validator accepts the document', async (t) => {
 
 t.test('every route of the table is an operation with an id, a tag, a summary and every status it returns', async (t) => {
   t.equal(operations.length, ROUTES.length + SERVICE_ROUTES.length, 'one operation per route')
-  const ids = operations.map(({ op }) => op.operationId)
+  const ids = allOperations.map(({ op }) => op.operationId)
   t.equal(new Set(ids).size, ids.length, 'operationIds are unique')
   for (const { path, method, op } of operations) {
     const name = `${method.toUpperCase()} ${path}`
@@ -70,6 +78,43 @@ t.test('every route of the table is an operation with an id, a tag, a summary an
   const site = doc.components.schemas!.SiteData as { properties: Record<string, { maxLength?: number; $ref?: string }> }
   t.equal(site.properties.original_site_url!.maxLength, 2048, 'limits are the validators’ own')
 })
+
+t.test('every admin call is an operation under its own tag, beside the API, with its schemas and the bearer scheme', async (t) => {
+  t.equal(adminOperations.length, ADMIN_OPERATIONS.length, 'one operation per admin call')
+  t.ok((doc as unknown as { tags: { name: string }[] }).tags.some(({ name }) => name === ADMIN), 'the tag is declared')
+  t.same(doc.components.securitySchemes!.bearerAuth, { type: 'http', scheme: 'bearer', description: (doc.components.securitySchemes!.bearerAuth as { description: string }).description })
+  for (const { path, method, op } of adminOperations) {
+    const name = `${method.toUpperCase()} ${path}`
+    t.match(path, /^\/__admin\//, `${name}: under /__admin`)
+    t.same((doc.paths[path] as unknown as { servers: { url: string }[] }).servers.map(({ url }) => url), ['/'], `${name}: served from the server root, not /api`)
+    t.match(op.operationId, /^admin[A-Z][A-Za-z]+$/, `${name}: operationId`)
+    t.ok(op.summary.length > 0, `${name}: a summary`)
+    t.same((op as unknown as { security: unknown }).security, [{ bearerAuth: [] }, {}], `${name}: bearer when a token is set`)
+    const statuses = Object.keys(op.responses)
+    t.ok(['200', '201', '204'].some((s) => statuses.includes(s)), `${name}: a success status`)
+    for (const s of ['200', '201']) if (op.responses[s]) t.not(JSON.stringify(op.responses[s]!.content?.['application/json']?.schema ?? {}), '{}', `${name}: ${s} body schema`)
+    for (const s of ['400', '401', '415', '500']) {
+      t.same(op.responses[s]?.content?.['application/json']?.schema, { allOf: [{ $ref: '#/components/schemas/Error' }, { type: 'object', properties: { error_code: { type: 'string', enum: (op.responses[s]!.content!['application/json']!.schema as { allOf: [unknown, { properties: { error_code: { enum: string[] } } }] }).allOf[1].properties.error_code.enum } } }] }, `${name}: ${s} is the Error body`)
+    }
+    t.same(op.responses['401']!.headers, { 'WWW-Authenticate': { $ref: '#/components/headers/WWW-Authenticate-Bearer' } }, `${name}: 401 asks for Bearer`)
+    t.ok(op.responses['503']?.content, `${name}: 503 documented`)
+    if (method !== 'get') t.ok(op.responses['403'], `${name}: 403 for cross-site writes`)
+  }
+  const body = (path: string, method: string) => (doc.paths[path]![method] as unknown as { requestBody: { content: Record<string, { schema: unknown }> } }).requestBody.content['application/json']!.schema
+  t.same(resolved(body('/__admin/faults', 'post')), faultSchema, 'the fault body is the schema the router validates with')
+  t.same(resolved(body('/__admin/clock', 'put')), clockSetSchema, 'the clock body too')
+  t.ok(doc.paths['/__admin/faults/{id}']!.delete!.responses['404'], 'deleting an unknown fault: 404')
+  t.ok(doc.paths['/__admin/faults']!.post!.responses['201'], 'a fault is created: 201 { id }')
+})
+
+/** A schema of the document with every `$ref` replaced by the component it names. */
+const resolved = (schema: unknown): unknown => {
+  if (typeof schema !== 'object' || schema === null) return schema
+  const ref = (schema as { $ref?: string }).$ref
+  if (ref) return resolved(doc.components.schemas![ref.replace('#/components/schemas/', '')])
+  if (Array.isArray(schema)) return schema.map(resolved)
+  return Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, resolved(value)]))
+}
 
 t.test('the router serves the document without credentials', async (t) => {
   const f = await setup(t)

@@ -40,7 +40,7 @@ t.test('loopback rule, token and admin off', async (t) => {
   t.same(off.controls.requests(), { requests: [] }, 'and journals nothing')
 })
 
-t.test('admin calls follow the API’s browser and content-type rules', async (t) => {
+t.test('admin calls follow the API’s browser and content-type rules; the OpenAPI document lists them under their own tag', async (t) => {
   const server = await startServer({ admin: true })
   t.teardown(() => server.close())
   const http = request(server.url)
@@ -50,6 +50,21 @@ t.test('admin calls follow the API’s browser and content-type rules', async (t
   const form = await http.put('/__admin/clock').set('content-type', 'application/x-www-form-urlencoded').send('now=2025-01-01').expect(415)
   t.equal(form.body.error_code, 'UnsupportedMediaType')
   await http.get('/__admin/clock').set('sec-fetch-site', 'cross-site').expect(200)
+  const document = (await http.get('/api/openapi.json').expect(200)).body
+  t.ok(document.tags.some((tag: { name: string }) => tag.name === 'Test-double controls'))
+  t.same(document.paths['/__admin/clock'].put.tags, ['Test-double controls'])
+  t.same(document.paths['/__admin/clock'].servers, [{ url: '/', description: document.paths['/__admin/clock'].servers[0].description }], 'beside /api: the server root')
+  const faultBody = document.paths['/__admin/faults'].post.requestBody.content['application/json'].schema
+  t.same(faultBody.properties.error.required, ['status', 'error_code'], 'the admin schemas themselves')
+  t.equal(document.paths['/__admin/faults'].post.operationId, 'adminAddFault')
+  // What the document says of a call is what the server answers.
+  const created = await http.post('/__admin/faults').send({ route: '/agents', error: { status: 503, error_code: 'ServiceUnavailable' } }).expect(201)
+  t.same(Object.keys(created.body), document.paths['/__admin/faults'].post.responses['201'].content['application/json'].schema.required)
+  t.ok(document.paths['/__admin/faults/{id}'].delete.responses['404'])
+  t.equal((await http.delete('/__admin/faults/nope').expect(404)).body.error_code, 'NotFound')
+  t.ok(document.paths['/__admin/faults'].post.responses['400'])
+  t.equal((await http.post('/__admin/faults').send({ nope: 1 }).expect(400)).body.error_code, 'InvalidInput')
+  t.ok(document.components.securitySchemes.bearerAuth, 'bearer scheme for the admin token')
 })
 
 t.test('health answers 503 when the store cannot be reached', async (t) => {

@@ -7,6 +7,7 @@
  */
 import { ERROR_CODES, type ErrorCode } from '../errors.js'
 import { createAccountSchema, updateAccountSchema } from '../schema/accounts.js'
+import { ADMIN_OPERATIONS, type AdminOperation } from '../schema/admin.js'
 import * as R from '../schema/responses.js'
 import * as S from '../schema/sites.js'
 import { ROUTES, SERVICE_ROUTES, type RouteDoc } from './routes.js'
@@ -161,12 +162,87 @@ function operation(route: RouteDoc): object {
   }
 }
 
+/** Where the standalone server mounts the test-double controls, beside the API. */
+export const ADMIN_MOUNT = '/__admin'
+
+/** Codes every admin call can answer with; writes also 403 (cross-site) like the API. */
+export function adminErrorCodesOf(op: AdminOperation): ErrorCode[] {
+  const codes = new Set<ErrorCode>(['InvalidInput', 'Unauthorized', 'UnsupportedMediaType', 'InternalError', ...(op.errors ?? [])])
+  if (op.method !== 'GET') codes.add('AccessForbidden')
+  // Health answers 503 with its own body; every other call fails with ServiceUnavailable when the store is down.
+  if (op.path !== '/health') codes.add('ServiceUnavailable')
+  return (Object.keys(ERROR_CODES) as ErrorCode[]).filter((code) => codes.has(code))
+}
+
+function adminOperation(op: AdminOperation): object {
+  const causes = new Map<number, { code: ErrorCode; meaning: string }[]>()
+  for (const code of adminErrorCodesOf(op)) {
+    const info = ERROR_CODES[code]
+    const statuses: [number, string][] = [[info.status, info.meaning], ...Object.entries('alsoStatus' in info ? info.alsoStatus : {}).map(([s, m]) => [Number(s), m] as [number, string])]
+    for (const [status, meaning] of statuses) causes.set(status, [...(causes.get(status) ?? []), { code, meaning }])
+  }
+  const errors = Object.fromEntries(
+    [...causes].sort(([a], [b]) => a - b).map(([status, list]) => {
+      const response = errorResponse(status, list) as { headers?: object }
+      // The admin token is a bearer token, not the API's Basic credentials.
+      return [status, status === 401 ? { ...response, headers: { 'WWW-Authenticate': { $ref: '#/components/headers/WWW-Authenticate-Bearer' } } } : response]
+    }),
+  )
+  const success =
+    op.success === 204
+      ? { 204: { description: 'Done; no content.' } }
+      : { [op.success]: { description: op.success === 201 ? 'Created.' : 'The result.', content: json(withRefs(op.answer)) } }
+  const health = op.path === '/health' ? { 503: { description: 'The store cannot be reached.', content: json(withRefs(op.answer)) } } : {}
+  const path = [...op.path.matchAll(/\{([a-z_]+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: { type: 'string' } }))
+  const query = Object.entries((op.query as { properties?: object } | undefined)?.properties ?? {}).map(([name, schema]) => ({
+    name,
+    in: 'query',
+    required: false,
+    schema: withRefs(schema),
+  }))
+  const parameters = [...path, ...query]
+  return {
+    operationId: op.operationId,
+    tags: [ADMIN_TAG.name],
+    summary: op.summary,
+    // Open unless the server was given an admin token; then the bearer token is needed.
+    security: [{ bearerAuth: [] }, {}],
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(op.body ? { requestBody: { required: op.path !== '/seed', content: json(withRefs(op.body)) } } : {}),
+    responses: { ...success, ...health, ...errors },
+  }
+}
+
+/**
+ * The admin calls as path items. They live beside the API, not under it, so each
+ * path item overrides `servers` with the server root (the origin of `serverUrl`
+ * when it is absolute) and the paths carry the `/__admin` mount.
+ */
+function adminPaths(serverUrl: string): Record<string, Record<string, unknown>> {
+  const root = /^[a-z][a-z0-9+.-]*:/i.test(serverUrl) ? `${new URL(serverUrl).origin}/` : '/'
+  const paths: Record<string, Record<string, unknown>> = {}
+  for (const op of ADMIN_OPERATIONS) {
+    const item = (paths[`${ADMIN_MOUNT}${op.path}`] ??= {
+      servers: [{ url: root, description: 'The server root: the test-double controls are mounted beside the API, not under it.' }],
+    })
+    item[op.method.toLowerCase()] = adminOperation(op)
+  }
+  return paths
+}
+
+/** The tag of the test-double controls (`startServer({ admin: true })`). */
+export const ADMIN_TAG = {
+  name: 'Test-double controls',
+  description: `Steer a test double: reset, seed, snapshot, clock, builder, journal and faults. Served only when the server was started with admin on, at ${ADMIN_MOUNT} beside the API (these path items override servers with the server root). With an admin token every call needs Authorization: Bearer <token>.`,
+}
+
 const TAGS = [
   { name: 'Sites', description: 'Create, read, change, publish and delete mobile sites.' },
   { name: 'Accounts', description: 'Sub-user accounts and their access to sites; partner master accounts only.' },
   { name: 'Analytics', description: 'Traffic and activity figures; 300 calls per UTC day per master account per method.' },
   { name: 'Agents', description: 'The User-Agents sent to the mobile site.' },
   { name: 'Meta', description: 'This description.' },
+  ADMIN_TAG,
 ]
 
 const DESCRIPTION = `Mobile-site management service.
@@ -181,6 +257,7 @@ answers 405 with \`Allow\` (components/responses/MethodNotAllowed), and OPTIONS 
 export function openApiDocument(serverUrl = '/api', routes: readonly RouteDoc[] = [...ROUTES, ...SERVICE_ROUTES]): object {
   const paths: Record<string, Record<string, object>> = {}
   for (const route of routes) (paths[openApiPath(route.path)] ??= {})[route.method.toLowerCase()] = operation(route)
+  Object.assign(paths, adminPaths(serverUrl))
   const schemas = Object.fromEntries(Object.entries(COMPONENTS).map(([name, schema]) => [name, withRefs(schema, true)]))
   return {
     openapi: '3.1.0',
@@ -190,10 +267,14 @@ export function openApiDocument(serverUrl = '/api', routes: readonly RouteDoc[] 
     security: [{ basic: [] }],
     paths,
     components: {
-      securitySchemes: { basic: { type: 'http', scheme: 'basic', description: 'A master account: user and password.' } },
+      securitySchemes: {
+        basic: { type: 'http', scheme: 'basic', description: 'A master account: user and password.' },
+        bearerAuth: { type: 'http', scheme: 'bearer', description: 'The admin token of the test-double controls (adminToken, MOBISITE_ADMIN_TOKEN).' },
+      },
       schemas,
       headers: {
         'WWW-Authenticate': { description: 'The authentication scheme to use.', required: true, schema: { type: 'string', const: 'Basic realm="mobisite"' } },
+        'WWW-Authenticate-Bearer': { description: 'The admin calls ask for the bearer token.', required: true, schema: { type: 'string', const: 'Bearer realm="mobisite admin"' } },
         'Retry-After': { description: 'Seconds until the next UTC midnight, when the limit resets.', required: true, schema: { type: 'integer', minimum: 1 } },
         Allow: { description: 'The methods the path takes.', required: true, schema: { type: 'string' } },
       },

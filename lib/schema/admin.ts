@@ -293,3 +293,110 @@ export const seedEntryValidators = {
   analytics: compile<SeedAnalyticsDay>(seedAnalyticsSchema, 'entry'),
 } as const
 
+
+const clockAnswerSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['now', 'frozen'],
+  properties: { now: { type: 'string', description: 'engine time, YYYY-MM-DDThh:mm:ss' }, frozen: { type: 'boolean' } },
+} as const
+
+const healthAnswerSchema = {
+  type: 'object',
+  required: ['status', 'store'],
+  properties: { status: { enum: ['ok', 'unavailable'] }, store: { type: 'string', description: 'memory, redis, postgres or the store class' } },
+} as const
+
+/** The seed body with each section's entry schema in place: what seed accepts and snapshot answers. */
+export const seedBodySchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: Object.fromEntries(Object.entries(seedSections).map(([name, entry]) => [name, { type: 'array', maxItems: 1_000_000, items: entry }])),
+} as const
+
+const billingAnswerSchema = {
+  type: 'object',
+  required: ['charges', 'subscriptions'],
+  properties: {
+    charges: seedLedgerSchema.properties.charges,
+    subscriptions: seedLedgerSchema.properties.subscriptions,
+  },
+} as const
+
+const journalAnswerSchema = {
+  type: 'object',
+  required: ['requests'],
+  properties: {
+    requests: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['id', 'at', 'method', 'path', 'status', 'duration_ms'],
+        properties: {
+          id: { type: 'integer' },
+          at: { type: 'string' },
+          method: { type: 'string' },
+          path: { type: 'string' },
+          route: { type: 'string' },
+          query: { type: 'object' },
+          status: { type: 'integer', description: '0 for a dropped connection' },
+          user: { type: 'string' },
+          error_code: { type: 'string' },
+          duration_ms: { type: 'number' },
+          body: {},
+        },
+      },
+    },
+  },
+} as const
+
+const faultIdSchema = { type: 'object', required: ['id'], properties: { id: { type: 'string' } } } as const
+const faultsAnswerSchema = {
+  type: 'object',
+  required: ['faults'],
+  properties: { faults: { type: 'array', items: { ...faultSchema, required: ['id'], properties: { id: { type: 'string' }, ...faultSchema.properties } } } },
+} as const
+
+/** One admin call, for the OpenAPI document and docs/api.md (tag "Test-double controls"). */
+export interface AdminOperation {
+  method: 'GET' | 'PUT' | 'POST' | 'DELETE'
+  /** Below the admin mount (`/__admin` on the standalone server), OpenAPI style. */
+  path: string
+  operationId: string
+  summary: string
+  /** The schema the call's JSON body is validated with. */
+  body?: object
+  /** The schema the call's query is validated with. */
+  query?: object
+  success: 200 | 201 | 204
+  /** The JSON answer of a 200 or 201. */
+  answer?: object
+  /** Error codes beyond those every admin call can answer with. */
+  errors?: readonly ('NotFound' | 'ServiceUnavailable')[]
+}
+
+const events = (entry: object) => ({ anyOf: [entry, { type: 'array', maxItems: 1_000_000, items: entry }] })
+
+/** Every admin call, in the router's order. */
+export const ADMIN_OPERATIONS: readonly AdminOperation[] = [
+  { method: 'GET', path: '/health', operationId: 'adminHealth', summary: 'Whether the store answers', success: 200, answer: healthAnswerSchema },
+  { method: 'POST', path: '/reset', operationId: 'adminReset', summary: 'Empty the state; keep the start-up masters', success: 204 },
+  { method: 'POST', path: '/seed', operationId: 'adminSeed', summary: 'Add fixtures, all or nothing', body: seedBodySchema, success: 204 },
+  { method: 'GET', path: '/snapshot', operationId: 'adminSnapshot', summary: 'The whole state as a seed body', success: 200, answer: seedBodySchema },
+  { method: 'GET', path: '/clock', operationId: 'adminGetClock', summary: 'Read the clock', success: 200, answer: clockAnswerSchema },
+  { method: 'PUT', path: '/clock', operationId: 'adminSetClock', summary: 'Freeze the clock at a time', body: clockSetSchema, success: 200, answer: clockAnswerSchema },
+  { method: 'DELETE', path: '/clock', operationId: 'adminResetClock', summary: 'Back to real time', success: 200, answer: clockAnswerSchema },
+  { method: 'POST', path: '/clock/advance', operationId: 'adminAdvanceClock', summary: 'Move the clock forward', body: clockAdvanceSchema, success: 200, answer: clockAnswerSchema },
+  { method: 'PUT', path: '/builder', operationId: 'adminSetBuilder', summary: 'Make following builds fail or take time', body: builderSchema, success: 204 },
+  { method: 'DELETE', path: '/builder', operationId: 'adminResetBuilder', summary: 'Back to the default builder', success: 204 },
+  { method: 'POST', path: '/builds/settle', operationId: 'adminSettleBuilds', summary: 'Wait for every async build in flight', success: 204 },
+  { method: 'POST', path: '/visits', operationId: 'adminRecordVisits', summary: 'Record visits', body: events(visitSchema), success: 204 },
+  { method: 'POST', path: '/activities', operationId: 'adminRecordActivities', summary: 'Record activities', body: events(activitySchema), success: 204 },
+  { method: 'GET', path: '/billing/{user}', operationId: 'adminBilling', summary: 'A master account’s charges and subscriptions', success: 200, answer: billingAnswerSchema },
+  { method: 'GET', path: '/requests', operationId: 'adminRequests', summary: 'The journal of API calls, newest last', query: journalQuerySchema, success: 200, answer: journalAnswerSchema },
+  { method: 'DELETE', path: '/requests', operationId: 'adminClearRequests', summary: 'Empty the journal', success: 204 },
+  { method: 'POST', path: '/faults', operationId: 'adminAddFault', summary: 'Inject a fault into matching API calls', body: faultSchema, success: 201, answer: faultIdSchema },
+  { method: 'GET', path: '/faults', operationId: 'adminFaults', summary: 'The faults in force', success: 200, answer: faultsAnswerSchema },
+  { method: 'DELETE', path: '/faults', operationId: 'adminClearFaults', summary: 'Delete every fault', success: 204 },
+  { method: 'DELETE', path: '/faults/{id}', operationId: 'adminDeleteFault', summary: 'Delete one fault', success: 204, errors: ['NotFound'] },
+]
