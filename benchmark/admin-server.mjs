@@ -20,7 +20,9 @@ if (mode === 'bare') {
   const testing = await import(`${lib}/testing/index.js`)
   const engine = mobisite.createEngine()
   await engine.addMasterAccount({ user: 'bench', password: 'bench-password' })
-  await engine.as('bench').createSite({ site_data: { site_name: 'benchsite', original_site_url: 'https://www.example.com/' } })
+  await engine
+    .as('bench')
+    .createSite({ site_data: { site_name: 'benchsite', original_site_url: 'https://www.example.com/' } })
   if (mode === 'on') {
     const controls = testing.createControls(engine)
     // A fault that never matches this call: the check runs in full on every request.

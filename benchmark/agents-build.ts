@@ -33,5 +33,8 @@ export function buildServer(): { script: string; remove: () => void } {
   }
   writeFileSync(join(out, 'package.json'), '{"type":"module"}')
   symlinkSync(join(root, 'node_modules'), join(out, 'node_modules'), 'dir')
-  return { script: join(out, 'benchmark/agents-server.js'), remove: () => rmSync(out, { recursive: true, force: true }) }
+  return {
+    script: join(out, 'benchmark/agents-server.js'),
+    remove: () => rmSync(out, { recursive: true, force: true }),
+  }
 }

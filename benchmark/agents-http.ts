@@ -27,7 +27,14 @@ interface CannonResult {
   non2xx: number
   errors: number
 }
-type Autocannon = (opts: { url: string; connections: number; duration?: number; amount?: number; overallRate?: number; headers: Record<string, string> }) => Promise<CannonResult>
+type Autocannon = (opts: {
+  url: string
+  connections: number
+  duration?: number
+  amount?: number
+  overallRate?: number
+  headers: Record<string, string>
+}) => Promise<CannonResult>
 
 // autocannon ships no types; this is the part used here.
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon
@@ -62,7 +69,11 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 10)
 const FIXED_RATE = 2000
 
 /** What a browser sends for a page navigation, and for a fetch() from a page. */
-const NAVIGATION = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8', 'sec-fetch-dest': 'document', 'sec-fetch-mode': 'navigate' }
+const NAVIGATION = {
+  accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
+  'sec-fetch-dest': 'document',
+  'sec-fetch-mode': 'navigate',
+}
 const FETCH = { accept: '*/*', 'sec-fetch-dest': 'empty', 'sec-fetch-mode': 'cors' }
 
 interface Case {
@@ -90,9 +101,15 @@ export async function throughput(corpus: CorpusRow[]): Promise<void> {
   try {
     servers.bare = await startServer(build.script, 'bare')
     servers.redirect = await startServer(build.script, 'redirect')
-    console.log(`\n## Express throughput (autocannon, 10 connections, ${ROUNDS} alternating rounds of ${DURATION} s per server, one plain-JS child process per server)\n`)
-    console.log(`Median req/s and median of the per-round ratios; server CPU per request at ${FIXED_RATE} req/s, least disturbed round.\n`)
-    console.log('| request | bare Express | + mobileRedirect | req/s ratio (median of rounds) | CPU µs/req bare → with | CPU ratio bare/with | response |')
+    console.log(
+      `\n## Express throughput (autocannon, 10 connections, ${ROUNDS} alternating rounds of ${DURATION} s per server, one plain-JS child process per server)\n`,
+    )
+    console.log(
+      `Median req/s and median of the per-round ratios; server CPU per request at ${FIXED_RATE} req/s, least disturbed round.\n`,
+    )
+    console.log(
+      '| request | bare Express | + mobileRedirect | req/s ratio (median of rounds) | CPU µs/req bare → with | CPU ratio bare/with | response |',
+    )
     console.log('|---|---:|---:|---:|---:|---:|---|')
     let bareCpu = 0
     for (const c of cases) {
@@ -156,7 +173,9 @@ export async function throughput(corpus: CorpusRow[]): Promise<void> {
       ['phone fetch() (judged, passed through)', phone, FETCH, '<= 0.05'],
     ] as const) {
       const own = passThroughCostNs(ua, headers) / 1000
-      console.log(`\nmobileRedirect's own CPU per ${label}, in-process: ${own.toFixed(2)} µs, ${((own / bareCpu) * 100).toFixed(2)} % of bare Express's ${bareCpu.toFixed(1)} µs per request above.`)
+      console.log(
+        `\nmobileRedirect's own CPU per ${label}, in-process: ${own.toFixed(2)} µs, ${((own / bareCpu) * 100).toFixed(2)} % of bare Express's ${bareCpu.toFixed(1)} µs per request above.`,
+      )
       figure({
         group: 'redirect',
         name: `mobileRedirect own CPU, ${label}`,
@@ -175,7 +194,11 @@ export async function throughput(corpus: CorpusRow[]): Promise<void> {
   }
 }
 
-async function run(url: string, headers: Record<string, string>, load: { duration?: number; amount?: number; overallRate?: number }): Promise<CannonResult> {
+async function run(
+  url: string,
+  headers: Record<string, string>,
+  load: { duration?: number; amount?: number; overallRate?: number },
+): Promise<CannonResult> {
   const r = await autocannon({ url, connections: 10, headers, ...load })
   if (r.errors > 0) throw new Error(`autocannon saw ${r.errors} errors on ${url}`)
   return r

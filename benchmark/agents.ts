@@ -52,7 +52,8 @@ const canonical = ((): string[] => {
   })
 })()
 const ROUNDS = 5
-const fmt = (n: number, digits = 1): string => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
+const fmt = (n: number, digits = 1): string =>
+  n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
 
 function perUa(): void {
   const fresh10 = (): string[][] => Array.from({ length: 10 }, () => uas.map(fresh))
@@ -60,15 +61,26 @@ function perUa(): void {
     { name: 'naive `new RegExp(src, "i").test`', fn: naiveTest, inputs: () => same(1) },
     { name: 'createAgentMatcher (default: no cache for linear sources)', fn: uncached, inputs: () => same(10) },
     { name: 'createAgentMatcher, no cache, fresh strings', fn: uncached, inputs: fresh10 },
-    { name: 'createAgentMatcher + LRU cache, a UA seen before (same string object)', fn: cached, inputs: () => Array.from({ length: 10 }, () => canonical) },
+    {
+      name: 'createAgentMatcher + LRU cache, a UA seen before (same string object)',
+      fn: cached,
+      inputs: () => Array.from({ length: 10 }, () => canonical),
+    },
     { name: 'createAgentMatcher + LRU cache, equal strings (distinct objects)', fn: cached, inputs: () => same(10) },
     { name: 'createAgentMatcher + LRU cache, fresh strings', fn: cached, inputs: fresh10 },
     {
       name: 'createAgentMatcher + LRU cache, every UA unseen',
       fn: cached,
-      inputs: () => [uas.map((s, i) => fresh(`${s} ${unseen}.${i}`)), uas.map((s, i) => fresh(`${s} ${unseen++}.${i}!`))],
+      inputs: () => [
+        uas.map((s, i) => fresh(`${s} ${unseen}.${i}`)),
+        uas.map((s, i) => fresh(`${s} ${unseen++}.${i}!`)),
+      ],
     },
-    { name: 'ua-parser-js 1.x `getDevice().type`', fn: (ua) => new UAParser(ua).getDevice().type === 'mobile', inputs: () => same(1) },
+    {
+      name: 'ua-parser-js 1.x `getDevice().type`',
+      fn: (ua) => new UAParser(ua).getDevice().type === 'mobile',
+      inputs: () => same(1),
+    },
     { name: 'mobile-detect `.phone()`', fn: (ua) => new MobileDetect(ua).phone() !== null, inputs: () => same(1) },
     { name: 'is-mobile `isMobile({ ua })`', fn: (ua) => isMobile({ ua }), inputs: () => same(10) },
     { name: 'is-mobile `isMobile({ ua })`, fresh strings', fn: (ua) => isMobile({ ua }), inputs: fresh10 },
@@ -83,26 +95,74 @@ function perUa(): void {
   }
   const expected = uas.map(naiveTest)
   const naiveNs = best[0] as number
-  console.log(`\n## Per UA: user-agents@${corpusVersion}, ${uas.length} rows (DEFAULT_AGENTS), best of ${ROUNDS} interleaved rounds\n`)
+  console.log(
+    `\n## Per UA: user-agents@${corpusVersion}, ${uas.length} rows (DEFAULT_AGENTS), best of ${ROUNDS} interleaved rounds\n`,
+  )
   console.log('| contender | ns/UA | × faster than naive | verdicts ≠ naive | precision | recall |')
   console.log('|---|---:|---:|---:|---:|---:|')
   contenders.forEach((c, i) => {
     const ns = best[i] as number
     const diffs = uas.reduce((n, ua, j) => n + (c.fn(ua) !== expected[j] ? 1 : 0), 0)
     const s = score(c.fn)
-    console.log(`| ${c.name} | ${fmt(ns)} | ${fmt(naiveNs / ns)} | ${diffs} | ${fmt(s.precision * 100, 2)} % | ${fmt(s.recall * 100, 2)} % |`)
+    console.log(
+      `| ${c.name} | ${fmt(ns)} | ${fmt(naiveNs / ns)} | ${diffs} | ${fmt(s.precision * 100, 2)} % | ${fmt(s.recall * 100, 2)} % |`,
+    )
   })
   const ns = (name: string): number => best[contenders.findIndex((c) => c.name.startsWith(name))] as number
   const isMobileNs = ns('is-mobile `isMobile({ ua })`')
   const isMobileFreshNs = ns('is-mobile `isMobile({ ua })`, fresh')
   const note = `user-agents@${corpusVersion}, ${uas.length} rows, DEFAULT_AGENTS, best of ${ROUNDS} interleaved rounds`
   const vsIsMobile = (name: string, value: number, anchorValue: number, target: string, extra: string): void =>
-    figure({ group: 'redirect', name, value: Number(value.toFixed(1)), unit: 'ns/UA', anchor: 'is-mobile isMobile({ ua })', anchorValue: Number(anchorValue.toFixed(1)), ratio: Number((anchorValue / value).toFixed(2)), target, note: `${note}; ratio = is-mobile / matcher${extra}` })
-  vsIsMobile('createAgentMatcher, uncached (the default for linear sources)', ns('createAgentMatcher (default'), isMobileNs, '>= 2.5', '')
-  vsIsMobile('createAgentMatcher, uncached, fresh strings', ns('createAgentMatcher, no cache, fresh'), isMobileFreshNs, '>= 2.5', '; both on fresh copies, as an HTTP parser makes them')
-  vsIsMobile('createAgentMatcher + LRU cache, a UA seen before', ns('createAgentMatcher + LRU cache, a UA seen'), isMobileNs, '<= 30 ns', '; the same string object looked up again')
-  vsIsMobile('createAgentMatcher + LRU cache, equal strings, distinct objects', ns('createAgentMatcher + LRU cache, equal'), isMobileNs, '', '; the lookup compares the string contents')
-  figure({ group: 'redirect', name: 'createAgentMatcher vs the naive regex', value: Number(ns('createAgentMatcher (default').toFixed(1)), unit: 'ns/UA', anchor: 'naive new RegExp(DEFAULT_AGENTS, "i").test', anchorValue: Math.round(naiveNs), ratio: Math.round(naiveNs / ns('createAgentMatcher (default')), target: '>= 500', note: `${note}; ratio = naive / matcher` })
+    figure({
+      group: 'redirect',
+      name,
+      value: Number(value.toFixed(1)),
+      unit: 'ns/UA',
+      anchor: 'is-mobile isMobile({ ua })',
+      anchorValue: Number(anchorValue.toFixed(1)),
+      ratio: Number((anchorValue / value).toFixed(2)),
+      target,
+      note: `${note}; ratio = is-mobile / matcher${extra}`,
+    })
+  vsIsMobile(
+    'createAgentMatcher, uncached (the default for linear sources)',
+    ns('createAgentMatcher (default'),
+    isMobileNs,
+    '>= 2.5',
+    '',
+  )
+  vsIsMobile(
+    'createAgentMatcher, uncached, fresh strings',
+    ns('createAgentMatcher, no cache, fresh'),
+    isMobileFreshNs,
+    '>= 2.5',
+    '; both on fresh copies, as an HTTP parser makes them',
+  )
+  vsIsMobile(
+    'createAgentMatcher + LRU cache, a UA seen before',
+    ns('createAgentMatcher + LRU cache, a UA seen'),
+    isMobileNs,
+    '<= 30 ns',
+    '; the same string object looked up again',
+  )
+  vsIsMobile(
+    'createAgentMatcher + LRU cache, equal strings, distinct objects',
+    ns('createAgentMatcher + LRU cache, equal'),
+    isMobileNs,
+    '',
+    '; the lookup compares the string contents',
+  )
+  figure({
+    group: 'redirect',
+    name: 'createAgentMatcher vs the naive regex',
+    value: Number(ns('createAgentMatcher (default').toFixed(1)),
+    unit: 'ns/UA',
+    anchor: 'naive new RegExp(DEFAULT_AGENTS, "i").test',
+    anchorValue: Math.round(naiveNs),
+    ratio: Math.round(naiveNs / ns('createAgentMatcher (default')),
+    target: '>= 500',
+    note: `${note}; ratio = naive / matcher`,
+  })
 }
 
 /** Inputs that make each strategy work hardest, `size` code units long. */
@@ -141,9 +201,21 @@ function worstCase(): void {
       const ms = bestMs(uncached, s, 5)
       if (ms > worst) [worst, worstName] = [ms, name]
     }
-    console.log(`| ${kb} KB | ${fmt(naiveMs, 2)} ms | ${fmt(worst * 1000, 1)} µs | ${worstName} | ${fmt(naiveMs / worst, 0)} |`)
+    console.log(
+      `| ${kb} KB | ${fmt(naiveMs, 2)} ms | ${fmt(worst * 1000, 1)} µs | ${worstName} | ${fmt(naiveMs / worst, 0)} |`,
+    )
     if (kb === 16) {
-      figure({ group: 'redirect', name: 'createAgentMatcher, 16 KB UA, worst adversarial input', value: Number(worst.toFixed(4)), unit: 'ms', anchor: 'naive regex, 16 KB desktop UA repeated', anchorValue: Number(naiveMs.toFixed(1)), ratio: Math.round(naiveMs / worst), target: '<= 0.1 ms', note: `worst input: ${worstName}; ratio = naive / matcher` })
+      figure({
+        group: 'redirect',
+        name: 'createAgentMatcher, 16 KB UA, worst adversarial input',
+        value: Number(worst.toFixed(4)),
+        unit: 'ms',
+        anchor: 'naive regex, 16 KB desktop UA repeated',
+        anchorValue: Number(naiveMs.toFixed(1)),
+        ratio: Math.round(naiveMs / worst),
+        target: '<= 0.1 ms',
+        note: `worst input: ${worstName}; ratio = naive / matcher`,
+      })
     }
   }
   const huge = adversarial(1 << 20)

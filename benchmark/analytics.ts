@@ -26,7 +26,28 @@ const DAY = 86_400_000
 const T0 = Date.UTC(2025, 0, 1)
 const dayOf = (i: number): string => new Date(T0 + i * DAY).toISOString().slice(0, 10)
 const KINDS = ['click_to_call', 'click_to_map', 'click_to_email', 'form_submit'] as const
-const COUNTRIES = ['US', 'JP', 'DE', 'FR', 'BR', 'IN', 'GB', 'ES', 'IT', 'CA', 'MX', 'KR', 'AU', 'NL', 'SE', 'PL', 'TR', 'ID', 'AR', 'ZA']
+const COUNTRIES = [
+  'US',
+  'JP',
+  'DE',
+  'FR',
+  'BR',
+  'IN',
+  'GB',
+  'ES',
+  'IT',
+  'CA',
+  'MX',
+  'KR',
+  'AU',
+  'NL',
+  'SE',
+  'PL',
+  'TR',
+  'ID',
+  'AR',
+  'ZA',
+]
 const REGIONS = ['North', 'South', 'Unknown']
 
 /** A small deterministic PRNG, so every run seeds the same data. */
@@ -45,7 +66,9 @@ const USER_AGENTS = ((): string[] => {
   const systemRandom = Math.random
   Math.random = random
   try {
-    return Array.from({ length: 200 }, (_, i) => new UserAgent(i % 3 ? { deviceCategory: 'mobile' } : undefined).toString())
+    return Array.from({ length: 200 }, (_, i) =>
+      new UserAgent(i % 3 ? { deviceCategory: 'mobile' } : undefined).toString(),
+    )
   } finally {
     Math.random = systemRandom
   }
@@ -75,9 +98,11 @@ async function median(runs: number, call: () => Promise<unknown>, warm = 5): Pro
 async function rate(n: number, inFlight: number, call: (i: number) => Promise<unknown>): Promise<number> {
   let next = 0
   const start = performance.now()
-  await Promise.all(Array.from({ length: inFlight }, async () => {
-    while (next < n) await call(next++)
-  }))
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (next < n) await call(next++)
+    }),
+  )
   return n / ((performance.now() - start) / 1000)
 }
 
@@ -91,20 +116,33 @@ function benchEngine(store = new MemoryStore()): Engine {
 function siteRecord(site_name: string, owner: string): SiteRecord {
   const original_site_url = 'https://www.example.com'
   return {
-    site_name, owner, original_site_url, auto_sync_cache_ttl: 'SHORT', initial: { original_site_url, auto_sync_cache_ttl: 'SHORT' },
-    created_at: T0, modified_at: T0, build: 'built',
+    site_name,
+    owner,
+    original_site_url,
+    auto_sync_cache_ttl: 'SHORT',
+    initial: { original_site_url, auto_sync_cache_ttl: 'SHORT' },
+    created_at: T0,
+    modified_at: T0,
+    build: 'built',
   }
 }
 
 async function createSites(engine: Engine, owner: string, n: number, name: (i: number) => string): Promise<void> {
   await engine.addMasterAccount({ user: owner, password: 'pw' })
   const api = engine.as(owner)
-  for (let i = 0; i < n; i++) await api.createSite({ site_data: { site_name: name(i), original_site_url: 'https://www.example.com' } })
+  for (let i = 0; i < n; i++)
+    await api.createSite({ site_data: { site_name: name(i), original_site_url: 'https://www.example.com' } })
 }
 
-interface Row { figure: string; measured: string; target: string; ratio: string }
+interface Row {
+  figure: string
+  measured: string
+  target: string
+  ratio: string
+}
 const rows: Row[] = []
-const fmt = (n: number, digits = 0): string => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
+const fmt = (n: number, digits = 0): string =>
+  n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
 
 // ------------------------------------------------------------------ ingest
 // Events arrive in time order, as live traffic does: 1,000 sites, 50,000
@@ -119,24 +157,57 @@ const fmt = (n: number, digits = 0): string => n.toLocaleString('en-US', { maxim
   const store = new MemoryStore()
   for (let i = 0; i < 1000; i++) await store.createSite(siteRecord(`s${i}`, 'ingest'))
   const event = (i: number, n: number): VisitEvent => ({
-    site_name: `s${i % 1000}`, day: days[Math.floor((i * 30) / n)]!, visitor_id: `v${(i * 7919) % 50_000}`,
-    page_views: 1 + (i & 3), browser: browsers[i & 3]!, os: systems[i % 3]!, country: COUNTRIES[i % 20]!, region: REGIONS[i % 3]!,
+    site_name: `s${i % 1000}`,
+    day: days[Math.floor((i * 30) / n)]!,
+    visitor_id: `v${(i * 7919) % 50_000}`,
+    page_views: 1 + (i & 3),
+    browser: browsers[i & 3]!,
+    os: systems[i % 3]!,
+    country: COUNTRIES[i % 20]!,
+    region: REGIONS[i % 3]!,
   })
   await rate(300_000, 1, (i) => store.recordVisit(event(i, 300_000)))
   const storeRate = await rate(N, 1, (i) => store.recordVisit(event(i, N)))
-  rows.push({ figure: 'ingest: MemoryStore.recordVisit (events/s)', measured: fmt(storeRate), target: `≥ ${fmt(TARGET)}`, ratio: `${(storeRate / TARGET).toFixed(2)}×` })
+  rows.push({
+    figure: 'ingest: MemoryStore.recordVisit (events/s)',
+    measured: fmt(storeRate),
+    target: `≥ ${fmt(TARGET)}`,
+    ratio: `${(storeRate / TARGET).toFixed(2)}×`,
+  })
 
   const engine = benchEngine()
   await createSites(engine, 'ingest', 1000, (i) => `site${i}`)
   const input = (i: number, n: number) => ({
-    site_name: `site${i % 1000}`, at: dates[Math.floor((i * 30) / n)], visitor_id: `v${(i * 7919) % 50_000}`,
-    user_agent: USER_AGENTS[i % USER_AGENTS.length], country: COUNTRIES[i % 20], region: REGIONS[i % 3], page_views: 1 + (i & 3),
+    site_name: `site${i % 1000}`,
+    at: dates[Math.floor((i * 30) / n)],
+    visitor_id: `v${(i * 7919) % 50_000}`,
+    user_agent: USER_AGENTS[i % USER_AGENTS.length],
+    country: COUNTRIES[i % 20],
+    region: REGIONS[i % 3],
+    page_views: 1 + (i & 3),
   })
   await rate(100_000, 64, (i) => engine.recordVisit(input(i, 100_000)))
   const engineRate = await rate(N / 3, 64, (i) => engine.recordVisit(input(i, N / 3)))
-  rows.push({ figure: 'ingest: engine.recordVisit, real UAs (events/s)', measured: fmt(engineRate), target: `≥ ${fmt(TARGET)}`, ratio: `${(engineRate / TARGET).toFixed(2)}×` })
-  const activityRate = await rate(N / 3, 64, (i) => engine.recordActivity({ site_name: `site${i % 1000}`, kind: KINDS[i & 3]!, user_agent: USER_AGENTS[i % 200], at: dates[Math.floor((i * 90) / N)] }))
-  rows.push({ figure: 'ingest: engine.recordActivity (events/s)', measured: fmt(activityRate), target: `≥ ${fmt(TARGET)}`, ratio: `${(activityRate / TARGET).toFixed(2)}×` })
+  rows.push({
+    figure: 'ingest: engine.recordVisit, real UAs (events/s)',
+    measured: fmt(engineRate),
+    target: `≥ ${fmt(TARGET)}`,
+    ratio: `${(engineRate / TARGET).toFixed(2)}×`,
+  })
+  const activityRate = await rate(N / 3, 64, (i) =>
+    engine.recordActivity({
+      site_name: `site${i % 1000}`,
+      kind: KINDS[i & 3]!,
+      user_agent: USER_AGENTS[i % 200],
+      at: dates[Math.floor((i * 90) / N)],
+    }),
+  )
+  rows.push({
+    figure: 'ingest: engine.recordActivity (events/s)',
+    measured: fmt(activityRate),
+    target: `≥ ${fmt(TARGET)}`,
+    ratio: `${(activityRate / TARGET).toFixed(2)}×`,
+  })
 }
 
 // ------------------------------------------- site analytics over 90 days
@@ -151,11 +222,23 @@ const fmt = (n: number, digits = 0): string => n.toLocaleString('en-US', { maxim
     for (let v = 0; v < VISITS_PER_DAY; v++) {
       // 20,000 visitors overall, so most come back on other days.
       await engine.recordVisit({
-        site_name: 'busysite', at: dates[d], visitor_id: `visitor-${Math.floor(random() * 20_000)}`, user_agent: pick(USER_AGENTS),
-        country: pick(COUNTRIES), region: pick(REGIONS), page_views: 1 + Math.floor(random() * 5),
+        site_name: 'busysite',
+        at: dates[d],
+        visitor_id: `visitor-${Math.floor(random() * 20_000)}`,
+        user_agent: pick(USER_AGENTS),
+        country: pick(COUNTRIES),
+        region: pick(REGIONS),
+        page_views: 1 + Math.floor(random() * 5),
       })
     }
-    for (let a = 0; a < 50; a++) await engine.recordActivity({ site_name: 'busysite', kind: pick(KINDS), at: dates[d], user_agent: pick(USER_AGENTS), country: pick(COUNTRIES) })
+    for (let a = 0; a < 50; a++)
+      await engine.recordActivity({
+        site_name: 'busysite',
+        kind: pick(KINDS),
+        at: dates[d],
+        user_agent: pick(USER_AGENTS),
+        country: pick(COUNTRIES),
+      })
   }
   const busyBytes = (heap() - before) / 90
   const api = engine.as('busy')
@@ -169,9 +252,19 @@ const fmt = (n: number, digits = 0): string => n.toLocaleString('en-US', { maxim
     ['activities, system dimension', { result: 'activities', dimension: 'system' }],
   ] as const) {
     const ms = await median(101, () => api.siteAnalytics('busysite', { ...period, ...query }))
-    rows.push({ figure: `site analytics, 90 days × ${fmt(VISITS_PER_DAY)} visits, ${label} (ms)`, measured: fmt(ms, 3), target: label.startsWith('system') ? `≤ ${TARGET}` : '-', ratio: label.startsWith('system') ? `${(TARGET / ms).toFixed(1)}× under` : '-' })
+    rows.push({
+      figure: `site analytics, 90 days × ${fmt(VISITS_PER_DAY)} visits, ${label} (ms)`,
+      measured: fmt(ms, 3),
+      target: label.startsWith('system') ? `≤ ${TARGET}` : '-',
+      ratio: label.startsWith('system') ? `${(TARGET / ms).toFixed(1)}× under` : '-',
+    })
   }
-  rows.push({ figure: `memory per site-day, ${fmt(VISITS_PER_DAY)} visits/day, 20,000 visitors (bytes)`, measured: fmt(busyBytes), target: '-', ratio: `${fmt(busyBytes / VISITS_PER_DAY)} B/visit` })
+  rows.push({
+    figure: `memory per site-day, ${fmt(VISITS_PER_DAY)} visits/day, 20,000 visitors (bytes)`,
+    measured: fmt(busyBytes),
+    target: '-',
+    ratio: `${fmt(busyBytes / VISITS_PER_DAY)} B/visit`,
+  })
 }
 
 // ------------------------------------------------------ most traffic
@@ -190,9 +283,14 @@ const fmt = (n: number, digits = 0): string => n.toLocaleString('en-US', { maxim
       const n = 1 + Math.floor(random() * 9)
       for (let v = 0; v < n; v++, visits++) {
         await store.recordVisit({
-          site_name: `rank${String(s).padStart(5, '0')}`, day: dayOf(d), visitor_id: `v${Math.floor(random() * 30)}`,
-          page_views: 1 + (v & 1), browser: pick(['Chrome 120', 'Mobile Safari 17', 'Samsung Browser 23']), os: pick(['Android', 'iOS']),
-          country: pick(COUNTRIES), region: 'Unknown',
+          site_name: `rank${String(s).padStart(5, '0')}`,
+          day: dayOf(d),
+          visitor_id: `v${Math.floor(random() * 30)}`,
+          page_views: 1 + (v & 1),
+          browser: pick(['Chrome 120', 'Mobile Safari 17', 'Samsung Browser 23']),
+          os: pick(['Android', 'iOS']),
+          country: pick(COUNTRIES),
+          region: 'Unknown',
         })
       }
     }
@@ -203,18 +301,45 @@ const fmt = (n: number, digits = 0): string => n.toLocaleString('en-US', { maxim
   const ms = await median(51, () => api.sitesWithMostTraffic(period))
   // Baseline: what a store without per-owner day lists would do, one period query per site.
   const names = Array.from({ length: SITES }, (_, i) => `rank${String(i).padStart(5, '0')}`)
-  const naive = await median(5, async () => {
-    const all = await Promise.all(names.map(async (site_name) => ({ site_name, data: (await store.siteTraffic(site_name, period.from, period.to))[0]!.data })))
-    return all.sort((a, b) => b.data.visits - a.data.visits || (a.site_name < b.site_name ? -1 : 1)).slice(0, 10)
-  }, 1)
-  rows.push({ figure: `most traffic, ${fmt(SITES)} sites × ${DAYS} days (${fmt(visits)} visits) (ms)`, measured: fmt(ms, 3), target: `≤ ${TARGET}`, ratio: `${(TARGET / ms).toFixed(1)}× under` })
-  rows.push({ figure: '  baseline: one siteTraffic per site, then sort (ms)', measured: fmt(naive, 1), target: '-', ratio: `${(naive / ms).toFixed(0)}× slower` })
-  rows.push({ figure: `memory per site-day, ~5 visits/day (bytes)`, measured: fmt(perSiteDay), target: '-', ratio: `${fmt((perSiteDay * SITES * DAYS) / visits)} B/visit` })
+  const naive = await median(
+    5,
+    async () => {
+      const all = await Promise.all(
+        names.map(async (site_name) => ({
+          site_name,
+          data: (await store.siteTraffic(site_name, period.from, period.to))[0]!.data,
+        })),
+      )
+      return all.sort((a, b) => b.data.visits - a.data.visits || (a.site_name < b.site_name ? -1 : 1)).slice(0, 10)
+    },
+    1,
+  )
+  rows.push({
+    figure: `most traffic, ${fmt(SITES)} sites × ${DAYS} days (${fmt(visits)} visits) (ms)`,
+    measured: fmt(ms, 3),
+    target: `≤ ${TARGET}`,
+    ratio: `${(TARGET / ms).toFixed(1)}× under`,
+  })
+  rows.push({
+    figure: '  baseline: one siteTraffic per site, then sort (ms)',
+    measured: fmt(naive, 1),
+    target: '-',
+    ratio: `${(naive / ms).toFixed(0)}× slower`,
+  })
+  rows.push({
+    figure: `memory per site-day, ~5 visits/day (bytes)`,
+    measured: fmt(perSiteDay),
+    target: '-',
+    ratio: `${fmt((perSiteDay * SITES * DAYS) / visits)} B/visit`,
+  })
 }
 
 // ------------------------------------------------------------- report
-const widths = (['figure', 'measured', 'target', 'ratio'] as const).map((k) => Math.max(k.length, ...rows.map((r) => r[k].length)))
-const line = (cells: string[]) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ')} |`
+const widths = (['figure', 'measured', 'target', 'ratio'] as const).map((k) =>
+  Math.max(k.length, ...rows.map((r) => r[k].length)),
+)
+const line = (cells: string[]) =>
+  `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ')} |`
 console.log(`node ${process.version}, ${process.arch}`)
 console.log(line(['figure', 'measured', 'target', 'ratio']))
 console.log(`|${widths.map((w, i) => (i === 0 ? '-'.repeat(w + 2) : `${'-'.repeat(w + 1)}:`)).join('|')}|`)

@@ -18,7 +18,12 @@ interface CannonResult {
   non2xx: number
   errors: number
 }
-type Autocannon = (opts: { url: string; connections: number; duration: number; headers: Record<string, string> }) => Promise<CannonResult>
+type Autocannon = (opts: {
+  url: string
+  connections: number
+  duration: number
+  headers: Record<string, string>
+}) => Promise<CannonResult>
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 3)

@@ -21,7 +21,10 @@ if (mode === 'raw') {
   // node:http alone: the floor under any framework.
   server = http.createServer((req, res) => {
     if (req.method === 'GET') {
-      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(SITE_JSON) })
+      res.writeHead(200, {
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': Buffer.byteLength(SITE_JSON),
+      })
       res.end(SITE_JSON)
     } else if (req.method === 'POST') {
       let body = ''
@@ -29,7 +32,10 @@ if (mode === 'raw') {
       req.on('data', (c) => (body += c))
       req.on('end', () => {
         const json = JSON.stringify({ site_name: JSON.parse(body).site_data.site_name })
-        res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(json) })
+        res.writeHead(200, {
+          'content-type': 'application/json; charset=utf-8',
+          'content-length': Buffer.byteLength(json),
+        })
         res.end(json)
       })
     } else {
@@ -56,12 +62,15 @@ if (mode === 'raw') {
     let store
     if (storeKind !== 'memory') {
       // RedisStore is at mobisite/redis (dist/esm/lib/redis.js); older builds exported it from the root.
-      const RedisStore = mobisite.RedisStore ?? (await import(new URL('./redis.js', new URL(entry, 'file:///')).href)).RedisStore
+      const RedisStore =
+        mobisite.RedisStore ?? (await import(new URL('./redis.js', new URL(entry, 'file:///')).href)).RedisStore
       store = new RedisStore({ url: storeKind, prefix })
     }
     const engine = mobisite.createEngine(store ? { store } : {})
     await engine.addMasterAccount({ user: 'bench', password: 'bench-password' })
-    await engine.as('bench').createSite({ site_data: { site_name: 'benchsite', original_site_url: 'https://www.example.com/' } })
+    await engine
+      .as('bench')
+      .createSite({ site_data: { site_name: 'benchsite', original_site_url: 'https://www.example.com/' } })
     app.use('/api', mobisite.apiRouter(engine))
   }
   server = http.createServer(app)

@@ -90,7 +90,9 @@ const LOADS: Record<string, (origin: string) => { url: string; requests?: Cannon
           return {
             ...req,
             headers: { ...HEADERS, 'content-type': 'application/json' },
-            body: JSON.stringify({ site_data: { site_name: context.name, original_site_url: 'https://www.example.com/' } }),
+            body: JSON.stringify({
+              site_data: { site_name: context.name, original_site_url: 'https://www.example.com/' },
+            }),
           }
         },
       },
@@ -113,7 +115,10 @@ async function run(server: Server, load: string, duration: number): Promise<Samp
   const r = await autocannon({ ...spec, connections: CONNECTIONS, duration, headers: HEADERS })
   const after = await stats(server)
   if (r.errors > 0 || r.non2xx > 0) throw new Error(`${server.label}, ${load}: ${r.errors} errors, ${r.non2xx} non-2xx`)
-  return { rps: r.requests.average, cpuPerRequest: (after.cpuMicros - before.cpuMicros) / (after.requests - before.requests) }
+  return {
+    rps: r.requests.average,
+    cpuPerRequest: (after.cpuMicros - before.cpuMicros) / (after.requests - before.requests),
+  }
 }
 
 const median = (xs: number[]): number => {
@@ -132,7 +137,8 @@ interface Summary {
 }
 
 /** The median over rounds of a/b, each pair measured in the same round. */
-const pairedRatio = (a: Sample[], b: Sample[], of: (s: Sample) => number): number => median(a.map((s, i) => of(s) / of(b[i]!)))
+const pairedRatio = (a: Sample[], b: Sample[], of: (s: Sample) => number): number =>
+  median(a.map((s, i) => of(s) / of(b[i]!)))
 
 const prefix = `mobisite-bench:${randomBytes(6).toString('hex')}:`
 const variants: Variant[] = [
@@ -150,7 +156,9 @@ else console.log('REDIS_URL not set: the RedisStore variant is skipped')
 const servers = await Promise.all(variants.map(start))
 const results = new Map<string, Map<string, Summary>>()
 try {
-  console.log(`autocannon, ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds x ${DURATION} s per variant and load`)
+  console.log(
+    `autocannon, ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds x ${DURATION} s per variant and load`,
+  )
   for (const load of Object.keys(LOADS)) {
     for (const server of servers) await run(server, load, 1) // warm-up
     const samples = new Map<string, Sample[]>(servers.map((s) => [s.label, []]))
@@ -173,7 +181,9 @@ try {
     console.log(`\n${load}\n\n| variant | req/s | / bare Express | server CPU µs per request | bare CPU / this CPU |`)
     console.log('|---|---:|---:|---:|---:|')
     for (const [label, s] of summary) {
-      console.log(`| ${label} | ${Math.round(s.rps)} | ${s.rpsRatio.toFixed(3)} | ${s.cpu.toFixed(1)} | ${s.cpuRatio.toFixed(3)} |`)
+      console.log(
+        `| ${label} | ${Math.round(s.rps)} | ${s.rpsRatio.toFixed(3)} | ${s.cpu.toFixed(1)} | ${s.cpuRatio.toFixed(3)} |`,
+      )
     }
   }
 
@@ -185,24 +195,59 @@ try {
     const round3 = (x: number) => Number(x.toFixed(3))
     const rps = (s: Sample) => s.rps
     const note = `medians of ${ROUNDS} interleaved ${DURATION} s autocannon runs, ${CONNECTIONS} connections; ratio = median of per-round ratios`
-    figure({ group: 'API', name: `${short}: bare Express`, value: Math.round(bare.rps), unit: 'req/s', anchor: 'raw node:http', anchorValue: Math.round(raw.rps), ratio: round3(pairedRatio(bare.samples, raw.samples, rps)), note })
     figure({
-      group: 'API', name: `${short}: apiRouter, MemoryStore`, value: Math.round(memory.rps), unit: 'req/s',
-      anchor: 'bare Express', anchorValue: Math.round(bare.rps), ratio: round3(memory.rpsRatio), ...(target ? { target } : {}),
+      group: 'API',
+      name: `${short}: bare Express`,
+      value: Math.round(bare.rps),
+      unit: 'req/s',
+      anchor: 'raw node:http',
+      anchorValue: Math.round(raw.rps),
+      ratio: round3(pairedRatio(bare.samples, raw.samples, rps)),
+      note,
+    })
+    figure({
+      group: 'API',
+      name: `${short}: apiRouter, MemoryStore`,
+      value: Math.round(memory.rps),
+      unit: 'req/s',
+      anchor: 'bare Express',
+      anchorValue: Math.round(bare.rps),
+      ratio: round3(memory.rpsRatio),
+      ...(target ? { target } : {}),
       note: `${note}; HTTP Basic on every request`,
     })
     figure({
-      group: 'API', name: `${short}: apiRouter, MemoryStore, server CPU per request`, value: Number(memory.cpu.toFixed(1)), unit: 'µs',
-      anchor: 'bare Express', anchorValue: Number(bare.cpu.toFixed(1)), ratio: round3(memory.cpuRatio),
+      group: 'API',
+      name: `${short}: apiRouter, MemoryStore, server CPU per request`,
+      value: Number(memory.cpu.toFixed(1)),
+      unit: 'µs',
+      anchor: 'bare Express',
+      anchorValue: Number(bare.cpu.toFixed(1)),
+      ratio: round3(memory.cpuRatio),
       note: 'ratio = bare CPU / apiRouter CPU (the throughput ratio when CPU-bound)',
     })
-    figure({ group: 'API', name: `${short}: apiRouter, MemoryStore`, value: Math.round(memory.rps), unit: 'req/s', anchor: 'raw node:http', anchorValue: Math.round(raw.rps), ratio: round3(pairedRatio(memory.samples, raw.samples, rps)), note })
+    figure({
+      group: 'API',
+      name: `${short}: apiRouter, MemoryStore`,
+      value: Math.round(memory.rps),
+      unit: 'req/s',
+      anchor: 'raw node:http',
+      anchorValue: Math.round(raw.rps),
+      ratio: round3(pairedRatio(memory.samples, raw.samples, rps)),
+      note,
+    })
     const redis = summary.get('apiRouter, RedisStore')
     if (redis) {
       figure({
-        group: 'API', name: `${short}: apiRouter, RedisStore`, value: Math.round(redis.rps), unit: 'req/s',
-        anchor: 'apiRouter, MemoryStore', anchorValue: Math.round(memory.rps), ratio: round3(pairedRatio(redis.samples, memory.samples, rps)),
-        ...(load.startsWith('GET') ? { target: '>= 0.90' } : {}), note: `${note}; Redis on loopback`,
+        group: 'API',
+        name: `${short}: apiRouter, RedisStore`,
+        value: Math.round(redis.rps),
+        unit: 'req/s',
+        anchor: 'apiRouter, MemoryStore',
+        anchorValue: Math.round(memory.rps),
+        ratio: round3(pairedRatio(redis.samples, memory.samples, rps)),
+        ...(load.startsWith('GET') ? { target: '>= 0.90' } : {}),
+        note: `${note}; Redis on loopback`,
       })
     }
   }

@@ -24,7 +24,28 @@ import { figure } from './lib/report.js'
 
 const DAY = 86_400_000
 const NOW = Date.UTC(2025, 5, 30, 12)
-const COUNTRIES = ['US', 'JP', 'DE', 'FR', 'BR', 'IN', 'GB', 'ES', 'IT', 'CA', 'MX', 'KR', 'AU', 'NL', 'SE', 'PL', 'TR', 'ID', 'AR', 'ZA']
+const COUNTRIES = [
+  'US',
+  'JP',
+  'DE',
+  'FR',
+  'BR',
+  'IN',
+  'GB',
+  'ES',
+  'IT',
+  'CA',
+  'MX',
+  'KR',
+  'AU',
+  'NL',
+  'SE',
+  'PL',
+  'TR',
+  'ID',
+  'AR',
+  'ZA',
+]
 const UAS = [
   'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1',
   'Mozilla/5.0 (iPhone; CPU iPhone OS 16_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/16.6 Mobile/15E148 Safari/604.1',
@@ -48,7 +69,13 @@ const engine = createEngine({ now: () => new Date(NOW) })
 await engine.addMasterAccount({ user: 'partner', password: 'secret', partner: true })
 const api = engine.as('partner')
 await api.createAccount({ account_name: 'customer' })
-await api.createSite({ site_data: { site_name: 'busysite', original_site_url: 'https://www.example.com/', site_business_info: { business_name: 'Busy Site' } } })
+await api.createSite({
+  site_data: {
+    site_name: 'busysite',
+    original_site_url: 'https://www.example.com/',
+    site_business_info: { business_name: 'Busy Site' },
+  },
+})
 await api.grantAccess('customer', 'busysite')
 for (let d = 0; d < 90; d++) {
   const start = NOW - d * DAY
@@ -66,7 +93,8 @@ for (let d = 0; d < 90; d++) {
       }),
     )
   }
-  for (let i = 0; i < 30; i++) work.push(engine.recordActivity({ site_name: 'busysite', at: new Date(start), kind: pick(KINDS) }))
+  for (let i = 0; i < 30; i++)
+    work.push(engine.recordActivity({ site_name: 'busysite', at: new Date(start), kind: pick(KINDS) }))
   await Promise.all(work)
 }
 
@@ -96,7 +124,9 @@ function get(path: string): Promise<{ ms: number; status: number; bytes: number 
       .get({ host: '127.0.0.1', port, path, agent, headers: { cookie } }, (res) => {
         let bytes = 0
         res.on('data', (chunk: Buffer) => (bytes += chunk.length))
-        res.on('end', () => resolve({ ms: Number(process.hrtime.bigint() - start) / 1e6, status: res.statusCode ?? 0, bytes }))
+        res.on('end', () =>
+          resolve({ ms: Number(process.hrtime.bigint() - start) / 1e6, status: res.statusCode ?? 0, bytes }),
+        )
       })
       .on('error', reject)
   })
@@ -123,7 +153,10 @@ for (let i = 0; i < 300; i++) {
 const renderMs: number[] = []
 for (let i = 0; i < 300; i++) {
   const start = process.hrtime.bigint()
-  sitePage({ base: '/dashboard', title: 'Dashboard', account: 'customer' }, await dashboard.report(account, 'busysite', '90'))
+  sitePage(
+    { base: '/dashboard', title: 'Dashboard', account: 'customer' },
+    await dashboard.report(account, 'busysite', '90'),
+  )
   renderMs.push(Number(process.hrtime.bigint() - start) / 1e6)
 }
 

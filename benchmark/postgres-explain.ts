@@ -35,8 +35,12 @@ try {
       'initial', jsonb_build_object('original_site_url', 'https://a.example/', 'auto_sync_cache_ttl', 'SHORT'),
       'created_at', ${T0} + ${i} * 60000, 'modified_at', ${T0} + ((${i} * 7919) % 10000) * 60000, 'build', 'built')
       || CASE WHEN ${i} % 10 = 0 THEN jsonb_build_object('external_uid', 'uid-' || (${i} % 100)) ELSE '{}' END`
-  await db.query(`INSERT INTO ${S}.sites (site_name, rec) SELECT 's' || i, ${site(`'s' || i`, `'ranker'`, 'i')} FROM generate_series(0, 9999) i`)
-  await db.query(`INSERT INTO ${S}.sites (site_name, rec) SELECT 'o' || i, ${site(`'o' || i`, `'other-' || (i % 200)`, 'i')} FROM generate_series(0, 19999) i`)
+  await db.query(
+    `INSERT INTO ${S}.sites (site_name, rec) SELECT 's' || i, ${site(`'s' || i`, `'ranker'`, 'i')} FROM generate_series(0, 9999) i`,
+  )
+  await db.query(
+    `INSERT INTO ${S}.sites (site_name, rec) SELECT 'o' || i, ${site(`'o' || i`, `'other-' || (i % 200)`, 'i')} FROM generate_series(0, 19999) i`,
+  )
   await db.query(`INSERT INTO ${S}.sites (site_name, rec) SELECT 'busy', ${site(`'busy'`, `'owner-busy'`, '0')}`)
   // Visits through the store's own recording function, in one transaction (no commit per visit).
   await db.query(`SELECT count(*) FROM generate_series(0, 29) d, generate_series(0, 9999) i,
@@ -51,7 +55,8 @@ try {
       (ARRAY['Chrome 120', 'Mobile Safari 17', 'Samsung Internet 23', 'Firefox 121'])[1 + k % 4], 'Android', (ARRAY['US', 'JP', 'FR'])[1 + k % 3], 'R' || (k % 5)) r`)
   // What autovacuum does on a live database: statistics and the visibility map (index-only scans).
   await db.query(`VACUUM ANALYZE ${S}.sites, ${S}.site_days, ${S}.dim_days, ${S}.day_visitors, ${S}.dim_values`)
-  const counts = await db.query(`SELECT (SELECT count(*) FROM ${S}.sites) AS sites, (SELECT count(*) FROM ${S}.site_days) AS site_days,
+  const counts =
+    await db.query(`SELECT (SELECT count(*) FROM ${S}.sites) AS sites, (SELECT count(*) FROM ${S}.site_days) AS site_days,
       (SELECT count(*) FROM ${S}.dim_days) AS dim_days, (SELECT count(*) FROM ${S}.day_visitors) AS day_visitors`)
   console.log(`Data: ${JSON.stringify(counts.rows[0])}\n`)
 
@@ -59,19 +64,41 @@ try {
   const q = analyticsQueries(S)
   const plans: [string, string, unknown[]][] = [
     ['Retrieve Site (getSite)', st.get!.text, ['s1234']],
-    ['Retrieve Multiple Sites, 50 names (getSites)', st.getMany!.text, [Array.from({ length: 50 }, (_, i) => `s${i * 97}`)]],
-    ['Sites created in a period: 50 of the owner\'s 10,000 (listSites created)', st.listCreated!.text, ['ranker', T0 + 1000 * 60000, T0 + 1049 * 60000]],
-    ['Sites modified in a period (listSites modified)', st.listModified!.text, ['ranker', T0 + 1000 * 60000, T0 + 1049 * 60000]],
+    [
+      'Retrieve Multiple Sites, 50 names (getSites)',
+      st.getMany!.text,
+      [Array.from({ length: 50 }, (_, i) => `s${i * 97}`)],
+    ],
+    [
+      "Sites created in a period: 50 of the owner's 10,000 (listSites created)",
+      st.listCreated!.text,
+      ['ranker', T0 + 1000 * 60000, T0 + 1049 * 60000],
+    ],
+    [
+      'Sites modified in a period (listSites modified)',
+      st.listModified!.text,
+      ['ranker', T0 + 1000 * 60000, T0 + 1049 * 60000],
+    ],
     ['Site by external uid (findSiteByExternalUid)', st.byExternalUid!.text, ['ranker', 'uid-42']],
     ['90-day traffic of one site (siteTraffic)', q.traffic, ['busy', '2024-01-01', '2024-03-30']],
-    ['90-day traffic by system of one site (siteTraffic system)', q.trafficBySystem, ['busy', '2024-01-01', '2024-03-30']],
+    [
+      '90-day traffic by system of one site (siteTraffic system)',
+      q.trafficBySystem,
+      ['busy', '2024-01-01', '2024-03-30'],
+    ],
     ['Most traffic: 10,000 sites x 30 days (mostTraffic)', q.mostTraffic, ['ranker', '2024-03-01', '2024-03-30', 10]],
-    ['Most traffic of an owner with 100 sites among many (mostTraffic)', q.mostTraffic, ['other-7', '2024-03-01', '2024-03-30', 10]],
+    [
+      'Most traffic of an owner with 100 sites among many (mostTraffic)',
+      q.mostTraffic,
+      ['other-7', '2024-03-01', '2024-03-30', 10],
+    ],
   ]
   for (const [title, text, values] of plans) {
     await db.query('DEALLOCATE ALL')
     await db.query(`PREPARE q AS ${text}`)
-    const args = values.map((v) => (Array.isArray(v) ? `ARRAY[${v.map((x) => `'${x}'`).join(', ')}]` : typeof v === 'string' ? `'${v}'` : String(v)))
+    const args = values.map((v) =>
+      Array.isArray(v) ? `ARRAY[${v.map((x) => `'${x}'`).join(', ')}]` : typeof v === 'string' ? `'${v}'` : String(v),
+    )
     const { rows } = await db.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) EXECUTE q(${args.join(', ')})`)
     console.log(`### ${title}\n\n\`\`\`\n${rows.map((r) => r['QUERY PLAN']).join('\n')}\n\`\`\`\n`)
   }

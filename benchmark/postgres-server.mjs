@@ -10,7 +10,9 @@ if (kind === 'postgres') {
 }
 const engine = createEngine(store ? { store } : {})
 await engine.addMasterAccount({ user: 'bench', password: 'bench-password' })
-await engine.as('bench').createSite({ site_data: { site_name: 'benchsite', original_site_url: 'https://www.example.com/' } })
+await engine
+  .as('bench')
+  .createSite({ site_data: { site_name: 'benchsite', original_site_url: 'https://www.example.com/' } })
 const server = await startServer({ engine, port: 0 })
 process.send({ port: new URL(server.url).port })
 process.on('disconnect', async () => {

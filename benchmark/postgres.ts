@@ -33,7 +33,12 @@ interface CannonResult {
   non2xx: number
   errors: number
 }
-type Autocannon = (opts: { url: string; connections: number; duration: number; headers: Record<string, string> }) => Promise<CannonResult>
+type Autocannon = (opts: {
+  url: string
+  connections: number
+  duration: number
+  headers: Record<string, string>
+}) => Promise<CannonResult>
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon
 
 const DATABASE_URL = process.env.DATABASE_URL
@@ -115,13 +120,21 @@ async function apiGet(): Promise<void> {
       for (const [i, s] of servers.entries()) best[i] = Math.max(best[i]!, await cannon(s.url, DURATION))
     }
     const ratio = best[1]! / best[0]!
-    console.log(`\n## GET /sites/{site_name} over HTTP (autocannon, 10 connections, best of ${ROUNDS} x ${DURATION} s)\n`)
+    console.log(
+      `\n## GET /sites/{site_name} over HTTP (autocannon, 10 connections, best of ${ROUNDS} x ${DURATION} s)\n`,
+    )
     console.log(`| store | req/s | / MemoryStore |\n|---|---:|---:|`)
     console.log(`| MemoryStore | ${Math.round(best[0]!)} | 1.000 |`)
     console.log(`| PostgresStore | ${Math.round(best[1]!)} | ${ratio.toFixed(3)} |`)
     figure({
-      group: 'PostgreSQL', name: 'GET /sites/{site_name} over HTTP, PostgresStore', value: Math.round(best[1]!), unit: 'req/s',
-      anchor: 'same server on MemoryStore', anchorValue: Math.round(best[0]!), ratio: Number(ratio.toFixed(3)), target: '>= 0.5',
+      group: 'PostgreSQL',
+      name: 'GET /sites/{site_name} over HTTP, PostgresStore',
+      value: Math.round(best[1]!),
+      unit: 'req/s',
+      anchor: 'same server on MemoryStore',
+      anchorValue: Math.round(best[0]!),
+      ratio: Number(ratio.toFixed(3)),
+      target: '>= 0.5',
     })
   } finally {
     for (const s of servers) s.child.disconnect()
@@ -135,7 +148,10 @@ async function engineCreates(): Promise<void> {
   const makers: [string, () => Store][] = [
     ['MemoryStore', () => new MemoryStore()],
     ['PostgresStore (pool of 10, the default)', postgres],
-    ['PostgresStore (pool of 32)', () => new PostgresStore({ connectionString: DATABASE_URL, schema: newSchema(), max: 32 })],
+    [
+      'PostgresStore (pool of 32)',
+      () => new PostgresStore({ connectionString: DATABASE_URL, schema: newSchema(), max: 32 }),
+    ],
   ]
   if (REDIS_URL) makers.push(['RedisStore', redis])
   for (const [name, make] of makers) {
@@ -144,17 +160,29 @@ async function engineCreates(): Promise<void> {
     // An authenticated caller, as the API holds after its credential check: every create is then one store call.
     const api = engine.as((await engine.authenticate('bench', 'bench-password'))!)
     await api.createSite({ site_data: { site_name: 'warm-up', original_site_url: 'https://a.example/' } })
-    const rate = await run(CREATES, (i) => api.createSite({ site_data: { site_name: `create-${i}`, original_site_url: 'https://a.example/' } }), 64)
+    const rate = await run(
+      CREATES,
+      (i) => api.createSite({ site_data: { site_name: `create-${i}`, original_site_url: 'https://a.example/' } }),
+      64,
+    )
     rows.push([name, rate])
     await engine.close()
   }
-  console.log(`\n## Creating sites through the engine (${CREATES} creates, 64 in flight; each commit waits for the WAL flush)\n`)
+  console.log(
+    `\n## Creating sites through the engine (${CREATES} creates, 64 in flight; each commit waits for the WAL flush)\n`,
+  )
   console.log('| store | sites/s | / MemoryStore |\n|---|---:|---:|')
   for (const [name, rate] of rows) console.log(`| ${name} | ${Math.round(rate)} | ${(rate / rows[0]![1]).toFixed(3)} |`)
   for (const [name, rate] of rows.filter(([n]) => n.startsWith('PostgresStore'))) {
     figure({
-      group: 'PostgreSQL', name: `sites created through the engine, ${name}`, value: Math.round(rate), unit: 'sites/s',
-      anchor: 'MemoryStore', anchorValue: Math.round(rows[0]![1]), ratio: Number((rate / rows[0]![1]).toFixed(3)), target: '>= 2000 sites/s',
+      group: 'PostgreSQL',
+      name: `sites created through the engine, ${name}`,
+      value: Math.round(rate),
+      unit: 'sites/s',
+      anchor: 'MemoryStore',
+      anchorValue: Math.round(rows[0]![1]),
+      ratio: Number((rate / rows[0]![1]).toFixed(3)),
+      target: '>= 2000 sites/s',
     })
   }
 }
@@ -166,7 +194,16 @@ function* monthVisits(): Generator<VisitEvent> {
   for (let d = 0; d < DAYS; d++) {
     for (let i = 0; i < SITES; i++) {
       if ((i + d) % (1 + (i % 5)) !== 0) continue
-      yield { site_name: `s${i}`, day: day(60 + d), visitor_id: `v${(i * 31 + d) % 97}`, page_views: 2, browser: `Chrome ${100 + (i % 3)}`, os: i % 2 ? 'Android' : 'iOS', country: 'US', region: ['CA', 'NY', 'TX'][i % 3]! }
+      yield {
+        site_name: `s${i}`,
+        day: day(60 + d),
+        visitor_id: `v${(i * 31 + d) % 97}`,
+        page_views: 2,
+        browser: `Chrome ${100 + (i % 3)}`,
+        os: i % 2 ? 'Android' : 'iOS',
+        country: 'US',
+        region: ['CA', 'NY', 'TX'][i % 3]!,
+      }
     }
   }
 }
@@ -175,7 +212,16 @@ function* monthVisits(): Generator<VisitEvent> {
 function* busyVisits(): Generator<VisitEvent> {
   for (let d = 0; d < 90; d++) {
     for (let k = 0; k < 40; k++) {
-      yield { site_name: 'busy', day: day(d), visitor_id: `b${(d * 13 + k * 7) % 400}`, page_views: 1 + (k % 3), browser: ['Chrome 120', 'Mobile Safari 17', 'Samsung Internet 23', 'Firefox 121'][k % 4]!, os: k % 4 === 1 ? 'iOS' : 'Android', country: ['US', 'JP', 'FR'][k % 3]!, region: `R${k % 5}` }
+      yield {
+        site_name: 'busy',
+        day: day(d),
+        visitor_id: `b${(d * 13 + k * 7) % 400}`,
+        page_views: 1 + (k % 3),
+        browser: ['Chrome 120', 'Mobile Safari 17', 'Samsung Internet 23', 'Firefox 121'][k % 4]!,
+        os: k % 4 === 1 ? 'iOS' : 'Android',
+        country: ['US', 'JP', 'FR'][k % 3]!,
+        region: `R${k % 5}`,
+      }
     }
   }
 }
@@ -183,9 +229,14 @@ function* busyVisits(): Generator<VisitEvent> {
 async function seed(store: Store): Promise<number> {
   const names = Array.from({ length: SITES }, (_, i) => `s${i}`)
   const site = (name: string, owner: string) => ({
-    site_name: name, owner, original_site_url: 'https://a.example/', auto_sync_cache_ttl: 'SHORT' as const,
+    site_name: name,
+    owner,
+    original_site_url: 'https://a.example/',
+    auto_sync_cache_ttl: 'SHORT' as const,
     initial: { original_site_url: 'https://a.example/', auto_sync_cache_ttl: 'SHORT' as const },
-    created_at: T0, modified_at: T0, build: 'built' as const,
+    created_at: T0,
+    modified_at: T0,
+    build: 'built' as const,
   })
   await run(SITES, (i) => store.createSite(site(names[i]!, 'ranker')), 64)
   await store.createSite(site('busy', 'owner-busy'))
@@ -196,7 +247,10 @@ async function seed(store: Store): Promise<number> {
 }
 
 async function analytics(): Promise<void> {
-  const makers: [string, () => Store][] = [['MemoryStore', () => new MemoryStore()], ['PostgresStore', postgres]]
+  const makers: [string, () => Store][] = [
+    ['MemoryStore', () => new MemoryStore()],
+    ['PostgresStore', postgres],
+  ]
   if (REDIS_URL) makers.push(['RedisStore', redis])
   const results: { name: string; ingest: number; breakdown: number; most: number; check: string }[] = []
   for (const [name, make] of makers) {
@@ -206,20 +260,46 @@ async function analytics(): Promise<void> {
     const most = await run(40, () => store.mostTraffic('ranker', day(60), day(89), 10), 4)
     const top = await store.mostTraffic('ranker', day(60), day(89), 10)
     const sys = await store.siteTraffic('busy', day(0), day(89), 'system')
-    results.push({ name, ingest, breakdown, most, check: JSON.stringify([top.map((r) => [r.site_name, r.data.visits]), sys.map((r) => r.data.visits)]) })
+    results.push({
+      name,
+      ingest,
+      breakdown,
+      most,
+      check: JSON.stringify([top.map((r) => [r.site_name, r.data.visits]), sys.map((r) => r.data.visits)]),
+    })
     await store.close()
   }
   const memory = results[0]!
-  console.log(`\n## Analytics: the 90-day traffic breakdown (by system) of one site; most-traffic over ${SITES.toLocaleString('en-US')} sites x ${DAYS} days\n`)
-  console.log('| store | recordVisit/s (seeding) | 90-day breakdown calls/s | / memory | most-traffic calls/s | / memory | same answers as memory |')
+  console.log(
+    `\n## Analytics: the 90-day traffic breakdown (by system) of one site; most-traffic over ${SITES.toLocaleString('en-US')} sites x ${DAYS} days\n`,
+  )
+  console.log(
+    '| store | recordVisit/s (seeding) | 90-day breakdown calls/s | / memory | most-traffic calls/s | / memory | same answers as memory |',
+  )
   console.log('|---|---:|---:|---:|---:|---:|---|')
   for (const r of results) {
     console.log(
       `| ${r.name} | ${Math.round(r.ingest)} | ${Math.round(r.breakdown)} | ${(r.breakdown / memory.breakdown).toFixed(3)} | ${r.most.toFixed(1)} | ${(r.most / memory.most).toFixed(3)} | ${r.check === memory.check ? 'yes' : 'NO'} |`,
     )
     if (r === memory) continue
-    figure({ group: 'PostgreSQL', name: `90-day traffic breakdown (system) of one site, ${r.name}`, value: Math.round(r.breakdown), unit: 'calls/s', anchor: 'MemoryStore', anchorValue: Math.round(memory.breakdown), ratio: Number((r.breakdown / memory.breakdown).toFixed(3)) })
-    figure({ group: 'PostgreSQL', name: `most-traffic over ${SITES} sites x ${DAYS} days, ${r.name}`, value: Number(r.most.toFixed(1)), unit: 'calls/s', anchor: 'MemoryStore', anchorValue: Number(memory.most.toFixed(1)), ratio: Number((r.most / memory.most).toFixed(3)) })
+    figure({
+      group: 'PostgreSQL',
+      name: `90-day traffic breakdown (system) of one site, ${r.name}`,
+      value: Math.round(r.breakdown),
+      unit: 'calls/s',
+      anchor: 'MemoryStore',
+      anchorValue: Math.round(memory.breakdown),
+      ratio: Number((r.breakdown / memory.breakdown).toFixed(3)),
+    })
+    figure({
+      group: 'PostgreSQL',
+      name: `most-traffic over ${SITES} sites x ${DAYS} days, ${r.name}`,
+      value: Number(r.most.toFixed(1)),
+      unit: 'calls/s',
+      anchor: 'MemoryStore',
+      anchorValue: Number(memory.most.toFixed(1)),
+      ratio: Number((r.most / memory.most).toFixed(3)),
+    })
   }
   if (results.some((r) => r.check !== memory.check)) throw new Error('the stores disagree on the analytics answers')
 }
@@ -241,8 +321,26 @@ async function roundTrips(): Promise<void> {
     await res.arrayBuffer()
     if (res.status >= 400) throw new Error(`${method} ${path}: ${res.status}`)
   }
-  const visit = { site_name: 'rtsite', day: day(0), visitor_id: 'v', page_views: 1, browser: 'b', os: 'o', country: 'c', region: 'r' }
-  const site = { site_name: 'rt2', owner: 'bench', original_site_url: 'https://a.example/', auto_sync_cache_ttl: 'SHORT' as const, initial: { original_site_url: 'https://a.example/', auto_sync_cache_ttl: 'SHORT' as const }, created_at: T0, modified_at: T0, build: 'built' as const }
+  const visit = {
+    site_name: 'rtsite',
+    day: day(0),
+    visitor_id: 'v',
+    page_views: 1,
+    browser: 'b',
+    os: 'o',
+    country: 'c',
+    region: 'r',
+  }
+  const site = {
+    site_name: 'rt2',
+    owner: 'bench',
+    original_site_url: 'https://a.example/',
+    auto_sync_cache_ttl: 'SHORT' as const,
+    initial: { original_site_url: 'https://a.example/', auto_sync_cache_ttl: 'SHORT' as const },
+    created_at: T0,
+    modified_at: T0,
+    build: 'built' as const,
+  }
   await http('GET', '/sites/created') // authenticates once, migrates: the credential cache then holds the caller
   const calls: [string, () => Promise<unknown>][] = [
     ['store: createSite', () => store.createSite(site)],
@@ -254,15 +352,25 @@ async function roundTrips(): Promise<void> {
     ['store: incrementWithinLimit', () => store.incrementWithinLimit('k', 300, T0 + DAY_MS)],
     ['store: grantAccess', () => store.grantAccess('bench', 'nobody', 'rt2')],
     ['store: deleteSite (with analytics)', () => store.deleteSite('bench', 'rt2')],
-    ['API: POST /sites/create', () => http('POST', '/sites/create', { site_data: { site_name: 'rtsite', original_site_url: 'https://a.example/' } })],
+    [
+      'API: POST /sites/create',
+      () =>
+        http('POST', '/sites/create', { site_data: { site_name: 'rtsite', original_site_url: 'https://a.example/' } }),
+    ],
     ['API: GET /sites/{site_name}', () => http('GET', '/sites/rtsite')],
-    ['API: POST /sites/update/{site_name}', () => http('POST', '/sites/update/rtsite', { site_domain: 'm.example.com' })],
+    [
+      'API: POST /sites/update/{site_name}',
+      () => http('POST', '/sites/update/rtsite', { site_domain: 'm.example.com' }),
+    ],
     ['API: POST /sites/publish/{site_name}', () => http('POST', '/sites/publish/rtsite')],
     ['API: GET /sites/created', () => http('GET', '/sites/created')],
     ['API: POST /sites/get-many', () => http('POST', '/sites/get-many', [{ site_name: 'rtsite' }])],
     ['store: recordVisit', () => store.recordVisit(visit)],
     ['API: GET /analytics/site/{site_name}', () => http('GET', '/analytics/site/rtsite')],
-    ['API: GET /analytics/site/{site_name}?dimension=system', () => http('GET', '/analytics/site/rtsite?dimension=system')],
+    [
+      'API: GET /analytics/site/{site_name}?dimension=system',
+      () => http('GET', '/analytics/site/rtsite?dimension=system'),
+    ],
     ['API: GET /analytics/sites/withmosttraffic', () => http('GET', '/analytics/sites/withmosttraffic')],
     ['API: DELETE /sites/{site_name}', () => http('DELETE', '/sites/rtsite')],
   ]

@@ -23,14 +23,16 @@ if (mode === 'seed') {
   const frozen = new Date(T0)
   const engine = createEngine({ now: () => frozen })
   await engine.addMasterAccount({ user: 'seeder', password: 'pw' })
-  const api = engine.as((await engine.authenticate('seeder', 'pw')))
+  const api = engine.as(await engine.authenticate('seeder', 'pw'))
   const base = memory()
   const marks = []
   let seeding = 0
   const cpuStart = process.cpuUsage()
   let start = performance.now()
   for (let i = 1; i <= n; i++) {
-    await api.createSite({ site_data: { site_name: `site-${i}`, original_site_url: `https://www.example${i % 1000}.com/` } })
+    await api.createSite({
+      site_data: { site_name: `site-${i}`, original_site_url: `https://www.example${i % 1000}.com/` },
+    })
     if (checkpoints.has(i)) {
       seeding += performance.now() - start
       marks.push({ sites: i, ...memory() })
@@ -52,9 +54,10 @@ if (mode === 'seed') {
   const engine = createEngine({ store, now: () => new Date((now += 300_000)) })
   await engine.addMasterAccount({ user: 'ranker', password: 'pw' })
   const api = engine.as('ranker')
-  for (let s = 0; s < sites; s++) await api.createSite({ site_data: { site_name: `rank${s}`, original_site_url: 'https://www.example.com' } })
+  for (let s = 0; s < sites; s++)
+    await api.createSite({ site_data: { site_name: `rank${s}`, original_site_url: 'https://www.example.com' } })
   let seed = 42
-  const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648)
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648
   let visits = 0
   for (let d = 0; d < days; d++) {
     const day = new Date(T0 + d * DAY).toISOString().slice(0, 10)
@@ -63,13 +66,22 @@ if (mode === 'seed') {
       const count = 1 + Math.floor(random() * 3)
       for (let v = 0; v < count; v++, visits++) {
         await store.recordVisit({
-          site_name: `rank${s}`, day, visitor_id: `v${Math.floor(random() * 30)}`, page_views: 1 + (v & 1),
-          browser: 'Chrome 120', os: v & 1 ? 'Android' : 'iOS', country: 'US', region: 'Unknown',
+          site_name: `rank${s}`,
+          day,
+          visitor_id: `v${Math.floor(random() * 30)}`,
+          page_views: 1 + (v & 1),
+          browser: 'Chrome 120',
+          os: v & 1 ? 'Android' : 'iOS',
+          country: 'US',
+          region: 'Unknown',
         })
       }
     }
   }
-  const period = { from: new Date(T0).toISOString().slice(0, 10), to: new Date(T0 + (days - 1) * DAY).toISOString().slice(0, 10) }
+  const period = {
+    from: new Date(T0).toISOString().slice(0, 10),
+    to: new Date(T0 + (days - 1) * DAY).toISOString().slice(0, 10),
+  }
   for (let i = 0; i < 5; i++) await api.sitesWithMostTraffic(period)
   // Wall time and this thread's CPU time: on a busy machine the process may
   // be descheduled mid-call, which the CPU time does not count.

@@ -21,7 +21,10 @@ const entry = fileURLToPath(new URL('../dist/esm/lib/index.js', import.meta.url)
 const MAX = Number(process.env.BENCH_SCALE_MAX ?? 1_000_000)
 
 function run(...args: string[]): Record<string, unknown> {
-  const out = execFileSync(process.execPath, ['--expose-gc', child, entry, ...args], { encoding: 'utf8', maxBuffer: 1 << 20 })
+  const out = execFileSync(process.execPath, ['--expose-gc', child, entry, ...args], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 20,
+  })
   return JSON.parse(out.trim().split('\n').at(-1)!) as Record<string, unknown>
 }
 
@@ -42,40 +45,70 @@ for (const n of sizes) {
   const checkpoints = n === 1_000_000 ? '100000,500000,1000000' : String(n)
   const r = run('seed', String(n), checkpoints) as unknown as Seeded
   seeded.push(r)
-  console.log(`seed ${fmt(n)} sites: ${(r.ms / 1000).toFixed(1)} s wall, ${(r.cpuMs / 1000).toFixed(1)} s CPU; ${r.marks.map((m) => `${fmt(m.sites)}: heap ${m.heapMB} MB, RSS ${m.rssMB} MB`).join('; ')}`)
+  console.log(
+    `seed ${fmt(n)} sites: ${(r.ms / 1000).toFixed(1)} s wall, ${(r.cpuMs / 1000).toFixed(1)} s CPU; ${r.marks.map((m) => `${fmt(m.sites)}: heap ${m.heapMB} MB, RSS ${m.rssMB} MB`).join('; ')}`,
+  )
 }
 for (const r of seeded) {
   figure({
-    group: 'scale', name: `seed ${fmt(r.sites)} sites, frozen clock (engine createSite)`, value: round(r.ms / 1000, 1), unit: 's wall',
-    ...(r.sites === 1_000_000 ? { target: '<= 60' } : {}), note: `${round(r.cpuMs / 1000, 1)} s of CPU; ${round((r.cpuMs * 1000) / r.sites, 1)} µs CPU per site`,
+    group: 'scale',
+    name: `seed ${fmt(r.sites)} sites, frozen clock (engine createSite)`,
+    value: round(r.ms / 1000, 1),
+    unit: 's wall',
+    ...(r.sites === 1_000_000 ? { target: '<= 60' } : {}),
+    note: `${round(r.cpuMs / 1000, 1)} s of CPU; ${round((r.cpuMs * 1000) / r.sites, 1)} µs CPU per site`,
   })
 }
 for (let i = 1; i < seeded.length; i++) {
   const [a, b] = [seeded[i - 1]!, seeded[i]!]
   figure({
-    group: 'scale', name: `seeding log-log slope ${fmt(a.sites)} → ${fmt(b.sites)} (CPU time)`, value: round(slope(a.sites, a.cpuMs, b.sites, b.cpuMs), 2), unit: 'slope',
-    anchor: 'linear', anchorValue: 1, target: '<= 1.1', note: `wall-time slope ${round(slope(a.sites, a.ms, b.sites, b.ms), 2)}`,
+    group: 'scale',
+    name: `seeding log-log slope ${fmt(a.sites)} → ${fmt(b.sites)} (CPU time)`,
+    value: round(slope(a.sites, a.cpuMs, b.sites, b.cpuMs), 2),
+    unit: 'slope',
+    anchor: 'linear',
+    anchorValue: 1,
+    target: '<= 1.1',
+    note: `wall-time slope ${round(slope(a.sites, a.ms, b.sites, b.ms), 2)}`,
   })
 }
 const marks = seeded.at(-1)!.marks
 for (const m of marks) {
   figure({
-    group: 'scale', name: `MemoryStore with ${fmt(m.sites)} sites: RSS`, value: m.rssMB, unit: 'MB',
-    ...(m.sites === 1_000_000 ? { target: '<= 1024' } : {}), note: `heap in use ${m.heapMB} MB after a full GC`,
+    group: 'scale',
+    name: `MemoryStore with ${fmt(m.sites)} sites: RSS`,
+    value: m.rssMB,
+    unit: 'MB',
+    ...(m.sites === 1_000_000 ? { target: '<= 1024' } : {}),
+    note: `heap in use ${m.heapMB} MB after a full GC`,
   })
 }
 
 // -------------------------------------------------------- most traffic
-const traffic = [10_000, 100_000].map((n) => run('traffic', String(n), '30') as { sites: number; visits: number; ms: number; cpuMs: number })
+const traffic = [10_000, 100_000].map(
+  (n) => run('traffic', String(n), '30') as { sites: number; visits: number; ms: number; cpuMs: number },
+)
 for (const r of traffic) {
-  console.log(`most traffic, ${fmt(r.sites)} sites × 30 days (${fmt(r.visits)} visits): ${r.cpuMs.toFixed(2)} ms CPU, ${r.ms.toFixed(2)} ms wall`)
+  console.log(
+    `most traffic, ${fmt(r.sites)} sites × 30 days (${fmt(r.visits)} visits): ${r.cpuMs.toFixed(2)} ms CPU, ${r.ms.toFixed(2)} ms wall`,
+  )
   figure({
-    group: 'scale', name: `most traffic, ${fmt(r.sites)} sites × 30 days (${fmt(r.visits)} visits)`, value: round(r.cpuMs, 2), unit: 'ms CPU',
-    ...(r.sites === 100_000 ? { target: '<= 20' } : {}), note: `median of 31 calls; wall ${round(r.ms, 2)} ms`,
+    group: 'scale',
+    name: `most traffic, ${fmt(r.sites)} sites × 30 days (${fmt(r.visits)} visits)`,
+    value: round(r.cpuMs, 2),
+    unit: 'ms CPU',
+    ...(r.sites === 100_000 ? { target: '<= 20' } : {}),
+    note: `median of 31 calls; wall ${round(r.ms, 2)} ms`,
   })
 }
 const [small, large] = traffic as [(typeof traffic)[0], (typeof traffic)[0]]
 figure({
-  group: 'scale', name: 'most traffic log-log slope 10,000 → 100,000 sites (CPU time)', value: round(slope(small.sites, small.cpuMs, large.sites, large.cpuMs), 2), unit: 'slope',
-  anchor: 'linear', anchorValue: 1, target: '<= 1', note: `wall-time slope ${round(slope(small.sites, small.ms, large.sites, large.ms), 2)}`,
+  group: 'scale',
+  name: 'most traffic log-log slope 10,000 → 100,000 sites (CPU time)',
+  value: round(slope(small.sites, small.cpuMs, large.sites, large.cpuMs), 2),
+  unit: 'slope',
+  anchor: 'linear',
+  anchorValue: 1,
+  target: '<= 1',
+  note: `wall-time slope ${round(slope(small.sites, small.ms, large.sites, large.ms), 2)}`,
 })

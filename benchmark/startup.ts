@@ -71,7 +71,12 @@ function groupCpuMs(group: number): number {
 async function timeToFirstAnswer(command: string, args: string[]): Promise<{ wall: number; cpu: number }> {
   const port = await freePort()
   const start = performance.now()
-  const child = spawn(command, args, { cwd: root, env: { ...process.env, PORT: String(port) }, stdio: 'ignore', detached: true })
+  const child = spawn(command, args, {
+    cwd: root,
+    env: { ...process.env, PORT: String(port) },
+    stdio: 'ignore',
+    detached: true,
+  })
   try {
     while (!(await answers(port))) {
       if (child.exitCode !== null) throw new Error(`${command} ${args.join(' ')} exited with ${child.exitCode}`)
@@ -115,8 +120,13 @@ for (let round = 0; round < ROUNDS; round++) {
   for (const [label, kind, specifier] of imports) importTimes.get(label)!.push(importTime(kind, specifier))
 }
 
-console.log(`\nmedians of ${ROUNDS} fresh processes, alternating\n\n| start-up | first answer, wall ms | CPU ms of its processes |\n|---|---:|---:|`)
-for (const [label, times] of startTimes) console.log(`| ${label} | ${median(times.map((t) => t.wall)).toFixed(0)} | ${median(times.map((t) => t.cpu)).toFixed(0)} |`)
+console.log(
+  `\nmedians of ${ROUNDS} fresh processes, alternating\n\n| start-up | first answer, wall ms | CPU ms of its processes |\n|---|---:|---:|`,
+)
+for (const [label, times] of startTimes)
+  console.log(
+    `| ${label} | ${median(times.map((t) => t.wall)).toFixed(0)} | ${median(times.map((t) => t.cpu)).toFixed(0)} |`,
+  )
 console.log('\n| import | ms |\n|---|---:|')
 for (const [label, times] of importTimes) console.log(`| ${label} | ${median(times).toFixed(1)} |`)
 
@@ -126,16 +136,31 @@ for (const label of ['npm start', 'node dist/esm/lib/cli.js']) {
   const times = startTimes.get(label)!
   const ms = median(times.map((t) => t.wall))
   figure({
-    group: 'start-up', name: `${label}: spawn to first HTTP answer`, value: Math.round(ms), unit: 'ms wall', anchor: 'bare Express server, same measure',
-    anchorValue: Math.round(bare), ratio: Number((ms / bare).toFixed(2)), ...(label === 'npm start' ? { target: '<= 1000', targetOf: 'value' as const } : {}),
+    group: 'start-up',
+    name: `${label}: spawn to first HTTP answer`,
+    value: Math.round(ms),
+    unit: 'ms wall',
+    anchor: 'bare Express server, same measure',
+    anchorValue: Math.round(bare),
+    ratio: Number((ms / bare).toFixed(2)),
+    ...(label === 'npm start' ? { target: '<= 1000', targetOf: 'value' as const } : {}),
     note: `median of ${ROUNDS}; ${Math.round(median(times.map((t) => t.cpu)))} ms of CPU in its processes (bare Express ${Math.round(median(bareTimes.map((t) => t.cpu)))}); includes the master account's scrypt hash`,
   })
 }
-for (const [kind, mine, theirs] of [['require', 'mobisite root, require (CJS build)', 'express alone, require'], ['import', 'mobisite root, import (ESM build)', 'express alone, import']] as const) {
+for (const [kind, mine, theirs] of [
+  ['require', 'mobisite root, require (CJS build)', 'express alone, require'],
+  ['import', 'mobisite root, import (ESM build)', 'express alone, import'],
+] as const) {
   const ms = median(importTimes.get(mine)!)
   const anchor = median(importTimes.get(theirs)!)
   figure({
-    group: 'start-up', name: `${kind} of the package root`, value: Number(ms.toFixed(1)), unit: 'ms', anchor: `${kind} of express alone`,
-    anchorValue: Number(anchor.toFixed(1)), ratio: Number((ms / anchor).toFixed(2)), note: `median of ${ROUNDS} fresh processes; the root loads express itself`,
+    group: 'start-up',
+    name: `${kind} of the package root`,
+    value: Number(ms.toFixed(1)),
+    unit: 'ms',
+    anchor: `${kind} of express alone`,
+    anchorValue: Number(anchor.toFixed(1)),
+    ratio: Number((ms / anchor).toFixed(2)),
+    note: `median of ${ROUNDS} fresh processes; the root loads express itself`,
   })
 }

@@ -70,9 +70,14 @@ interface Row {
 function site(i: number, owner = 'bench'): SiteRecord {
   const url = `https://www.example.com/${i}`
   return {
-    site_name: `site-${i}`, owner, original_site_url: url, auto_sync_cache_ttl: 'SHORT',
+    site_name: `site-${i}`,
+    owner,
+    original_site_url: url,
+    auto_sync_cache_ttl: 'SHORT',
     initial: { original_site_url: url, auto_sync_cache_ttl: 'SHORT' },
-    created_at: T0 + i, modified_at: T0 + i, build: 'built',
+    created_at: T0 + i,
+    modified_at: T0 + i,
+    build: 'built',
   }
 }
 
@@ -80,14 +85,27 @@ function site(i: number, owner = 'bench'): SiteRecord {
 const storeOps: [string, (s: Store, i: number) => Promise<unknown>][] = [
   ['createSite', (s, i) => s.createSite(site(i))],
   ['getSite', (s, i) => s.getSite(`site-${i}`)],
-  ['updateSite', (s, i) => s.updateSite('bench', `site-${i}`, { site_domain: 'm.example.com', modified_at: T0 + DAY + i })],
+  [
+    'updateSite',
+    (s, i) => s.updateSite('bench', `site-${i}`, { site_domain: 'm.example.com', modified_at: T0 + DAY + i }),
+  ],
   ['publishSite (first: charge)', (s, i) => s.publishSite('bench', `site-${i}`, T0 + 2 * DAY + i, true)],
   ['listSites (50 of them)', (s, i) => s.listSites('bench', 'created', T0 + (i % 100) * 10, T0 + (i % 100) * 10 + 49)],
   ['incrementWithinLimit', (s) => s.incrementWithinLimit('daily', 1e9, T0 + 365 * DAY)],
-  ['recordVisit', (s, i) => s.recordVisit({
-    site_name: `site-${i % 50}`, day: days[i % 30]!, visitor_id: `v${i % 997}`, page_views: 2,
-    browser: `Chrome ${100 + (i % 5)}`, os: i % 2 ? 'Android' : 'iOS', country: 'US', region: ['CA', 'NY', 'TX'][i % 3]!,
-  })],
+  [
+    'recordVisit',
+    (s, i) =>
+      s.recordVisit({
+        site_name: `site-${i % 50}`,
+        day: days[i % 30]!,
+        visitor_id: `v${i % 997}`,
+        page_views: 2,
+        browser: `Chrome ${100 + (i % 5)}`,
+        os: i % 2 ? 'Android' : 'iOS',
+        country: 'US',
+        region: ['CA', 'NY', 'TX'][i % 3]!,
+      }),
+  ],
   ['siteTraffic (30 days)', (s, i) => s.siteTraffic(`site-${i % 50}`, days[0]!, days[29]!)],
   ['siteTraffic (30 days, system)', (s, i) => s.siteTraffic(`site-${i % 50}`, days[0]!, days[29]!, 'system')],
   ['mostTraffic (30 days, 50 sites)', (s) => s.mostTraffic('bench', days[0]!, days[29]!, 10)],
@@ -129,19 +147,36 @@ async function httpBench(make: () => Store): Promise<Map<string, { ops: number; 
     if (res.status >= 400) throw new Error(`${method} ${path}: ${res.status}`)
   }
   for (const user of users) {
-    await call('POST', '/sites/create', { site_data: { site_name: `top-${user}`, original_site_url: 'https://a.example/' } }, user)
+    await call(
+      'POST',
+      '/sites/create',
+      { site_data: { site_name: `top-${user}`, original_site_url: 'https://a.example/' } },
+      user,
+    )
     for (let d = 0; d < 30; d++) {
       await engine.recordVisit({ site_name: `top-${user}`, visitor_id: `v${d}`, at: new Date(Date.now() - d * DAY) })
     }
   }
   const ops: [string, (i: number) => Promise<unknown>][] = [
-    ['POST /sites/create', (i) => call('POST', '/sites/create', { site_data: { site_name: `api-${i}`, original_site_url: 'https://a.example/' } })],
+    [
+      'POST /sites/create',
+      (i) =>
+        call('POST', '/sites/create', {
+          site_data: { site_name: `api-${i}`, original_site_url: 'https://a.example/' },
+        }),
+    ],
     ['GET /sites/{name}', (i) => call('GET', `/sites/api-${i}`)],
     ['POST /sites/update/{name}', (i) => call('POST', `/sites/update/api-${i}`, { site_domain: 'm.example.com' })],
     ['POST /sites/publish/{name}', (i) => call('POST', `/sites/publish/api-${i}`)],
     ['GET /sites/modified (1,000 sites)', () => call('GET', '/sites/modified')],
-    ['GET /analytics/site/{name}', (i) => call('GET', `/analytics/site/top-${users[Math.floor(i / 250)]}`, undefined, users[Math.floor(i / 250)])],
-    ['GET /analytics/sites/withmosttraffic', (i) => call('GET', '/analytics/sites/withmosttraffic', undefined, users[Math.floor(i / 250)])],
+    [
+      'GET /analytics/site/{name}',
+      (i) => call('GET', `/analytics/site/top-${users[Math.floor(i / 250)]}`, undefined, users[Math.floor(i / 250)]),
+    ],
+    [
+      'GET /analytics/sites/withmosttraffic',
+      (i) => call('GET', '/analytics/sites/withmosttraffic', undefined, users[Math.floor(i / 250)]),
+    ],
     ['DELETE /sites/{name}', (i) => call('DELETE', `/sites/api-${i}`)],
   ]
   const out = new Map<string, { ops: number; trips: number }>()
@@ -155,16 +190,35 @@ async function httpBench(make: () => Store): Promise<Map<string, { ops: number; 
   return out
 }
 
-function table(title: string, memory: Map<string, { ops: number }>, redis: Map<string, { ops: number; trips: number }>): void {
-  const rows: Row[] = [...memory].map(([name, m]) => ({ name, memory: m.ops, redis: redis.get(name)!.ops, trips: redis.get(name)!.trips }))
+function table(
+  title: string,
+  memory: Map<string, { ops: number }>,
+  redis: Map<string, { ops: number; trips: number }>,
+): void {
+  const rows: Row[] = [...memory].map(([name, m]) => ({
+    name,
+    memory: m.ops,
+    redis: redis.get(name)!.ops,
+    trips: redis.get(name)!.trips,
+  }))
   const w = Math.max(...rows.map((r) => r.name.length), title.length)
   const fmt = (n: number) => Math.round(n).toLocaleString('en-US')
-  console.log(`\n| ${title.padEnd(w)} | MemoryStore ops/s | RedisStore ops/s | Redis / Memory | Redis round trips per call |`)
-  console.log(`|${'-'.repeat(w + 2)}|------------------:|-----------------:|---------------:|---------------------------:|`)
+  console.log(
+    `\n| ${title.padEnd(w)} | MemoryStore ops/s | RedisStore ops/s | Redis / Memory | Redis round trips per call |`,
+  )
+  console.log(
+    `|${'-'.repeat(w + 2)}|------------------:|-----------------:|---------------:|---------------------------:|`,
+  )
   for (const r of rows) {
     figure({
-      group: 'store', name: `${title}: ${r.name}, RedisStore`, value: Math.round(r.redis), unit: 'ops/s', anchor: 'MemoryStore',
-      anchorValue: Math.round(r.memory), ratio: Number((r.redis / r.memory).toFixed(3)), note: `${r.trips.toFixed(2)} Redis round trips per call; ${CONCURRENCY} in flight`,
+      group: 'store',
+      name: `${title}: ${r.name}, RedisStore`,
+      value: Math.round(r.redis),
+      unit: 'ops/s',
+      anchor: 'MemoryStore',
+      anchorValue: Math.round(r.memory),
+      ratio: Number((r.redis / r.memory).toFixed(3)),
+      note: `${r.trips.toFixed(2)} Redis round trips per call; ${CONCURRENCY} in flight`,
     })
     console.log(
       `| ${r.name.padEnd(w)} | ${fmt(r.memory).padStart(17)} | ${fmt(r.redis).padStart(16)} | ${(r.redis / r.memory).toFixed(3).padStart(14)} | ${r.trips.toFixed(2).padStart(26)} |`,
@@ -179,7 +233,9 @@ const redisStore = (): Store => {
 }
 
 try {
-  console.log(`RedisStore at ${URL_}; ${STORE_OPS} store calls and ${HTTP_OPS} HTTP calls per row, ${CONCURRENCY} in flight`)
+  console.log(
+    `RedisStore at ${URL_}; ${STORE_OPS} store calls and ${HTTP_OPS} HTTP calls per row, ${CONCURRENCY} in flight`,
+  )
   table('Store call', await storeBench(() => new MemoryStore()), await storeBench(redisStore))
   table('HTTP API call (startServer)', await httpBench(() => new MemoryStore()), await httpBench(redisStore))
 } finally {

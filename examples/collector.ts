@@ -15,7 +15,9 @@ import { analyticsCollector, apiRouter, createEngine } from 'mobisite'
 // In production the engine would share a RedisStore with the API servers.
 const engine = createEngine()
 await engine.addMasterAccount({ user: 'demo', password: 'demo-password' })
-await engine.as('demo').createSite({ site_data: { site_name: 'demoshop', original_site_url: 'https://www.example.com' } })
+await engine
+  .as('demo')
+  .createSite({ site_data: { site_name: 'demoshop', original_site_url: 'https://www.example.com' } })
 
 const app = express()
 app.set('trust proxy', true) // req.secure follows X-Forwarded-Proto: the visitor cookie gets Secure behind HTTPS
@@ -28,7 +30,10 @@ app.use(
     // A resolver of your own: a GeoIP lookup, or (here) a query parameter of the page that sent the beacon.
     geo: (req) => {
       const page = new URL(req.get('referer') ?? 'http://x/')
-      return { country: page.searchParams.get('country') ?? undefined, region: page.searchParams.get('region') ?? undefined }
+      return {
+        country: page.searchParams.get('country') ?? undefined,
+        region: page.searchParams.get('region') ?? undefined,
+      }
     },
     onError: (error) => console.warn('analytics:', error),
   }),
@@ -62,6 +67,8 @@ app.use('/api', apiRouter(engine))
 
 const port = Number(process.env.PORT ?? 3000)
 const server = app.listen(port, '127.0.0.1', () => {
-  console.log(`mobile site on http://127.0.0.1:${port}/, analytics API on http://127.0.0.1:${port}/api (demo / demo-password)`)
+  console.log(
+    `mobile site on http://127.0.0.1:${port}/, analytics API on http://127.0.0.1:${port}/api (demo / demo-password)`,
+  )
 })
 process.on('SIGINT', () => server.close(() => void engine.close()))

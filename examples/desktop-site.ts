@@ -22,12 +22,18 @@ import { mobileRedirect } from 'mobisite'
 const mobileUrl = process.env.MOBILE_URL ?? 'https://m.example.com'
 const api = process.env.MOBISITE_API
 const remote =
-  api === undefined ? undefined : { baseUrl: api, user: process.env.MOBISITE_USER ?? '', password: process.env.MOBISITE_PASSWORD ?? '' }
+  api === undefined
+    ? undefined
+    : { baseUrl: api, user: process.env.MOBISITE_USER ?? '', password: process.env.MOBISITE_PASSWORD ?? '' }
 
 const app = express()
 
 // The one line. Everything else here is the desktop site itself.
-const redirect = mobileRedirect({ mobileUrl, remote, onError: (err) => console.warn(`[mobileRedirect] ${err.message}`) })
+const redirect = mobileRedirect({
+  mobileUrl,
+  remote,
+  onError: (err) => console.warn(`[mobileRedirect] ${err.message}`),
+})
 app.use(redirect)
 
 const page = (title: string, body: string): string =>
@@ -53,7 +59,9 @@ app.get('/style.css', (_req, res) => {
 
 const port = Number(process.env.PORT ?? 3001)
 const server = app.listen(port, '127.0.0.1', () => {
-  console.log(`desktop site on http://127.0.0.1:${port}; phones go to ${mobileUrl}${remote ? ` (agents from ${api})` : ''}`)
+  console.log(
+    `desktop site on http://127.0.0.1:${port}; phones go to ${mobileUrl}${remote ? ` (agents from ${api})` : ''}`,
+  )
 })
 process.on('SIGINT', () => {
   redirect.close()

@@ -25,6 +25,8 @@ app.use((_req, res) => {
 
 const port = Number(process.env.PORT ?? 3000)
 const server = app.listen(port, '127.0.0.1', () => {
-  console.log(`app on http://127.0.0.1:${port}, API on http://127.0.0.1:${port}/api (user demo, password demo-password)`)
+  console.log(
+    `app on http://127.0.0.1:${port}, API on http://127.0.0.1:${port}/api (user demo, password demo-password)`,
+  )
 })
 process.on('SIGINT', () => server.close(() => void engine.close()))

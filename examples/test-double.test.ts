@@ -46,9 +46,15 @@ t.test('the double rejects what the real service rejects', async (t) => {
   await server.engine.addMasterAccount({ user: 'shop', password: 'pw' })
   const res = await fetch(`${server.url}/api/sites/create`, {
     method: 'POST',
-    headers: { authorization: `Basic ${Buffer.from('shop:pw').toString('base64')}`, 'content-type': 'application/json' },
+    headers: {
+      authorization: `Basic ${Buffer.from('shop:pw').toString('base64')}`,
+      'content-type': 'application/json',
+    },
     body: JSON.stringify({ site_data: { original_site_url: 'not a url' } }),
   })
   t.equal(res.status, 400)
-  t.same(await res.json(), { error_code: 'InvalidInput', message: 'site_data.original_site_url must be an absolute http(s) URL' })
+  t.same(await res.json(), {
+    error_code: 'InvalidInput',
+    message: 'site_data.original_site_url must be an absolute http(s) URL',
+  })
 })

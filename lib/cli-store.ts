@@ -34,9 +34,14 @@ export function chooseStore(argv: readonly string[], env: NodeJS.ProcessEnv): St
 /** A PostgresStore on `url`, in schema MOBISITE_PG_SCHEMA (default `mobisite`); pg is loaded only here. */
 export async function openPostgres(url: string, env: NodeJS.ProcessEnv): Promise<{ store: Store; label: string }> {
   const { PostgresStore } = await import('./postgres.js').catch((error: unknown) => {
-    throw new Error(`a PostgreSQL store was asked for but the optional peer dependency pg could not be loaded (npm install pg): ${String(error)}`)
+    throw new Error(
+      `a PostgreSQL store was asked for but the optional peer dependency pg could not be loaded (npm install pg): ${String(error)}`,
+    )
   })
   const schema = env.MOBISITE_PG_SCHEMA || 'mobisite'
   const shown = url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@')
-  return { store: new PostgresStore({ connectionString: url, schema }), label: `PostgreSQL store at ${shown}, schema ${schema}` }
+  return {
+    store: new PostgresStore({ connectionString: url, schema }),
+    label: `PostgreSQL store at ${shown}, schema ${schema}`,
+  }
 }

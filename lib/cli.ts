@@ -30,7 +30,9 @@ async function storeFromEnv(): Promise<{ store?: Store; label: string }> {
   if (!url) return { label: 'memory store: state lives in this process' }
   // Only here is ioredis loaded: a memory-store server does not need it installed.
   const { RedisStore } = await import('./redis.js').catch((error: unknown) => {
-    throw new Error(`REDIS_URL is set but the optional peer dependency ioredis could not be loaded (npm install ioredis): ${String(error)}`)
+    throw new Error(
+      `REDIS_URL is set but the optional peer dependency ioredis could not be loaded (npm install ioredis): ${String(error)}`,
+    )
   })
   const prefix = process.env.MOBISITE_REDIS_PREFIX
   return { store: new RedisStore({ url, ...(prefix ? { prefix } : {}) }), label: `Redis store at ${url}` }
@@ -73,17 +75,23 @@ async function main(): Promise<void> {
   console.log(`mobisite API: ${api} (${label})`)
   console.log(`user:     ${user}`)
   if (shared) {
-    console.log('password: unchanged: this account already exists in the shared store (set MOBISITE_PASSWORD to choose one)')
+    console.log(
+      'password: unchanged: this account already exists in the shared store (set MOBISITE_PASSWORD to choose one)',
+    )
   } else {
     console.log(`password: ${password}${process.env.MOBISITE_PASSWORD ? ' (from MOBISITE_PASSWORD)' : ' (generated)'}`)
   }
   const credentials = shared ? `${user}:PASSWORD` : `${user}:${password}`
-  console.log(`try:      curl -u ${shellQuote(credentials)} -H 'content-type: application/json' -d ${shellQuote(body)} ${api}/sites/create`)
+  console.log(
+    `try:      curl -u ${shellQuote(credentials)} -H 'content-type: application/json' -d ${shellQuote(body)} ${api}/sites/create`,
+  )
   const ssoCurl = `curl -u ${shellQuote(credentials)} ${api}/accounts/sso/${DEMO_ACCOUNT}/link`
   if (process.argv.includes('--demo') || process.env.MOBISITE_DEMO === '1') {
     const demo = await seedDemo(engine, user)
     const { url } = await engine.as(user).ssoLink(demo.account_name, {}, `${server.url}/dashboard`)
-    console.log(`demo:     sub-account ${demo.account_name} with site ${demo.site_name} (granted) and 30 days of visits`)
+    console.log(
+      `demo:     sub-account ${demo.account_name} with site ${demo.site_name} (granted) and 30 days of visits`,
+    )
     console.log(`open:     ${url}`)
     console.log(`          (single use, valid 2 minutes; a fresh one: ${ssoCurl})`)
   } else {
@@ -91,10 +99,14 @@ async function main(): Promise<void> {
     console.log(
       `sso:      curl -u ${shellQuote(credentials)} -H 'content-type: application/json' -d ${shellQuote(account)} ${api}/accounts/create && ${ssoCurl}`,
     )
-    console.log(`          opens a sub-account's dashboard at ${server.url}/dashboard (or start with --demo for one filled with 30 days of visits)`)
+    console.log(
+      `          opens a sub-account's dashboard at ${server.url}/dashboard (or start with --demo for one filled with 30 days of visits)`,
+    )
   }
   if (admin) {
-    console.log(`admin:    ${server.url}/__admin${adminToken ? ' (bearer token from MOBISITE_ADMIN_TOKEN)' : ''}${args.seed ? `, seeded from ${args.seed}` : ''}`)
+    console.log(
+      `admin:    ${server.url}/__admin${adminToken ? ' (bearer token from MOBISITE_ADMIN_TOKEN)' : ''}${args.seed ? `, seeded from ${args.seed}` : ''}`,
+    )
   }
 
   let stopping = false

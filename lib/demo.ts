@@ -48,9 +48,11 @@ const pick = <T>(next: () => number, list: readonly T[]): T => list[Math.floor(n
 export async function seedDemo(engine: Engine, user: string): Promise<DemoSeed> {
   const api = engine.as(user)
   const exists = (error: unknown) => (error as { error_code?: string }).error_code === 'ResourceAlreadyExist'
-  await api.createAccount({ account_name: DEMO_ACCOUNT, first_name: 'Demo', last_name: 'Owner', email: DEMO_ACCOUNT }).catch((e) => {
-    if (!exists(e)) throw e
-  })
+  await api
+    .createAccount({ account_name: DEMO_ACCOUNT, first_name: 'Demo', last_name: 'Owner', email: DEMO_ACCOUNT })
+    .catch((e) => {
+      if (!exists(e)) throw e
+    })
   const created = await api
     .createSite({
       site_data: {
@@ -97,7 +99,13 @@ export async function recordTraffic(engine: Engine, site_name: string, days: num
       )
     }
     for (let a = Math.floor(visits / 8); a > 0; a--) {
-      work.push(engine.recordActivity({ site_name, at: new Date(start + Math.floor(next() * 86_000_000)), kind: pick(next, KINDS) }))
+      work.push(
+        engine.recordActivity({
+          site_name,
+          at: new Date(start + Math.floor(next() * 86_000_000)),
+          kind: pick(next, KINDS),
+        }),
+      )
     }
     await Promise.all(work)
   }

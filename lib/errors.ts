@@ -37,7 +37,8 @@ export const ERROR_CODES = {
   },
   ResourceAlreadyExist: {
     status: 400,
-    meaning: 'The site or account name is taken (names are unique across all master accounts, regardless of letter case).',
+    meaning:
+      'The site or account name is taken (names are unique across all master accounts, regardless of letter case).',
   },
   Unauthorized: {
     status: 401,

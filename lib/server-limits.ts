@@ -69,7 +69,11 @@ function onClientError(error: Error & { code?: string }, socket: Duplex): void {
 const CLOSE_GRACE_MS = 2_000
 
 /** An HTTP server for `app` with the limits above. */
-export function limitedServer(app: RequestListener, timeouts: ServerTimeouts = {}, maxConnections = DEFAULT_MAX_CONNECTIONS): Server {
+export function limitedServer(
+  app: RequestListener,
+  timeouts: ServerTimeouts = {},
+  maxConnections = DEFAULT_MAX_CONNECTIONS,
+): Server {
   const headersTimeout = timeouts.headers ?? 10_000
   const requestTimeout = timeouts.request ?? 30_000
   const server = createServer(

@@ -17,7 +17,9 @@ t.test('DEFAULT_AGENTS is in the spec form: wildcard-wrapped names alternated wi
 t.test(`precision and recall on user-agents@${corpusVersion} (phones = "mobile")`, async (t) => {
   t.equal(corpusVersion, '2.1.198', 'the figures in docs/redirect.md are for this version')
   const c = score(isPhone)
-  t.comment(`rows ${corpus.length}: tp ${c.tp} fp ${c.fp} fn ${c.fn} tn ${c.tn}; precision ${c.precision}, recall ${c.recall}`)
+  t.comment(
+    `rows ${corpus.length}: tp ${c.tp} fp ${c.fp} fn ${c.fn} tn ${c.tn}; precision ${c.precision}, recall ${c.recall}`,
+  )
   t.same(
     c.disagreements.map((d) => `${d.row.deviceCategory} -> ${d.predicted}: ${d.row.userAgent}`),
     [],
@@ -25,11 +27,17 @@ t.test(`precision and recall on user-agents@${corpusVersion} (phones = "mobile")
   )
   t.equal(c.precision, 1)
   t.equal(c.recall, 1)
-  t.ok(corpus.some((r) => r.deviceCategory === 'tablet' && /Mobile\//.test(r.userAgent)), 'the corpus has iPads saying Mobile/…, and they are not redirected')
+  t.ok(
+    corpus.some((r) => r.deviceCategory === 'tablet' && /Mobile\//.test(r.userAgent)),
+    'the corpus has iPads saying Mobile/…, and they are not redirected',
+  )
 })
 
 t.test('no name matches a known desktop or tablet UA', async (t) => {
-  const others = [...corpus.filter((r) => r.deviceCategory !== 'mobile').map((r) => r.userAgent), ...Object.values(notPhones)]
+  const others = [
+    ...corpus.filter((r) => r.deviceCategory !== 'mobile').map((r) => r.userAgent),
+    ...Object.values(notPhones),
+  ]
   for (const name of DEFAULT_AGENT_NAMES) {
     const one = new RegExp(`.*${name}.*`, 'i')
     const hits = others.filter((ua) => one.test(ua))
@@ -51,9 +59,15 @@ t.test('known disagreements behave as documented', async (t) => {
 })
 
 t.test('every name earns its place: each matches at least one phone fixture or corpus phone', async (t) => {
-  const phoneUas = [...corpus.filter((r) => r.deviceCategory === 'mobile').map((r) => r.userAgent), ...Object.values(phones)]
+  const phoneUas = [
+    ...corpus.filter((r) => r.deviceCategory === 'mobile').map((r) => r.userAgent),
+    ...Object.values(phones),
+  ]
   for (const name of DEFAULT_AGENT_NAMES) {
     const one = new RegExp(name, 'i')
-    t.ok(phoneUas.some((ua) => one.test(ua)), name)
+    t.ok(
+      phoneUas.some((ua) => one.test(ua)),
+      name,
+    )
   }
 })

@@ -56,7 +56,8 @@ function engineVerdict(source: unknown): string {
   }
   const bySet = refused(() => createEngine().setAgents(source as string))
   // createEngine reads a null or undefined `agents` as "the default".
-  if (source !== null && refused(() => createEngine({ agents: source as string })) !== bySet) return 'createEngine and setAgents disagree'
+  if (source !== null && refused(() => createEngine({ agents: source as string })) !== bySet)
+    return 'createEngine and setAgents disagree'
   return bySet ? 'refused' : 'accepted'
 }
 
@@ -72,8 +73,12 @@ t.test('the engine and the matcher accept exactly the same sources', async (t) =
   t.equal(matcherVerdict(longSource(70_000)), 'refused: too-long')
 })
 
-t.test('the engine says why, in the matcher\'s words', async (t) => {
-  t.throws(() => createEngine({ agents: longSource(70_000) }), { name: 'ServiceError', error_code: 'InvalidInput', message: /70000 characters; the limit is 65536/ })
+t.test("the engine says why, in the matcher's words", async (t) => {
+  t.throws(() => createEngine({ agents: longSource(70_000) }), {
+    name: 'ServiceError',
+    error_code: 'InvalidInput',
+    message: /70000 characters; the limit is 65536/,
+  })
   t.throws(() => createEngine().setAgents('.*(a|aa)*b.*'), { error_code: 'InvalidInput', message: /dangerously slow/ })
   t.throws(() => createAgentMatcher(7 as unknown as string), AgentsSourceError)
 })

@@ -17,8 +17,12 @@ async function setup(t: Test, start = '2025-03-10T12:00:00') {
   const engine = createEngine({ now: () => clock.now })
   await engine.addMasterAccount({ user: 'alice', password: PASSWORDS.alice! })
   await engine.addMasterAccount({ user: 'bob', password: PASSWORDS.bob! })
-  await engine.as('alice').createSite({ site_data: { site_name: 'limited', original_site_url: 'https://www.example.com' } })
-  await engine.as('bob').createSite({ site_data: { site_name: 'bobsite', original_site_url: 'https://www.example.com' } })
+  await engine
+    .as('alice')
+    .createSite({ site_data: { site_name: 'limited', original_site_url: 'https://www.example.com' } })
+  await engine
+    .as('bob')
+    .createSite({ site_data: { site_name: 'bobsite', original_site_url: 'https://www.example.com' } })
   const server = await startServer({ engine })
   t.teardown(async () => {
     await server.close()
@@ -47,7 +51,11 @@ t.test('the 301st call of a UTC day gets 429 with Retry-After', async (t) => {
   t.equal((await get('alice', SITE)).status, 200, 'the 300th succeeds')
   isLimited(t, await get('alice', SITE), 43_200, 'the 301st')
   isLimited(t, await get('alice', `${SITE}?result=activities&dimension=geo`), 43_200, 'any query of the method')
-  await t.rejects(engine.as('alice').siteAnalytics('limited'), { name: 'ServiceError', error_code: 'DailyLimitExceeded', retryAfter: 43_200 }, 'in-process too')
+  await t.rejects(
+    engine.as('alice').siteAnalytics('limited'),
+    { name: 'ServiceError', error_code: 'DailyLimitExceeded', retryAfter: 43_200 },
+    'in-process too',
+  )
   t.equal((await get('alice', MOST)).status, 200, 'the other method has its own count')
   t.equal((await get('bob', '/analytics/site/bobsite')).status, 200, 'another account has its own count')
 
@@ -57,14 +65,23 @@ t.test('the 301st call of a UTC day gets 429 with Retry-After', async (t) => {
 
 t.test('invalid and refused calls do not count', async (t) => {
   const { get, spend } = await setup(t)
-  for (const path of [`${SITE}?dimension=os`, `${SITE}?from=2025-02-30`, '/analytics/site/bobsite', '/analytics/site/nosuchsite']) {
+  for (const path of [
+    `${SITE}?dimension=os`,
+    `${SITE}?from=2025-02-30`,
+    '/analytics/site/bobsite',
+    '/analytics/site/nosuchsite',
+  ]) {
     t.equal((await get('alice', path)).status, 400, path)
   }
   t.equal((await get('alice', `${MOST}?to=never`)).status, 400)
   await spend('alice', 'site', 300)
   await spend('alice', 'most', 300)
   for (let i = 0; i < 3; i++) isLimited(t, await get('alice', SITE), 43_200, `refused ${i + 1}`)
-  t.equal((await get('alice', `${SITE}?dimension=os`)).status, 400, 'an invalid call is still InvalidInput once the limit is reached')
+  t.equal(
+    (await get('alice', `${SITE}?dimension=os`)).status,
+    400,
+    'an invalid call is still InvalidInput once the limit is reached',
+  )
 })
 
 t.test('400 concurrent calls: exactly 300 succeed', async (t) => {

@@ -1,7 +1,14 @@
 import { deepStrictEqual } from 'node:assert/strict'
 import fc from 'fast-check'
 import t from 'tap'
-import type { ActivityEvent, ActivityTotals, Dimension, PeriodRow, TrafficTotals, VisitEvent } from '../lib/store/contract.js'
+import type {
+  ActivityEvent,
+  ActivityTotals,
+  Dimension,
+  PeriodRow,
+  TrafficTotals,
+  VisitEvent,
+} from '../lib/store/contract.js'
 import { MemoryAnalytics } from '../lib/store/memory-analytics.js'
 import { DistinctCounter, addInt, type IntSet } from '../lib/store/visitor-set.js'
 import { visitEvent } from '../lib/testing/conformance/analytics.js'
@@ -49,7 +56,10 @@ t.test('dropped sites free their ranking slot for new sites', async (t) => {
   analytics.recordVisit(visitEvent('third', '2024-01-01', 'w'), 'o')
   t.strictSame(
     analytics.mostTraffic('o', '2024-01-01', '2024-01-01', 10).map((r) => [r.site_name, r.data.visits]),
-    [['third', 2], ['second', 1]],
+    [
+      ['third', 2],
+      ['second', 1],
+    ],
     'the reused slot carries none of the dropped visits',
   )
 })
@@ -110,7 +120,9 @@ class NaiveAnalytics {
       groups.set(key, [...(groups.get(key) ?? []), e])
     }
     if (dimension === undefined && groups.size === 0) groups.set('[]', [])
-    return [...groups].map(([key, events]) => ({ key: JSON.parse(key) as string[], data: totalsOf(events) })).sort(byKey)
+    return [...groups]
+      .map(([key, events]) => ({ key: JSON.parse(key) as string[], data: totalsOf(events) }))
+      .sort(byKey)
   }
   activitiesOf(site: string, from: string, to: string, dimension?: Dimension): PeriodRow<ActivityTotals>[] {
     const groups = new Map<string, ActivityTotals>()
@@ -125,7 +137,9 @@ class NaiveAnalytics {
     return [...groups].map(([key, data]) => ({ key: JSON.parse(key) as string[], data })).sort(byKey)
   }
   most(owner: string, from: string, to: string, limit: number): { site_name: string; data: TrafficTotals }[] {
-    const sites = new Set(this.visits.filter((e) => e.owner === owner && e.day >= from && e.day <= to).map((e) => e.site_name))
+    const sites = new Set(
+      this.visits.filter((e) => e.owner === owner && e.day >= from && e.day <= to).map((e) => e.site_name),
+    )
     return [...sites]
       .map((site_name) => ({ site_name, data: this.traffic(site_name, from, to)[0]!.data }))
       .sort((a, b) => b.data.visits - a.data.visits || (a.site_name < b.site_name ? -1 : 1))
@@ -134,7 +148,8 @@ class NaiveAnalytics {
 }
 
 const zeroActs = (): ActivityTotals => ({ click_to_call: 0, click_to_map: 0, click_to_email: 0, form_submit: 0 })
-const byKey = (a: PeriodRow<unknown>, b: PeriodRow<unknown>): number => (JSON.stringify(a.key) < JSON.stringify(b.key) ? -1 : 1)
+const byKey = (a: PeriodRow<unknown>, b: PeriodRow<unknown>): number =>
+  JSON.stringify(a.key) < JSON.stringify(b.key) ? -1 : 1
 function totalsOf(events: VisitEvent[]): TrafficTotals {
   return {
     visits: events.length,
@@ -143,48 +158,94 @@ function totalsOf(events: VisitEvent[]): TrafficTotals {
   }
 }
 
-const day = fc.integer({ min: 0, max: 40 }).map((n) => new Date(Date.UTC(2024, 0, 25) + n * 86_400_000).toISOString().slice(0, 10))
+const day = fc
+  .integer({ min: 0, max: 40 })
+  .map((n) => new Date(Date.UTC(2024, 0, 25) + n * 86_400_000).toISOString().slice(0, 10))
 const small = (values: string[]) => fc.constantFrom(...values)
-const dims = { browser: small(['Chrome 120', 'Safari 17', 'Unknown']), os: small(['iOS', 'Android']), country: small(['US', 'JP', '__proto__']), region: small(['Unknown', 'Tokyo']) }
+const dims = {
+  browser: small(['Chrome 120', 'Safari 17', 'Unknown']),
+  os: small(['iOS', 'Android']),
+  country: small(['US', 'JP', '__proto__']),
+  region: small(['Unknown', 'Tokyo']),
+}
 const site = small(['s1', 's2', 's3', 'constructor'])
 const owner = small(['alice', 'bob'])
 const op = fc.oneof(
-  { weight: 8, arbitrary: fc.record({ op: fc.constant('visit' as const), site_name: site, owner, day, visitor_id: small(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k']), page_views: fc.integer({ min: 1, max: 5 }), ...dims }) },
-  { weight: 2, arbitrary: fc.record({ op: fc.constant('activity' as const), site_name: site, owner, day, kind: small(['click_to_call', 'click_to_map', 'click_to_email', 'form_submit']) as fc.Arbitrary<ActivityEvent['kind']>, ...dims }) },
+  {
+    weight: 8,
+    arbitrary: fc.record({
+      op: fc.constant('visit' as const),
+      site_name: site,
+      owner,
+      day,
+      visitor_id: small(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k']),
+      page_views: fc.integer({ min: 1, max: 5 }),
+      ...dims,
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      op: fc.constant('activity' as const),
+      site_name: site,
+      owner,
+      day,
+      kind: small(['click_to_call', 'click_to_map', 'click_to_email', 'form_submit']) as fc.Arbitrary<
+        ActivityEvent['kind']
+      >,
+      ...dims,
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('drop' as const), site_name: site, owner }) },
 )
-const query = fc.record({ site_name: site, owner, from: day, to: day, dimension: fc.constantFrom(undefined, 'system' as const, 'geo' as const), limit: fc.integer({ min: 1, max: 4 }) })
+const query = fc.record({
+  site_name: site,
+  owner,
+  from: day,
+  to: day,
+  dimension: fc.constantFrom(undefined, 'system' as const, 'geo' as const),
+  limit: fc.integer({ min: 1, max: 4 }),
+})
 
 t.test('agrees with a naive model on random histories', async (t) => {
   // fc.assert throws the shrunk counterexample on the first disagreement.
-  t.doesNotThrow(() => fc.assert(
-    fc.property(fc.array(op, { maxLength: 120 }), fc.array(query, { minLength: 1, maxLength: 8 }), (ops, queries) => {
-      const analytics = new MemoryAnalytics()
-      const naive = new NaiveAnalytics()
-      for (const { op: kind, ...event } of ops) {
-        if (kind === 'drop') {
-          analytics.dropSite(event.owner, event.site_name)
-          naive.drop(event.owner, event.site_name)
-          continue
+  t.doesNotThrow(() =>
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 120 }), fc.array(query, { minLength: 1, maxLength: 8 }), (ops, queries) => {
+        const analytics = new MemoryAnalytics()
+        const naive = new NaiveAnalytics()
+        for (const { op: kind, ...event } of ops) {
+          if (kind === 'drop') {
+            analytics.dropSite(event.owner, event.site_name)
+            naive.drop(event.owner, event.site_name)
+            continue
+          }
+          // One owner per name, as the engine guarantees: the name's first recorded owner keeps it.
+          const holder =
+            [...naive.visits, ...naive.activities].find((e) => e.site_name === event.site_name)?.owner ?? event.owner
+          const e = { ...event, owner: holder }
+          if (kind === 'visit') {
+            analytics.recordVisit(e as VisitEvent, holder)
+            naive.visits.push(e as Owned<VisitEvent>)
+          } else {
+            analytics.recordActivity(e as ActivityEvent, holder)
+            naive.activities.push(e as Owned<ActivityEvent>)
+          }
         }
-        // One owner per name, as the engine guarantees: the name's first recorded owner keeps it.
-        const holder = [...naive.visits, ...naive.activities].find((e) => e.site_name === event.site_name)?.owner ?? event.owner
-        const e = { ...event, owner: holder }
-        if (kind === 'visit') {
-          analytics.recordVisit(e as VisitEvent, holder)
-          naive.visits.push(e as Owned<VisitEvent>)
-        } else {
-          analytics.recordActivity(e as ActivityEvent, holder)
-          naive.activities.push(e as Owned<ActivityEvent>)
+        for (const q of queries) {
+          const [from, to] = q.from <= q.to ? [q.from, q.to] : [q.to, q.from]
+          deepStrictEqual(
+            analytics.siteTraffic(q.site_name, from, to, q.dimension),
+            naive.traffic(q.site_name, from, to, q.dimension),
+          )
+          deepStrictEqual(
+            analytics.siteActivities(q.site_name, from, to, q.dimension),
+            naive.activitiesOf(q.site_name, from, to, q.dimension),
+          )
+          deepStrictEqual(analytics.mostTraffic(q.owner, from, to, q.limit), naive.most(q.owner, from, to, q.limit))
         }
-      }
-      for (const q of queries) {
-        const [from, to] = q.from <= q.to ? [q.from, q.to] : [q.to, q.from]
-        deepStrictEqual(analytics.siteTraffic(q.site_name, from, to, q.dimension), naive.traffic(q.site_name, from, to, q.dimension))
-        deepStrictEqual(analytics.siteActivities(q.site_name, from, to, q.dimension), naive.activitiesOf(q.site_name, from, to, q.dimension))
-        deepStrictEqual(analytics.mostTraffic(q.owner, from, to, q.limit), naive.most(q.owner, from, to, q.limit))
-      }
-    }),
-    { numRuns: 300 },
-  ))
+      }),
+      { numRuns: 300 },
+    ),
+  )
 })

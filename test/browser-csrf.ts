@@ -25,7 +25,10 @@ async function listen(server: Server): Promise<number> {
 
 /** The attacker's page: forms the way a hostile site would write them. */
 function attackPage(api: string, apiWithCredentials: string): string {
-  const smuggle = JSON.stringify({ site_data: { site_name: 'csrfsite', original_site_url: 'https://x.example/' }, pad: '' }).slice(0, -2)
+  const smuggle = JSON.stringify({
+    site_data: { site_name: 'csrfsite', original_site_url: 'https://x.example/' },
+    pad: '',
+  }).slice(0, -2)
   return `<!doctype html><html><body>
 <form id="plain" method="post" enctype="text/plain" action="${api}/sites/create"><input name='${smuggle}' value='"}'></form>
 <form id="plain-url" method="post" enctype="text/plain" action="${apiWithCredentials}/sites/create"><input name='${smuggle}' value='"}'></form>
@@ -42,7 +45,9 @@ t.test('a page on another site cannot make a logged-in browser change data', asy
   const engine = createEngine()
   t.teardown(() => engine.close())
   await engine.addMasterAccount({ user: USER, password: PASSWORD, partner: true })
-  await engine.as(USER).createSite({ site_data: { site_name: 'mysite', original_site_url: 'https://www.example.com/' } })
+  await engine
+    .as(USER)
+    .createSite({ site_data: { site_name: 'mysite', original_site_url: 'https://www.example.com/' } })
   await engine.as(USER).createAccount({ account_name: 'acc' })
 
   const seen: { method: string; path: string; status: number }[] = []
@@ -86,7 +91,10 @@ t.test('a page on another site cannot make a logged-in browser change data', asy
     const arrived = await waitFor(() => seen.slice(before).some((s) => s.path === path && s.status !== 401))
     const answers = seen.slice(before).filter((s) => s.path === path)
     t.ok(arrived, `${form}: the request reached the API with credentials (${answers.map((s) => s.status).join(', ')})`)
-    t.ok(answers.every((s) => s.status === 403 || s.status === 401), `${form}: refused (${answers.map((s) => s.status).join(', ')})`)
+    t.ok(
+      answers.every((s) => s.status === 403 || s.status === 401),
+      `${form}: refused (${answers.map((s) => s.status).join(', ')})`,
+    )
     await page.close()
   }
 
@@ -103,15 +111,33 @@ t.test('a page on another site cannot make a logged-in browser change data', asy
   const before = seen.length
   await page.evaluate(async (target) => {
     const body = JSON.stringify({ site_data: { site_name: 'csrffetch', original_site_url: 'https://x.example/' } })
-    await fetch(`${target}/sites/create`, { method: 'POST', mode: 'no-cors', credentials: 'include', headers: { 'content-type': 'text/plain' }, body }).catch(() => {})
-    await fetch(`${target}/sites/publish/mysite`, { method: 'POST', mode: 'no-cors', credentials: 'include' }).catch(() => {})
+    await fetch(`${target}/sites/create`, {
+      method: 'POST',
+      mode: 'no-cors',
+      credentials: 'include',
+      headers: { 'content-type': 'text/plain' },
+      body,
+    }).catch(() => {})
+    await fetch(`${target}/sites/publish/mysite`, { method: 'POST', mode: 'no-cors', credentials: 'include' }).catch(
+      () => {},
+    )
   }, api)
   // Chromium answers the 401 challenge of a cross-site subresource without credentials, so 401 or 403.
   t.ok(await waitFor(() => seen.length - before >= 2), 'the fetches reached the API')
-  t.ok(seen.slice(before).every((s) => s.status === 403 || s.status === 401), `fetches refused (${seen.slice(before).map((s) => s.status).join(', ')})`)
+  t.ok(
+    seen.slice(before).every((s) => s.status === 403 || s.status === 401),
+    `fetches refused (${seen
+      .slice(before)
+      .map((s) => s.status)
+      .join(', ')})`,
+  )
 
   const sites = await engine.as(USER).sitesCreated({ from: '2000-01-01' })
-  t.strictSame(sites.map((s) => s.site_name), ['mysite'], 'no site was created')
+  t.strictSame(
+    sites.map((s) => s.site_name),
+    ['mysite'],
+    'no site was created',
+  )
   t.strictSame((await engine.billing(USER)).charges, [], 'nothing was charged')
   const site = await engine.as(USER).getSite('mysite')
   t.notOk(site.last_published_date, 'the site was not published')

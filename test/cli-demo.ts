@@ -13,7 +13,17 @@ const root = new URL('..', import.meta.url).pathname
 async function startCli(t: Test, args: string[], until: RegExp): Promise<{ child: ChildProcess; lines: string[] }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'lib/cli.ts', ...args], {
     cwd: root,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', REDIS_URL: '', DATABASE_URL: '', MOBISITE_STORE: '', MOBISITE_USER: '', MOBISITE_PASSWORD: '', MOBISITE_DEMO: '' },
+    env: {
+      ...process.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      REDIS_URL: '',
+      DATABASE_URL: '',
+      MOBISITE_STORE: '',
+      MOBISITE_USER: '',
+      MOBISITE_PASSWORD: '',
+      MOBISITE_DEMO: '',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   t.teardown(() => {
@@ -37,7 +47,9 @@ async function startCli(t: Test, args: string[], until: RegExp): Promise<{ child
 }
 
 const sh = (command: string): Promise<string> =>
-  new Promise((resolve, reject) => exec(command, { cwd: root }, (error, stdout) => (error ? reject(error) : resolve(stdout))))
+  new Promise((resolve, reject) =>
+    exec(command, { cwd: root }, (error, stdout) => (error ? reject(error) : resolve(stdout))),
+  )
 
 /** Opens a sign-in link like a browser would: the 303 and its cookie, then the page it points to. */
 async function signIn(link: string): Promise<{ cookie: string; location: string }> {
@@ -72,10 +84,19 @@ t.test('--demo: one command to a filled dashboard', async (t) => {
   const page = await fetch(new URL('/dashboard/sites/demo-bistro', link), { headers: { cookie } })
   t.equal(page.status, 200)
   const html = await page.text()
-  const visits = [...html.matchAll(/<tr data-day="[^"]+"><th scope="row">[^<]+<\/th><td>([\d,]+)<\/td>/g)].map((m) => Number(m[1]!.replace(/,/g, '')))
+  const visits = [...html.matchAll(/<tr data-day="[^"]+"><th scope="row">[^<]+<\/th><td>([\d,]+)<\/td>/g)].map((m) =>
+    Number(m[1]!.replace(/,/g, '')),
+  )
   t.equal(visits.length, 30, '30 days in the table')
-  t.ok(visits.every((v) => v > 0), 'every one of them with visits')
-  t.match(text, /a fresh one: curl -u '[^']+' http:\/\/\S+\/api\/accounts\/sso\/demo@example\.com\/link/, 'and how to get a fresh link')
+  t.ok(
+    visits.every((v) => v > 0),
+    'every one of them with visits',
+  )
+  t.match(
+    text,
+    /a fresh one: curl -u '[^']+' http:\/\/\S+\/api\/accounts\/sso\/demo@example\.com\/link/,
+    'and how to get a fresh link',
+  )
   const again = await sh(/a fresh one: (.+)\)$/m.exec(text)![1]!)
   t.match(JSON.parse(again).url, /\/dashboard\/sso\?token=/, 'which works')
 })

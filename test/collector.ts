@@ -4,7 +4,8 @@ import t from 'tap'
 import { analyticsCollector, cdnGeo, type CollectorEngine, type CollectorOptions } from '../lib/collector/index.js'
 import type { ActivityInput, VisitInput } from '../lib/engine/types.js'
 
-const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1'
+const IPHONE =
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1'
 
 /** A stand-in engine that keeps what it is asked to record. */
 function fakeEngine(fail?: Error) {
@@ -45,7 +46,11 @@ function cookieOf(res: request.Response): string {
 t.test('a first visit: 204, a new visitor cookie, the visit recorded', async (t) => {
   const { engine, visits } = fakeEngine()
   const { server, errors } = app(engine)
-  const res = await request(server).get('/collect?pv=3').set('User-Agent', IPHONE).set('CF-IPCountry', 'jp').set('CF-Region-Code', '13')
+  const res = await request(server)
+    .get('/collect?pv=3')
+    .set('User-Agent', IPHONE)
+    .set('CF-IPCountry', 'jp')
+    .set('CF-Region-Code', '13')
   t.equal(res.status, 204)
   t.equal(res.text, '')
   t.equal(res.headers['cache-control'], 'no-store')
@@ -53,7 +58,9 @@ t.test('a first visit: 204, a new visitor cookie, the visit recorded', async (t)
   const id = /^msvid=([^;]+);/.exec(cookie)?.[1]
   t.match(cookie, /; Max-Age=31536000; Path=\/; HttpOnly; SameSite=Lax$/, 'a year, first-party, not Secure over http')
   await settle()
-  t.strictSame(visits, [{ site_name: 'mysite', visitor_id: id, user_agent: IPHONE, country: 'JP', region: '13', page_views: 3 }])
+  t.strictSame(visits, [
+    { site_name: 'mysite', visitor_id: id, user_agent: IPHONE, country: 'JP', region: '13', page_views: 3 },
+  ])
   t.strictSame(errors, [])
 })
 
@@ -68,8 +75,18 @@ t.test('a returning visitor keeps its id; a malformed cookie is replaced', async
   const fresh = /^msvid=([^;]+);/.exec(cookieOf(bad))?.[1]
   t.not(fresh, '<script>')
   await settle()
-  t.strictSame(visits.map((v) => v.visitor_id), [known, fresh])
-  t.strictSame(visits.map((v) => [v.page_views, v.country, v.region]), [[1, undefined, undefined], [1, undefined, undefined]], 'no geo headers: unknown')
+  t.strictSame(
+    visits.map((v) => v.visitor_id),
+    [known, fresh],
+  )
+  t.strictSame(
+    visits.map((v) => [v.page_views, v.country, v.region]),
+    [
+      [1, undefined, undefined],
+      [1, undefined, undefined],
+    ],
+    'no geo headers: unknown',
+  )
 })
 
 t.test('activities', async (t) => {
@@ -80,7 +97,15 @@ t.test('activities', async (t) => {
   }
   t.equal((await request(server).get('/collect?e=click_to_fax')).status, 204, 'an unknown event still answers 204')
   await settle()
-  t.strictSame(activities.map((a) => [a.kind, a.country]), [['click_to_call', 'FR'], ['click_to_map', 'FR'], ['click_to_email', 'FR'], ['form_submit', 'FR']])
+  t.strictSame(
+    activities.map((a) => [a.kind, a.country]),
+    [
+      ['click_to_call', 'FR'],
+      ['click_to_map', 'FR'],
+      ['click_to_email', 'FR'],
+      ['form_submit', 'FR'],
+    ],
+  )
   t.strictSame(visits, [])
   t.equal(errors.length, 1)
   t.match(String(errors[0]), /unknown event "click_to_fax"/)
@@ -91,9 +116,17 @@ t.test('failures never reach the page', async (t) => {
   const failing = fakeEngine(boom)
   const a = app(failing.engine)
   t.equal((await request(a.server).get('/collect')).status, 204, 'engine failure')
-  const b = app(fakeEngine().engine, { geo: () => { throw new Error('geo broke') } })
+  const b = app(fakeEngine().engine, {
+    geo: () => {
+      throw new Error('geo broke')
+    },
+  })
   t.equal((await request(b.server).get('/collect')).status, 204, 'resolver failure')
-  const c = app(fakeEngine().engine, { siteName: () => { throw new Error('no site') } })
+  const c = app(fakeEngine().engine, {
+    siteName: () => {
+      throw new Error('no site')
+    },
+  })
   t.equal((await request(c.server).get('/collect')).status, 204, 'site resolver failure')
   await settle()
   t.strictSame(a.errors, [boom])
@@ -114,18 +147,27 @@ t.test('siteName, and its deprecated spelling site_name, name the site; one of t
     const server = express().use(analyticsCollector(engine, options))
     t.equal((await request(server).get('/')).status, 204, label)
     await settle()
-    t.same(visits.map((v) => v.site_name), [expected], `${label}: recorded for ${expected}`)
+    t.same(
+      visits.map((v) => v.site_name),
+      [expected],
+      `${label}: recorded for ${expected}`,
+    )
   }
   t.throws(() => analyticsCollector(fakeEngine().engine, {}), { name: 'TypeError', message: /`siteName` is required/ })
 })
 
 t.test('site by request; undefined skips recording', async (t) => {
   const { engine, visits } = fakeEngine()
-  const { server } = app(engine, { siteName: (req: Request) => (req.hostname === 'm.shop.example' ? 'shop' : undefined) })
+  const { server } = app(engine, {
+    siteName: (req: Request) => (req.hostname === 'm.shop.example' ? 'shop' : undefined),
+  })
   await request(server).get('/collect').set('Host', 'm.shop.example')
   await request(server).get('/collect').set('Host', 'elsewhere.example')
   await settle()
-  t.strictSame(visits.map((v) => v.site_name), ['shop'])
+  t.strictSame(
+    visits.map((v) => v.site_name),
+    ['shop'],
+  )
 })
 
 t.test('custom async geo resolver and cookie options', async (t) => {
@@ -135,11 +177,20 @@ t.test('custom async geo resolver and cookie options', async (t) => {
     cookie: { name: 'vid', maxAgeDays: 30, domain: 'shop.example', path: '/m', sameSite: 'Strict' },
   })
   const res = await request(server).get('/collect').set('X-Test-Country', 'BR').set('X-Forwarded-Proto', 'https')
-  t.match(cookieOf(res), /^vid=[^;]+; Max-Age=2592000; Path=\/m; HttpOnly; SameSite=Strict; Domain=shop\.example; Secure$/)
+  t.match(
+    cookieOf(res),
+    /^vid=[^;]+; Max-Age=2592000; Path=\/m; HttpOnly; SameSite=Strict; Domain=shop\.example; Secure$/,
+  )
   const forced = app(engine, { cookie: { secure: true } })
   t.match(cookieOf(await request(forced.server).get('/collect')), /; Secure$/, 'secure: true over http')
   await settle()
-  t.strictSame(visits.map((v) => [v.country, v.region]), [['BR', 'Somewhere'], [undefined, undefined]])
+  t.strictSame(
+    visits.map((v) => [v.country, v.region]),
+    [
+      ['BR', 'Somewhere'],
+      [undefined, undefined],
+    ],
+  )
 })
 
 t.test('passThrough records and lets the page render', async (t) => {
@@ -153,35 +204,56 @@ t.test('passThrough records and lets the page render', async (t) => {
   t.match(cookieOf(res), /^msvid=/)
   await settle()
   t.equal(visits.length, 1, 'always a visit in this mode')
-  t.equal(visits[0]?.page_views, 1, 'query parameters are the page\'s, not ours')
+  t.equal(visits[0]?.page_views, 1, "query parameters are the page's, not ours")
 })
 
 t.test('cdnGeo reads the common CDN headers', async (t) => {
   const geo = (headers: Record<string, string>) => cdnGeo({ headers } as unknown as Request)
   t.strictSame(geo({ 'cf-ipcountry': 'US', 'cf-region': 'California' }), { country: 'US', region: 'California' })
-  t.strictSame(geo({ 'cf-ipcountry': 'US', 'cf-region-code': 'CA', 'cf-region': 'California' }), { country: 'US', region: 'CA' }, 'codes first')
-  t.strictSame(geo({ 'cloudfront-viewer-country': 'DE', 'cloudfront-viewer-country-region': 'BE' }), { country: 'DE', region: 'BE' })
-  t.strictSame(geo({ 'x-vercel-ip-country': 'gb', 'x-vercel-ip-country-region': 'ENG' }), { country: 'GB', region: 'ENG' })
+  t.strictSame(
+    geo({ 'cf-ipcountry': 'US', 'cf-region-code': 'CA', 'cf-region': 'California' }),
+    { country: 'US', region: 'CA' },
+    'codes first',
+  )
+  t.strictSame(geo({ 'cloudfront-viewer-country': 'DE', 'cloudfront-viewer-country-region': 'BE' }), {
+    country: 'DE',
+    region: 'BE',
+  })
+  t.strictSame(geo({ 'x-vercel-ip-country': 'gb', 'x-vercel-ip-country-region': 'ENG' }), {
+    country: 'GB',
+    region: 'ENG',
+  })
   t.strictSame(geo({ 'x-appengine-country': 'AU', 'x-appengine-region': 'nsw' }), { country: 'AU', region: 'nsw' })
   t.strictSame(geo({ 'x-appengine-country': 'NZ' }), { country: 'NZ' }, 'no region header')
-  for (const unknown of ['XX', 'T1', 'ZZ', 'USA', '1', '']) t.equal(geo({ 'cf-ipcountry': unknown }), undefined, `"${unknown}" is not a country`)
+  for (const unknown of ['XX', 'T1', 'ZZ', 'USA', '1', ''])
+    t.equal(geo({ 'cf-ipcountry': unknown }), undefined, `"${unknown}" is not a country`)
   t.equal(geo({}), undefined, 'no CDN')
-  t.strictSame(geo({ 'cf-ipcountry': 'US', 'cf-region': 'x'.repeat(101) }), { country: 'US' }, 'an over-long region is dropped')
+  t.strictSame(
+    geo({ 'cf-ipcountry': 'US', 'cf-region': 'x'.repeat(101) }),
+    { country: 'US' },
+    'an over-long region is dropped',
+  )
 })
 
-t.test('e=redirect confirms a redirect, with no visitor cookie; an engine without confirmRedirect is reported', async (t) => {
-  const { engine, visits } = fakeEngine()
-  const confirmed: string[] = []
-  const withConfirm: CollectorEngine = { ...engine, confirmRedirect: async (site_name) => void confirmed.push(site_name) }
-  const { server } = app(withConfirm)
-  const res = await request(server).post('/collect?e=redirect')
-  t.equal(res.status, 204)
-  t.equal(res.headers['set-cookie'], undefined, 'a confirmation is not a visitor')
-  await settle()
-  t.same(confirmed, ['mysite'])
-  t.same(visits, [], 'and records no visit')
-  const without = app(engine)
-  t.equal((await request(without.server).get('/collect?e=redirect')).status, 204)
-  await settle()
-  t.match(without.errors, [{ message: /cannot confirm redirects/ }])
-})
+t.test(
+  'e=redirect confirms a redirect, with no visitor cookie; an engine without confirmRedirect is reported',
+  async (t) => {
+    const { engine, visits } = fakeEngine()
+    const confirmed: string[] = []
+    const withConfirm: CollectorEngine = {
+      ...engine,
+      confirmRedirect: async (site_name) => void confirmed.push(site_name),
+    }
+    const { server } = app(withConfirm)
+    const res = await request(server).post('/collect?e=redirect')
+    t.equal(res.status, 204)
+    t.equal(res.headers['set-cookie'], undefined, 'a confirmation is not a visitor')
+    await settle()
+    t.same(confirmed, ['mysite'])
+    t.same(visits, [], 'and records no visit')
+    const without = app(engine)
+    t.equal((await request(without.server).get('/collect?e=redirect')).status, 204)
+    await settle()
+    t.match(without.errors, [{ message: /cannot confirm redirects/ }])
+  },
+)

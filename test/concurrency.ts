@@ -24,7 +24,9 @@ function tally(responses: Res[]): Record<string, number> {
 t.test('50 parallel creates of one site_name: exactly one 200, 49 ResourceAlreadyExist', async (t) => {
   const f = await setup(t)
   const responses = await Promise.all(
-    Array.from({ length: N }, (_, i) => f.alice.post('/sites/create', siteBody('contested', { external_uid: `try-${i}` }))),
+    Array.from({ length: N }, (_, i) =>
+      f.alice.post('/sites/create', siteBody('contested', { external_uid: `try-${i}` })),
+    ),
   )
   t.same(tally(responses), { '200': 1, '400 ResourceAlreadyExist': N - 1 })
   const winner = responses.findIndex((res) => res.status === 200)
@@ -78,7 +80,9 @@ t.test('parallel first publishes mixing ?test=true: at most one charge', async (
 t.test('parallel creates with publish_now of distinct sites: one charge each', async (t) => {
   const f = await setup(t)
   const responses = await Promise.all(
-    Array.from({ length: 20 }, (_, i) => f.alice.post('/sites/create', siteBody(`fleet-${i}`, {}, { publish_now: true }))),
+    Array.from({ length: 20 }, (_, i) =>
+      f.alice.post('/sites/create', siteBody(`fleet-${i}`, {}, { publish_now: true })),
+    ),
   )
   t.same(tally(responses), { '200': 20 })
   const charged = (await f.engine.billing('alice')).charges.map((c) => c.site_name).sort()
@@ -88,14 +92,19 @@ t.test('parallel creates with publish_now of distinct sites: one charge each', a
 t.test('parallel creates with generated names from one URL: all distinct, all valid', async (t) => {
   const f = await setup(t)
   const responses = await Promise.all(
-    Array.from({ length: 30 }, () => f.alice.post('/sites/create', siteBody(undefined, { original_site_url: 'https://www.popular.example/' }))),
+    Array.from({ length: 30 }, () =>
+      f.alice.post('/sites/create', siteBody(undefined, { original_site_url: 'https://www.popular.example/' })),
+    ),
   )
   t.same(tally(responses), { '200': 30 })
   const names = responses.map((res) => res.body.site_name as string)
   t.equal(new Set(names).size, 30, 'all distinct')
   for (const name of names) t.match(name, /^[A-Za-z0-9_-]{4,45}$/)
   t.ok(names.includes('popularexample'), 'one got the plain name')
-  const many = await f.alice.post('/sites/get-many', names.map((site_name) => ({ site_name })))
+  const many = await f.alice.post(
+    '/sites/get-many',
+    names.map((site_name) => ({ site_name })),
+  )
   t.equal(many.status, 200, 'every generated site exists')
 })
 
@@ -115,11 +124,15 @@ t.test('grant racing a site delete never leaves a grant on a deleted or reborn s
     const grantIt = () => f.alice.post('/accounts/grant-access/racer/sites/racesite').then((res) => res)
     const deleteIt = () => f.alice.del('/sites/racesite').then((res) => res)
     // Alternate which request is sent first.
-    const [grant, del] = round % 2
-      ? await Promise.all([grantIt(), deleteIt()])
-      : (await Promise.all([deleteIt(), grantIt()])).reverse() as [Res, Res]
+    const [grant, del] =
+      round % 2
+        ? await Promise.all([grantIt(), deleteIt()])
+        : ((await Promise.all([deleteIt(), grantIt()])).reverse() as [Res, Res])
     t.equal(del.status, 204, `round ${round}: delete succeeds`)
-    t.ok(grant.status === 204 || grant.body.error_code === 'ResourceNotExist', `round ${round}: grant succeeds or finds no site`)
+    t.ok(
+      grant.status === 204 || grant.body.error_code === 'ResourceNotExist',
+      `round ${round}: grant succeeds or finds no site`,
+    )
     t.same(await f.alice.api.accountSites('racer'), [], `round ${round}: no grant on the deleted site`)
     await f.alice.api.createSite(siteBody('racesite'))
     t.same(await f.alice.api.accountSites('racer'), [], `round ${round}: none on the reborn site`)
@@ -137,7 +150,10 @@ t.test('grant racing an account delete never leaves a grant on a reborn account'
       f.alice.del('/account/fleeting'),
     ])
     t.equal(del.status, 204, `round ${round}: delete succeeds`)
-    t.ok(grant.status === 204 || grant.body.error_code === 'ResourceNotExist', `round ${round}: grant succeeds or finds no account`)
+    t.ok(
+      grant.status === 204 || grant.body.error_code === 'ResourceNotExist',
+      `round ${round}: grant succeeds or finds no account`,
+    )
     await f.alice.api.createAccount({ account_name: 'fleeting' })
     t.same(await f.alice.api.accountSites('fleeting'), [], `round ${round}: the reborn account has no grant`)
     await f.alice.api.deleteAccount('fleeting')
@@ -148,10 +164,14 @@ t.test('parallel grants and revokes of one pair settle to a consistent state', a
   const f = await setup(t)
   await f.alice.api.createSite(siteBody('pairsite'))
   await f.alice.api.createAccount({ account_name: 'pairacct' })
-  const grants = await Promise.all(Array.from({ length: 20 }, () => f.alice.post('/accounts/grant-access/pairacct/sites/pairsite')))
+  const grants = await Promise.all(
+    Array.from({ length: 20 }, () => f.alice.post('/accounts/grant-access/pairacct/sites/pairsite')),
+  )
   t.same(tally(grants), { '204': 20 })
   t.same(await f.alice.api.accountSites('pairacct'), ['pairsite'], 'one grant after 20')
-  const revokes = await Promise.all(Array.from({ length: 20 }, () => f.alice.post('/accounts/revoke-access/pairacct/sites/pairsite')))
+  const revokes = await Promise.all(
+    Array.from({ length: 20 }, () => f.alice.post('/accounts/revoke-access/pairacct/sites/pairsite')),
+  )
   t.same(tally(revokes), { '204': 20 })
   t.same(await f.alice.api.accountSites('pairacct'), [])
 })

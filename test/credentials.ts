@@ -12,7 +12,8 @@ import { MemoryStore, apiRouter, createEngine, type Engine } from '../lib/index.
 import { RedisStore } from '../lib/store/redis.js'
 import { deleteUnder, keysUnder, randomPrefix, redisOrSkip } from './helpers/redis.js'
 
-const basic = (user: string, password: string): string => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`
+const basic = (user: string, password: string): string =>
+  `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`
 
 function appOf(engine: Engine): express.Express {
   const app = express()
@@ -36,7 +37,11 @@ t.test('passwords are stored as scrypt, never in a fast hash', async (t) => {
   t.teardown(() => engine.close())
   await engine.addMasterAccount({ user: 'alice', password: 's3cret:with:colons' })
   const record = await store.getMaster('alice')
-  t.match(record?.password_hash, /^\$scrypt\$ln=15,r=8,p=1\$[0-9a-f]{32}\$[0-9a-f]{64}$/, 'scrypt, cost parameters inside')
+  t.match(
+    record?.password_hash,
+    /^\$scrypt\$ln=15,r=8,p=1\$[0-9a-f]{32}\$[0-9a-f]{64}$/,
+    'scrypt, cost parameters inside',
+  )
   t.notMatch(record?.password_hash ?? '', /s3cret/)
   const app = appOf(engine)
   t.equal(await status(app, basic('alice', 's3cret:with:colons')), 200, 'right password (split at the first colon)')
@@ -60,7 +65,11 @@ t.test('an older SHA-256 hash is upgraded to scrypt on the next successful login
   t.equal(upgraded?.partner, true, 'the rest of the record is kept')
   const fresh = createEngine({ store })
   t.teardown(() => fresh.close())
-  t.equal(await status(appOf(fresh), basic('veteran', 'old-password')), 200, 'the upgraded hash verifies (uncached engine)')
+  t.equal(
+    await status(appOf(fresh), basic('veteran', 'old-password')),
+    200,
+    'the upgraded hash verifies (uncached engine)',
+  )
   t.equal(await status(appOf(fresh), basic('veteran', 'wrong')), 401)
 })
 
@@ -81,7 +90,10 @@ t.test('an unknown user costs what a wrong password costs', async (t) => {
   }
   // Without the decoy an unknown user would answer in microseconds, a wrong password in tens of ms.
   const ratio = median(unknown) / median(wrong)
-  t.ok(ratio > 0.5 && ratio < 2, `median unknown ${median(unknown).toFixed(1)} ms vs wrong ${median(wrong).toFixed(1)} ms`)
+  t.ok(
+    ratio > 0.5 && ratio < 2,
+    `median unknown ${median(unknown).toFixed(1)} ms vs wrong ${median(wrong).toFixed(1)} ms`,
+  )
 })
 
 t.test('Basic credentials must be canonical base64', async (t) => {
@@ -113,7 +125,7 @@ t.test('Basic credentials must be canonical base64', async (t) => {
   t.equal(await status(app, undefined), 401, 'no header')
 })
 
-t.test('the credential cache: local changes at once, another instance\'s within the TTL', async (t) => {
+t.test("the credential cache: local changes at once, another instance's within the TTL", async (t) => {
   const store = new MemoryStore()
   const ttlMs = 400
   const here = createEngine({ store, credentialCache: { ttlMs } })
@@ -138,7 +150,10 @@ t.test('the credential cache: local changes at once, another instance\'s within 
     }
     await new Promise((r) => setTimeout(r, 25))
   }
-  t.ok(oldRefusedAfter >= 0 && oldRefusedAfter <= ttlMs + 200, `another instance's change seen after ${oldRefusedAfter} ms (TTL ${ttlMs})`)
+  t.ok(
+    oldRefusedAfter >= 0 && oldRefusedAfter <= ttlMs + 200,
+    `another instance's change seen after ${oldRefusedAfter} ms (TTL ${ttlMs})`,
+  )
   t.equal(await status(app, basic('alice', 'three')), 200)
 })
 
@@ -147,47 +162,52 @@ t.test('many parallel requests with new credentials all succeed', async (t) => {
   t.teardown(() => engine.close())
   await engine.addMasterAccount({ user: 'alice', password: 'pw' })
   const app = appOf(engine)
-  const statuses = await Promise.all(Array.from({ length: 30 }, () => checkedRequest(app).get('/api/agents').set('authorization', basic('alice', 'pw'))))
+  const statuses = await Promise.all(
+    Array.from({ length: 30 }, () => checkedRequest(app).get('/api/agents').set('authorization', basic('alice', 'pw'))),
+  )
   t.strictSame([...new Set(statuses.map((r) => r.status))], [200])
 })
 
-t.test('RedisStore: masters lost by the store are re-created on demand, never over another instance\'s record', async (t) => {
-  const admin = await redisOrSkip(t, 'master re-creation on RedisStore')
-  if (!admin) return
-  const prefix = randomPrefix('masters')
-  t.teardown(() => deleteUnder(admin, prefix))
-  const url = process.env.REDIS_URL!
-  const engine = createEngine({ store: new RedisStore({ url, prefix }), credentialCache: { ttlMs: 0 } })
-  const other = createEngine({ store: new RedisStore({ url, prefix }), credentialCache: { ttlMs: 0 } })
-  t.teardown(() => Promise.all([engine.close(), other.close()]).then(() => undefined))
-  await engine.addMasterAccount({ user: 'alice', password: 'pw', partner: true })
-  const app = appOf(engine)
-  const created = await checkedRequest(app)
-    .post('/api/sites/create')
-    .set('authorization', basic('alice', 'pw'))
-    .send({ site_data: { site_name: 'keptsite', original_site_url: 'https://www.example.com/' } })
-  t.equal(created.status, 200)
+t.test(
+  "RedisStore: masters lost by the store are re-created on demand, never over another instance's record",
+  async (t) => {
+    const admin = await redisOrSkip(t, 'master re-creation on RedisStore')
+    if (!admin) return
+    const prefix = randomPrefix('masters')
+    t.teardown(() => deleteUnder(admin, prefix))
+    const url = process.env.REDIS_URL!
+    const engine = createEngine({ store: new RedisStore({ url, prefix }), credentialCache: { ttlMs: 0 } })
+    const other = createEngine({ store: new RedisStore({ url, prefix }), credentialCache: { ttlMs: 0 } })
+    t.teardown(() => Promise.all([engine.close(), other.close()]).then(() => undefined))
+    await engine.addMasterAccount({ user: 'alice', password: 'pw', partner: true })
+    const app = appOf(engine)
+    const created = await checkedRequest(app)
+      .post('/api/sites/create')
+      .set('authorization', basic('alice', 'pw'))
+      .send({ site_data: { site_name: 'keptsite', original_site_url: 'https://www.example.com/' } })
+    t.equal(created.status, 200)
 
-  // The store loses everything (a Redis restart without persistence).
-  await deleteUnder(admin, prefix)
-  t.strictSame(await keysUnder(admin, prefix), [], 'nothing left under the prefix')
-  t.equal(await status(app, basic('alice', 'wrong')), 401, 'a wrong password does not re-create')
-  t.strictSame(await keysUnder(admin, prefix), [], 'and writes nothing')
-  t.equal(await status(app, basic('alice', 'pw')), 200, 'the right one is let in')
-  t.same(await keysUnder(admin, prefix), [`${prefix}master:alice`], 'and the master is back in the store')
-  const back = await checkedRequest(app).get('/api/accounts/nobody').set('authorization', basic('alice', 'pw'))
-  t.equal(back.body.error_code, 'ResourceNotExist', 'still a partner (Accounts reachable)')
-  t.equal(await status(appOf(other), basic('alice', 'pw')), 200, 'another instance sees the re-created master')
+    // The store loses everything (a Redis restart without persistence).
+    await deleteUnder(admin, prefix)
+    t.strictSame(await keysUnder(admin, prefix), [], 'nothing left under the prefix')
+    t.equal(await status(app, basic('alice', 'wrong')), 401, 'a wrong password does not re-create')
+    t.strictSame(await keysUnder(admin, prefix), [], 'and writes nothing')
+    t.equal(await status(app, basic('alice', 'pw')), 200, 'the right one is let in')
+    t.same(await keysUnder(admin, prefix), [`${prefix}master:alice`], 'and the master is back in the store')
+    const back = await checkedRequest(app).get('/api/accounts/nobody').set('authorization', basic('alice', 'pw'))
+    t.equal(back.body.error_code, 'ResourceNotExist', 'still a partner (Accounts reachable)')
+    t.equal(await status(appOf(other), basic('alice', 'pw')), 200, 'another instance sees the re-created master')
 
-  // In-process calls by name re-create too.
-  await deleteUnder(admin, prefix)
-  await t.resolves(engine.as('alice').sitesCreated(), 'engine.as(user) re-creates a lost master')
+    // In-process calls by name re-create too.
+    await deleteUnder(admin, prefix)
+    await t.resolves(engine.as('alice').sitesCreated(), 'engine.as(user) re-creates a lost master')
 
-  // Another instance changed the record: the re-creation never overwrites it.
-  await deleteUnder(admin, prefix)
-  await other.addMasterAccount({ user: 'alice', password: 'changed', partner: false })
-  t.equal(await status(app, basic('alice', 'pw')), 401, 'the old password no longer works here')
-  t.equal(await status(app, basic('alice', 'changed')), 200, 'the other instance\'s password does')
-  const stored = JSON.parse((await admin.get(`${prefix}master:alice`))!)
-  t.equal(stored.partner, false, 'the other instance\'s record is intact')
-})
+    // Another instance changed the record: the re-creation never overwrites it.
+    await deleteUnder(admin, prefix)
+    await other.addMasterAccount({ user: 'alice', password: 'changed', partner: false })
+    t.equal(await status(app, basic('alice', 'pw')), 401, 'the old password no longer works here')
+    t.equal(await status(app, basic('alice', 'changed')), 200, "the other instance's password does")
+    const stored = JSON.parse((await admin.get(`${prefix}master:alice`))!)
+    t.equal(stored.partner, false, "the other instance's record is intact")
+  },
+)

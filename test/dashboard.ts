@@ -33,19 +33,34 @@ const num = (text: string): number => Number(text.replace(/,/g, ''))
 /** The daily table of a site page: day → [visits, unique, page views]. */
 function dailyTable(page: string): Map<string, number[]> {
   const rows = new Map<string, number[]>()
-  for (const m of page.matchAll(/<tr data-day="(\d{4}-\d{2}-\d{2})"><th scope="row">\1<\/th><td>([\d,]+)<\/td><td>([\d,]+)<\/td><td>([\d,]+)<\/td><\/tr>/g)) {
+  for (const m of page.matchAll(
+    /<tr data-day="(\d{4}-\d{2}-\d{2})"><th scope="row">\1<\/th><td>([\d,]+)<\/td><td>([\d,]+)<\/td><td>([\d,]+)<\/td><\/tr>/g,
+  )) {
     rows.set(m[1]!, [num(m[2]!), num(m[3]!), num(m[4]!)])
   }
   return rows
 }
 
-const stat = (page: string, id: string): number => num(new RegExp(`id="${id}"><span class="label">[^<]*</span><span class="value">([\\d,]+)<`).exec(page)?.[1] ?? 'NaN')
+const stat = (page: string, id: string): number =>
+  num(new RegExp(`id="${id}"><span class="label">[^<]*</span><span class="value">([\\d,]+)<`).exec(page)?.[1] ?? 'NaN')
 
-async function visits(f: DashboardFixture, site_name: string, daysBack: number, perDay: (d: number) => number, extra: object = {}): Promise<void> {
+async function visits(
+  f: DashboardFixture,
+  site_name: string,
+  daysBack: number,
+  perDay: (d: number) => number,
+  extra: object = {},
+): Promise<void> {
   const now = f.clock.now().getTime()
   for (let d = 0; d < daysBack; d++) {
     for (let i = 0; i < perDay(d); i++) {
-      await f.engine.recordVisit({ site_name, at: new Date(now - d * 86_400_000), visitor_id: `v${(d * 7 + i) % 13}`, page_views: 1 + (i % 3), ...extra })
+      await f.engine.recordVisit({
+        site_name,
+        at: new Date(now - d * 86_400_000),
+        visitor_id: `v${(d * 7 + i) % 13}`,
+        page_views: 1 + (i % 3),
+        ...extra,
+      })
     }
   }
 }
@@ -59,9 +74,15 @@ t.test('sign-in: 303 to the dashboard with the session cookie; STATS lands on th
   secureHeaders(t, res, 'sso')
   const cookies = res.headers['set-cookie'] as unknown as string[]
   t.equal(cookies.length, 1)
-  t.match(cookies[0], /^mobisite_session=[A-Za-z0-9_-]{43}; Path=\/dashboard; Max-Age=43200; HttpOnly; SameSite=Lax$/, 'exact cookie, no Secure on http')
+  t.match(
+    cookies[0],
+    /^mobisite_session=[A-Za-z0-9_-]{43}; Path=\/dashboard; Max-Age=43200; HttpOnly; SameSite=Lax$/,
+    'exact cookie, no Secure on http',
+  )
 
-  const stats = await f.http.get(`/dashboard/sso?token=${f.tokenOf(await f.link('acc', '?target=STATS&site_name=siteone'))}`)
+  const stats = await f.http.get(
+    `/dashboard/sso?token=${f.tokenOf(await f.link('acc', '?target=STATS&site_name=siteone'))}`,
+  )
   t.equal(stats.headers.location, '/dashboard/sites/siteone', 'STATS: the site page')
   const cookie = String(stats.headers['set-cookie']?.[0]).split(';')[0]!
   t.equal((await f.page('/', cookie)).status, 200, 'a STATS session is the account session: the list works too')
@@ -70,7 +91,9 @@ t.test('sign-in: 303 to the dashboard with the session cookie; STATS lands on th
 t.test('the cookie is Secure on HTTPS (trust proxy)', async (t) => {
   const f = await dashboardFixture(t, { trustProxy: true })
   await grantedSites(f, { siteone: undefined })
-  const res = await f.http.get(`/dashboard/sso?token=${f.tokenOf(await f.link('acc'))}`).set('X-Forwarded-Proto', 'https')
+  const res = await f.http
+    .get(`/dashboard/sso?token=${f.tokenOf(await f.link('acc'))}`)
+    .set('X-Forwarded-Proto', 'https')
   t.match(res.headers['set-cookie']?.[0], /; HttpOnly; SameSite=Lax; Secure$/)
 })
 
@@ -84,7 +107,9 @@ t.test('mounted elsewhere: the cookie path and the links follow the mount', asyn
   const res = await request(app).get(url)
   t.equal(res.headers.location, '/portal/stats/')
   t.match(res.headers['set-cookie']?.[0], /Path=\/portal\/stats;/)
-  const page = await request(app).get('/portal/stats/').set('Cookie', String(res.headers['set-cookie']?.[0]).split(';')[0]!)
+  const page = await request(app)
+    .get('/portal/stats/')
+    .set('Cookie', String(res.headers['set-cookie']?.[0]).split(';')[0]!)
   t.equal(page.status, 200)
   t.match(page.text, /<a class="brand" href="\/portal\/stats\/">Acme Insights<\/a>/, 'white-label title')
   t.match(page.text, /action="\/portal\/stats\/logout"/)
@@ -99,7 +124,9 @@ t.test('mounted elsewhere: the cookie path and the links follow the mount', asyn
 t.test('the dashboard lists the granted sites only, with what a customer needs', async (t) => {
   const f = await dashboardFixture(t)
   await grantedSites(f, { siteone: 'Cafe One', sitetwo: undefined })
-  await f.engine.as('alice').createSite({ site_data: { site_name: 'notshared', original_site_url: 'https://www.example.com/' } })
+  await f.engine
+    .as('alice')
+    .createSite({ site_data: { site_name: 'notshared', original_site_url: 'https://www.example.com/' } })
   await f.engine.as('alice').publishSite('siteone')
   const cookie = await f.signIn('acc')
   const res = await f.page('/', cookie)
@@ -107,7 +134,11 @@ t.test('the dashboard lists the granted sites only, with what a customer needs',
   secureHeaders(t, res, 'sites')
   t.match(res.text, /Signed in as <strong>acc<\/strong>/)
   t.match(res.text, /<form method="post" action="\/dashboard\/logout">/, 'a sign-out form, no script')
-  t.same([...res.text.matchAll(/data-site="([^"]+)"/g)].map((m) => m[1]), ['siteone', 'sitetwo'], 'granted sites, by name')
+  t.same(
+    [...res.text.matchAll(/data-site="([^"]+)"/g)].map((m) => m[1]),
+    ['siteone', 'sitetwo'],
+    'granted sites, by name',
+  )
   t.notMatch(res.text, /notshared/)
   t.match(res.text, /<a href="\/dashboard\/sites\/siteone">Cafe One<\/a>/, 'business name when set')
   t.match(res.text, /<a href="\/dashboard\/sites\/sitetwo">sitetwo<\/a>/, 'else the site name')
@@ -124,11 +155,18 @@ t.test('the dashboard lists the granted sites only, with what a customer needs',
 t.test('the site page: chart, table, totals, activities, top lists, all equal to the API', async (t) => {
   const f = await dashboardFixture(t)
   await grantedSites(f, { siteone: 'Cafe One' })
-  const ua = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1'
+  const ua =
+    'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1'
   await visits(f, 'siteone', 40, (d) => (d % 5) + 1, { country: 'JP', region: 'Tokyo', user_agent: ua })
   await visits(f, 'siteone', 10, (d) => d % 2, { country: 'FR' })
-  for (let i = 0; i < 6; i++) await f.engine.recordVisit({ site_name: 'siteone', visitor_id: `c${i}`, country: ['DE', 'US', 'BR', 'CA', 'MX', 'IT'][i] })
-  for (const kind of ['click_to_call', 'click_to_call', 'click_to_map', 'form_submit'] as const) await f.engine.recordActivity({ site_name: 'siteone', kind })
+  for (let i = 0; i < 6; i++)
+    await f.engine.recordVisit({
+      site_name: 'siteone',
+      visitor_id: `c${i}`,
+      country: ['DE', 'US', 'BR', 'CA', 'MX', 'IT'][i],
+    })
+  for (const kind of ['click_to_call', 'click_to_call', 'click_to_map', 'form_submit'] as const)
+    await f.engine.recordActivity({ site_name: 'siteone', kind })
   await f.engine.recordActivity({ site_name: 'siteone', kind: 'click_to_email', at: new Date(Date.UTC(2024, 0, 1)) })
   const cookie = await f.signIn('acc')
 
@@ -149,27 +187,66 @@ t.test('the site page: chart, table, totals, activities, top lists, all equal to
       t.same([v, u, p], [api.VISITS, api.UNIQUE_VISITORS, api.PAGE_VIEWS], `${day} equals the API`)
     }
     const total = (await f.api('alice', `/analytics/site/siteone?from=${first}&to=2025-03-10`)).body
-    t.same([stat(res.text, 'total-visits'), stat(res.text, 'total-unique'), stat(res.text, 'total-views')], [total.VISITS, total.UNIQUE_VISITORS, total.PAGE_VIEWS], `${days}-day totals equal the API (unique: distinct over the period)`)
-    t.ok(total.UNIQUE_VISITORS < [...table.values()].reduce((s, r) => s + r[1]!, 0) || days === 7, 'unique is not the sum of daily uniques')
+    t.same(
+      [stat(res.text, 'total-visits'), stat(res.text, 'total-unique'), stat(res.text, 'total-views')],
+      [total.VISITS, total.UNIQUE_VISITORS, total.PAGE_VIEWS],
+      `${days}-day totals equal the API (unique: distinct over the period)`,
+    )
+    t.ok(
+      total.UNIQUE_VISITORS < [...table.values()].reduce((s, r) => s + r[1]!, 0) || days === 7,
+      'unique is not the sum of daily uniques',
+    )
     const acts = (await f.api('alice', `/analytics/site/siteone?from=${first}&to=2025-03-10&result=activities`)).body
     t.same(
-      [stat(res.text, 'act-calls'), stat(res.text, 'act-maps'), stat(res.text, 'act-emails'), stat(res.text, 'act-forms')],
+      [
+        stat(res.text, 'act-calls'),
+        stat(res.text, 'act-maps'),
+        stat(res.text, 'act-emails'),
+        stat(res.text, 'act-forms'),
+      ],
       [acts.CLICK_TO_CALLS, acts.CLICK_TO_MAPS, acts.CLICK_TO_EMAILS, acts.FORM_SUBMITS],
       'activities equal the API',
     )
-    const geo = (await f.api('alice', `/analytics/site/siteone?from=${first}&to=2025-03-10&dimension=geo`)).body as { data: { VISITS: number }; dimension: { country: string } }[]
+    const geo = (await f.api('alice', `/analytics/site/siteone?from=${first}&to=2025-03-10&dimension=geo`)).body as {
+      data: { VISITS: number }
+      dimension: { country: string }
+    }[]
     const byCountry = new Map<string, number>()
-    for (const row of geo) byCountry.set(row.dimension.country, (byCountry.get(row.dimension.country) ?? 0) + row.data.VISITS)
+    for (const row of geo)
+      byCountry.set(row.dimension.country, (byCountry.get(row.dimension.country) ?? 0) + row.data.VISITS)
     const expected = [...byCountry].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 5)
-    const shown = [...res.text.split('id="top-countries"')[1]!.split('</table>')[0]!.matchAll(/<tr><td>([^<]+)<\/td><td>([\d,]+)<\/td><\/tr>/g)].map((m) => [m[1], num(m[2]!)])
+    const shown = [
+      ...res.text
+        .split('id="top-countries"')[1]!
+        .split('</table>')[0]!
+        .matchAll(/<tr><td>([^<]+)<\/td><td>([\d,]+)<\/td><\/tr>/g),
+    ].map((m) => [m[1], num(m[2]!)])
     t.same(shown, expected, 'top 5 countries: visits summed over regions, as the geo rows give them')
-    const sys = (await f.api('alice', `/analytics/site/siteone?from=${first}&to=2025-03-10&dimension=system`)).body as { data: { VISITS: number }; dimension: { browser: string } }[]
-    const browsers = [...res.text.split('id="top-browsers"')[1]!.split('</table>')[0]!.matchAll(/<tr><td>([^<]+)<\/td><td>([\d,]+)<\/td><\/tr>/g)].map((m) => m[1])
-    t.ok(browsers.length > 0 && browsers.every((b) => sys.some((row) => row.dimension.browser === b)), 'top browsers come from the system rows')
+    const sys = (await f.api('alice', `/analytics/site/siteone?from=${first}&to=2025-03-10&dimension=system`)).body as {
+      data: { VISITS: number }
+      dimension: { browser: string }
+    }[]
+    const browsers = [
+      ...res.text
+        .split('id="top-browsers"')[1]!
+        .split('</table>')[0]!
+        .matchAll(/<tr><td>([^<]+)<\/td><td>([\d,]+)<\/td><\/tr>/g),
+    ].map((m) => m[1])
+    t.ok(
+      browsers.length > 0 && browsers.every((b) => sys.some((row) => row.dimension.browser === b)),
+      'top browsers come from the system rows',
+    )
     t.equal(res.text.match(/role="img"/g)?.length, 2, 'two chart layouts, each an image')
-    t.match(res.text, /<svg class="wide" viewBox="[^"]+" role="img" aria-label="Line chart of daily page views, visits and unique visitors from \d{4}-\d{2}-\d{2} to 2025-03-10: [^"]+"[^>]*><title>Daily traffic of Cafe One, last \d+ days<\/title>/)
+    t.match(
+      res.text,
+      /<svg class="wide" viewBox="[^"]+" role="img" aria-label="Line chart of daily page views, visits and unique visitors from \d{4}-\d{2}-\d{2} to 2025-03-10: [^"]+"[^>]*><title>Daily traffic of Cafe One, last \d+ days<\/title>/,
+    )
     t.equal(res.text.match(/<circle class="pt visits"/g)?.length, days * 2, 'one point per day per layout')
-    t.match(res.text, new RegExp(`<a href="/dashboard/sites/siteone\\?days=${days}" aria-current="page">`), 'the period is marked')
+    t.match(
+      res.text,
+      new RegExp(`<a href="/dashboard/sites/siteone\\?days=${days}" aria-current="page">`),
+      'the period is marked',
+    )
   }
   t.same(f.errors, [])
 })
@@ -187,54 +264,77 @@ t.test('days must be 7, 30 or 90: anything else is a 400 page', async (t) => {
   }
 })
 
-t.test('error pages: no session, expired or ended session, deleted account → 401; revoked, deleted or foreign site → 404', async (t) => {
-  const f = await dashboardFixture(t)
-  await grantedSites(f, { siteone: undefined, sitetwo: undefined, sitethree: undefined })
-  await f.engine.as('bob').createAccount({ account_name: 'bobacc' })
-  await f.engine.as('bob').createSite({ site_data: { site_name: 'bobsite', original_site_url: 'https://www.example.com/' } })
-  await f.engine.as('bob').grantAccess('bobacc', 'bobsite')
-  await f.engine.as('alice').createSite({ site_data: { site_name: 'ungranted', original_site_url: 'https://www.example.com/' } })
-  const cookie = await f.signIn('acc')
-  const check = async (path: string, cookieValue: string | undefined, status: number, text: RegExp, label: string) => {
-    const res = await f.page(path, cookieValue)
-    t.equal(res.status, status, `${label}: ${status}`)
-    secureHeaders(t, res, label)
-    t.match(res.text, text, `${label}: says why`)
-    t.notMatch(res.text, /bobsite/.test(path) ? /Bob|bobacc/ : /bobsite/, `${label}: shows nothing of another partner`)
-    return res
-  }
-  await check('/', undefined, 401, /not signed in/, 'no cookie')
-  await check('/sites/siteone', undefined, 401, /not signed in/, 'no cookie, site page')
-  const junk = await check('/', 'mobisite_session=junk', 401, /session has ended/, 'a cookie that is no session')
-  t.match(junk.headers['set-cookie']?.[0], /^mobisite_session=; Path=\/dashboard; Max-Age=0/, 'and the browser is told to forget it')
-  await check('/', 'mobisite_session=' + 'A'.repeat(43), 401, /session has ended/, 'a well-formed unknown session')
-  await check('/sso', undefined, 401, /not valid/, 'sso without a token')
-  await check('/sso?token=', undefined, 401, /not valid/, 'sso with an empty token')
-  await check('/sso?token=a&token=b', undefined, 401, /not valid/, 'sso with two tokens')
+t.test(
+  'error pages: no session, expired or ended session, deleted account → 401; revoked, deleted or foreign site → 404',
+  async (t) => {
+    const f = await dashboardFixture(t)
+    await grantedSites(f, { siteone: undefined, sitetwo: undefined, sitethree: undefined })
+    await f.engine.as('bob').createAccount({ account_name: 'bobacc' })
+    await f.engine
+      .as('bob')
+      .createSite({ site_data: { site_name: 'bobsite', original_site_url: 'https://www.example.com/' } })
+    await f.engine.as('bob').grantAccess('bobacc', 'bobsite')
+    await f.engine
+      .as('alice')
+      .createSite({ site_data: { site_name: 'ungranted', original_site_url: 'https://www.example.com/' } })
+    const cookie = await f.signIn('acc')
+    const check = async (
+      path: string,
+      cookieValue: string | undefined,
+      status: number,
+      text: RegExp,
+      label: string,
+    ) => {
+      const res = await f.page(path, cookieValue)
+      t.equal(res.status, status, `${label}: ${status}`)
+      secureHeaders(t, res, label)
+      t.match(res.text, text, `${label}: says why`)
+      t.notMatch(
+        res.text,
+        /bobsite/.test(path) ? /Bob|bobacc/ : /bobsite/,
+        `${label}: shows nothing of another partner`,
+      )
+      return res
+    }
+    await check('/', undefined, 401, /not signed in/, 'no cookie')
+    await check('/sites/siteone', undefined, 401, /not signed in/, 'no cookie, site page')
+    const junk = await check('/', 'mobisite_session=junk', 401, /session has ended/, 'a cookie that is no session')
+    t.match(
+      junk.headers['set-cookie']?.[0],
+      /^mobisite_session=; Path=\/dashboard; Max-Age=0/,
+      'and the browser is told to forget it',
+    )
+    await check('/', 'mobisite_session=' + 'A'.repeat(43), 401, /session has ended/, 'a well-formed unknown session')
+    await check('/sso', undefined, 401, /not valid/, 'sso without a token')
+    await check('/sso?token=', undefined, 401, /not valid/, 'sso with an empty token')
+    await check('/sso?token=a&token=b', undefined, 401, /not valid/, 'sso with two tokens')
 
-  await check('/sites/bobsite', cookie, 404, /not available/, "another partner's site")
-  await check('/sites/ungranted', cookie, 404, /not available/, 'a site of the same partner, not granted')
-  await check('/sites/nosuchsite', cookie, 404, /not available/, 'a missing site')
-  await check('/sites/SITEONE', cookie, 404, /not available/, 'names are exact')
-  await check('/sites/%2e%2e%2fbobsite', cookie, 404, /not available/, 'encoded traversal')
-  await check('/sites/bob%00site', cookie, 404, /not available/, 'NUL')
-  await check('/sites/%E0%A4%A', cookie, 400, /not valid/, 'bad percent-encoding')
-  await check('/sites/siteone/extra', cookie, 404, /no page/, 'a path below a site')
-  await check('/nothing/here', cookie, 404, /no page/, 'an unknown path')
+    await check('/sites/bobsite', cookie, 404, /not available/, "another partner's site")
+    await check('/sites/ungranted', cookie, 404, /not available/, 'a site of the same partner, not granted')
+    await check('/sites/nosuchsite', cookie, 404, /not available/, 'a missing site')
+    await check('/sites/SITEONE', cookie, 404, /not available/, 'names are exact')
+    await check('/sites/%2e%2e%2fbobsite', cookie, 404, /not available/, 'encoded traversal')
+    await check('/sites/bob%00site', cookie, 404, /not available/, 'NUL')
+    await check('/sites/%E0%A4%A', cookie, 400, /not valid/, 'bad percent-encoding')
+    await check('/sites/siteone/extra', cookie, 404, /no page/, 'a path below a site')
+    await check('/nothing/here', cookie, 404, /no page/, 'an unknown path')
 
-  t.equal((await f.page('/sites/siteone', cookie)).status, 200, 'granted: 200')
-  await f.engine.as('alice').revokeAccess('acc', 'siteone')
-  await check('/sites/siteone', cookie, 404, /not available/, 'grant revoked: next load')
-  t.notMatch((await f.page('/', cookie)).text, /data-site="siteone"/, 'and gone from the list')
-  await f.engine.as('alice').deleteSite('sitetwo')
-  await check('/sites/sitetwo', cookie, 404, /not available/, 'site deleted: next load')
-  await f.engine.as('alice').createSite({ site_data: { site_name: 'sitetwo', original_site_url: 'https://www.example.com/' } })
-  await check('/sites/sitetwo', cookie, 404, /not available/, 'a site re-created under the name is not granted')
+    t.equal((await f.page('/sites/siteone', cookie)).status, 200, 'granted: 200')
+    await f.engine.as('alice').revokeAccess('acc', 'siteone')
+    await check('/sites/siteone', cookie, 404, /not available/, 'grant revoked: next load')
+    t.notMatch((await f.page('/', cookie)).text, /data-site="siteone"/, 'and gone from the list')
+    await f.engine.as('alice').deleteSite('sitetwo')
+    await check('/sites/sitetwo', cookie, 404, /not available/, 'site deleted: next load')
+    await f.engine
+      .as('alice')
+      .createSite({ site_data: { site_name: 'sitetwo', original_site_url: 'https://www.example.com/' } })
+    await check('/sites/sitetwo', cookie, 404, /not available/, 'a site re-created under the name is not granted')
 
-  await f.engine.as('alice').deleteAccount('acc')
-  await check('/sites/sitethree', cookie, 401, /no longer exists/, 'account deleted')
-  t.same(f.errors, [])
-})
+    await f.engine.as('alice').deleteAccount('acc')
+    await check('/sites/sitethree', cookie, 401, /no longer exists/, 'account deleted')
+    t.same(f.errors, [])
+  },
+)
 
 t.test('sign-out: POST only, same-site only; it ends the session in the store', async (t) => {
   const f = await dashboardFixture(t, { dashboard: { allowedOrigins: ['https://partner.example.com', 'null'] } })
@@ -263,14 +363,26 @@ t.test('sign-out: POST only, same-site only; it ends the session in the store', 
     t.notOk(res.headers['set-cookie'], `${label}: the cookie stays`)
     t.equal((await f.page('/', cookie)).status, 200, `${label}: the session lives on`)
   }
-  t.equal((await logout().set('Origin', 'https://Partner.example.com').set('Sec-Fetch-Site', 'cross-site')).status, 303, "a listed origin may sign out (a partner's own button)")
+  t.equal(
+    (await logout().set('Origin', 'https://Partner.example.com').set('Sec-Fetch-Site', 'cross-site')).status,
+    303,
+    "a listed origin may sign out (a partner's own button)",
+  )
   t.equal((await f.page('/', cookie)).status, 401, 'which ended the session')
 
   const again = await f.signIn('acc')
-  const res = await f.http.post('/dashboard/logout').set('Cookie', again).set('Origin', f.origin).set('Sec-Fetch-Site', 'same-origin')
+  const res = await f.http
+    .post('/dashboard/logout')
+    .set('Cookie', again)
+    .set('Origin', f.origin)
+    .set('Sec-Fetch-Site', 'same-origin')
   t.equal(res.status, 303, 'same origin: 303')
   t.equal(res.headers.location, '/dashboard/signed-out')
-  t.match(res.headers['set-cookie']?.[0], /^mobisite_session=; Path=\/dashboard; Max-Age=0; HttpOnly; SameSite=Lax$/, 'the cookie is cleared')
+  t.match(
+    res.headers['set-cookie']?.[0],
+    /^mobisite_session=; Path=\/dashboard; Max-Age=0; HttpOnly; SameSite=Lax$/,
+    'the cookie is cleared',
+  )
   const ended = await f.page('/', again)
   t.equal(ended.status, 401, 'the old cookie no longer works')
   t.match(ended.text, /session has ended/)
@@ -287,27 +399,54 @@ t.test('escaping: hostile values in every field a page shows', async (t) => {
   const url = "https://www.example.com/?q='onmouseover=alert(3)&x=`y`"
   const api = f.engine.as('alice')
   await api.createAccount({ account_name: 'o.hara+x@example.com' })
-  await api.createSite({ site_data: { site_name: 'hostile', original_site_url: url, site_business_info: { business_name: hostile } } })
+  await api.createSite({
+    site_data: { site_name: 'hostile', original_site_url: url, site_business_info: { business_name: hostile } },
+  })
   await api.grantAccess('o.hara+x@example.com', 'hostile')
-  await f.engine.recordVisit({ site_name: 'hostile', visitor_id: 'v', country: hostile, region: hostile, user_agent: `${hostile}/1.0 ${hostile}` })
+  await f.engine.recordVisit({
+    site_name: 'hostile',
+    visitor_id: 'v',
+    country: hostile,
+    region: hostile,
+    user_agent: `${hostile}/1.0 ${hostile}`,
+  })
   const cookie = await f.signIn('o.hara+x@example.com')
-  for (const path of ['/', '/sites/hostile', '/sites/hostile?days=7', '/sites/%3Cscript%3E', `/sites/hostile?days=${encodeURIComponent(hostile)}`]) {
+  for (const path of [
+    '/',
+    '/sites/hostile',
+    '/sites/hostile?days=7',
+    '/sites/%3Cscript%3E',
+    `/sites/hostile?days=${encodeURIComponent(hostile)}`,
+  ]) {
     const res = await f.page(path, cookie)
     t.notMatch(res.text, /<script|<img|<[^>]*\son[a-z]+=|'onmouseover/i, `${path}: nothing became markup`)
     // Account names allow only letters, digits and "@ . _ + -": nothing to escape, but shown.
-    if (res.status === 200) t.match(res.text, /Signed in as <strong>o\.hara\+x@example\.com<\/strong>/, `${path}: the account name is shown`)
+    if (res.status === 200)
+      t.match(res.text, /Signed in as <strong>o\.hara\+x@example\.com<\/strong>/, `${path}: the account name is shown`)
     secureHeaders(t, res, path)
   }
   const list = (await f.page('/', cookie)).text
-  t.match(list, /&lt;script&gt;alert\(1\)&lt;\/script&gt;&quot;&#39;&gt;&lt;img src=x onerror=alert\(2\)&gt;&amp;amp;&#96;/, 'business name shown, escaped')
-  t.match(list, /href="https:\/\/www\.example\.com\/\?q=&#39;onmouseover=alert\(3\)&amp;x=&#96;y&#96;"/, 'URL escaped inside the attribute')
+  t.match(
+    list,
+    /&lt;script&gt;alert\(1\)&lt;\/script&gt;&quot;&#39;&gt;&lt;img src=x onerror=alert\(2\)&gt;&amp;amp;&#96;/,
+    'business name shown, escaped',
+  )
+  t.match(
+    list,
+    /href="https:\/\/www\.example\.com\/\?q=&#39;onmouseover=alert\(3\)&amp;x=&#96;y&#96;"/,
+    'URL escaped inside the attribute',
+  )
   const page = (await f.page('/sites/hostile', cookie)).text
   t.match(page, /<td>&lt;script&gt;alert\(1\)&lt;\/script&gt;/, 'the country is shown, escaped')
   t.match(page, /<title>&lt;script&gt;/, 'the page title is escaped')
   t.match(page, /<svg class="wide"[^>]*><title>Daily traffic of &lt;script&gt;/, 'the chart title is escaped')
   const missing = await f.page('/sites/%3Cscript%3Ealert(1)%3C%2Fscript%3E', cookie)
   t.equal(missing.status, 404)
-  t.match(missing.text, /site &lt;script&gt;alert\(1\)&lt;\/script&gt; is not available/, 'a name from the URL is escaped in the error page')
+  t.match(
+    missing.text,
+    /site &lt;script&gt;alert\(1\)&lt;\/script&gt; is not available/,
+    'a name from the URL is escaped in the error page',
+  )
 })
 
 t.test('HEAD works like GET; a store outage is a 503 page', async (t) => {

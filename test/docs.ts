@@ -24,10 +24,14 @@ t.test('docs/api.md and docs/errors.md are current (else: npm run docs)', async 
 t.test('the reference names every endpoint and every error code', async (t) => {
   const api = read('docs/api.md')
   for (const route of [...ROUTES, ...SERVICE_ROUTES]) {
-    t.ok(api.includes(`\`${route.method} ${route.path.replace(/:([a-z_]+)/g, '{$1}')}\``), `${route.method} ${route.path}`)
+    t.ok(
+      api.includes(`\`${route.method} ${route.path.replace(/:([a-z_]+)/g, '{$1}')}\``),
+      `${route.method} ${route.path}`,
+    )
   }
   const errors = read('docs/errors.md')
-  for (const [code, { status }] of Object.entries(ERROR_CODES)) t.match(errors, new RegExp(`\`${code}\` \\| ${status}`), code)
+  for (const [code, { status }] of Object.entries(ERROR_CODES))
+    t.match(errors, new RegExp(`\`${code}\` \\| ${status}`), code)
   const readme = read('README.md')
   t.match(readme, /\(docs\/api\.md\)/, 'README links docs/api.md')
   t.match(readme, /\(docs\/errors\.md\)/, 'README links docs/errors.md')

@@ -22,7 +22,10 @@ t.test('sites in-process: create, read, update, publish, delete, with ServiceErr
   const api = f.alice.api
   t.same(await api.createSite(siteBody('inproc', { external_uid: 'u1' })), { site_name: 'inproc' })
   t.strictSame(await api.getSite('inproc'), {
-    site_name: 'inproc', original_site_url: 'https://www.example.com/', auto_sync_cache_ttl: 'SHORT', external_uid: 'u1',
+    site_name: 'inproc',
+    original_site_url: 'https://www.example.com/',
+    auto_sync_cache_ttl: 'SHORT',
+    external_uid: 'u1',
   })
   t.equal((await api.getSiteByExternalUid('u1')).site_name, 'inproc')
   await api.updateSite('inproc', { site_domain: 'm.example.com' })
@@ -35,7 +38,10 @@ t.test('sites in-process: create, read, update, publish, delete, with ServiceErr
   t.equal((await api.getSite('inproc')).site_domain, undefined, 'recreate undid the update')
   t.same(await api.sitesCreated(), [{ site_name: 'inproc' }])
   t.same(await api.sitesModified({ from: '2025-03-10' }), [{ site_name: 'inproc' }])
-  t.same((await api.getManySites([{ site_name: 'inproc' }])).map((s) => s.site_name), ['inproc'])
+  t.same(
+    (await api.getManySites([{ site_name: 'inproc' }])).map((s) => s.site_name),
+    ['inproc'],
+  )
   await api.deleteSite('inproc')
 
   await rejectsWith(t, api.getSite('inproc'), 'ResourceNotExist', 'get deleted')
@@ -60,7 +66,12 @@ t.test('in-process inputs are unknown values, validated exactly as over HTTP', a
   await rejectsWith(t, api.getManySites('valid' as never), 'InvalidInput', 'getManySites(string)')
   await rejectsWith(t, api.recreateSite('valid', { republish: 'true' } as never), 'InvalidInput', 'republish as text')
   await rejectsWith(t, api.publishSite('valid', { test: 'maybe' } as never), 'InvalidInput', 'test=maybe')
-  await rejectsWith(t, api.sitesCreated({ from: ['2025-03-01', '2025-03-02'] } as never), 'InvalidInput', 'repeated from')
+  await rejectsWith(
+    t,
+    api.sitesCreated({ from: ['2025-03-01', '2025-03-02'] } as never),
+    'InvalidInput',
+    'repeated from',
+  )
   await rejectsWith(t, api.sitesCreated({ to: '2025-02-30' }), 'InvalidInput', 'impossible date')
   await rejectsWith(t, api.createAccount({ account_name: 'a b' }), 'InvalidInput', 'bad account name')
   await rejectsWith(t, api.grantAccess('ann', 'abc'), 'InvalidInput', 'short site name in grant')
@@ -70,7 +81,10 @@ t.test('MasterApi inputs are typed from the schemas that validate them', async (
   // `npm run typecheck` fails if a @ts-expect-error line below stops being a type error.
   const f = await setup(t)
   const api = f.alice.api
-  const body: CreateSiteBody = { site_data: { original_site_url: 'https://www.example.com/', site_name: 'typed', auto_sync_cache_ttl: 'LONG' }, create_now: true }
+  const body: CreateSiteBody = {
+    site_data: { original_site_url: 'https://www.example.com/', site_name: 'typed', auto_sync_cache_ttl: 'LONG' },
+    create_now: true,
+  }
   t.same(await api.createSite(body), { site_name: 'typed' })
   const update: UpdateSiteBody = { site_domain: 'm.typed.example.com' }
   await api.updateSite('typed', update)
@@ -116,7 +130,13 @@ t.test('in-process and HTTP give the same error_code and message', async (t) => 
 t.test('results and inputs are copies: mutating them changes nothing stored', async (t) => {
   const f = await setup(t)
   const api = f.alice.api
-  const body = { site_data: { original_site_url: 'https://www.example.com/', site_name: 'copied', site_business_info: { business_name: 'Orig' } } }
+  const body = {
+    site_data: {
+      original_site_url: 'https://www.example.com/',
+      site_name: 'copied',
+      site_business_info: { business_name: 'Orig' },
+    },
+  }
   await api.createSite(body)
   body.site_data.site_business_info.business_name = 'Mutated input'
   const site = await api.getSite('copied')
@@ -128,20 +148,33 @@ t.test('results and inputs are copies: mutating them changes nothing stored', as
   t.equal(again.original_site_url, 'https://www.example.com/')
   await api.updateSite('copied', { auto_sync_cache_ttl: 'LONG' })
   await api.recreateSite('copied')
-  t.equal((await api.getSite('copied')).site_business_info?.business_name, 'Orig', 'the creation properties were not mutated either')
+  t.equal(
+    (await api.getSite('copied')).site_business_info?.business_name,
+    'Orig',
+    'the creation properties were not mutated either',
+  )
 })
 
 t.test('master accounts: unknown users are Unauthorized, callers are per master, bad accounts rejected', async (t) => {
   const f = await setup(t)
   await rejectsWith(t, f.engine.as('mallory').getSite('anything'), 'Unauthorized', 'unknown user')
-  await rejectsWith(t, f.engine.as('mallory').createSite(siteBody('mallory')), 'Unauthorized', 'unknown user cannot create')
+  await rejectsWith(
+    t,
+    f.engine.as('mallory').createSite(siteBody('mallory')),
+    'Unauthorized',
+    'unknown user cannot create',
+  )
   t.equal(await f.engine.authenticate('alice', 'wrong'), undefined)
   t.equal(await f.engine.authenticate('nobody', 'alice-secret'), undefined)
   const caller = await f.engine.authenticate('bob', 'b:o:b:secret')
   t.same(caller, { user: 'bob', partner: true })
   await f.engine.as(caller!).createSite(siteBody('viacaller'))
   t.equal((await f.bob.api.getSite('viacaller')).site_name, 'viacaller', 'a Caller acts as that master')
-  t.same(await f.engine.authenticate('carol', 'carol-secret'), { user: 'carol', partner: false }, 'partner defaults to false')
+  t.same(
+    await f.engine.authenticate('carol', 'carol-secret'),
+    { user: 'carol', partner: false },
+    'partner defaults to false',
+  )
 
   await rejectsWith(t, f.engine.addMasterAccount({ user: 'a:b', password: 'x' }), 'InvalidInput', 'user with a colon')
   await rejectsWith(t, f.engine.addMasterAccount({ user: '', password: 'x' }), 'InvalidInput', 'empty user')
@@ -150,7 +183,11 @@ t.test('master accounts: unknown users are Unauthorized, callers are per master,
   await f.engine.as('carol').createAccount({ account_name: 'carols' })
   t.same(await f.engine.as('carol').accountSites('carols'), [], 'carol became a partner when replaced')
   await f.engine.addMasterAccount({ user: '__proto__', password: 'pp' })
-  t.same(await f.engine.authenticate('__proto__', 'pp'), { user: '__proto__', partner: false }, '__proto__ is an ordinary user')
+  t.same(
+    await f.engine.authenticate('__proto__', 'pp'),
+    { user: '__proto__', partner: false },
+    '__proto__ is an ordinary user',
+  )
   t.equal(await f.engine.authenticate('constructor', 'pp'), undefined)
 })
 
@@ -163,7 +200,10 @@ t.test('confirmRedirect sets last_confirmed_redirected_date from the clock', asy
   t.equal((await f.alice.api.getSite('redir')).last_confirmed_redirected_date, '2025-04-01T10:20:30')
   await f.engine.confirmRedirect('redir', new Date('2025-04-02T00:00:00Z'))
   t.equal((await f.alice.api.getSiteByExternalUid('r')).last_confirmed_redirected_date, '2025-04-02T00:00:00')
-  t.equal((await f.alice.api.getManySites([{ site_name: 'redir' }]))[0]?.last_confirmed_redirected_date, '2025-04-02T00:00:00')
+  t.equal(
+    (await f.alice.api.getManySites([{ site_name: 'redir' }]))[0]?.last_confirmed_redirected_date,
+    '2025-04-02T00:00:00',
+  )
   t.same(await f.alice.api.sitesModified({ from: '2025-04-01' }), [], 'a redirect is not a modification')
   await rejectsWith(t, f.engine.confirmRedirect('nosuchsite'), 'ResourceNotExist')
 })

@@ -38,14 +38,28 @@ t.test('401 Unauthorized with WWW-Authenticate for missing, wrong and malformed 
       t.equal(res.headers['www-authenticate'], 'Basic realm="mobisite"', `${label} ${path}: challenge`)
     }
   }
-  isError(t, await f.anon.post('/sites/create', { site_data: { original_site_url: 'https://a.example.com' } }), 401, 'Unauthorized', 'create')
+  isError(
+    t,
+    await f.anon.post('/sites/create', { site_data: { original_site_url: 'https://a.example.com' } }),
+    401,
+    'Unauthorized',
+    'create',
+  )
   t.same((await f.alice.get('/sites/created')).body, [], 'no site was created')
 })
 
 t.test('valid credentials: passwords may hold colons, the scheme is case-insensitive', async (t) => {
   const f = await setup(t)
   t.equal((await f.bob.get('/sites/created')).status, 200, 'bob, whose password holds colons')
-  t.equal((await f.anon.get('/sites/created').set('authorization', `basic ${Buffer.from(`alice:${PASSWORDS.alice}`).toString('base64')}`)).status, 200, 'lower-case scheme')
+  t.equal(
+    (
+      await f.anon
+        .get('/sites/created')
+        .set('authorization', `basic ${Buffer.from(`alice:${PASSWORDS.alice}`).toString('base64')}`)
+    ).status,
+    200,
+    'lower-case scheme',
+  )
   await f.engine.addMasterAccount({ user: 'dora', password: ':::' })
   t.equal((await f.as('dora', ':::').get('/sites/created')).status, 200, 'a password of colons only')
   await f.engine.addMasterAccount({ user: 'dora', password: 'rotated' })
@@ -55,7 +69,15 @@ t.test('valid credentials: passwords may hold colons, the scheme is case-insensi
 
 t.test('404 NotFound for unknown paths, JSON', async (t) => {
   const f = await setup(t)
-  for (const path of ['/nope', '/sites', '/sites/a/b/c', '/Sites/created', '/accounts/grant-access/a/sites', '/analytics', '/agents/extra']) {
+  for (const path of [
+    '/nope',
+    '/sites',
+    '/sites/a/b/c',
+    '/Sites/created',
+    '/accounts/grant-access/a/sites',
+    '/analytics',
+    '/agents/extra',
+  ]) {
     isError(t, await f.alice.get(path), 404, 'NotFound', path)
   }
   isError(t, await f.alice.post('/sites/create/extra', {}), 404, 'NotFound', 'POST deeper path')
@@ -76,11 +98,18 @@ t.test('405 MethodNotAllowed with Allow for known paths', async (t) => {
     ['put', '/sites/get-many', ['POST', 'GET', 'DELETE', 'HEAD']],
   ]
   for (const [method, path, allowed] of cases) {
-    const res = await (http as unknown as Record<string, (p: string) => request.Test>)[method]!(`/api${path}`).auth(...auth)
+    const res = await (http as unknown as Record<string, (p: string) => request.Test>)[method]!(`/api${path}`).auth(
+      ...auth,
+    )
     isError(t, res, 405, 'MethodNotAllowed', `${method.toUpperCase()} ${path}`)
-    const allow = String(res.headers.allow ?? '').split(/,\s*/).sort()
+    const allow = String(res.headers.allow ?? '')
+      .split(/,\s*/)
+      .sort()
     for (const m of allowed) t.ok(allow.includes(m), `${method.toUpperCase()} ${path}: Allow has ${m}`)
-    t.notOk(allow.includes(method.toUpperCase()), `${method.toUpperCase()} ${path}: Allow omits ${method.toUpperCase()}`)
+    t.notOk(
+      allow.includes(method.toUpperCase()),
+      `${method.toUpperCase()} ${path}: Allow omits ${method.toUpperCase()}`,
+    )
   }
 })
 
@@ -92,28 +121,37 @@ t.test('malformed JSON is 400 InvalidInput; nothing is created', async (t) => {
   }
   const form = await f.alice.post('/accounts/create').type('form').send({ account_name: 'formuser' })
   isError(t, form, 415, 'UnsupportedMediaType', 'a form body is not JSON')
-  const plain = await f.alice.post('/accounts/create').set('content-type', 'text/plain').send('{"account_name":"plainuser"}')
+  const plain = await f.alice
+    .post('/accounts/create')
+    .set('content-type', 'text/plain')
+    .send('{"account_name":"plainuser"}')
   isError(t, plain, 415, 'UnsupportedMediaType', 'JSON under another content-type is refused')
   isError(t, await f.alice.get('/accounts/plainuser'), 400, 'ResourceNotExist', 'and nothing was created')
   t.same((await f.alice.get('/sites/created')).body, [])
 })
 
-t.test('an unreadable body (bad compression, unknown encoding or charset) is 400 InvalidInput, not logged', async (t) => {
-  const f = await setup(t)
-  const json = '{"account_name":"zipped"}'
-  const cases: [string, Record<string, string>, string | Buffer][] = [
-    ['gzip header on plain bytes', { 'content-encoding': 'gzip' }, json],
-    ['deflate header on plain bytes', { 'content-encoding': 'deflate' }, json],
-    ['an unknown content-encoding', { 'content-encoding': 'snappy' }, json],
-  ]
-  for (const [label, headers, body] of cases) {
-    const res = await f.alice.post('/accounts/create').set({ 'content-type': 'application/json', ...headers }).send(body)
-    isError(t, res, 400, 'InvalidInput', label)
-    t.match(res.body.message, /request body/, `${label}: the message says what is wrong`)
-  }
-  t.same(f.errors, [], 'none of them reached onError')
-  isError(t, await f.alice.get('/accounts/zipped'), 400, 'ResourceNotExist', 'nothing was created')
-})
+t.test(
+  'an unreadable body (bad compression, unknown encoding or charset) is 400 InvalidInput, not logged',
+  async (t) => {
+    const f = await setup(t)
+    const json = '{"account_name":"zipped"}'
+    const cases: [string, Record<string, string>, string | Buffer][] = [
+      ['gzip header on plain bytes', { 'content-encoding': 'gzip' }, json],
+      ['deflate header on plain bytes', { 'content-encoding': 'deflate' }, json],
+      ['an unknown content-encoding', { 'content-encoding': 'snappy' }, json],
+    ]
+    for (const [label, headers, body] of cases) {
+      const res = await f.alice
+        .post('/accounts/create')
+        .set({ 'content-type': 'application/json', ...headers })
+        .send(body)
+      isError(t, res, 400, 'InvalidInput', label)
+      t.match(res.body.message, /request body/, `${label}: the message says what is wrong`)
+    }
+    t.same(f.errors, [], 'none of them reached onError')
+    isError(t, await f.alice.get('/accounts/zipped'), 400, 'ResourceNotExist', 'nothing was created')
+  },
+)
 
 t.test('a body over 1 MiB is 413 InvalidInput; exactly 1 MiB is read', async (t) => {
   const f = await setup(t)
@@ -125,8 +163,26 @@ t.test('a body over 1 MiB is 413 InvalidInput; exactly 1 MiB is read', async (t)
   const mib = 1024 * 1024
   const exact = await f.alice.post('/sites/create').set('content-type', 'application/json').send(frame(mib))
   t.match(isError(t, exact, 400, 'InvalidInput', 'exactly 1 MiB: read, then validated'), /site_vertical/)
-  isError(t, await f.alice.post('/sites/create').set('content-type', 'application/json').send(frame(mib + 1)), 413, 'InvalidInput', '1 MiB + 1')
-  isError(t, await f.alice.post('/sites/get-many').set('content-type', 'application/json').send(`[${'{"site_name":"abcd"},'.repeat(60000)}{}]`), 413, 'InvalidInput', 'a large array')
+  isError(
+    t,
+    await f.alice
+      .post('/sites/create')
+      .set('content-type', 'application/json')
+      .send(frame(mib + 1)),
+    413,
+    'InvalidInput',
+    '1 MiB + 1',
+  )
+  isError(
+    t,
+    await f.alice
+      .post('/sites/get-many')
+      .set('content-type', 'application/json')
+      .send(`[${'{"site_name":"abcd"},'.repeat(60000)}{}]`),
+    413,
+    'InvalidInput',
+    'a large array',
+  )
 })
 
 t.test('endpoints without a body or query reject one, naming it', async (t) => {
@@ -151,7 +207,10 @@ t.test('endpoints without a body or query reject one, naming it', async (t) => {
   const withQuery: [string, () => request.Test][] = [
     ['unpublish', () => f.alice.post('/sites/unpublish/quiet?now=1')],
     ['retrieve', () => f.alice.get('/sites/quiet?fields=all')],
-    ['create', () => f.alice.post('/sites/create?dry=1', { site_data: { original_site_url: 'https://q.example.com' } })],
+    [
+      'create',
+      () => f.alice.post('/sites/create?dry=1', { site_data: { original_site_url: 'https://q.example.com' } }),
+    ],
     ['agents', () => f.alice.get('/agents?format=text')],
     ['delete account', () => f.alice.del('/account/ann?force=1')],
   ]
@@ -169,8 +228,14 @@ t.test('GET /agents: 200 with a JSON string that is a regular expression', async
   t.type(res.body, 'string')
   t.equal(res.body, f.engine.getAgents())
   const re = new RegExp(res.body, 'i')
-  t.ok(re.test('Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 Mobile/15E148'), 'matches an iPhone')
-  t.notOk(re.test('Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 Chrome/120.0 Safari/537.36'), 'not a desktop')
+  t.ok(
+    re.test('Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 Mobile/15E148'),
+    'matches an iPhone',
+  )
+  t.notOk(
+    re.test('Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 Chrome/120.0 Safari/537.36'),
+    'not a desktop',
+  )
   f.engine.setAgents('.*Nokia.*')
   t.equal((await f.carol.get('/agents')).body, '.*Nokia.*', 'serves the current source')
 })

@@ -15,7 +15,14 @@ import { ROUTES } from '../lib/http/routes.js'
 import { apiRouter } from '../lib/index.js'
 import { createSite, isError, setup, type Client, type Fixture } from './helpers/api.js'
 import { problemsAgainstDocument } from './helpers/openapi-check.js'
-import { TEMPLATES, describeRequest, encodeBody, fuzzRequest, type FuzzRequest, type Profile } from './helpers/fuzz-requests.js'
+import {
+  TEMPLATES,
+  describeRequest,
+  encodeBody,
+  fuzzRequest,
+  type FuzzRequest,
+  type Profile,
+} from './helpers/fuzz-requests.js'
 
 /** Runs per property (a run is 1-3 requests of about 2 ms each here); bounded so the file stays far below 30 s on a loaded 2-core machine. */
 const RUNS = { routes: 400, hostile: 200, dates: 150 }
@@ -48,7 +55,10 @@ async function send(server: Server, req: FuzzRequest): Promise<Raw> {
   if (req.body.kind === 'text') {
     const { data, headers } = encodeBody(req.body)
     // The bytes as they are: superagent would JSON-encode a Buffer sent with a JSON content type.
-    test = test.set(headers).serialize((raw) => raw).send(data)
+    test = test
+      .set(headers)
+      .serialize((raw) => raw)
+      .send(data)
   }
   // A hang is a failure too; the bound is far above any real answer.
   const res = await test
@@ -60,7 +70,11 @@ async function send(server: Server, req: FuzzRequest): Promise<Raw> {
       stream.on('data', (chunk: string) => (text += chunk))
       stream.on('end', () => done(null, text))
     })
-  return { status: res.status, headers: res.headers as Raw['headers'], text: typeof res.body === 'string' ? res.body : '' }
+  return {
+    status: res.status,
+    headers: res.headers as Raw['headers'],
+    text: typeof res.body === 'string' ? res.body : '',
+  }
 }
 
 /** Where `null` occurs in a JSON value, or undefined. */
@@ -82,7 +96,8 @@ function problemsOf(req: FuzzRequest, res: Raw): string[] {
   if (!SUCCESS.has(status) && !CODES.has(status)) problems.push(`status ${status} is not a documented one`)
   if (text.includes('    at ') || /\.ts:\d+/.test(text)) problems.push('the body holds a stack trace')
   if (status === 204 && text !== '') problems.push('a 204 with a body')
-  if (status === 401 && headers['www-authenticate'] !== 'Basic realm="mobisite"') problems.push('401 without WWW-Authenticate')
+  if (status === 401 && headers['www-authenticate'] !== 'Basic realm="mobisite"')
+    problems.push('401 without WWW-Authenticate')
   if (status === 405) {
     const allow = (headers.allow ?? '').split(/,\s*/).filter(Boolean)
     if (allow.length === 0 || allow.includes(req.method)) problems.push(`405 with Allow "${headers.allow ?? ''}"`)
@@ -90,7 +105,8 @@ function problemsOf(req: FuzzRequest, res: Raw): string[] {
   if (status === 429 && !/^[1-9]\d*$/.test(headers['retry-after'] ?? '')) problems.push('429 without Retry-After')
   // HEAD answers carry headers only.
   if (req.method === 'HEAD' || status === 204) return problems
-  if (!/^application\/json/.test(headers['content-type'] ?? '')) problems.push(`content-type ${headers['content-type']}`)
+  if (!/^application\/json/.test(headers['content-type'] ?? ''))
+    problems.push(`content-type ${headers['content-type']}`)
   let body: unknown
   try {
     body = JSON.parse(text)
@@ -103,10 +119,15 @@ function problemsOf(req: FuzzRequest, res: Raw): string[] {
     return problems
   }
   const error = body as Record<string, unknown>
-  const keys = typeof body === 'object' && body !== null && !Array.isArray(body) ? Object.keys(error).sort().join(',') : String(body)
+  const keys =
+    typeof body === 'object' && body !== null && !Array.isArray(body)
+      ? Object.keys(error).sort().join(',')
+      : String(body)
   if (keys !== 'error_code,message') problems.push(`error body keys ${keys}`)
-  if (typeof error.message !== 'string' || error.message === '') problems.push('error message is not a non-empty string')
-  if (!CODES.get(status)?.includes(String(error.error_code))) problems.push(`error_code ${String(error.error_code)} with status ${status}`)
+  if (typeof error.message !== 'string' || error.message === '')
+    problems.push('error message is not a non-empty string')
+  if (!CODES.get(status)?.includes(String(error.error_code)))
+    problems.push(`error_code ${String(error.error_code)} with status ${status}`)
   return problems
 }
 
@@ -116,12 +137,15 @@ async function seed(t: Test, f: Fixture): Promise<void> {
   await createSite(t, f.alice, 'fuzz_two', { external_uid: 'ext-2' }, { create_now: 'false' })
   await createSite(t, f.alice, 'fuzz-async', {}, { create_now: 'async', publish_now: true })
   await createSite(t, f.bob, 'bobsite', { external_uid: 'ext-1' })
-  for (const account_name of ['ann', 'ann.b+c@x.io']) await f.alice.api.createAccount({ account_name, first_name: 'Ann', email: 'ann@example.com' })
+  for (const account_name of ['ann', 'ann.b+c@x.io'])
+    await f.alice.api.createAccount({ account_name, first_name: 'Ann', email: 'ann@example.com' })
   await f.alice.api.grantAccess('ann', 'fuzzsite')
   await f.alice.api.publishSite('fuzzsite')
-  for (const visitor_id of ['v1', 'v2']) await f.engine.recordVisit({ site_name: 'fuzzsite', visitor_id, user_agent: 'Mozilla/5.0 (iPhone)', country: 'JP' })
+  for (const visitor_id of ['v1', 'v2'])
+    await f.engine.recordVisit({ site_name: 'fuzzsite', visitor_id, user_agent: 'Mozilla/5.0 (iPhone)', country: 'JP' })
   // Today's Most Traffic calls of alice and bob are used up: 429s until the clock passes midnight.
-  for (let i = 0; i < 300; i++) await Promise.all([f.alice.api.sitesWithMostTraffic({}), f.bob.api.sitesWithMostTraffic({})])
+  for (let i = 0; i < 300; i++)
+    await Promise.all([f.alice.api.sitesWithMostTraffic({}), f.bob.api.sitesWithMostTraffic({})])
 }
 
 /** The same engine behind a router in an app that parses queries with qs (`from[x]=` becomes an object). */
@@ -139,7 +163,13 @@ async function extendedServer(t: Test, f: Fixture): Promise<Server> {
  * input also meets interleavings), checks every response and that nothing
  * reached onError. Returns how often each template and status came up.
  */
-async function fuzz(t: Test, f: Fixture, templates: readonly string[], profile: Profile, numRuns: number): Promise<{ templates: Map<string, number>; statuses: Map<number, number> }> {
+async function fuzz(
+  t: Test,
+  f: Fixture,
+  templates: readonly string[],
+  profile: Profile,
+  numRuns: number,
+): Promise<{ templates: Map<string, number>; statuses: Map<number, number> }> {
   const extended = await extendedServer(t, f)
   const seen = { templates: new Map<string, number>(), statuses: new Map<number, number>() }
   const batch = fc.array(fc.tuple(fuzzRequest(templates, profile), fc.boolean()), { minLength: 1, maxLength: 3 })
@@ -157,17 +187,25 @@ async function fuzz(t: Test, f: Fixture, templates: readonly string[], profile: 
         seen.statuses.set(res.status, (seen.statuses.get(res.status) ?? 0) + 1)
         const wrong = problemsOf(req, res)
         if (wrong.length > 0) {
-          problems.push(`${wrong.join('; ')}\n  request: ${describeRequest(req)}${qs ? ' (qs query parser)' : ''}\n  response: ${res.status} ${res.text.slice(0, 300)}`)
+          problems.push(
+            `${wrong.join('; ')}\n  request: ${describeRequest(req)}${qs ? ' (qs query parser)' : ''}\n  response: ${res.status} ${res.text.slice(0, 300)}`,
+          )
         }
       })
-      for (const error of f.errors.slice(reported)) problems.push(`onError was called: ${String((error as Error)?.stack ?? error)}`)
+      for (const error of f.errors.slice(reported))
+        problems.push(`onError was called: ${String((error as Error)?.stack ?? error)}`)
       if (problems.length > 0) throw new Error(problems.join('\n'))
     }),
     { numRuns },
   )
   f.builder.outcome = 'succeed'
   t.same(f.errors, [], 'nothing unexpected reached onError')
-  t.comment(`statuses: ${[...seen.statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${s}×${n}`).join(' ')}`)
+  t.comment(
+    `statuses: ${[...seen.statuses]
+      .sort(([a], [b]) => a - b)
+      .map(([s, n]) => `${s}×${n}`)
+      .join(' ')}`,
+  )
   return seen
 }
 
@@ -179,7 +217,11 @@ async function consistent(t: Test, f: Fixture): Promise<void> {
     const modified = await client.get('/sites/modified?from=2000-01-01')
     t.equal(created.status, 200, `${client.user}: created listing`)
     const names = (created.body as { site_name: string }[]).map((s) => s.site_name)
-    t.same([...names].sort(), (modified.body as { site_name: string }[]).map((s) => s.site_name).sort(), `${client.user}: created and modified list the same sites`)
+    t.same(
+      [...names].sort(),
+      (modified.body as { site_name: string }[]).map((s) => s.site_name).sort(),
+      `${client.user}: created and modified list the same sites`,
+    )
     t.equal(new Set(names).size, names.length, `${client.user}: no site listed twice`)
     const other = clients.find((c) => c !== client)!
     for (const name of names) {
@@ -189,17 +231,39 @@ async function consistent(t: Test, f: Fixture): Promise<void> {
       if (typeof site.body.external_uid === 'string') {
         const byUid = await client.get(`/sites/byexternal/${encodeURIComponent(site.body.external_uid)}`)
         t.equal(byUid.status, 200, `${client.user}: ${name} by external_uid`)
-        t.equal(byUid.body.external_uid, site.body.external_uid, `${client.user}: ${name} by external_uid is a site with that uid`)
+        t.equal(
+          byUid.body.external_uid,
+          site.body.external_uid,
+          `${client.user}: ${name} by external_uid is a site with that uid`,
+        )
       }
-      isError(t, await other.get(`/sites/${encodeURIComponent(name)}`), 400, 'ResourceNotExist', `${other.user} cannot see ${client.user}'s ${name}`)
+      isError(
+        t,
+        await other.get(`/sites/${encodeURIComponent(name)}`),
+        400,
+        'ResourceNotExist',
+        `${other.user} cannot see ${client.user}'s ${name}`,
+      )
     }
     for (let i = 0; i < names.length; i += 50) {
       const chunk = names.slice(i, i + 50)
-      const many = await client.post('/sites/get-many', chunk.map((site_name) => ({ site_name })))
-      t.same((many.body as { site_name: string }[]).map((s) => s.site_name), chunk, `${client.user}: get-many returns the listed sites in order`)
+      const many = await client.post(
+        '/sites/get-many',
+        chunk.map((site_name) => ({ site_name })),
+      )
+      t.same(
+        (many.body as { site_name: string }[]).map((s) => s.site_name),
+        chunk,
+        `${client.user}: get-many returns the listed sites in order`,
+      )
     }
-    const active = (await f.engine.billing(client.user)).subscriptions.filter((s) => s.status === 'active').map((s) => s.site_name)
-    t.ok(active.every((name) => names.includes(name)), `${client.user}: every active subscription is of a live site`)
+    const active = (await f.engine.billing(client.user)).subscriptions
+      .filter((s) => s.status === 'active')
+      .map((s) => s.site_name)
+    t.ok(
+      active.every((name) => names.includes(name)),
+      `${client.user}: every active subscription is of a live site`,
+    )
     t.equal(new Set(active).size, active.length, `${client.user}: at most one active subscription per site`)
   }
   t.same(f.errors, [], 'the checks reported nothing unexpected either')
@@ -208,7 +272,13 @@ async function consistent(t: Test, f: Fixture): Promise<void> {
 /** The probe's forgeries created nothing, and no two stored names differ only in letter case. */
 async function probeLeftNoTrace(t: Test, f: Fixture): Promise<void> {
   for (const client of [f.alice, f.bob]) {
-    isError(t, await client.get('/sites/probeform'), 400, 'ResourceNotExist', `${client.user}: the text/plain form created no site`)
+    isError(
+      t,
+      await client.get('/sites/probeform'),
+      400,
+      'ResourceNotExist',
+      `${client.user}: the text/plain form created no site`,
+    )
   }
   const names: string[] = []
   for (const client of [f.alice, f.bob, f.carol]) {
@@ -216,7 +286,10 @@ async function probeLeftNoTrace(t: Test, f: Fixture): Promise<void> {
     names.push(...listed.map((s) => s.site_name))
   }
   t.equal(new Set(names.map((n) => n.toLowerCase())).size, names.length, 'no two site names differ only in letter case')
-  t.ok(names.every((n) => !/[\u0000-\u001f]/.test(n)), 'no site name holds a control character')
+  t.ok(
+    names.every((n) => !/[\u0000-\u001f]/.test(n)),
+    'no site name holds a control character',
+  )
 }
 
 t.test('authenticated-mostly requests to every route: documented statuses and bodies, consistent state', async (t) => {
@@ -243,15 +316,29 @@ const epochOf = (date: string): number => Date.parse(date.length === 10 ? `${dat
 t.test('listings accept every real date from year 1 to 9999; from after to is InvalidInput', async (t) => {
   const f = await setup(t)
   const real = fc.oneof(
-    fc.tuple(fc.date({ min: new Date('0001-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true }), fc.boolean())
+    fc
+      .tuple(
+        fc.date({ min: new Date('0001-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true }),
+        fc.boolean(),
+      )
       .map(([date, withTime]) => date.toISOString().slice(0, withTime ? 19 : 10)),
-    fc.constantFrom('0001-01-01', '0099-12-31T23:59:59', '0100-01-01', '1899-12-31', '1969-12-31T23:59:59', '1970-01-01', '2024-02-29', '9999-12-31T23:59:59'),
+    fc.constantFrom(
+      '0001-01-01',
+      '0099-12-31T23:59:59',
+      '0100-01-01',
+      '1899-12-31',
+      '1969-12-31T23:59:59',
+      '1970-01-01',
+      '2024-02-29',
+      '9999-12-31T23:59:59',
+    ),
   )
   await fc.assert(
     fc.asyncProperty(real, real, fc.constantFrom('created', 'modified'), async (from, to, listing) => {
       const res = await f.alice.get(`/sites/${listing}?from=${from}&to=${to}`)
       const expected = epochOf(from) <= epochOf(to) ? 200 : 400
-      if (res.status !== expected) throw new Error(`from=${from} to=${to}: ${res.status} ${res.text}, expected ${expected}`)
+      if (res.status !== expected)
+        throw new Error(`from=${from} to=${to}: ${res.status} ${res.text}, expected ${expected}`)
       if (expected === 400 && res.body.error_code !== 'InvalidInput') throw new Error(`from after to: ${res.text}`)
     }),
     { numRuns: RUNS.dates },

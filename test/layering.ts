@@ -68,7 +68,10 @@ function violations(files: ReadonlyMap<string, string>): string[] {
 t.test('no file under lib/ imports from a layer above its own', async (t) => {
   const files = new Map(sources('lib').map((f) => [f, readFileSync(join(root, f), 'utf8')]))
   t.ok(files.size > 40, `read ${files.size} files`)
-  t.ok([...files.keys()].some((f) => f.startsWith('lib/engine/')), 'the engine is among them')
+  t.ok(
+    [...files.keys()].some((f) => f.startsWith('lib/engine/')),
+    'the engine is among them',
+  )
   t.same(violations(files), [])
 })
 
@@ -98,7 +101,9 @@ t.test('the checker sees every form of import that could run upward', async (t) 
 
 t.test('the engine never imports express', async (t) => {
   for (const file of sources('lib/engine')) {
-    const names = ts.preProcessFile(readFileSync(join(root, file), 'utf8'), true, true).importedFiles.map((f) => f.fileName)
+    const names = ts
+      .preProcessFile(readFileSync(join(root, file), 'utf8'), true, true)
+      .importedFiles.map((f) => f.fileName)
     t.notOk(names.includes('express'), file)
   }
 })

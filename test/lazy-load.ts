@@ -26,19 +26,29 @@ steps.rows = await engine.as('u').siteAnalytics('lazy1', { result: 'traffic', di
 await engine.close()
 console.log(JSON.stringify(steps))
 `
-const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1'
+const IPHONE =
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1'
 
 for (const build of ['esm', 'cjs']) {
   t.test(`${build} build: ua-parser-js is loaded by the first visit with a User-Agent, not before`, async (t) => {
     const entry = fileURLToPath(new URL(`../dist/${build}/lib/index.js`, import.meta.url))
-    const out = execFileSync(process.execPath, ['--input-type=module', '-e', probe, entry, IPHONE], { encoding: 'utf8' })
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', probe, entry, IPHONE], {
+      encoding: 'utf8',
+    })
     const steps = JSON.parse(out.trim().split('\n').at(-1)!) as Record<string, unknown>
     t.equal(steps.imported, false, 'not loaded by importing the package')
     t.equal(steps.withoutUserAgent, false, 'not loaded by events without a User-Agent')
     t.equal(steps.withUserAgent, true, 'loaded by the first User-Agent to reduce')
-    t.same(steps.rows, [
-      { data: { UNIQUE_VISITORS: 3, VISITS: 3, PAGE_VIEWS: 3 }, dimension: { browser: 'Mobile Safari 17', os: 'iOS' } },
-      { data: { UNIQUE_VISITORS: 1, VISITS: 1, PAGE_VIEWS: 1 }, dimension: { browser: 'Unknown', os: 'Unknown' } },
-    ], 'visits that arrived while it loaded are reduced like any other')
+    t.same(
+      steps.rows,
+      [
+        {
+          data: { UNIQUE_VISITORS: 3, VISITS: 3, PAGE_VIEWS: 3 },
+          dimension: { browser: 'Mobile Safari 17', os: 'iOS' },
+        },
+        { data: { UNIQUE_VISITORS: 1, VISITS: 1, PAGE_VIEWS: 1 }, dimension: { browser: 'Unknown', os: 'Unknown' } },
+      ],
+      'visits that arrived while it loaded are reduced like any other',
+    )
   })
 }

@@ -28,37 +28,108 @@ t.test('whole corpus and fixtures: identical verdicts for several sources', asyn
     const diff = uas.filter((ua) => uncached(ua) !== naive.test(ua))
     t.same(diff, [], `uncached, ${source.slice(0, 40)}`)
     for (let pass = 0; pass < 2; pass++) {
-      t.same(uas.filter((ua) => cached(ua) !== naive.test(ua)), [], `cached pass ${pass + 1}, ${source.slice(0, 40)}`)
+      t.same(
+        uas.filter((ua) => cached(ua) !== naive.test(ua)),
+        [],
+        `cached pass ${pass + 1}, ${source.slice(0, 40)}`,
+      )
     }
   }
 })
 
 /** Strings where a naive reimplementation would go wrong. */
 const ADVERSARIAL = [
-  'a\niPhone', 'iPhone\n', '\niPhone', 'Android\nMobile', 'Android\rMobile', 'Android\u2028Mobile', 'Android\u2029Mobile',
-  'Android\r\nx Android Mobile', 'Android Mobile\nx', 'Mobile Android', 'Mobile\nAndroid Mobile', 'AndroidMobile', 'ANDROID mobile',
-  'IPHONE', 'iphone', '\u0130phone', '\u0131phone', 'Blac\u212Aberry', '\u017Fymbian', '\u212AAIOS', 'kaios', 'BB10', 'bb10;',
-  'Opera  Mini', 'Opera\nMini', 'Opera Mini', 'Phone; openharmony', 'Phone;OpenHarmony', '', '\n', '\u0000iPhone', 'iPh\u0000one',
-  '\uD83D\uDE00iPhone', '\uD83DiPod', 'Android' + 'x'.repeat(3000) + 'Mobile', 'Android' + 'x'.repeat(3000) + '\nMobile',
-  'android'.repeat(300) + 'mobile', 'android\n'.repeat(300) + 'mobile', 'Mobile'.repeat(300) + 'Android',
+  'a\niPhone',
+  'iPhone\n',
+  '\niPhone',
+  'Android\nMobile',
+  'Android\rMobile',
+  'Android\u2028Mobile',
+  'Android\u2029Mobile',
+  'Android\r\nx Android Mobile',
+  'Android Mobile\nx',
+  'Mobile Android',
+  'Mobile\nAndroid Mobile',
+  'AndroidMobile',
+  'ANDROID mobile',
+  'IPHONE',
+  'iphone',
+  '\u0130phone',
+  '\u0131phone',
+  'Blac\u212Aberry',
+  '\u017Fymbian',
+  '\u212AAIOS',
+  'kaios',
+  'BB10',
+  'bb10;',
+  'Opera  Mini',
+  'Opera\nMini',
+  'Opera Mini',
+  'Phone; openharmony',
+  'Phone;OpenHarmony',
+  '',
+  '\n',
+  '\u0000iPhone',
+  'iPh\u0000one',
+  '\uD83D\uDE00iPhone',
+  '\uD83DiPod',
+  'Android' + 'x'.repeat(3000) + 'Mobile',
+  'Android' + 'x'.repeat(3000) + '\nMobile',
+  'android'.repeat(300) + 'mobile',
+  'android\n'.repeat(300) + 'mobile',
+  'Mobile'.repeat(300) + 'Android',
 ]
 
 /** Escapes everything outside printable ASCII: TAP output must stay one line per assertion. */
-const printable = (s: string): string => s.replace(/[^ -~]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+const printable = (s: string): string =>
+  s.replace(/[^ -~]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
 
 t.test('adversarial strings: identical verdicts', async (t) => {
   for (const source of SOURCES) {
     const naive = new RegExp(source, 'i')
     const m = compileSource(source, Infinity)
-    for (const s of ADVERSARIAL) t.equal(m.test(s), naive.test(s), `${source.slice(0, 30)} on ${printable(s.slice(0, 40))}`)
+    for (const s of ADVERSARIAL)
+      t.equal(m.test(s), naive.test(s), `${source.slice(0, 30)} on ${printable(s.slice(0, 40))}`)
   }
 })
 
 /** Pieces of UA text and the characters that trip up case folding and `.`. */
 const UA_TOKENS = [
-  'iPhone', 'IPHONE', 'iphon', 'Android', 'andr', 'Mobile', 'mobile', 'Mobi', 'Opera Mini', 'Opera Mobi', 'BB10;', 'BB10',
-  'BlackBerry', 'KAIOS', 'MIDP', 'Symbian', 'Windows Phone', 'IEMobile', 'iPod', 'Phone; OpenHarmony', 'Mozilla/5.0 (',
-  'Linux; ', 'Safari/537.36', ' ', ';', 'x', '\n', '\r', '\u2028', '\u2029', '\u0130', '\u0131', '\u212A', '\u017F', '\uD83D',
+  'iPhone',
+  'IPHONE',
+  'iphon',
+  'Android',
+  'andr',
+  'Mobile',
+  'mobile',
+  'Mobi',
+  'Opera Mini',
+  'Opera Mobi',
+  'BB10;',
+  'BB10',
+  'BlackBerry',
+  'KAIOS',
+  'MIDP',
+  'Symbian',
+  'Windows Phone',
+  'IEMobile',
+  'iPod',
+  'Phone; OpenHarmony',
+  'Mozilla/5.0 (',
+  'Linux; ',
+  'Safari/537.36',
+  ' ',
+  ';',
+  'x',
+  '\n',
+  '\r',
+  '\u2028',
+  '\u2029',
+  '\u0130',
+  '\u0131',
+  '\u212A',
+  '\u017F',
+  '\uD83D',
 ]
 const uaString = fc.array(fc.constantFrom(...UA_TOKENS), { maxLength: 24 }).map((a) => a.join(''))
 
@@ -66,22 +137,72 @@ t.test('generated UAs: DEFAULT_AGENTS and the other sources agree with the naive
   for (const source of SOURCES) {
     const naive = new RegExp(source, 'i')
     const m = compileSource(source, Infinity)
-    fc.assert(fc.property(uaString, (s) => m.test(s) === naive.test(s)), { numRuns: 1500 })
+    fc.assert(
+      fc.property(uaString, (s) => m.test(s) === naive.test(s)),
+      { numRuns: 1500 },
+    )
   }
   t.pass('1500 generated UAs per source')
 })
 
 // Linear-form sources: literal runs (with escapes, `.`, `\d`, `\w`) and `.*`/`.+` gaps.
-const atom = fc.constantFrom('a', 'b', 'A', 'k', 's', 'S', '\u017F', '\u212A', '\u0130', 'i', ' ', ';', '/', '\\.', '\\(', '\\-', '\\ ', '.', '\\d', '\\w', '1')
+const atom = fc.constantFrom(
+  'a',
+  'b',
+  'A',
+  'k',
+  's',
+  'S',
+  '\u017F',
+  '\u212A',
+  '\u0130',
+  'i',
+  ' ',
+  ';',
+  '/',
+  '\\.',
+  '\\(',
+  '\\-',
+  '\\ ',
+  '.',
+  '\\d',
+  '\\w',
+  '1',
+)
 const piece = fc.array(atom, { minLength: 1, maxLength: 3 }).map((a) => a.join(''))
 const gap = fc.constantFrom('.*', '.*?', '.+', '.+?')
 const linearAlt = fc
-  .tuple(fc.boolean(), fc.array(piece, { minLength: 0, maxLength: 3 }), fc.array(gap, { minLength: 3, maxLength: 3 }), fc.boolean())
+  .tuple(
+    fc.boolean(),
+    fc.array(piece, { minLength: 0, maxLength: 3 }),
+    fc.array(gap, { minLength: 3, maxLength: 3 }),
+    fc.boolean(),
+  )
   .map(([lead, pieces, gaps, trail]) => (lead ? '.*' : '') + pieces.join(gaps[0]) + (trail ? (gaps[1] as string) : ''))
 const linearSource = fc.array(linearAlt, { minLength: 1, maxLength: 4 }).map((a) => a.join('|'))
 const subjectChar = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom('a', 'b', 'A', 'k', 's') },
-  { weight: 1, arbitrary: fc.constantFrom('B', 'K', 'S', '\u017F', '\u212A', '\u0130', 'i', 'I', ' ', ';', '/', '.', '(', '-', '1', '_') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      'B',
+      'K',
+      'S',
+      '\u017F',
+      '\u212A',
+      '\u0130',
+      'i',
+      'I',
+      ' ',
+      ';',
+      '/',
+      '.',
+      '(',
+      '-',
+      '1',
+      '_',
+    ),
+  },
   { weight: 1, arbitrary: fc.constantFrom('\n', '\r', '\u2028', '\u2029') },
 )
 const subject = fc.array(subjectChar, { maxLength: 30 }).map((a) => a.join(''))
@@ -104,9 +225,48 @@ t.test('generated linear-form sources: identical verdicts', async (t) => {
 // escaped dots and classes that look like wrappers. Quantifiers stay bounded
 // so the naive reference stays fast on short strings.
 const generalAtom = fc.constantFrom(
-  'a', 'b', 'A', '.', '.*', '.*?', '.+', '\\.*', '[.*]', '[^a]', '[a-c]', '\\d', '\\s', '\\S', '\\b', '\\B', '^', '$',
-  '(a|b)', '(?:.*)', '(.*)', '(?=a)', '(?!b)', '(?<=a)', '(?<!b)', '\\1', 'a?', 'b{0,2}', '(a)', '(?<n>b)', '\\k<n>',
-  '\\n', '[\\n]', '\\u2028', '\\x41', '\\/', '{', '}', ']', '|', '\u017F', '\u212A',
+  'a',
+  'b',
+  'A',
+  '.',
+  '.*',
+  '.*?',
+  '.+',
+  '\\.*',
+  '[.*]',
+  '[^a]',
+  '[a-c]',
+  '\\d',
+  '\\s',
+  '\\S',
+  '\\b',
+  '\\B',
+  '^',
+  '$',
+  '(a|b)',
+  '(?:.*)',
+  '(.*)',
+  '(?=a)',
+  '(?!b)',
+  '(?<=a)',
+  '(?<!b)',
+  '\\1',
+  'a?',
+  'b{0,2}',
+  '(a)',
+  '(?<n>b)',
+  '\\k<n>',
+  '\\n',
+  '[\\n]',
+  '\\u2028',
+  '\\x41',
+  '\\/',
+  '{',
+  '}',
+  ']',
+  '|',
+  '\u017F',
+  '\u212A',
 )
 const generalSource = fc.array(generalAtom, { minLength: 1, maxLength: 7 }).map((a) => a.join(''))
 
@@ -147,7 +307,10 @@ t.test('general mode reads the first maxLength code units: verdict = naive on th
   const naive = new RegExp(source, 'i')
   const m = compileSource(source, 16)
   t.equal(m.mode, 'general')
-  fc.assert(fc.property(uaString, (s) => m.test(s) === naive.test(s.slice(0, 16))), { numRuns: 500 })
+  fc.assert(
+    fc.property(uaString, (s) => m.test(s) === naive.test(s.slice(0, 16))),
+    { numRuns: 500 },
+  )
   t.equal(m.test('x'.repeat(20) + 'iPhone'), false, 'iPhone past the cap is not seen')
   t.equal(naive.test('x'.repeat(20) + 'iPhone'), true, '(the naive regex on the full string would see it)')
 })

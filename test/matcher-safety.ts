@@ -80,12 +80,34 @@ t.test('only real top-level wrappers are stripped', async (t) => {
 })
 
 t.test('alternatives: linear pieces or general', async (t) => {
-  t.same(analyzeAlternative('.*Android.*Mobile.*'), { kind: 'pieces', pieces: [{ source: 'Android', length: 7 }, { source: 'Mobile', length: 6 }] })
+  t.same(analyzeAlternative('.*Android.*Mobile.*'), {
+    kind: 'pieces',
+    pieces: [
+      { source: 'Android', length: 7 },
+      { source: 'Mobile', length: 6 },
+    ],
+  })
   t.same(analyzeAlternative('.*BB10;.*'), { kind: 'pieces', pieces: [{ source: 'BB10;', length: 5 }] })
   t.same(analyzeAlternative('.*Opera\\ Mini.*'), { kind: 'pieces', pieces: [{ source: 'Opera\\ Mini', length: 10 }] })
-  t.same(analyzeAlternative('a.+b'), { kind: 'pieces', pieces: [{ source: 'a.', length: 2 }, { source: 'b', length: 1 }] })
+  t.same(analyzeAlternative('a.+b'), {
+    kind: 'pieces',
+    pieces: [
+      { source: 'a.', length: 2 },
+      { source: 'b', length: 1 },
+    ],
+  })
   t.same(analyzeAlternative('.*'), { kind: 'pieces', pieces: [] })
-  for (const general of ['.*iP(hone|od).*', '.*^iPhone.*', '.*a?.*', '.*\\bMobi.*', '.*[Ii]Phone.*', '.*a{2}.*', '.*\\n.*', '.*\n.*', '.*\\1.*']) {
+  for (const general of [
+    '.*iP(hone|od).*',
+    '.*^iPhone.*',
+    '.*a?.*',
+    '.*\\bMobi.*',
+    '.*[Ii]Phone.*',
+    '.*a{2}.*',
+    '.*\\n.*',
+    '.*\n.*',
+    '.*\\1.*',
+  ]) {
     t.equal(analyzeAlternative(general).kind, 'general', general)
   }
 })

@@ -35,7 +35,9 @@ async function run(command: string, args: string[], cwd: string): Promise<string
     return stdout
   } catch (error) {
     const { stdout, stderr } = error as { stdout?: string; stderr?: string }
-    throw new Error(`${command} ${args.join(' ')} failed in ${cwd}:\n${stdout ?? ''}\n${stderr ?? ''}`, { cause: error })
+    throw new Error(`${command} ${args.join(' ')} failed in ${cwd}:\n${stdout ?? ''}\n${stderr ?? ''}`, {
+      cause: error,
+    })
   }
 }
 
@@ -84,7 +86,10 @@ t.test('the packed package in a consumer project', async (t) => {
     ]) {
       t.ok(files.includes(path), `the tarball has ${path}`)
     }
-    t.ok(files.some((path) => path.startsWith('docs/')), 'the tarball has the docs README links to')
+    t.ok(
+      files.some((path) => path.startsWith('docs/')),
+      'the tarball has the docs README links to',
+    )
     t.notOk(
       files.some((path) => /^(test|benchmark|examples|lib)\//.test(path) || path.endsWith('.map')),
       'no tests, benchmarks, sources or source maps',
@@ -112,25 +117,36 @@ t.test('the packed package in a consumer project', async (t) => {
     t.ok(existsSync(join(consumer, 'node_modules', '@types', 'express')), '@types/express came with mobisite')
   })
 
-  await t.test('an ESM consumer: the root loads without ioredis, subpaths resolve, ServiceError is one type', async (t) => {
-    const out = JSON.parse(await run(process.execPath, ['--require', './block-drivers.cjs', '--import', './block-drivers.mjs', 'esm.mjs'], consumer)) as Record<string, unknown>
-    t.strictSame(out, {
-      created: { site_name: 'consumerexample' },
-      notFound: { status: 404, error_code: 'NotFound' },
-      testingExports: ['analyticsConformance', 'storeConformance'],
-      redisNeedsIoredis: true,
-      postgresEntry: true,
-      postgresNeedsPg: true,
-      twoCopiesOfTheClass: true,
-      esmErrorIsEsmServiceError: true,
-      cjsErrorIsEsmServiceError: true,
-      esmErrorIsCjsServiceError: true,
-      plainErrorIsNot: false,
-    })
-  })
+  await t.test(
+    'an ESM consumer: the root loads without ioredis, subpaths resolve, ServiceError is one type',
+    async (t) => {
+      const out = JSON.parse(
+        await run(
+          process.execPath,
+          ['--require', './block-drivers.cjs', '--import', './block-drivers.mjs', 'esm.mjs'],
+          consumer,
+        ),
+      ) as Record<string, unknown>
+      t.strictSame(out, {
+        created: { site_name: 'consumerexample' },
+        notFound: { status: 404, error_code: 'NotFound' },
+        testingExports: ['analyticsConformance', 'storeConformance'],
+        redisNeedsIoredis: true,
+        postgresEntry: true,
+        postgresNeedsPg: true,
+        twoCopiesOfTheClass: true,
+        esmErrorIsEsmServiceError: true,
+        cjsErrorIsEsmServiceError: true,
+        esmErrorIsCjsServiceError: true,
+        plainErrorIsNot: false,
+      })
+    },
+  )
 
   await t.test('a CommonJS consumer: require() of the root and of mobisite/testing', async (t) => {
-    const out = JSON.parse(await run(process.execPath, ['--require', './block-drivers.cjs', 'cjs.cjs'], consumer)) as Record<string, unknown>
+    const out = JSON.parse(
+      await run(process.execPath, ['--require', './block-drivers.cjs', 'cjs.cjs'], consumer),
+    ) as Record<string, unknown>
     t.strictSame(out, {
       agents: 'string',
       errorCode: 'ResourceNotExist',

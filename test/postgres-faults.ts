@@ -106,10 +106,13 @@ if (admin && DATABASE_URL) {
     // More calls than connections: some run on frozen connections, the rest wait for one.
     const calls = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        timed<unknown>(() => (i % 2 ? store.getSite("before") : store.createSite(siteRecord(`frozen-${i}`, "alice")))),
+        timed<unknown>(() => (i % 2 ? store.getSite('before') : store.createSite(siteRecord(`frozen-${i}`, 'alice')))),
       ),
     )
-    t.ok(calls.every((c) => c.error instanceof StoreUnavailableError), 'every call rejected with StoreUnavailableError')
+    t.ok(
+      calls.every((c) => c.error instanceof StoreUnavailableError),
+      'every call rejected with StoreUnavailableError',
+    )
     const slowest = Math.max(...calls.map((c) => c.ms))
     t.ok(slowest < BOUND_MS, `the slowest answered in ${slowest} ms`)
     const fresh = await timed(() => store.getSite('before'))
@@ -145,14 +148,23 @@ if (admin && DATABASE_URL) {
     await Promise.all([load, killer])
     t.ok(killed > 0, `terminated ${killed} backends of the store while it worked`)
     const failed = outcomes.filter((o) => o.error !== undefined)
-    t.ok(failed.every((o) => o.error instanceof StoreUnavailableError), `${failed.length} failed calls, all StoreUnavailableError`)
+    t.ok(
+      failed.every((o) => o.error instanceof StoreUnavailableError),
+      `${failed.length} failed calls, all StoreUnavailableError`,
+    )
     t.ok(Math.max(...outcomes.map((o) => o.ms)) < BOUND_MS, 'every call answered within 3 s')
     const acked = outcomes.filter((o) => o.ok === true).map((o) => o.name)
     t.ok(acked.length > 0, `${acked.length} creates acknowledged`)
     await new Promise((r) => setTimeout(r, 100))
     const stored = await store.getSites(acked)
-    t.ok(stored.every((s) => s !== undefined), 'every acknowledged create is stored')
-    t.ok(outcomes.every((o) => o.ok !== false), 'no create reported a taken name (none was applied twice)')
+    t.ok(
+      stored.every((s) => s !== undefined),
+      'every acknowledged create is stored',
+    )
+    t.ok(
+      outcomes.every((o) => o.ok !== false),
+      'no create reported a taken name (none was applied twice)',
+    )
 
     // Idle connections killed between calls: reads retry on a fresh connection.
     await terminateBackends(admin, applicationName)
@@ -164,7 +176,9 @@ if (admin && DATABASE_URL) {
   t.test('in-process server over a proxy: 503 within 3 s on drop and freeze, then 200 again', async (t) => {
     const proxy = PgProxy.forUrl(url)
     await proxy.start()
-    const engine = createEngine({ store: new PostgresStore({ connectionString: viaPort(url, proxy.port), schema: schema() }) })
+    const engine = createEngine({
+      store: new PostgresStore({ connectionString: viaPort(url, proxy.port), schema: schema() }),
+    })
     const server = await startServer({ engine })
     t.teardown(async () => {
       await server.close()
@@ -194,50 +208,62 @@ if (admin && DATABASE_URL) {
       proxy.restore()
       const back = await untilAvailable(() => call('GET', '/sites/before'))
       t.equal(back.status, 200, `after the ${fault}: served again without a restart`)
-      t.equal((await call('GET', `/sites/during-${fault}`)).status, 400, `the create refused during the ${fault} did not happen`)
+      t.equal(
+        (await call('GET', `/sites/during-${fault}`)).status,
+        400,
+        `the create refused during the ${fault} did not happen`,
+      )
     }
   })
 
-  t.test('CLI process: dropped under load, no crash, recovers; a restarted process finds every acknowledged write', async (t) => {
-    const proxy = PgProxy.forUrl(url)
-    await proxy.start()
-    const env = {
-      REDIS_URL: '',
-      MOBISITE_STORE: viaPort(url, proxy.port),
-      MOBISITE_PG_SCHEMA: schema(),
-      MOBISITE_USER: USER,
-      MOBISITE_PASSWORD: PASSWORD,
-    }
-    let server = await spawnMobisite(env)
-    t.teardown(async () => {
+  t.test(
+    'CLI process: dropped under load, no crash, recovers; a restarted process finds every acknowledged write',
+    async (t) => {
+      const proxy = PgProxy.forUrl(url)
+      await proxy.start()
+      const env = {
+        REDIS_URL: '',
+        MOBISITE_STORE: viaPort(url, proxy.port),
+        MOBISITE_PG_SCHEMA: schema(),
+        MOBISITE_USER: USER,
+        MOBISITE_PASSWORD: PASSWORD,
+      }
+      let server = await spawnMobisite(env)
+      t.teardown(async () => {
+        await server.stop()
+        await proxy.close()
+      })
+      const call = (method: string, path: string, body?: unknown) => request(server.api, auth, method, path, body)
+      t.equal((await call('POST', '/sites/create', createBody('cli-before'))).status, 200)
+
+      const burst = Array.from({ length: 80 }, (_, i) =>
+        timed(() =>
+          i % 2 ? call('POST', '/sites/create', createBody(`burst-${i}`)) : call('GET', '/sites/cli-before'),
+        ),
+      )
+      await new Promise((r) => setTimeout(r, 20))
+      proxy.drop()
+      const answers = await Promise.all(burst)
+      const statuses = [...new Set(answers.map((a) => a.value?.status))].sort()
+      t.ok(
+        statuses.every((s) => s === 200 || s === 503),
+        `every burst request was answered: ${statuses.join(', ')}`,
+      )
+      t.ok(Math.max(...answers.map((a) => a.ms)) < BOUND_MS + 1000, 'none waited much past the bound')
+      unavailable(t, await call('GET', '/sites/cli-before'), 'a read while the database is unreachable')
+      t.equal(server.child.exitCode, null, 'the server process is still running')
+      const acked = answers.flatMap((a, i) => (i % 2 && a.value?.status === 200 ? [`burst-${i}`] : []))
+
+      proxy.restore()
+      t.equal((await untilAvailable(() => call('GET', '/sites/cli-before'))).status, 200, 'recovered without a restart')
+
+      // Kill the process outright and start a new one: acknowledged writes are durable.
+      server.child.kill('SIGKILL')
       await server.stop()
-      await proxy.close()
-    })
-    const call = (method: string, path: string, body?: unknown) => request(server.api, auth, method, path, body)
-    t.equal((await call('POST', '/sites/create', createBody('cli-before'))).status, 200)
-
-    const burst = Array.from({ length: 80 }, (_, i) =>
-      timed(() => (i % 2 ? call('POST', '/sites/create', createBody(`burst-${i}`)) : call('GET', '/sites/cli-before'))),
-    )
-    await new Promise((r) => setTimeout(r, 20))
-    proxy.drop()
-    const answers = await Promise.all(burst)
-    const statuses = [...new Set(answers.map((a) => a.value?.status))].sort()
-    t.ok(statuses.every((s) => s === 200 || s === 503), `every burst request was answered: ${statuses.join(', ')}`)
-    t.ok(Math.max(...answers.map((a) => a.ms)) < BOUND_MS + 1000, 'none waited much past the bound')
-    unavailable(t, await call('GET', '/sites/cli-before'), 'a read while the database is unreachable')
-    t.equal(server.child.exitCode, null, 'the server process is still running')
-    const acked = answers.flatMap((a, i) => (i % 2 && a.value?.status === 200 ? [`burst-${i}`] : []))
-
-    proxy.restore()
-    t.equal((await untilAvailable(() => call('GET', '/sites/cli-before'))).status, 200, 'recovered without a restart')
-
-    // Kill the process outright and start a new one: acknowledged writes are durable.
-    server.child.kill('SIGKILL')
-    await server.stop()
-    server = await spawnMobisite(env)
-    for (const name of ['cli-before', ...acked]) {
-      t.equal((await call('GET', `/sites/${name}`)).status, 200, `${name} survived the process`)
-    }
-  })
+      server = await spawnMobisite(env)
+      for (const name of ['cli-before', ...acked]) {
+        t.equal((await call('GET', `/sites/${name}`)).status, 200, `${name} survived the process`)
+      }
+    },
+  )
 }

@@ -51,7 +51,11 @@ if (admin && DATABASE_URL) {
     t.match(A.output(), /PostgreSQL store at .*schema mobisite_multi_/, 'A says which store')
     t.not(A.child.pid, B.child.pid)
     const { rows } = await admin.query(`SELECT version FROM "${schema}".migrations ORDER BY version`)
-    t.strictSame(rows.map((r) => r.version), MIGRATIONS.map((m) => m.version), 'each migration recorded once although both started together')
+    t.strictSame(
+      rows.map((r) => r.version),
+      MIGRATIONS.map((m) => m.version),
+      'each migration recorded once although both started together',
+    )
   })
 
   t.test('a site created through one is read, updated, published and deleted through the other', async (t) => {
@@ -60,7 +64,11 @@ if (admin && DATABASE_URL) {
     t.equal(read.status, 200)
     t.equal(read.body.original_site_url, 'https://www.example.com/')
     t.equal((await call(B, 'GET', '/sites/byexternal/ext-1')).body.site_name, 'crossover')
-    t.equal((await call(B, 'POST', '/sites/update/crossover', { site_domain: 'm.example.com', external_uid: 'ext-2' })).status, 204)
+    t.equal(
+      (await call(B, 'POST', '/sites/update/crossover', { site_domain: 'm.example.com', external_uid: 'ext-2' }))
+        .status,
+      204,
+    )
     t.equal((await call(A, 'GET', '/sites/crossover')).body.site_domain, 'm.example.com', 'A sees the update')
     t.equal((await call(A, 'GET', '/sites/byexternal/ext-1')).status, 400, 'the old external uid is gone for A')
     t.equal((await call(B, 'POST', '/sites/publish/crossover')).status, 204, 'published through B')
@@ -83,23 +91,34 @@ if (admin && DATABASE_URL) {
     t.equal(won.length, 1, 'one 200')
     t.strictSame(won[0]?.body, { site_name: 'contested' })
     const lost = results.filter((r) => r.status !== 200)
-    t.ok(lost.every((r) => r.status === 400 && r.body.error_code === 'ResourceAlreadyExist'), 'the other 49: ResourceAlreadyExist')
+    t.ok(
+      lost.every((r) => r.status === 400 && r.body.error_code === 'ResourceAlreadyExist'),
+      'the other 49: ResourceAlreadyExist',
+    )
     t.equal(lost.length, 49)
   })
 
   t.test('concurrent creates of abcd, ABCD and AbCd over both servers: exactly one winner', async (t) => {
     const names = ['casey', 'CASEY', 'CaSeY', 'cAsEy']
     const results = await Promise.all(
-      Array.from({ length: 40 }, (_, i) => call(either(i), 'POST', '/sites/create', createBody(names[i % names.length]!))),
+      Array.from({ length: 40 }, (_, i) =>
+        call(either(i), 'POST', '/sites/create', createBody(names[i % names.length]!)),
+      ),
     )
     t.equal(results.filter((r) => r.status === 200).length, 1, 'one 200')
-    t.ok(results.filter((r) => r.status !== 200).every((r) => r.body?.error_code === 'ResourceAlreadyExist'), 'the rest refused')
+    t.ok(
+      results.filter((r) => r.status !== 200).every((r) => r.body?.error_code === 'ResourceAlreadyExist'),
+      'the rest refused',
+    )
   })
 
   t.test('20 concurrent creates of one account name over both servers: exactly one winner', async (t) => {
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        call(either(i), 'POST', '/accounts/create', { account_name: 'racer@example.com', first_name: `N${'a'.repeat(i)}` }),
+        call(either(i), 'POST', '/accounts/create', {
+          account_name: 'racer@example.com',
+          first_name: `N${'a'.repeat(i)}`,
+        }),
       ),
     )
     t.equal(results.filter((r) => r.status === 204).length, 1, 'one 204')
@@ -114,7 +133,10 @@ if (admin && DATABASE_URL) {
     t.equal(results.filter((r) => r.status === 200).length, 300, '300 answered')
     const refused = results.filter((r) => r.status !== 200)
     t.equal(refused.length, 100)
-    t.ok(refused.every((r) => r.status === 429 && r.body.error_code === 'DailyLimitExceeded'), 'the rest: 429')
+    t.ok(
+      refused.every((r) => r.status === 429 && r.body.error_code === 'DailyLimitExceeded'),
+      'the rest: 429',
+    )
     t.equal((await call(B, 'GET', '/analytics/site/counted')).status, 429, 'the 401st, on either server, too')
     t.equal((await call(A, 'GET', '/analytics/sites/withmosttraffic')).status, 200, 'the limit is per method')
   })
@@ -125,23 +147,44 @@ if (admin && DATABASE_URL) {
     const publishes = await Promise.all(
       names.flatMap((name) => [A, B, A, B].map((server) => call(server, 'POST', `/sites/publish/${name}`))),
     )
-    t.ok(publishes.every((r) => r.status === 204), 'every publish succeeded')
+    t.ok(
+      publishes.every((r) => r.status === 204),
+      'every publish succeeded',
+    )
     const ledger = await store.getBilling(user)
     for (const name of names) {
       t.equal(ledger.charges.filter((c) => c.site_name === name).length, 1, `${name}: one charge`)
-      t.strictSame(ledger.subscriptions.filter((s) => s.site_name === name), [{ site_name: name, status: 'active' }])
+      t.strictSame(
+        ledger.subscriptions.filter((s) => s.site_name === name),
+        [{ site_name: name, status: 'active' }],
+      )
     }
   })
 
   t.test('nothing is lost: 100 distinct creates over both servers are all listed by both', async (t) => {
     const names = Array.from({ length: 100 }, (_, i) => `bulk-${String(i).padStart(3, '0')}`)
     const results = await Promise.all(names.map((n, i) => call(either(i), 'POST', '/sites/create', createBody(n))))
-    t.ok(results.every((r) => r.status === 200), 'all created')
+    t.ok(
+      results.every((r) => r.status === 200),
+      'all created',
+    )
     for (const server of [A, B]) {
       const listed = (await call(server, 'GET', '/sites/created?from=2000-01-01')).body as { site_name: string }[]
-      t.strictSame(listed.map((r) => r.site_name).filter((n) => n.startsWith('bulk-')).sort(), names, 'all 100 listed')
+      t.strictSame(
+        listed
+          .map((r) => r.site_name)
+          .filter((n) => n.startsWith('bulk-'))
+          .sort(),
+        names,
+        'all 100 listed',
+      )
     }
-    const many = await call(B, 'POST', '/sites/get-many', names.slice(0, 50).map((site_name) => ({ site_name })))
+    const many = await call(
+      B,
+      'POST',
+      '/sites/get-many',
+      names.slice(0, 50).map((site_name) => ({ site_name })),
+    )
     t.equal(many.body.length, 50, 'get-many finds them')
   })
 
@@ -155,19 +198,32 @@ if (admin && DATABASE_URL) {
         call(B, 'DELETE', `/sites/${name}`),
       ]),
     )
-    t.ok(racing.every((r) => r.status === 204 || r.body?.error_code === 'ResourceNotExist'), 'each call succeeded or found nothing')
+    t.ok(
+      racing.every((r) => r.status === 204 || r.body?.error_code === 'ResourceNotExist'),
+      'each call succeeded or found nothing',
+    )
     t.strictSame(await store.listGrants(user, 'granted@example.com'), [], 'no grant survives its deleted site')
   })
 
   t.test('a third process named by --store alone (over REDIS_URL and DATABASE_URL) serves the same data', async (t) => {
     const third = await spawnMobisite(
-      { ...env, MOBISITE_STORE: '', REDIS_URL: 'redis://127.0.0.1:1', DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' },
+      {
+        ...env,
+        MOBISITE_STORE: '',
+        REDIS_URL: 'redis://127.0.0.1:1',
+        DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none',
+      },
       ['--store', DATABASE_URL!],
     )
     t.teardown(() => third.stop())
     t.match(third.output(), /PostgreSQL store at .*schema mobisite_multi_/)
-    const listed = (await request(third.api, auth, 'GET', '/sites/created?from=2000-01-01')).body as { site_name: string }[]
-    t.ok(listed.some((r) => r.site_name === 'contested'), 'it lists what the other two created')
+    const listed = (await request(third.api, auth, 'GET', '/sites/created?from=2000-01-01')).body as {
+      site_name: string
+    }[]
+    t.ok(
+      listed.some((r) => r.site_name === 'contested'),
+      'it lists what the other two created',
+    )
   })
 
   t.test('both processes are still running', async (t) => {

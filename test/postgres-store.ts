@@ -39,17 +39,43 @@ if (admin && DATABASE_URL) {
     t.equal(await schemaExists(admin, schema), false, 'nothing is created before the first call')
     t.equal(await store.getSite('x'), undefined)
     t.equal(await schemaExists(admin, schema), true, 'the first call creates the schema')
-    const tables = await admin.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1`, [schema])
-    t.strictSame(tables.rows.map((r) => r.table_name), [
-      'accounts', 'charges', 'day_visitors', 'dim_days', 'dim_values', 'grants', 'limits', 'masters', 'migrations',
-      'sessions', 'site_days', 'sites', 'sso_tokens', 'subscriptions',
-    ])
+    const tables = await admin.query(
+      `SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1`,
+      [schema],
+    )
+    t.strictSame(
+      tables.rows.map((r) => r.table_name),
+      [
+        'accounts',
+        'charges',
+        'day_visitors',
+        'dim_days',
+        'dim_values',
+        'grants',
+        'limits',
+        'masters',
+        'migrations',
+        'sessions',
+        'site_days',
+        'sites',
+        'sso_tokens',
+        'subscriptions',
+      ],
+    )
     t.equal(await store.createSite(siteRecord('kept', 'alice')), true)
     const again = new PostgresStore({ connectionString: url, schema })
     t.teardown(() => again.close())
-    t.equal((await again.getSite('kept'))?.owner, 'alice', 'a second store on the schema migrates nothing and sees the data')
+    t.equal(
+      (await again.getSite('kept'))?.owner,
+      'alice',
+      'a second store on the schema migrates nothing and sees the data',
+    )
     const { rows } = await admin.query(`SELECT version, name FROM "${schema}".migrations`)
-    t.strictSame(rows.map((r) => r.version).sort(), MIGRATIONS.map((m) => m.version), 'each migration recorded once')
+    t.strictSame(
+      rows.map((r) => r.version).sort(),
+      MIGRATIONS.map((m) => m.version),
+      'each migration recorded once',
+    )
   })
 
   t.test('migrations: ten stores starting at once on an empty schema', async (t) => {
@@ -70,10 +96,14 @@ if (admin && DATABASE_URL) {
       // What the first release created: migration 1 only.
       await client.query('BEGIN')
       await client.query(`CREATE SCHEMA "${schema}"`)
-      await client.query(`CREATE TABLE "${schema}".migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`)
+      await client.query(
+        `CREATE TABLE "${schema}".migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+      )
       await client.query(MIGRATIONS[0]!.sql(`"${schema}"`))
       await client.query(`INSERT INTO "${schema}".migrations (version, name) VALUES (1, 'v1')`)
-      await client.query(`INSERT INTO "${schema}".sites (site_name, rec) VALUES ('oldsite', $1)`, [JSON.stringify(siteRecord('oldsite', 'alice'))])
+      await client.query(`INSERT INTO "${schema}".sites (site_name, rec) VALUES ('oldsite', $1)`, [
+        JSON.stringify(siteRecord('oldsite', 'alice')),
+      ])
       await client.query('COMMIT')
     } finally {
       client.release()
@@ -83,14 +113,22 @@ if (admin && DATABASE_URL) {
     t.equal((await store.getSite('oldsite'))?.owner, 'alice', 'the data of the old version is read')
     t.equal(await store.createSite(siteRecord('OLDSITE', 'bob')), false, 'and the names keep their uniqueness')
     const { rows } = await admin.query(`SELECT version FROM "${schema}".migrations ORDER BY version`)
-    t.strictSame(rows.map((r) => r.version), MIGRATIONS.map((m) => m.version), 'the newer migrations were applied')
+    t.strictSame(
+      rows.map((r) => r.version),
+      MIGRATIONS.map((m) => m.version),
+      'the newer migrations were applied',
+    )
   })
 
   t.test('names are folded like every store: ASCII letters only, whatever the database locale', async (t) => {
     const store = fresh()
     t.teardown(() => store.close())
     t.equal(await store.createSite(siteRecord('caf\u00e9-site', 'alice')), true)
-    t.equal(await store.createSite(siteRecord('CAF\u00c9-SITE', 'bob')), true, 'É and é are different letters to foldName')
+    t.equal(
+      await store.createSite(siteRecord('CAF\u00c9-SITE', 'bob')),
+      true,
+      'É and é are different letters to foldName',
+    )
     t.equal(await store.createSite(siteRecord('CAF\u00e9-SITE', 'bob')), false, 'A-Z fold to a-z')
   })
 
@@ -115,7 +153,9 @@ if (admin && DATABASE_URL) {
     t.equal(await store.createAccount(accountRecord('ada@example.com', 'alice')), true)
     t.equal(await store.createAccount(accountRecord('ADA@example.com', 'alice')), false)
     const racers = ['race', 'RACE', 'Race', 'rAcE']
-    const results = await Promise.all(Array.from({ length: 40 }, (_, i) => store.createSite(siteRecord(racers[i % 4]!, `o${i}`))))
+    const results = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => store.createSite(siteRecord(racers[i % 4]!, `o${i}`))),
+    )
     t.equal(results.filter(Boolean).length, 1, 'parallel creates differing only in case: one winner')
     t.equal(await store.deleteSite('alice', 'abcd'), true)
     t.equal(await store.createSite(siteRecord('ABCD', 'bob')), true, 'a deleted name is free in any case')
@@ -133,10 +173,17 @@ if (admin && DATABASE_URL) {
       store.createSite(siteRecord('group-0', 'carol')),
     ])
     const values = results.map((r) => (r.status === 'fulfilled' ? r.value : r.reason))
-    t.ok(values.slice(0, 120).every((v) => v === true), 'all 120 distinct names created')
+    t.ok(
+      values.slice(0, 120).every((v) => v === true),
+      'all 120 distinct names created',
+    )
     t.type(values[120], Error, 'the row PostgreSQL refuses rejects its own call')
     t.notOk(values[120] instanceof StoreUnavailableError, 'as an error, not an outage')
-    t.equal(values.slice(121, 124).filter((v) => v === true).length, 1, 'names equal regardless of case in one group: one winner')
+    t.equal(
+      values.slice(121, 124).filter((v) => v === true).length,
+      1,
+      'names equal regardless of case in one group: one winner',
+    )
     t.equal(values[124], false, 'a name taken earlier in the same group is refused')
     t.equal((await store.getSite('group-0'))?.owner, 'alice')
     t.equal(await store.getSite('bad-row'), undefined)
@@ -158,7 +205,9 @@ if (admin && DATABASE_URL) {
     t.equal(pubs.filter((p) => p?.charged).length, 1, 'one publish charged')
     t.equal((await stores[0]!.getBilling(winner)).charges.length, 1)
     const far = Date.UTC(2999, 0, 1)
-    const limits = await Promise.all(Array.from({ length: 400 }, (_, i) => stores[i % 2]!.incrementWithinLimit('daily', 300, far)))
+    const limits = await Promise.all(
+      Array.from({ length: 400 }, (_, i) => stores[i % 2]!.incrementWithinLimit('daily', 300, far)),
+    )
     t.equal(limits.filter((o) => o.allowed).length, 300, 'exactly 300 allowed')
   })
 

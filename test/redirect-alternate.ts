@@ -25,16 +25,32 @@ t.test('desktop navigations get the alternate link to the same page on the mobil
   t.equal(head.headers.link, `<${MOBILE}/>; ${MEDIA}`, 'HEAD too')
   const optedOut = await request(app).get('/a?no_redirect=true&b=1').set('User-Agent', IPHONE)
   t.equal(optedOut.status, 200)
-  t.equal(optedOut.headers.link, `<${MOBILE}/a?b=1>; ${MEDIA}`, 'a phone served the desktop page gets it too, without the opt-out parameter')
+  t.equal(
+    optedOut.headers.link,
+    `<${MOBILE}/a?b=1>; ${MEDIA}`,
+    'a phone served the desktop page gets it too, without the opt-out parameter',
+  )
 })
 
 t.test('no link where there is no desktop page navigation', async (t) => {
   t.equal((await request(app).get('/p').set('User-Agent', IPHONE)).headers.link, undefined, 'the redirect itself')
-  t.equal((await request(app).get('/p').set('User-Agent', DESKTOP).set('Sec-Fetch-Dest', 'image')).headers.link, undefined, 'an image')
-  t.equal((await request(app).get('/p').set('User-Agent', DESKTOP).set('Accept', 'application/json')).headers.link, undefined, 'JSON')
+  t.equal(
+    (await request(app).get('/p').set('User-Agent', DESKTOP).set('Sec-Fetch-Dest', 'image')).headers.link,
+    undefined,
+    'an image',
+  )
+  t.equal(
+    (await request(app).get('/p').set('User-Agent', DESKTOP).set('Accept', 'application/json')).headers.link,
+    undefined,
+    'JSON',
+  )
   t.equal((await request(app).post('/p').set('User-Agent', DESKTOP)).headers.link, undefined, 'POST')
   t.equal((await request(app).get('/style.css').set('User-Agent', DESKTOP)).headers.link, undefined, 'a skipped path')
-  t.equal((await request(app).get('/p').set('User-Agent', DESKTOP).set('Host', 'm.example.com')).headers.link, undefined, 'the mobile host itself')
+  t.equal(
+    (await request(app).get('/p').set('User-Agent', DESKTOP).set('Host', 'm.example.com')).headers.link,
+    undefined,
+    'the mobile host itself',
+  )
   const off = redirectApp({ mobileUrl: MOBILE }).app
   t.equal((await request(off).get('/p').set('User-Agent', DESKTOP)).headers.link, undefined, 'off by default')
 })
@@ -44,10 +60,17 @@ t.test('with a mobileUrl function: only when it returns a URL', async (t) => {
     alternateLink: true,
     mobileUrl: (req) => (req.path.startsWith('/blog') ? `https://m.example.com/b${req.path.slice(5)}` : undefined),
   }).app
-  t.equal((await request(fn).get('/blog/post-1').set('User-Agent', DESKTOP)).headers.link, `<https://m.example.com/b/post-1>; ${MEDIA}`)
+  t.equal(
+    (await request(fn).get('/blog/post-1').set('User-Agent', DESKTOP)).headers.link,
+    `<https://m.example.com/b/post-1>; ${MEDIA}`,
+  )
   t.equal((await request(fn).get('/about').set('User-Agent', DESKTOP)).headers.link, undefined)
   const odd = redirectApp({ alternateLink: true, mobileUrl: () => 'https://m.example.com/a b/<x>/é' }).app
-  t.equal((await request(odd).get('/').set('User-Agent', DESKTOP)).headers.link, `<https://m.example.com/a%20b/%3Cx%3E/%C3%A9>; ${MEDIA}`, 'what could break the header is encoded')
+  t.equal(
+    (await request(odd).get('/').set('User-Agent', DESKTOP)).headers.link,
+    `<https://m.example.com/a%20b/%3Cx%3E/%C3%A9>; ${MEDIA}`,
+    'what could break the header is encoded',
+  )
 })
 
 t.test('an earlier Link header is kept', async (t) => {

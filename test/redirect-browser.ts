@@ -26,7 +26,10 @@ const DEVICES: ReadonlyArray<[name: string, phone: boolean]> = [
   ['Desktop Chrome', false],
 ]
 /** A 1×1 transparent PNG. */
-const PIXEL = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64')
+const PIXEL = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=',
+  'base64',
+)
 
 async function serve(app: express.Express): Promise<{ url: string; close: () => Promise<void> }> {
   const server = http.createServer(app)
@@ -49,11 +52,13 @@ async function sites(t: Tap, cacheable: boolean) {
   const mobile = express()
   let desktopUrl = ''
   mobile.use((req, res) => {
-    res.type('html').send(
-      `<!doctype html><title>mobile</title><h1 id="where">mobile ${req.originalUrl}</h1>` +
-        `<img id="avatar" src="${desktopUrl}/avatar">` +
-        `<script>window.data = fetch('${desktopUrl}/data').then((r) => r.json())</script>`,
-    )
+    res
+      .type('html')
+      .send(
+        `<!doctype html><title>mobile</title><h1 id="where">mobile ${req.originalUrl}</h1>` +
+          `<img id="avatar" src="${desktopUrl}/avatar">` +
+          `<script>window.data = fetch('${desktopUrl}/data').then((r) => r.json())</script>`,
+      )
   })
   const mobileSite = await serve(mobile)
   const mobileUrl = mobileSite.url.replace('127.0.0.1', 'localhost')
@@ -66,7 +71,10 @@ async function sites(t: Tap, cacheable: boolean) {
   desktop.use(mobileRedirect({ mobileUrl }))
   desktop.get('/avatar', (_req, res) => void res.type('png').send(PIXEL))
   desktop.get('/data', (req, res) => void res.json({ from: 'desktop', mobile: req.mobisite?.mobile }))
-  desktop.use((req, res) => void res.type('html').send(`<!doctype html><title>desktop</title><h1 id="where">desktop ${req.originalUrl}</h1>`))
+  desktop.use(
+    (req, res) =>
+      void res.type('html').send(`<!doctype html><title>desktop</title><h1 id="where">desktop ${req.originalUrl}</h1>`),
+  )
   const desktopSite = await serve(desktop)
   desktopUrl = desktopSite.url
   t.teardown(desktopSite.close)
@@ -97,7 +105,9 @@ async function newPage(ctx: BrowserContext): Promise<Page> {
   const page = await ctx.newPage()
   if (webkit.has(ctx)) {
     const cdp = await ctx.newCDPSession(page)
-    await cdp.send('Emulation.setUserAgentOverride', { userAgent: (await page.evaluate('navigator.userAgent')) as string })
+    await cdp.send('Emulation.setUserAgentOverride', {
+      userAgent: (await page.evaluate('navigator.userAgent')) as string,
+    })
   }
   return page
 }
@@ -147,7 +157,11 @@ if (browser !== undefined) {
     const { desktopUrl, mobileUrl } = await sites(t, false)
     for (const name of ['iPhone 15', 'Pixel 7']) {
       const ctx = await context(b, name)
-      t.equal((await where(ctx, `${desktopUrl}/?no_redirect=true`)).heading, 'desktop /?no_redirect=true', `${name}: the desktop version link`)
+      t.equal(
+        (await where(ctx, `${desktopUrl}/?no_redirect=true`)).heading,
+        'desktop /?no_redirect=true',
+        `${name}: the desktop version link`,
+      )
       t.equal((await where(ctx, `${desktopUrl}/shop`)).heading, 'desktop /shop', `${name}: stays on the desktop site`)
       const back = await where(ctx, `${desktopUrl}/shop?no_redirect=false`)
       t.equal(back.url, `${mobileUrl}/shop`, `${name}: opting in redirects, without the parameter`)
@@ -167,9 +181,21 @@ if (browser !== undefined) {
     await where(phoneA, `${proxy.url}/?no_redirect=true`)
     t.equal((await where(phoneA, `${proxy.url}/news`)).heading, 'desktop /news', 'phone A opted out: the desktop page')
     const phoneB = await context(b, 'iPhone 15')
-    t.equal((await where(phoneB, `${proxy.url}/news`)).url, `${mobileUrl}/news`, 'phone B, same UA: the mobile site, not the cached desktop page')
-    t.equal((await where(phoneA, `${proxy.url}/news?no_redirect=false`)).url, `${mobileUrl}/news`, 'phone A opts back in')
-    t.equal((await where(phoneA, `${proxy.url}/news`)).url, `${mobileUrl}/news`, 'phone A: not the desktop page from its own cache')
+    t.equal(
+      (await where(phoneB, `${proxy.url}/news`)).url,
+      `${mobileUrl}/news`,
+      'phone B, same UA: the mobile site, not the cached desktop page',
+    )
+    t.equal(
+      (await where(phoneA, `${proxy.url}/news?no_redirect=false`)).url,
+      `${mobileUrl}/news`,
+      'phone A opts back in',
+    )
+    t.equal(
+      (await where(phoneA, `${proxy.url}/news`)).url,
+      `${mobileUrl}/news`,
+      'phone A: not the desktop page from its own cache',
+    )
     const fresh = await context(b, 'Desktop Chrome')
     const hits = proxy.hits
     t.equal((await where(fresh, `${proxy.url}/news`)).heading, 'desktop /news')

@@ -13,7 +13,10 @@ const IPHONE = phones['iPhone Safari'] as string
 const DESKTOP = notPhones['Ubuntu Firefox'] as string
 const MOBILE = 'https://m.example.com'
 /** What a browser sends for a page navigation. */
-const NAVIGATION = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8', 'sec-fetch-dest': 'document' }
+const NAVIGATION = {
+  accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
+  'sec-fetch-dest': 'document',
+}
 
 async function cachedSite(t: Tap) {
   const { app } = redirectApp({ mobileUrl: MOBILE }, (_req, res, next) => {
@@ -31,7 +34,13 @@ async function cachedSite(t: Tap) {
       headers: { ...NAVIGATION, 'user-agent': ua, ...(cookie ? { cookie } : {}), ...extra },
     })
     await res.arrayBuffer()
-    return { status: res.status, cache: res.headers.get('x-cache'), vary: res.headers.get('vary'), setCookie: res.headers.get('set-cookie'), location: res.headers.get('location') }
+    return {
+      status: res.status,
+      cache: res.headers.get('x-cache'),
+      vary: res.headers.get('vary'),
+      setCookie: res.headers.get('set-cookie'),
+      location: res.headers.get('location'),
+    }
   }
   return { proxy, get }
 }
@@ -66,7 +75,11 @@ t.test('opting back in is not answered from a stale cache entry', async (t) => {
   t.equal(back.status, 302, 'opting back in redirects')
   t.equal(back.location, `${MOBILE}/shop`, 'without the opt-out parameter')
   t.match(back.setCookie, /^mobisite_no_redirect=; Path=\/; Max-Age=0/)
-  t.equal((await get('/shop', IPHONE)).status, 302, 'the same phone without the cookie: redirected, not the cached desktop page')
+  t.equal(
+    (await get('/shop', IPHONE)).status,
+    302,
+    'the same phone without the cookie: redirected, not the cached desktop page',
+  )
 })
 
 t.test('desktops share cached pages; every judged answer varies on the device headers and the cookie', async (t) => {
@@ -84,8 +97,19 @@ t.test('desktops share cached pages; every judged answer varies on the device he
 
 t.test('an image request of a page URL does not poison the page for phones', async (t) => {
   const { get } = await cachedSite(t)
-  const img = await get('/banner', IPHONE, undefined, { accept: 'image/avif,image/webp,*/*;q=0.8', 'sec-fetch-dest': 'image' })
+  const img = await get('/banner', IPHONE, undefined, {
+    accept: 'image/avif,image/webp,*/*;q=0.8',
+    'sec-fetch-dest': 'image',
+  })
   t.equal(img.status, 200, 'an <img> of an extensionless URL gets what it asked for')
-  t.equal((await get('/banner', IPHONE, undefined, { accept: 'image/avif,image/webp,*/*;q=0.8', 'sec-fetch-dest': 'image' })).cache, 'HIT')
-  t.equal((await get('/banner', IPHONE)).status, 302, 'the navigation to the same URL is redirected, not served the cached image answer')
+  t.equal(
+    (await get('/banner', IPHONE, undefined, { accept: 'image/avif,image/webp,*/*;q=0.8', 'sec-fetch-dest': 'image' }))
+      .cache,
+    'HIT',
+  )
+  t.equal(
+    (await get('/banner', IPHONE)).status,
+    302,
+    'the navigation to the same URL is redirected, not served the cached image answer',
+  )
 })

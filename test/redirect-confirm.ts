@@ -22,7 +22,9 @@ async function service(t: Tap) {
   const clock = { now: Date.parse('2025-06-01T10:00:00Z') }
   const engine = createEngine({ now: () => new Date(clock.now) })
   await engine.addMasterAccount({ user: 'alice', password: 'pw' })
-  const { site_name } = await engine.as('alice').createSite({ site_data: { original_site_url: 'https://shop.example.com' } })
+  const { site_name } = await engine
+    .as('alice')
+    .createSite({ site_data: { original_site_url: 'https://shop.example.com' } })
   const server = await startServer({ engine })
   t.teardown(async () => {
     await server.close()
@@ -70,11 +72,20 @@ t.test('the first redirect confirms at once through the service collector; then 
   s.clock.now += 3_600_000
   now.ms += 59_000
   for (let i = 0; i < 5; i++) t.equal((await request(app).get('/p').set('User-Agent', IPHONE)).status, 302)
-  const second = redirectApp({ mobileUrl: MOBILE, siteName: s.site_name, remote: { baseUrl: s.baseUrl, user: 'alice', password: 'pw' }, now: () => now.ms })
+  const second = redirectApp({
+    mobileUrl: MOBILE,
+    siteName: s.site_name,
+    remote: { baseUrl: s.baseUrl, user: 'alice', password: 'pw' },
+    now: () => now.ms,
+  })
   t.teardown(() => second.mw.close())
   await request(second.app).get('/p').set('User-Agent', IPHONE)
   await sleep(150)
-  t.equal(await s.confirmed(), '2025-06-01T10:00:00', 'within the minute: no confirmation, from any middleware of this process')
+  t.equal(
+    await s.confirmed(),
+    '2025-06-01T10:00:00',
+    'within the minute: no confirmation, from any middleware of this process',
+  )
   now.ms += 1_000
   await request(app).get('/p').set('User-Agent', IPHONE)
   t.equal(await s.until('2025-06-01T11:00:00'), '2025-06-01T11:00:00', 'a minute later: confirmed again')
@@ -103,13 +114,26 @@ t.test('remote.collectUrl overrides the address; a POST without a body', async (
   const { app, mw } = redirectApp({
     mobileUrl: MOBILE,
     siteName: 'elsewhere',
-    remote: { baseUrl: s.baseUrl, user: 'alice', password: 'pw', collectUrl: `${collector.url}/beacon/elsewhere?e=redirect&k=1` },
+    remote: {
+      baseUrl: s.baseUrl,
+      user: 'alice',
+      password: 'pw',
+      collectUrl: `${collector.url}/beacon/elsewhere?e=redirect&k=1`,
+    },
   })
   t.teardown(() => mw.close())
   await request(app).get('/p').set('User-Agent', IPHONE)
   for (let i = 0; i < 100 && collector.hits.length === 0; i++) await sleep(10)
   t.same(collector.hits, [{ method: 'POST', url: '/beacon/elsewhere?e=redirect&k=1' }])
-  t.throws(() => redirectApp({ mobileUrl: MOBILE, siteName: 'x', remote: { baseUrl: s.baseUrl, user: 'a', password: 'b', collectUrl: 'ftp://x/y' } }), TypeError)
+  t.throws(
+    () =>
+      redirectApp({
+        mobileUrl: MOBILE,
+        siteName: 'x',
+        remote: { baseUrl: s.baseUrl, user: 'a', password: 'b', collectUrl: 'ftp://x/y' },
+      }),
+    TypeError,
+  )
 })
 
 t.test('a hanging or failing collector never delays a redirect; failures go to onError', async (t) => {
@@ -117,21 +141,39 @@ t.test('a hanging or failing collector never delays a redirect; failures go to o
   const failing = await fakeCollector(t, '500')
   const s = await service(t)
   const errors: Error[] = []
-  for (const [name, collector] of [['hangsite', hanging], ['failsite', failing]] as const) {
+  for (const [name, collector] of [
+    ['hangsite', hanging],
+    ['failsite', failing],
+  ] as const) {
     const { app, mw } = redirectApp({
       mobileUrl: MOBILE,
       site_name: name, // the deprecated spelling, still accepted
-      remote: { baseUrl: s.baseUrl, user: 'alice', password: 'pw', timeout: 3000, collectUrl: `${collector.url}/c/${name}` },
+      remote: {
+        baseUrl: s.baseUrl,
+        user: 'alice',
+        password: 'pw',
+        timeout: 3000,
+        collectUrl: `${collector.url}/c/${name}`,
+      },
       onError: (e) => errors.push(e),
     })
     t.teardown(() => mw.close())
     const started = performance.now()
     const res = await request(app).get('/p').set('User-Agent', IPHONE)
     t.equal(res.status, 302, name)
-    t.ok(performance.now() - started < 2500, `${name}: the redirect did not wait for the collector (which takes 3 s to give up)`)
+    t.ok(
+      performance.now() - started < 2500,
+      `${name}: the redirect did not wait for the collector (which takes 3 s to give up)`,
+    )
   }
   for (let i = 0; i < 500 && errors.length < 2; i++) await sleep(10)
   t.equal(errors.length, 2)
-  t.ok(errors.some((e) => /^POST http:\/\/127\.0\.0\.1:\d+\/c\/failsite: HTTP 500$/.test(e.message)), 'the failing collector is reported')
-  t.ok(errors.some((e) => /^POST http:\/\/127\.0\.0\.1:\d+\/c\/hangsite: .*(timeout|timed out)/i.test(e.message)), 'the hanging one too, once it times out')
+  t.ok(
+    errors.some((e) => /^POST http:\/\/127\.0\.0\.1:\d+\/c\/failsite: HTTP 500$/.test(e.message)),
+    'the failing collector is reported',
+  )
+  t.ok(
+    errors.some((e) => /^POST http:\/\/127\.0\.0\.1:\d+\/c\/hangsite: .*(timeout|timed out)/i.test(e.message)),
+    'the hanging one too, once it times out',
+  )
 })

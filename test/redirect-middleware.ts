@@ -36,14 +36,32 @@ t.test('every phone fixture redirects; every non-phone passes with Vary set', as
   for (const [name, ua] of Object.entries(notPhones)) {
     const res = await request(app).get('/p').set('User-Agent', ua)
     t.equal(res.status, 200, name)
-    t.equal(res.headers.vary, 'User-Agent, Sec-CH-UA-Mobile, Sec-Fetch-Dest, Cookie', `${name}: Vary on the pass-through`)
+    t.equal(
+      res.headers.vary,
+      'User-Agent, Sec-CH-UA-Mobile, Sec-Fetch-Dest, Cookie',
+      `${name}: Vary on the pass-through`,
+    )
     t.same(res.body.mobisite, { mobile: false, by: 'user-agent', optedOut: false })
   }
 })
 
 t.test('bots are not exempted: Googlebot smartphone is a phone, Googlebot desktop is not', async (t) => {
-  t.equal((await request(app).get('/').set('User-Agent', phones['Googlebot smartphone'] as string)).status, 302)
-  t.equal((await request(app).get('/').set('User-Agent', notPhones['Googlebot desktop'] as string)).status, 200)
+  t.equal(
+    (
+      await request(app)
+        .get('/')
+        .set('User-Agent', phones['Googlebot smartphone'] as string)
+    ).status,
+    302,
+  )
+  t.equal(
+    (
+      await request(app)
+        .get('/')
+        .set('User-Agent', notPhones['Googlebot desktop'] as string)
+    ).status,
+    200,
+  )
 })
 
 t.test('a request without User-Agent passes', async (t) => {
@@ -79,7 +97,9 @@ t.test('Sec-CH-UA-Mobile: ?1 redirects and ?0 does not, whatever the UA', async 
 
 t.test('the status is configurable', async (t) => {
   for (const status of [301, 303, 307, 308] as const) {
-    const res = await request(redirectApp({ mobileUrl: MOBILE, status }).app).get('/s').set('User-Agent', IPHONE)
+    const res = await request(redirectApp({ mobileUrl: MOBILE, status }).app)
+      .get('/s')
+      .set('User-Agent', IPHONE)
     t.equal(res.status, status)
     t.equal(res.headers.location, `${MOBILE}/s`)
   }
@@ -91,10 +111,16 @@ t.test('opt-out: ?no_redirect=true sets a sticky cookie; the cookie stops redire
   t.equal(optOut.body.mobisite.optedOut, true)
   const cookie = (optOut.headers['set-cookie'] as unknown as string[])[0] as string
   t.match(cookie, /^mobisite_no_redirect=1; Path=\/; Max-Age=2592000; SameSite=Lax; HttpOnly$/)
-  const later = await request(app).get('/other').set('User-Agent', IPHONE).set('Cookie', 'a=b; mobisite_no_redirect=1; c=d')
+  const later = await request(app)
+    .get('/other')
+    .set('User-Agent', IPHONE)
+    .set('Cookie', 'a=b; mobisite_no_redirect=1; c=d')
   t.equal(later.status, 200, 'the cookie stops the redirect')
   t.equal(later.body.mobisite.optedOut, true)
-  const back = await request(app).get('/other?no_redirect=false').set('User-Agent', IPHONE).set('Cookie', 'mobisite_no_redirect=1')
+  const back = await request(app)
+    .get('/other?no_redirect=false')
+    .set('User-Agent', IPHONE)
+    .set('Cookie', 'mobisite_no_redirect=1')
   t.equal(back.status, 302, 'opting back in redirects again')
   t.match((back.headers['set-cookie'] as unknown as string[])[0], /^mobisite_no_redirect=; Path=\/; Max-Age=0/)
   const other = await request(app).get('/other').set('User-Agent', IPHONE).set('Cookie', 'xmobisite_no_redirect=1')
@@ -120,11 +146,23 @@ t.test('loop guard: never redirects a request already on the mobile host', async
   t.equal(outside.status, 302)
   t.equal(outside.headers.location, 'http://www.example.com/m/mx?a=1')
   const fn = redirectApp({ mobileUrl: (req) => `https://${req.host}/elsewhere` }).app
-  t.equal((await request(fn).get('/').set('User-Agent', IPHONE).set('Host', 'www.example.com')).status, 200, 'a function target on the request host')
+  t.equal(
+    (await request(fn).get('/').set('User-Agent', IPHONE).set('Host', 'www.example.com')).status,
+    200,
+    'a function target on the request host',
+  )
 })
 
 t.test('skip pattern: static assets and /api are never judged nor redirected', async (t) => {
-  for (const path of ['/api', '/api/sites', '/style.css', '/js/app.js?v=3', '/img/logo.PNG', '/favicon.ico', '/robots.txt']) {
+  for (const path of [
+    '/api',
+    '/api/sites',
+    '/style.css',
+    '/js/app.js?v=3',
+    '/img/logo.PNG',
+    '/favicon.ico',
+    '/robots.txt',
+  ]) {
     const res = await request(app).get(path).set('User-Agent', IPHONE)
     t.equal(res.status, 200, path)
     t.equal(res.headers.vary, undefined, `${path}: no Vary on skipped paths`)
@@ -132,8 +170,17 @@ t.test('skip pattern: static assets and /api are never judged nor redirected', a
   }
   t.equal((await request(app).get('/apiary').set('User-Agent', IPHONE)).status, 302, '/apiary is not /api')
   const custom = redirectApp({ mobileUrl: MOBILE, skip: /^\/health$/g }).app
-  for (let i = 0; i < 3; i++) t.equal((await request(custom).get('/health').set('User-Agent', IPHONE)).status, 200, 'a g flag does not make it stateful')
-  t.equal((await request(custom).get('/style.css').set('User-Agent', IPHONE)).status, 302, 'a custom pattern replaces the default')
+  for (let i = 0; i < 3; i++)
+    t.equal(
+      (await request(custom).get('/health').set('User-Agent', IPHONE)).status,
+      200,
+      'a g flag does not make it stateful',
+    )
+  t.equal(
+    (await request(custom).get('/style.css').set('User-Agent', IPHONE)).status,
+    302,
+    'a custom pattern replaces the default',
+  )
   const byFn = redirectApp({ mobileUrl: MOBILE, skip: (req) => req.get('x-no-redirect') === '1' }).app
   t.equal((await request(byFn).get('/').set('User-Agent', IPHONE).set('X-No-Redirect', '1')).status, 200)
 })
@@ -150,8 +197,15 @@ t.test('a custom mobileUrl(req) decides the target, or declines', async (t) => {
   const res = await request(fnApp).get('/a/b').set('User-Agent', IPHONE)
   t.equal(res.headers.location, 'https://m.example.com/landing?from=%2Fa%2Fb')
   t.equal((await request(fnApp).get('/private').set('User-Agent', IPHONE)).status, 200)
-  t.equal((await request(fnApp).get('/boom').set('User-Agent', IPHONE)).status, 200, 'a throwing function does not break the site')
-  t.match(errors.map((e) => e.message), ['bad config'])
+  t.equal(
+    (await request(fnApp).get('/boom').set('User-Agent', IPHONE)).status,
+    200,
+    'a throwing function does not break the site',
+  )
+  t.match(
+    errors.map((e) => e.message),
+    ['bad config'],
+  )
 })
 
 t.test('the redirect never leaves the mobile host, whatever the request target', async (t) => {
@@ -187,12 +241,29 @@ t.test('bad options are refused at construction', async (t) => {
   t.throws(() => mobileRedirect({ mobileUrl: 'm.example.com' }), TypeError)
   t.throws(() => mobileRedirect({ mobileUrl: 'ftp://m.example.com' }), TypeError)
   t.throws(() => mobileRedirect({ mobileUrl: 'https://m.example.com/?a=1' }), TypeError)
-  t.throws(() => mobileRedirect({ mobileUrl: MOBILE, agents: '.*a.*', remote: { baseUrl: 'http://x', user: 'u', password: 'p' } }), TypeError)
-  t.throws(() => mobileRedirect({ mobileUrl: MOBILE, siteName: 'examplecom' }), { name: 'TypeError', message: /`siteName` needs `engine` or `remote`/ })
-  t.throws(() => mobileRedirect({ mobileUrl: MOBILE, site_name: 'examplecom' }), TypeError, 'the deprecated site_name needs engine or remote too')
+  t.throws(
+    () =>
+      mobileRedirect({ mobileUrl: MOBILE, agents: '.*a.*', remote: { baseUrl: 'http://x', user: 'u', password: 'p' } }),
+    TypeError,
+  )
+  t.throws(() => mobileRedirect({ mobileUrl: MOBILE, siteName: 'examplecom' }), {
+    name: 'TypeError',
+    message: /`siteName` needs `engine` or `remote`/,
+  })
+  t.throws(
+    () => mobileRedirect({ mobileUrl: MOBILE, site_name: 'examplecom' }),
+    TypeError,
+    'the deprecated site_name needs engine or remote too',
+  )
   t.throws(() => mobileRedirect({ mobileUrl: MOBILE, status: 200 as 302 }), TypeError)
-  t.throws(() => mobileRedirect({ mobileUrl: MOBILE, agents: '.*(a.*' }), { name: 'AgentsSourceError', reason: 'invalid' })
+  t.throws(() => mobileRedirect({ mobileUrl: MOBILE, agents: '.*(a.*' }), {
+    name: 'AgentsSourceError',
+    reason: 'invalid',
+  })
   t.throws(() => mobileRedirect({ mobileUrl: MOBILE, optOut: { cookie: 'a;b' } }), TypeError)
   t.throws(() => mobileRedirect({ mobileUrl: MOBILE, optOut: { maxAge: -1 } }), TypeError)
-  t.doesNotThrow(() => mobileRedirect({ mobileUrl: MOBILE, optOut: { param: undefined } }), 'undefined keeps the default')
+  t.doesNotThrow(
+    () => mobileRedirect({ mobileUrl: MOBILE, optOut: { param: undefined } }),
+    'undefined keeps the default',
+  )
 })

@@ -22,13 +22,32 @@ const statusOf = async (path: string, headers: Record<string, string>) => {
 
 t.test('with Sec-Fetch-Dest, only document is redirected', async (t) => {
   t.equal((await statusOf('/page', { 'Sec-Fetch-Dest': 'document' })).status, 302)
-  for (const dest of ['image', 'empty', 'script', 'style', 'font', 'manifest', 'iframe', 'frame', 'video', 'audio', 'worker', 'report', 'object', 'embed']) {
+  for (const dest of [
+    'image',
+    'empty',
+    'script',
+    'style',
+    'font',
+    'manifest',
+    'iframe',
+    'frame',
+    'video',
+    'audio',
+    'worker',
+    'report',
+    'object',
+    'embed',
+  ]) {
     const r = await statusOf('/resource', { 'Sec-Fetch-Dest': dest, Accept: '*/*' })
     t.equal(r.status, 200, `Sec-Fetch-Dest: ${dest}`)
     t.same(r.mobisite, { mobile: true, by: 'user-agent', optedOut: false }, `${dest}: the verdict is still exposed`)
     t.equal(r.vary, 'User-Agent, Sec-CH-UA-Mobile, Sec-Fetch-Dest, Cookie', `${dest}: and varies`)
   }
-  t.equal((await statusOf('/page', { 'Sec-Fetch-Dest': 'image', Accept: 'text/html' })).status, 200, 'Sec-Fetch-Dest wins over Accept')
+  t.equal(
+    (await statusOf('/page', { 'Sec-Fetch-Dest': 'image', Accept: 'text/html' })).status,
+    200,
+    'Sec-Fetch-Dest wins over Accept',
+  )
 })
 
 t.test('Sec-Fetch-Mode is not consulted', async (t) => {
@@ -38,10 +57,27 @@ t.test('Sec-Fetch-Mode is not consulted', async (t) => {
 })
 
 t.test('without Sec-Fetch-Dest, Accept decides', async (t) => {
-  const admitted = ['text/html', 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8', '*/*', 'text/*', 'application/json, text/*;q=0.5', 'TEXT/HTML', 'image/png, */*;q=0.1']
+  const admitted = [
+    'text/html',
+    'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
+    '*/*',
+    'text/*',
+    'application/json, text/*;q=0.5',
+    'TEXT/HTML',
+    'image/png, */*;q=0.1',
+  ]
   for (const accept of admitted) t.equal((await statusOf('/page', { Accept: accept })).status, 302, `Accept: ${accept}`)
   t.equal((await request(app).get('/page').set('User-Agent', IPHONE).unset('Accept')).status, 302, 'no Accept')
-  const refused = ['application/json', 'image/avif,image/webp', 'application/rss+xml', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', 'application/manifest+json', 'text/html;q=0', 'text/html;q=0.0, */*;q=0', 'text/plain']
+  const refused = [
+    'application/json',
+    'image/avif,image/webp',
+    'application/rss+xml',
+    'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+    'application/manifest+json',
+    'text/html;q=0',
+    'text/html;q=0.0, */*;q=0',
+    'text/plain',
+  ]
   for (const accept of refused) t.equal((await statusOf('/page', { Accept: accept })).status, 200, `Accept: ${accept}`)
 })
 
@@ -52,7 +88,10 @@ t.test('X-Requested-With is never redirected', async (t) => {
 
 t.test('extensionless assets, feeds, documents and manifests as browsers fetch them', async (t) => {
   const cases: Array<[string, Record<string, string>]> = [
-    ['/img/avatar', { 'Sec-Fetch-Dest': 'image', Accept: 'image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8' }],
+    [
+      '/img/avatar',
+      { 'Sec-Fetch-Dest': 'image', Accept: 'image/avif,image/webp,image/apng,image/svg+xml,image/*,*/*;q=0.8' },
+    ],
     ['/api-v2/items', { 'Sec-Fetch-Dest': 'empty', Accept: '*/*' }],
     ['/files/report.docx', { Accept: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document' }],
     ['/feed.rss', { Accept: 'application/rss+xml, application/atom+xml' }],

@@ -43,10 +43,22 @@ t.test('the opt-out parameter never travels to the mobile site', async (t) => {
   const encoded = await request(app).get('/p?no%5Fredirect=1').set('User-Agent', IPHONE)
   t.equal(encoded.status, 200, 'a percent-encoded parameter name opts out too')
   const custom = redirectApp({ mobileUrl: MOBILE, optOut: { param: 'desktop' } }).app
-  t.equal((await request(custom).get('/p?desktop=0&no_redirect=1').set('User-Agent', IPHONE)).headers.location, `${MOBILE}/p?no_redirect=1`, 'a custom name is the one removed')
+  t.equal(
+    (await request(custom).get('/p?desktop=0&no_redirect=1').set('User-Agent', IPHONE)).headers.location,
+    `${MOBILE}/p?no_redirect=1`,
+    'a custom name is the one removed',
+  )
   const fn = redirectApp({ mobileUrl: (req) => `https://m.example.com/landing${req.originalUrl}#top` }).app
-  t.equal((await request(fn).get('/x?no_redirect=false&k=v').set('User-Agent', IPHONE)).headers.location, 'https://m.example.com/landing/x?k=v#top', 'also from a mobileUrl function')
-  t.equal((await request(app).get('/p?a&&b').set('User-Agent', IPHONE)).headers.location, `${MOBILE}/p?a&&b`, 'a query without it is untouched')
+  t.equal(
+    (await request(fn).get('/x?no_redirect=false&k=v').set('User-Agent', IPHONE)).headers.location,
+    'https://m.example.com/landing/x?k=v#top',
+    'also from a mobileUrl function',
+  )
+  t.equal(
+    (await request(app).get('/p?a&&b').set('User-Agent', IPHONE)).headers.location,
+    `${MOBILE}/p?a&&b`,
+    'a query without it is untouched',
+  )
 })
 
 t.test('the loop guard ignores letter case in the host and the path prefix', async (t) => {
@@ -55,10 +67,18 @@ t.test('the loop guard ignores letter case in the host and the path prefix', asy
     const res = await request(sameHost).get(path).set('User-Agent', IPHONE).set('Host', 'WWW.Example.COM')
     t.equal(res.status, 200, `${path} on WWW.Example.COM`)
   }
-  t.equal((await request(sameHost).get('/Mx').set('User-Agent', IPHONE).set('Host', 'www.example.com')).status, 302, '/Mx is not under /m')
+  t.equal(
+    (await request(sameHost).get('/Mx').set('User-Agent', IPHONE).set('Host', 'www.example.com')).status,
+    302,
+    '/Mx is not under /m',
+  )
   const upper = redirectApp({ mobileUrl: 'http://www.example.com/Mobile' }).app
   t.equal((await request(upper).get('/mobile/a').set('User-Agent', IPHONE).set('Host', 'www.example.com')).status, 200)
   const loc = await request(upper).get('/a').set('User-Agent', IPHONE).set('Host', 'www.example.com')
   t.equal(loc.headers.location, 'http://www.example.com/Mobile/a', 'the target keeps the configured case')
-  t.equal((await request(app).get('/x').set('User-Agent', IPHONE).set('Host', 'M.EXAMPLE.COM')).status, 200, 'host case')
+  t.equal(
+    (await request(app).get('/x').set('User-Agent', IPHONE).set('Host', 'M.EXAMPLE.COM')).status,
+    200,
+    'host case',
+  )
 })

@@ -41,32 +41,47 @@ function fakeEngine() {
   return { engine: engine as typeof engine & AgentsEngine, calls }
 }
 
-t.test('engine (live): the verdict follows getAgents(); a bad source keeps the last good and is reported once', async (t) => {
-  const { engine } = fakeEngine()
-  const errors: Error[] = []
-  const { app, mw } = redirectApp({ mobileUrl: MOBILE, engine, onError: (e) => errors.push(e) })
-  t.equal((await request(app).get('/').set('User-Agent', IPHONE)).status, 302)
-  t.equal((await request(app).get('/').set('User-Agent', IPAD)).status, 200)
-  engine.agents = '.*iPad.*'
-  t.equal((await request(app).get('/').set('User-Agent', IPAD)).status, 302, 'the new source applies to the next request')
-  t.equal((await request(app).get('/').set('User-Agent', IPHONE)).status, 200)
-  engine.agents = '.*iPhone.*|.*(Android.*'
-  for (let i = 0; i < 3; i++) t.equal((await request(app).get('/').set('User-Agent', IPAD)).status, 302, 'still the last good source')
-  t.equal(errors.length, 1, 'reported once, not on every request')
-  t.ok(errors[0] instanceof AgentsSourceError)
-  t.equal((errors[0] as AgentsSourceError).reason, 'invalid')
-  engine.agents = '.*(a|aa)*b.*'
-  t.equal((await request(app).get('/').set('User-Agent', IPAD)).status, 302)
-  t.equal((errors[1] as AgentsSourceError).reason, 'slow', 'a dangerously slow source is refused too')
-  engine.getAgentsError = new Error('engine broken')
-  t.equal((await request(app).get('/').set('User-Agent', IPAD)).status, 302, 'a throwing getAgents keeps the last good')
-  await request(app).get('/').set('User-Agent', IPAD)
-  t.match(errors.slice(2).map((e) => e.message), ['engine broken'])
-  engine.getAgentsError = undefined
-  engine.agents = '.*iPhone.*'
-  t.equal((await request(app).get('/').set('User-Agent', IPHONE)).status, 302, 'recovers when the engine does')
-  t.equal(mw.matcher.source, '.*iPhone.*')
-})
+t.test(
+  'engine (live): the verdict follows getAgents(); a bad source keeps the last good and is reported once',
+  async (t) => {
+    const { engine } = fakeEngine()
+    const errors: Error[] = []
+    const { app, mw } = redirectApp({ mobileUrl: MOBILE, engine, onError: (e) => errors.push(e) })
+    t.equal((await request(app).get('/').set('User-Agent', IPHONE)).status, 302)
+    t.equal((await request(app).get('/').set('User-Agent', IPAD)).status, 200)
+    engine.agents = '.*iPad.*'
+    t.equal(
+      (await request(app).get('/').set('User-Agent', IPAD)).status,
+      302,
+      'the new source applies to the next request',
+    )
+    t.equal((await request(app).get('/').set('User-Agent', IPHONE)).status, 200)
+    engine.agents = '.*iPhone.*|.*(Android.*'
+    for (let i = 0; i < 3; i++)
+      t.equal((await request(app).get('/').set('User-Agent', IPAD)).status, 302, 'still the last good source')
+    t.equal(errors.length, 1, 'reported once, not on every request')
+    t.ok(errors[0] instanceof AgentsSourceError)
+    t.equal((errors[0] as AgentsSourceError).reason, 'invalid')
+    engine.agents = '.*(a|aa)*b.*'
+    t.equal((await request(app).get('/').set('User-Agent', IPAD)).status, 302)
+    t.equal((errors[1] as AgentsSourceError).reason, 'slow', 'a dangerously slow source is refused too')
+    engine.getAgentsError = new Error('engine broken')
+    t.equal(
+      (await request(app).get('/').set('User-Agent', IPAD)).status,
+      302,
+      'a throwing getAgents keeps the last good',
+    )
+    await request(app).get('/').set('User-Agent', IPAD)
+    t.match(
+      errors.slice(2).map((e) => e.message),
+      ['engine broken'],
+    )
+    engine.getAgentsError = undefined
+    engine.agents = '.*iPhone.*'
+    t.equal((await request(app).get('/').set('User-Agent', IPHONE)).status, 302, 'recovers when the engine does')
+    t.equal(mw.matcher.source, '.*iPhone.*')
+  },
+)
 
 t.test('engine: an invalid first source falls back to DEFAULT_AGENTS', async (t) => {
   const { engine } = fakeEngine()
@@ -100,7 +115,11 @@ t.test('confirmRedirect: called on redirects only, not awaited, at most once per
   t.equal(calls.length, 2, 'a second middleware on the same engine and site shares the limit')
   const otherSite = redirectApp({ ...opts, siteName: 'othersite' }).app
   await request(otherSite).get('/').set('User-Agent', IPHONE)
-  t.same(calls.map((c) => c.site_name), ['examplecom', 'examplecom', 'othersite'], 'the limit is per site')
+  t.same(
+    calls.map((c) => c.site_name),
+    ['examplecom', 'examplecom', 'othersite'],
+    'the limit is per site',
+  )
 })
 
 t.test('siteName, and its deprecated spelling site_name, name the site whose redirects are confirmed', async (t) => {
@@ -112,10 +131,16 @@ t.test('siteName, and its deprecated spelling site_name, name the site whose red
     const { engine, calls } = fakeEngine()
     const { app } = redirectApp({ mobileUrl: MOBILE, engine, ...options })
     t.equal((await request(app).get('/').set('User-Agent', IPHONE)).status, 302, label)
-    t.same(calls.map((c) => c.site_name), ['siteName' in options ? 'newspelling' : 'oldspelling'], `${label}: confirmed`)
+    t.same(
+      calls.map((c) => c.site_name),
+      ['siteName' in options ? 'newspelling' : 'oldspelling'],
+      `${label}: confirmed`,
+    )
   }
   const { engine, calls } = fakeEngine()
-  await request(redirectApp({ mobileUrl: MOBILE, engine }).app).get('/').set('User-Agent', IPHONE)
+  await request(redirectApp({ mobileUrl: MOBILE, engine }).app)
+    .get('/')
+    .set('User-Agent', IPHONE)
   t.same(calls, [], 'neither: nothing confirmed')
 })
 
@@ -123,7 +148,13 @@ t.test('confirmRedirect: a hanging, rejecting or throwing engine never delays or
   const { engine } = fakeEngine()
   const errors: Error[] = []
   let now = 0
-  const { app } = redirectApp({ mobileUrl: MOBILE, engine, siteName: 'examplecom', now: () => now, onError: (e) => errors.push(e) })
+  const { app } = redirectApp({
+    mobileUrl: MOBILE,
+    engine,
+    siteName: 'examplecom',
+    now: () => now,
+    onError: (e) => errors.push(e),
+  })
   engine.confirm = () => new Promise<void>(() => undefined)
   t.equal((await request(app).get('/').set('User-Agent', IPHONE)).status, 302, 'a promise that never settles')
   now += 1000
@@ -166,7 +197,10 @@ async function agentsService(t: Test) {
     state.hits++
     const expected = `Basic ${Buffer.from('alice:p:w', 'utf8').toString('base64')}`
     if (req.headers.authorization !== expected) {
-      res.status(401).set('WWW-Authenticate', 'Basic realm="mobisite"').json({ error_code: 'Unauthorized', message: 'no' })
+      res
+        .status(401)
+        .set('WWW-Authenticate', 'Basic realm="mobisite"')
+        .json({ error_code: 'Unauthorized', message: 'no' })
       return
     }
     if (state.mode === 'hang') return
@@ -218,7 +252,11 @@ t.test('remote: fetches GET /agents with Basic auth; failures keep the last good
 t.test('remote: DEFAULT_AGENTS until the first success; wrong credentials are reported', async (t) => {
   const { baseUrl } = await agentsService(t)
   const errors: Error[] = []
-  const { mw } = redirectApp({ mobileUrl: MOBILE, remote: { baseUrl, user: 'alice', password: 'wrong' }, onError: (e) => errors.push(e) })
+  const { mw } = redirectApp({
+    mobileUrl: MOBILE,
+    remote: { baseUrl, user: 'alice', password: 'wrong' },
+    onError: (e) => errors.push(e),
+  })
   t.teardown(() => mw.close())
   t.equal(mw.matcher.source, DEFAULT_AGENTS)
   await mw.refresh()
@@ -228,7 +266,10 @@ t.test('remote: DEFAULT_AGENTS until the first success; wrong credentials are re
 
 t.test('remote: refreshes on its interval, without overlapping fetches', async (t) => {
   const { state, baseUrl } = await agentsService(t)
-  const { mw } = redirectApp({ mobileUrl: MOBILE, remote: { baseUrl, user: 'alice', password: 'p:w', refreshInterval: 20 } })
+  const { mw } = redirectApp({
+    mobileUrl: MOBILE,
+    remote: { baseUrl, user: 'alice', password: 'p:w', refreshInterval: 20 },
+  })
   t.teardown(() => mw.close())
   const a = mw.refresh()
   const b = mw.refresh()
@@ -266,7 +307,10 @@ t.test('remote: a refused source is compiled and reported once, until it changes
     laterMs = Math.max(laterMs, performance.now() - started)
   }
   t.equal(errors.length, 1, 'served five more times: reported once')
-  t.ok(laterMs < firstMs / 2, `not probed again: ${laterMs.toFixed(1)} ms per refresh after a ${firstMs.toFixed(1)} ms refusal`)
+  t.ok(
+    laterMs < firstMs / 2,
+    `not probed again: ${laterMs.toFixed(1)} ms per refresh after a ${firstMs.toFixed(1)} ms refusal`,
+  )
   t.equal(mw.matcher.source, '.*iPad.*', 'the last good source stays')
   state.source = '.*(Android.*'
   await mw.refresh()
@@ -282,7 +326,11 @@ t.test('remote: a refused source is compiled and reported once, until it changes
 t.test('remote: failed fetches back off; a success restores the interval', async (t) => {
   const { state, baseUrl } = await agentsService(t)
   state.mode = '500'
-  const { mw } = redirectApp({ mobileUrl: MOBILE, remote: { baseUrl, user: 'alice', password: 'p:w', refreshInterval: 30 }, onError: () => {} })
+  const { mw } = redirectApp({
+    mobileUrl: MOBILE,
+    remote: { baseUrl, user: 'alice', password: 'p:w', refreshInterval: 30 },
+    onError: () => {},
+  })
   t.teardown(() => mw.close())
   await new Promise((resolve) => setTimeout(resolve, 700))
   // Without back-off about 23 fetches; doubling waits (30, 60, 120, 240 ms ...) allow at most 6.
@@ -296,7 +344,9 @@ t.test('remote: failed fetches back off; a success restores the interval', async
 })
 
 t.test('fetchAgents: unreachable service', async (t) => {
-  const err = await fetchAgents({ baseUrl: 'http://127.0.0.1:1', user: 'a', password: 'b', timeout: 2000 }).catch((e: unknown) => e)
+  const err = await fetchAgents({ baseUrl: 'http://127.0.0.1:1', user: 'a', password: 'b', timeout: 2000 }).catch(
+    (e: unknown) => e,
+  )
   t.ok(err instanceof AgentsSourceError)
   t.equal((err as AgentsSourceError).reason, 'fetch')
 })

@@ -169,7 +169,10 @@ if (admin) {
     await redis.stop()
     const answers = await Promise.all(burst)
     const statuses = [...new Set(answers.map((r) => r.status))].sort()
-    t.ok(statuses.every((s) => s === 200 || s === 503), `every burst request was answered: ${statuses.join(', ')}`)
+    t.ok(
+      statuses.every((s) => s === 200 || s === 503),
+      `every burst request was answered: ${statuses.join(', ')}`,
+    )
     t.ok(
       answers.filter((r) => r.status === 503).every((r) => r.body?.error_code === 'ServiceUnavailable'),
       'every failure is ServiceUnavailable JSON',

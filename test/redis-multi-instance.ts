@@ -63,7 +63,10 @@ if (admin && REDIS_URL) {
     t.equal(read.body.original_site_url, 'https://www.example.com/')
     t.equal((await call(B, 'GET', '/sites/byexternal/ext-1')).body.site_name, 'crossover')
 
-    const update = await call(B, 'POST', '/sites/update/crossover', { site_domain: 'm.example.com', external_uid: 'ext-2' })
+    const update = await call(B, 'POST', '/sites/update/crossover', {
+      site_domain: 'm.example.com',
+      external_uid: 'ext-2',
+    })
     t.equal(update.status, 204, 'updated through B')
     t.equal((await call(A, 'GET', '/sites/crossover')).body.site_domain, 'm.example.com', 'A sees the update')
     t.equal((await call(A, 'GET', '/sites/byexternal/ext-1')).status, 400, 'the old external uid is gone for A')
@@ -74,7 +77,10 @@ if (admin && REDIS_URL) {
     t.match(await store.getBilling(user), { charges: [{ site_name: 'crossover' }] }, 'charged in the shared ledger')
 
     const created = await call(A, 'GET', '/sites/created?from=2000-01-01')
-    t.ok(created.body.some((r: { site_name: string }) => r.site_name === 'crossover'), 'A lists it')
+    t.ok(
+      created.body.some((r: { site_name: string }) => r.site_name === 'crossover'),
+      'A lists it',
+    )
 
     t.equal((await call(B, 'DELETE', '/sites/crossover')).status, 204, 'deleted through B')
     t.match((await call(A, 'GET', '/sites/crossover')).body, { error_code: 'ResourceNotExist' }, 'A sees it gone')
@@ -95,13 +101,19 @@ if (admin && REDIS_URL) {
     t.strictSame(won[0]?.body, { site_name: 'contested' })
     const lost = results.filter((r) => r.status !== 200)
     t.equal(lost.length, 49)
-    t.ok(lost.every((r) => r.status === 400 && r.body.error_code === 'ResourceAlreadyExist'), 'the rest: ResourceAlreadyExist')
+    t.ok(
+      lost.every((r) => r.status === 400 && r.body.error_code === 'ResourceAlreadyExist'),
+      'the rest: ResourceAlreadyExist',
+    )
   })
 
   t.test('20 concurrent creates of one account name over both servers: exactly one winner', async (t) => {
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        call(either(i), 'POST', '/accounts/create', { account_name: 'racer@example.com', first_name: `N${'a'.repeat(i)}` }),
+        call(either(i), 'POST', '/accounts/create', {
+          account_name: 'racer@example.com',
+          first_name: `N${'a'.repeat(i)}`,
+        }),
       ),
     )
     t.equal(results.filter((r) => r.status === 204).length, 1, 'one 204')
@@ -116,7 +128,10 @@ if (admin && REDIS_URL) {
     t.equal(results.filter((r) => r.status === 200).length, 300, '300 answered')
     const refused = results.filter((r) => r.status !== 200)
     t.equal(refused.length, 100)
-    t.ok(refused.every((r) => r.status === 429 && r.body.error_code === 'DailyLimitExceeded'), 'the rest: 429')
+    t.ok(
+      refused.every((r) => r.status === 429 && r.body.error_code === 'DailyLimitExceeded'),
+      'the rest: 429',
+    )
     t.equal((await call(B, 'GET', '/analytics/site/counted')).status, 429, 'the 401st, on either server, too')
     const other = await call(A, 'GET', '/analytics/sites/withmosttraffic')
     t.equal(other.status, 200, 'the limit is per method: most-traffic still answers')
@@ -128,7 +143,10 @@ if (admin && REDIS_URL) {
     const publishes = await Promise.all(
       names.flatMap((name) => [A, B, A, B].map((server) => call(server, 'POST', `/sites/publish/${name}`))),
     )
-    t.ok(publishes.every((r) => r.status === 204), 'every publish succeeded')
+    t.ok(
+      publishes.every((r) => r.status === 204),
+      'every publish succeeded',
+    )
     const ledger = await store.getBilling(user)
     for (const name of names) {
       t.equal(ledger.charges.filter((c) => c.site_name === name).length, 1, `${name}: one charge`)
@@ -143,13 +161,21 @@ if (admin && REDIS_URL) {
   t.test('nothing is lost: 100 distinct creates over both servers are all listed by both', async (t) => {
     const names = Array.from({ length: 100 }, (_, i) => `bulk-${String(i).padStart(3, '0')}`)
     const results = await Promise.all(names.map((n, i) => call(either(i), 'POST', '/sites/create', createBody(n))))
-    t.ok(results.every((r) => r.status === 200), 'all created')
+    t.ok(
+      results.every((r) => r.status === 200),
+      'all created',
+    )
     for (const server of [A, B]) {
       const listed = (await call(server, 'GET', '/sites/created?from=2000-01-01')).body as { site_name: string }[]
       const bulk = listed.map((r) => r.site_name).filter((n) => n.startsWith('bulk-'))
       t.strictSame(bulk.sort(), names, `${server === A ? 'A' : 'B'} lists all 100`)
     }
-    const many = await call(B, 'POST', '/sites/get-many', names.slice(0, 50).map((site_name) => ({ site_name })))
+    const many = await call(
+      B,
+      'POST',
+      '/sites/get-many',
+      names.slice(0, 50).map((site_name) => ({ site_name })),
+    )
     t.equal(many.body.length, 50, 'get-many finds them')
   })
 
@@ -163,7 +189,10 @@ if (admin && REDIS_URL) {
         call(B, 'DELETE', `/sites/${name}`),
       ]),
     )
-    t.ok(racing.every((r) => r.status === 204 || r.body?.error_code === 'ResourceNotExist'), 'each call succeeded or found nothing')
+    t.ok(
+      racing.every((r) => r.status === 204 || r.body?.error_code === 'ResourceNotExist'),
+      'each call succeeded or found nothing',
+    )
     t.strictSame(await store.listGrants(user, 'granted@example.com'), [], 'no grant survives its deleted site')
   })
 

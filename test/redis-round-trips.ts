@@ -15,95 +15,173 @@ import { RedisStore } from '../lib/redis.js'
 import { REDIS_URL, deleteUnder, randomPrefix, redisOrSkip } from './helpers/redis.js'
 
 const admin = await redisOrSkip(t, 'Redis round-trip counts')
-if (admin) void t.test('one round trip per read and per atomic rule, over HTTP and in-process', async (t) => {
-  const prefix = randomPrefix('trips')
-  const store = new RedisStore({ url: REDIS_URL!, prefix })
-  const sent: string[] = []
-  const client = store.client as unknown as { sendCommand: (command: { name: string }, ...rest: unknown[]) => unknown }
-  const send = client.sendCommand.bind(client)
-  client.sendCommand = (command, ...rest) => {
-    sent.push(command.name)
-    return send(command, ...rest)
-  }
-  const engine = createEngine({ store })
-  const app = express().use('/api', apiRouter(engine))
-  const server: Server = app.listen(0, '127.0.0.1')
-  await new Promise<void>((resolve) => server.once('listening', resolve))
-  t.teardown(async () => {
-    await new Promise<void>((resolve) => server.close(() => resolve()))
-    await engine.close()
-    await deleteUnder(admin, prefix)
+if (admin)
+  void t.test('one round trip per read and per atomic rule, over HTTP and in-process', async (t) => {
+    const prefix = randomPrefix('trips')
+    const store = new RedisStore({ url: REDIS_URL!, prefix })
+    const sent: string[] = []
+    const client = store.client as unknown as {
+      sendCommand: (command: { name: string }, ...rest: unknown[]) => unknown
+    }
+    const send = client.sendCommand.bind(client)
+    client.sendCommand = (command, ...rest) => {
+      sent.push(command.name)
+      return send(command, ...rest)
+    }
+    const engine = createEngine({ store })
+    const app = express().use('/api', apiRouter(engine))
+    const server: Server = app.listen(0, '127.0.0.1')
+    await new Promise<void>((resolve) => server.once('listening', resolve))
+    t.teardown(async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+      await engine.close()
+      await deleteUnder(admin, prefix)
+    })
+    await engine.addMasterAccount({ user: 'trips', password: 'trips-secret', partner: true })
+    const http = request(server)
+    const call = (method: 'get' | 'post' | 'delete', path: string, body?: object) => {
+      const req = http[method](`/api${path}`).auth('trips', 'trips-secret')
+      return body === undefined ? req : req.send(body)
+    }
+    // Warm: the credential cache now holds the caller, and every script is loaded.
+    await call('get', '/sites/nothing-here')
+    await call('post', '/sites/create', {
+      site_data: { site_name: 'warmsite', original_site_url: 'https://w.example.com/' },
+      publish_now: true,
+    })
+    await call('post', '/sites/recreate/warmsite', {})
+    await call('get', '/analytics/site/warmsite?from=2025-01-01&to=2025-01-02')
+    await call('get', '/analytics/sites/withmosttraffic?from=2025-01-01&to=2025-01-02')
+    await call('post', '/accounts/create', {
+      account_name: 'warmacct',
+      email: 'w@example.com',
+      first_name: 'W',
+      last_name: 'A',
+    })
+    await call('post', '/accounts/grant-access/warmacct/sites/warmsite')
+    await call('get', '/accounts/warmacct')
+    await call('delete', '/sites/warmsite')
+
+    /** [label, method, path, body, expected status, expected round trips, why] */
+    const cases: [string, 'get' | 'post' | 'delete', string, object | undefined, number, number][] = [
+      [
+        'Create Site',
+        'post',
+        '/sites/create',
+        { site_data: { site_name: 'tripsite', original_site_url: 'https://a.example.com/', external_uid: 'trip-uid' } },
+        200,
+        1,
+      ],
+      [
+        'Create Site, taken name',
+        'post',
+        '/sites/create',
+        { site_data: { site_name: 'tripsite', original_site_url: 'https://a.example.com/' } },
+        400,
+        1,
+      ],
+      [
+        'Create Site, generated name',
+        'post',
+        '/sites/create',
+        { site_data: { original_site_url: 'https://gen.example.com/' } },
+        200,
+        1,
+      ],
+      ['Retrieve Site', 'get', '/sites/tripsite', undefined, 200, 1],
+      ['Retrieve Site, missing', 'get', '/sites/nosuchsite', undefined, 400, 1],
+      ['Retrieve Site by External ID', 'get', '/sites/byexternal/trip-uid', undefined, 200, 1],
+      [
+        'Retrieve Multiple Sites',
+        'post',
+        '/sites/get-many',
+        [{ site_name: 'tripsite' }, { site_name: 'tripsite' }],
+        200,
+        1,
+      ],
+      ['Retrieve Sites created', 'get', '/sites/created', undefined, 200, 1],
+      ['Retrieve Sites modified', 'get', '/sites/modified', undefined, 200, 1],
+      ['Update Site', 'post', '/sites/update/tripsite', { site_domain: 'm.example.com' }, 204, 1],
+      ['Publish Site (first: the charge)', 'post', '/sites/publish/tripsite', undefined, 204, 1],
+      ['Publish Site again', 'post', '/sites/publish/tripsite', undefined, 204, 1],
+      ['Unpublish Site', 'post', '/sites/unpublish/tripsite', undefined, 204, 1],
+      ['Reset Runtime Cache', 'post', '/sites/resetcache/tripsite', undefined, 204, 1],
+      [
+        'Create Account',
+        'post',
+        '/accounts/create',
+        { account_name: 'tripacct', email: 't@example.com', first_name: 'T', last_name: 'R' },
+        204,
+        1,
+      ],
+      ['Retrieve Account', 'get', '/accounts/tripacct', undefined, 200, 1],
+      ['Update Account', 'post', '/accounts/update/tripacct', { first_name: 'U' }, 204, 1],
+      ['Grant access', 'post', '/accounts/grant-access/tripacct/sites/tripsite', undefined, 204, 1],
+      ['Revoke access', 'post', '/accounts/revoke-access/tripacct/sites/tripsite', undefined, 204, 1],
+      ['Delete Account', 'delete', '/account/tripacct', undefined, 204, 1],
+      ['GET /agents', 'get', '/agents', undefined, 200, 0],
+      ['Delete Site', 'delete', '/sites/tripsite', undefined, 204, 1],
+    ]
+    for (const [label, method, path, body, status, trips] of cases) {
+      sent.length = 0
+      const res = await call(method, path, body)
+      t.equal(res.status, status, `${label}: ${status}`)
+      t.equal(sent.length, trips, `${label}: ${trips} round trip${trips === 1 ? '' : 's'} (${sent.join(', ')})`)
+    }
+
+    // Calls made of more than one step: each step is one round trip.
+    const steps: [string, 'get' | 'post' | 'delete', string, object | undefined, number, number, string][] = [
+      [
+        'Create Site with publish_now',
+        'post',
+        '/sites/create',
+        { site_data: { site_name: 'tripsite2', original_site_url: 'https://a.example.com/' }, publish_now: true },
+        200,
+        2,
+        'reserve the name; after the build, the first-publish charge',
+      ],
+      [
+        'Recreate Site',
+        'post',
+        '/sites/recreate/tripsite2',
+        {},
+        204,
+        2,
+        'read the creation properties; restore them if the site is still that one',
+      ],
+      [
+        'Get Site Analytics',
+        'get',
+        '/analytics/site/tripsite2?from=2025-01-01&to=2025-01-02',
+        undefined,
+        200,
+        3,
+        'the daily limit; the site (tenancy); the period',
+      ],
+      [
+        'Get Sites with Most Traffic',
+        'get',
+        '/analytics/sites/withmosttraffic?from=2025-01-01&to=2025-01-02',
+        undefined,
+        200,
+        2,
+        'the daily limit; the ranking',
+      ],
+    ]
+    for (const [label, method, path, body, status, trips, why] of steps) {
+      sent.length = 0
+      const res = await call(method, path, body)
+      t.equal(res.status, status, `${label}: ${status}`)
+      t.equal(sent.length, trips, `${label}: ${trips} round trips: ${why} (${sent.join(', ')})`)
+    }
+
+    // In-process recording: one round trip that finds the site and records.
+    for (const [label, record] of [
+      ['recordVisit', () => engine.recordVisit({ site_name: 'tripsite2', visitor_id: 'v1' })],
+      ['recordActivity', () => engine.recordActivity({ site_name: 'tripsite2', kind: 'click_to_call' })],
+    ] as const) {
+      sent.length = 0
+      await record()
+      t.equal(sent.length, 1, `${label}: 1 round trip (${sent.join(', ')})`)
+    }
   })
-  await engine.addMasterAccount({ user: 'trips', password: 'trips-secret', partner: true })
-  const http = request(server)
-  const call = (method: 'get' | 'post' | 'delete', path: string, body?: object) => {
-    const req = http[method](`/api${path}`).auth('trips', 'trips-secret')
-    return body === undefined ? req : req.send(body)
-  }
-  // Warm: the credential cache now holds the caller, and every script is loaded.
-  await call('get', '/sites/nothing-here')
-  await call('post', '/sites/create', { site_data: { site_name: 'warmsite', original_site_url: 'https://w.example.com/' }, publish_now: true })
-  await call('post', '/sites/recreate/warmsite', {})
-  await call('get', '/analytics/site/warmsite?from=2025-01-01&to=2025-01-02')
-  await call('get', '/analytics/sites/withmosttraffic?from=2025-01-01&to=2025-01-02')
-  await call('post', '/accounts/create', { account_name: 'warmacct', email: 'w@example.com', first_name: 'W', last_name: 'A' })
-  await call('post', '/accounts/grant-access/warmacct/sites/warmsite')
-  await call('get', '/accounts/warmacct')
-  await call('delete', '/sites/warmsite')
-
-  /** [label, method, path, body, expected status, expected round trips, why] */
-  const cases: [string, 'get' | 'post' | 'delete', string, object | undefined, number, number][] = [
-    ['Create Site', 'post', '/sites/create', { site_data: { site_name: 'tripsite', original_site_url: 'https://a.example.com/', external_uid: 'trip-uid' } }, 200, 1],
-    ['Create Site, taken name', 'post', '/sites/create', { site_data: { site_name: 'tripsite', original_site_url: 'https://a.example.com/' } }, 400, 1],
-    ['Create Site, generated name', 'post', '/sites/create', { site_data: { original_site_url: 'https://gen.example.com/' } }, 200, 1],
-    ['Retrieve Site', 'get', '/sites/tripsite', undefined, 200, 1],
-    ['Retrieve Site, missing', 'get', '/sites/nosuchsite', undefined, 400, 1],
-    ['Retrieve Site by External ID', 'get', '/sites/byexternal/trip-uid', undefined, 200, 1],
-    ['Retrieve Multiple Sites', 'post', '/sites/get-many', [{ site_name: 'tripsite' }, { site_name: 'tripsite' }], 200, 1],
-    ['Retrieve Sites created', 'get', '/sites/created', undefined, 200, 1],
-    ['Retrieve Sites modified', 'get', '/sites/modified', undefined, 200, 1],
-    ['Update Site', 'post', '/sites/update/tripsite', { site_domain: 'm.example.com' }, 204, 1],
-    ['Publish Site (first: the charge)', 'post', '/sites/publish/tripsite', undefined, 204, 1],
-    ['Publish Site again', 'post', '/sites/publish/tripsite', undefined, 204, 1],
-    ['Unpublish Site', 'post', '/sites/unpublish/tripsite', undefined, 204, 1],
-    ['Reset Runtime Cache', 'post', '/sites/resetcache/tripsite', undefined, 204, 1],
-    ['Create Account', 'post', '/accounts/create', { account_name: 'tripacct', email: 't@example.com', first_name: 'T', last_name: 'R' }, 204, 1],
-    ['Retrieve Account', 'get', '/accounts/tripacct', undefined, 200, 1],
-    ['Update Account', 'post', '/accounts/update/tripacct', { first_name: 'U' }, 204, 1],
-    ['Grant access', 'post', '/accounts/grant-access/tripacct/sites/tripsite', undefined, 204, 1],
-    ['Revoke access', 'post', '/accounts/revoke-access/tripacct/sites/tripsite', undefined, 204, 1],
-    ['Delete Account', 'delete', '/account/tripacct', undefined, 204, 1],
-    ['GET /agents', 'get', '/agents', undefined, 200, 0],
-    ['Delete Site', 'delete', '/sites/tripsite', undefined, 204, 1],
-  ]
-  for (const [label, method, path, body, status, trips] of cases) {
-    sent.length = 0
-    const res = await call(method, path, body)
-    t.equal(res.status, status, `${label}: ${status}`)
-    t.equal(sent.length, trips, `${label}: ${trips} round trip${trips === 1 ? '' : 's'} (${sent.join(', ')})`)
-  }
-
-  // Calls made of more than one step: each step is one round trip.
-  const steps: [string, 'get' | 'post' | 'delete', string, object | undefined, number, number, string][] = [
-    ['Create Site with publish_now', 'post', '/sites/create', { site_data: { site_name: 'tripsite2', original_site_url: 'https://a.example.com/' }, publish_now: true }, 200, 2, 'reserve the name; after the build, the first-publish charge'],
-    ['Recreate Site', 'post', '/sites/recreate/tripsite2', {}, 204, 2, 'read the creation properties; restore them if the site is still that one'],
-    ['Get Site Analytics', 'get', '/analytics/site/tripsite2?from=2025-01-01&to=2025-01-02', undefined, 200, 3, 'the daily limit; the site (tenancy); the period'],
-    ['Get Sites with Most Traffic', 'get', '/analytics/sites/withmosttraffic?from=2025-01-01&to=2025-01-02', undefined, 200, 2, 'the daily limit; the ranking'],
-  ]
-  for (const [label, method, path, body, status, trips, why] of steps) {
-    sent.length = 0
-    const res = await call(method, path, body)
-    t.equal(res.status, status, `${label}: ${status}`)
-    t.equal(sent.length, trips, `${label}: ${trips} round trips: ${why} (${sent.join(', ')})`)
-  }
-
-  // In-process recording: one round trip that finds the site and records.
-  for (const [label, record] of [
-    ['recordVisit', () => engine.recordVisit({ site_name: 'tripsite2', visitor_id: 'v1' })],
-    ['recordActivity', () => engine.recordActivity({ site_name: 'tripsite2', kind: 'click_to_call' })],
-  ] as const) {
-    sent.length = 0
-    await record()
-    t.equal(sent.length, 1, `${label}: 1 round trip (${sent.join(', ')})`)
-  }
-})

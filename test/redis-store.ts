@@ -42,8 +42,14 @@ if (admin && REDIS_URL) {
     await a.publishSite('alice', 'shared-name', Date.UTC(2024, 0, 2), true)
     await a.incrementWithinLimit('daily', 3, Date.UTC(2999, 0, 1))
     await a.recordVisit({
-      site_name: 'shared-name', day: '2024-01-02', visitor_id: 'v', page_views: 2,
-      browser: 'Chrome 120', os: 'Windows', country: 'FR', region: 'IDF',
+      site_name: 'shared-name',
+      day: '2024-01-02',
+      visitor_id: 'v',
+      page_views: 2,
+      browser: 'Chrome 120',
+      os: 'Windows',
+      country: 'FR',
+      region: 'IDF',
     })
     const keys = await keysUnder(admin, pa)
     t.ok(keys.length >= 10, `the store wrote ${keys.length} keys under its prefix`)
@@ -116,19 +122,30 @@ if (admin && REDIS_URL) {
     t.equal(await store.createSite(siteRecord('hll', 'alice')), true)
     const visit = (i: number, day: string) =>
       store.recordVisit({
-        site_name: 'hll', day, visitor_id: `visitor-${i}`, page_views: 1,
-        browser: 'Chrome 120', os: i % 2 ? 'Windows' : 'Linux', country: 'US', region: 'CA',
+        site_name: 'hll',
+        day,
+        visitor_id: `visitor-${i}`,
+        page_views: 1,
+        browser: 'Chrome 120',
+        os: i % 2 ? 'Windows' : 'Linux',
+        country: 'US',
+        region: 'CA',
       })
     // 5,000 visitors over two days, 1,000 of them on both days.
-    for (let i = 0; i < 3000; i += 100) await Promise.all(Array.from({ length: 100 }, (_, j) => visit(i + j, '2024-03-01')))
-    for (let i = 2000; i < 5000; i += 100) await Promise.all(Array.from({ length: 100 }, (_, j) => visit(i + j, '2024-03-02')))
+    for (let i = 0; i < 3000; i += 100)
+      await Promise.all(Array.from({ length: 100 }, (_, j) => visit(i + j, '2024-03-01')))
+    for (let i = 2000; i < 5000; i += 100)
+      await Promise.all(Array.from({ length: 100 }, (_, j) => visit(i + j, '2024-03-02')))
     const [row] = await store.siteTraffic('hll', '2024-03-01', '2024-03-02')
     t.equal(row?.data.visits, 6000)
     const u = row!.data.unique_visitors
     t.ok(Math.abs(u - 5000) <= 100, `unique visitors ${u} within 2 % of 5000`)
     const bySystem = await store.siteTraffic('hll', '2024-03-01', '2024-03-02', 'system')
     for (const r of bySystem) {
-      t.ok(Math.abs(r.data.unique_visitors - 2500) <= 50, `${r.key.join('/')}: ${r.data.unique_visitors} within 2 % of 2500`)
+      t.ok(
+        Math.abs(r.data.unique_visitors - 2500) <= 50,
+        `${r.key.join('/')}: ${r.data.unique_visitors} within 2 % of 2500`,
+      )
     }
     const [top] = await store.mostTraffic('alice', '2024-03-01', '2024-03-02', 10)
     t.ok(Math.abs(top!.data.unique_visitors - 5000) <= 100, 'mostTraffic uses the same union')
@@ -153,8 +170,14 @@ if (admin && REDIS_URL) {
       await Promise.all(
         Array.from({ length: 50 }, (_, j) =>
           store.recordVisit({
-            site_name: 'long', day: day(i + j), visitor_id: `v${(i + j) % 300}`, page_views: 2,
-            browser: 'Firefox 120', os: 'Linux', country: 'DE', region: 'BE',
+            site_name: 'long',
+            day: day(i + j),
+            visitor_id: `v${(i + j) % 300}`,
+            page_views: 2,
+            browser: 'Firefox 120',
+            os: 'Linux',
+            country: 'DE',
+            region: 'BE',
           }),
         ),
       )

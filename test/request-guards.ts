@@ -33,27 +33,44 @@ function isError(t: Tap, res: supertest.Response, status: number, error_code: st
   t.match(res.headers['content-type'], /^application\/json/, `${label}: a JSON body`)
 }
 
-t.test('the probe\'s forms are 415 and change nothing', async (t) => {
+t.test("the probe's forms are 415 and change nothing", async (t) => {
   const server = await serve(t)
   const api = request(`${server.url}/api`)
-  await server.engine.as(USER).createSite({ site_data: { site_name: 'mysite', original_site_url: 'https://www.example.com/' } })
+  await server.engine
+    .as(USER)
+    .createSite({ site_data: { site_name: 'mysite', original_site_url: 'https://www.example.com/' } })
 
-  const smuggled = await api.post('/sites/create').set('authorization', AUTH).set('content-type', 'text/plain').send(JSON.stringify(SITE))
+  const smuggled = await api
+    .post('/sites/create')
+    .set('authorization', AUTH)
+    .set('content-type', 'text/plain')
+    .send(JSON.stringify(SITE))
   isError(t, smuggled, 415, 'UnsupportedMediaType', 'a text/plain form carrying JSON')
   const created = await api.get('/sites/probesite').set('authorization', AUTH)
   t.equal(created.body.error_code, 'ResourceNotExist', 'no site was created')
 
   // What <form method=post enctype=application/x-www-form-urlencoded> with no fields sends.
-  const empty = await api.post('/sites/publish/mysite').set('authorization', AUTH).set('content-type', 'application/x-www-form-urlencoded').send('')
+  const empty = await api
+    .post('/sites/publish/mysite')
+    .set('authorization', AUTH)
+    .set('content-type', 'application/x-www-form-urlencoded')
+    .send('')
   isError(t, empty, 415, 'UnsupportedMediaType', 'an empty urlencoded POST to publish')
   t.strictSame((await server.engine.billing(USER)).charges, [], 'publish did not charge')
   t.notOk((await server.engine.as(USER).getSite('mysite')).last_published_date, 'and did not publish')
 
-  const multipart = await api.post('/sites/update/mysite').set('authorization', AUTH).field('site_data', JSON.stringify({ site_vertical: 'x' }))
+  const multipart = await api
+    .post('/sites/update/mysite')
+    .set('authorization', AUTH)
+    .field('site_data', JSON.stringify({ site_vertical: 'x' }))
   isError(t, multipart, 415, 'UnsupportedMediaType', 'a multipart POST')
   t.notOk((await server.engine.as(USER).getSite('mysite')).site_vertical, 'the site was not updated')
 
-  for (const path of ['/sites/unpublish/mysite', '/sites/resetcache/mysite', '/accounts/grant-access/acc/sites/mysite']) {
+  for (const path of [
+    '/sites/unpublish/mysite',
+    '/sites/resetcache/mysite',
+    '/accounts/grant-access/acc/sites/mysite',
+  ]) {
     const res = await api.post(path).set('authorization', AUTH).set('content-type', 'text/plain').send('')
     isError(t, res, 415, 'UnsupportedMediaType', `text/plain POST ${path}`)
   }
@@ -62,9 +79,18 @@ t.test('the probe\'s forms are 415 and change nothing', async (t) => {
 t.test('what a JSON body may be labelled', async (t) => {
   const server = await serve(t)
   const api = request(`${server.url}/api`)
-  const accepted = ['application/json', 'application/json; charset=utf-8', 'Application/JSON;charset=UTF-8', 'application/json; charset="utf-8"']
+  const accepted = [
+    'application/json',
+    'application/json; charset=utf-8',
+    'Application/JSON;charset=UTF-8',
+    'application/json; charset="utf-8"',
+  ]
   for (const [i, type] of accepted.entries()) {
-    const res = await api.post('/accounts/create').set('authorization', AUTH).set('content-type', type).send(JSON.stringify({ account_name: `acc${i}` }))
+    const res = await api
+      .post('/accounts/create')
+      .set('authorization', AUTH)
+      .set('content-type', type)
+      .send(JSON.stringify({ account_name: `acc${i}` }))
     t.equal(res.status, 204, `${type}: accepted`)
   }
   const refused = [
@@ -81,20 +107,40 @@ t.test('what a JSON body may be labelled', async (t) => {
     '',
   ]
   for (const type of refused) {
-    const res = await api.post('/accounts/create').set('authorization', AUTH).set('content-type', type).send(JSON.stringify({ account_name: 'nope' }))
+    const res = await api
+      .post('/accounts/create')
+      .set('authorization', AUTH)
+      .set('content-type', type)
+      .send(JSON.stringify({ account_name: 'nope' }))
     isError(t, res, 415, 'UnsupportedMediaType', `Content-Type "${type}"`)
   }
-  t.equal((await api.get('/accounts/nope').set('authorization', AUTH)).body.error_code, 'ResourceNotExist', 'none of them created anything')
+  t.equal(
+    (await api.get('/accounts/nope').set('authorization', AUTH)).body.error_code,
+    'ResourceNotExist',
+    'none of them created anything',
+  )
 
   const publish = (headers: Record<string, string>, body?: string) => {
     const req = api.post('/sites/publish/mysite?test=true').set('authorization', AUTH).set(headers)
     return body === undefined ? req : req.send(body)
   }
-  await server.engine.as(USER).createSite({ site_data: { site_name: 'mysite', original_site_url: 'https://www.example.com/' } })
+  await server.engine
+    .as(USER)
+    .createSite({ site_data: { site_name: 'mysite', original_site_url: 'https://www.example.com/' } })
   t.equal((await publish({ 'content-length': '0' })).status, 204, 'Content-Length: 0 without a Content-Type is no body')
   t.equal((await publish({})).status, 204, 'no body, no Content-Type')
-  isError(t, await publish({ 'content-type': 'text/plain', 'content-length': '0' }), 415, 'UnsupportedMediaType', 'Content-Length: 0 with a text/plain Content-Type')
-  const noType = await request(`${server.url}/api`).post('/sites/publish/mysite?test=true').set('authorization', AUTH).set('content-type', '').send('{}')
+  isError(
+    t,
+    await publish({ 'content-type': 'text/plain', 'content-length': '0' }),
+    415,
+    'UnsupportedMediaType',
+    'Content-Length: 0 with a text/plain Content-Type',
+  )
+  const noType = await request(`${server.url}/api`)
+    .post('/sites/publish/mysite?test=true')
+    .set('authorization', AUTH)
+    .set('content-type', '')
+    .send('{}')
   isError(t, noType, 415, 'UnsupportedMediaType', 'a body without a Content-Type')
   const getWithType = await api.get('/sites/mysite').set('authorization', AUTH).set('content-type', 'text/plain')
   isError(t, getWithType, 415, 'UnsupportedMediaType', 'a GET with a text/plain Content-Type')
@@ -103,7 +149,9 @@ t.test('what a JSON body may be labelled', async (t) => {
 t.test('the browser rule: state-changing requests from other sites are 403', async (t) => {
   const server = await serve(t, ['https://admin.example.com'])
   const api = request(`${server.url}/api`)
-  await server.engine.as(USER).createSite({ site_data: { site_name: 'mysite', original_site_url: 'https://www.example.com/' } })
+  await server.engine
+    .as(USER)
+    .createSite({ site_data: { site_name: 'mysite', original_site_url: 'https://www.example.com/' } })
   const own = server.url
   const post = (headers: Record<string, string>) =>
     api.post('/sites/resetcache/mysite').set('authorization', AUTH).set(headers)
@@ -134,13 +182,22 @@ t.test('the browser rule: state-changing requests from other sites are 403', asy
     ['post', '/accounts/grant-access/acc/sites/mysite'],
     ['delete', '/sites/mysite'],
   ] as const) {
-    const res = await api[method](path).set('authorization', AUTH).set({ 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' })
+    const res = await api[method](path)
+      .set('authorization', AUTH)
+      .set({ 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' })
     isError(t, res, 403, 'AccessForbidden', `${method.toUpperCase()} ${path} from another site`)
   }
   t.strictSame((await server.engine.billing(USER)).charges, [], 'nothing was charged')
   t.ok(await server.engine.as(USER).getSite('mysite'), 'the site is still there')
-  const read = await api.get('/sites/mysite').set('authorization', AUTH).set({ 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' })
-  t.equal(read.status, 200, 'reads are not state-changing: a cross-site GET is answered (a page elsewhere cannot read it without CORS)')
+  const read = await api
+    .get('/sites/mysite')
+    .set('authorization', AUTH)
+    .set({ 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' })
+  t.equal(
+    read.status,
+    200,
+    'reads are not state-changing: a cross-site GET is answered (a page elsewhere cannot read it without CORS)',
+  )
 })
 
 t.test('order: 401, then 403, then 415', async (t) => {
@@ -148,8 +205,26 @@ t.test('order: 401, then 403, then 415', async (t) => {
   const api = request(`${server.url}/api`)
   const hostile = { 'sec-fetch-site': 'cross-site', origin: 'https://evil.example', 'content-type': 'text/plain' }
   isError(t, await api.post('/sites/create').set(hostile).send('{}'), 401, 'Unauthorized', 'no credentials first')
-  isError(t, await api.post('/sites/create').set(hostile).set('authorization', 'Basic d3Jvbmc6d3Jvbmc=').send('{}'), 401, 'Unauthorized', 'wrong credentials first')
-  isError(t, await api.post('/sites/create').set(hostile).set('authorization', AUTH).send('{}'), 403, 'AccessForbidden', 'then the browser rule')
+  isError(
+    t,
+    await api.post('/sites/create').set(hostile).set('authorization', 'Basic d3Jvbmc6d3Jvbmc=').send('{}'),
+    401,
+    'Unauthorized',
+    'wrong credentials first',
+  )
+  isError(
+    t,
+    await api.post('/sites/create').set(hostile).set('authorization', AUTH).send('{}'),
+    403,
+    'AccessForbidden',
+    'then the browser rule',
+  )
   const sameOrigin = { 'sec-fetch-site': 'same-origin', origin: server.url, 'content-type': 'text/plain' }
-  isError(t, await api.post('/sites/create').set(sameOrigin).set('authorization', AUTH).send('{}'), 415, 'UnsupportedMediaType', 'then the content type')
+  isError(
+    t,
+    await api.post('/sites/create').set(sameOrigin).set('authorization', AUTH).send('{}'),
+    415,
+    'UnsupportedMediaType',
+    'then the content type',
+  )
 })

@@ -9,13 +9,16 @@ import { createEngine } from '../lib/engine/index.js'
 import { startServer } from '../lib/server.js'
 import { checkedFetch } from './helpers/openapi-check.js'
 
-const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1'
+const IPHONE =
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1'
 
 async function service(t: Tap) {
   const clock = { now: Date.parse('2025-05-01T08:30:00Z') }
   const engine = createEngine({ now: () => new Date(clock.now) })
   await engine.addMasterAccount({ user: 'alice', password: 'pw' })
-  const { site_name } = await engine.as('alice').createSite({ site_data: { original_site_url: 'https://shop.example.com' } })
+  const { site_name } = await engine
+    .as('alice')
+    .createSite({ site_data: { original_site_url: 'https://shop.example.com' } })
   const server = await startServer({ engine })
   t.teardown(async () => {
     await server.close()
@@ -35,11 +38,17 @@ type Tap = Test
 
 t.test('visits and activities over GET and POST, answered 204 at once', async (t) => {
   const { engine, server, site_name, eventually } = await service(t)
-  const visit = await fetch(`${server.url}/collect/${site_name}`, { headers: { 'user-agent': IPHONE, 'cf-ipcountry': 'JP' } })
+  const visit = await fetch(`${server.url}/collect/${site_name}`, {
+    headers: { 'user-agent': IPHONE, 'cf-ipcountry': 'JP' },
+  })
   t.equal(visit.status, 204)
   t.equal(visit.headers.get('cache-control'), 'no-store')
   t.match(visit.headers.get('set-cookie'), /^msvid=[\w-]+;/, 'a visitor cookie')
-  const beacon = await fetch(`${server.url}/collect/${site_name}?e=visit&pv=3`, { method: 'POST', body: 'anything a beacon sends', headers: { 'content-type': 'text/plain' } })
+  const beacon = await fetch(`${server.url}/collect/${site_name}?e=visit&pv=3`, {
+    method: 'POST',
+    body: 'anything a beacon sends',
+    headers: { 'content-type': 'text/plain' },
+  })
   t.equal(beacon.status, 204, 'POST with a text/plain body: the JSON-only rule of the API does not apply')
   const call = await fetch(`${server.url}/collect/${site_name}?e=click_to_call`, { method: 'POST' })
   t.equal(call.status, 204)
@@ -52,7 +61,11 @@ t.test('visits and activities over GET and POST, answered 204 at once', async (t
     'two visits, four page views recorded',
   )
   t.ok(
-    await eventually(async () => ((await api.siteAnalytics(site_name, { result: 'activities' })) as unknown as Record<string, number>).CLICK_TO_CALLS === 1),
+    await eventually(
+      async () =>
+        ((await api.siteAnalytics(site_name, { result: 'activities' })) as unknown as Record<string, number>)
+          .CLICK_TO_CALLS === 1,
+    ),
     'one click to call recorded',
   )
 })
@@ -64,21 +77,39 @@ t.test('e=redirect sets last_confirmed_redirected_date, without a visitor cookie
   const res = await fetch(`${server.url}/collect/${site_name}?e=redirect`, { method: 'POST' })
   t.equal(res.status, 204)
   t.equal(res.headers.get('set-cookie'), null, 'a confirmation is not a visitor')
-  t.ok(await eventually(async () => (await api.getSite(site_name)).last_confirmed_redirected_date === '2025-05-01T08:30:00'))
+  t.ok(
+    await eventually(
+      async () => (await api.getSite(site_name)).last_confirmed_redirected_date === '2025-05-01T08:30:00',
+    ),
+  )
   clock.now += 3_600_000
   t.equal((await fetch(`${server.url}/collect/${site_name}?e=redirect`)).status, 204, 'GET works too')
-  t.ok(await eventually(async () => (await api.getSite(site_name)).last_confirmed_redirected_date === '2025-05-01T09:30:00'))
+  t.ok(
+    await eventually(
+      async () => (await api.getSite(site_name)).last_confirmed_redirected_date === '2025-05-01T09:30:00',
+    ),
+  )
   const traffic = (await api.siteAnalytics(site_name, { result: 'traffic' })) as unknown as Record<string, number>
   t.equal(traffic.VISITS, 0, 'a confirmation records no visit')
 })
 
 t.test('unknown sites, unknown events and bad input are 204 and change nothing', async (t) => {
   const { engine, server, site_name } = await service(t)
-  for (const path of ['/collect/nosuchsite', '/collect/nosuchsite?e=redirect', `/collect/${site_name}?e=bogus`, `/collect/${site_name}?pv=-1`, '/collect/__proto__?e=redirect', '/collect/a%20b']) {
+  for (const path of [
+    '/collect/nosuchsite',
+    '/collect/nosuchsite?e=redirect',
+    `/collect/${site_name}?e=bogus`,
+    `/collect/${site_name}?pv=-1`,
+    '/collect/__proto__?e=redirect',
+    '/collect/a%20b',
+  ]) {
     t.equal((await fetch(`${server.url}${path}`, { method: 'POST' })).status, 204, path)
   }
   await new Promise((resolve) => setTimeout(resolve, 50))
-  const traffic = (await engine.as('alice').siteAnalytics(site_name, { result: 'traffic' })) as unknown as Record<string, number>
+  const traffic = (await engine.as('alice').siteAnalytics(site_name, { result: 'traffic' })) as unknown as Record<
+    string,
+    number
+  >
   t.equal(traffic.VISITS, 0)
   const put = await fetch(`${server.url}/collect/${site_name}`, { method: 'PUT' })
   t.equal(put.status, 405)

@@ -61,7 +61,9 @@ t.test('a body sent one byte at a time is cut off with 408 RequestTimeout', asyn
   t.teardown(() => server.close())
   const socket = await open(server.url)
   const answer = readAll(socket)
-  socket.write(`POST /api/accounts/create HTTP/1.1\r\nHost: x\r\nAuthorization: ${AUTH}\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n`)
+  socket.write(
+    `POST /api/accounts/create HTTP/1.1\r\nHost: x\r\nAuthorization: ${AUTH}\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n`,
+  )
   const drip = setInterval(() => socket.writable && socket.write(' '), 200)
   const { text, closed, afterMs } = await answer
   clearInterval(drip)
@@ -87,7 +89,7 @@ t.test('headers that never end are cut off with 408 too', async (t) => {
   t.ok(closed)
 })
 
-t.test('Node\'s own answers carry the JSON error body', async (t) => {
+t.test("Node's own answers carry the JSON error body", async (t) => {
   const server = await startServer()
   t.teardown(() => server.close())
   const send = async (raw: string) => {
@@ -103,10 +105,14 @@ t.test('Node\'s own answers carry the JSON error body', async (t) => {
   const framing = await send('POST /api/sites/create HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n')
   t.equal(framing.status, 400, 'a bad Content-Length: 400')
   t.equal(framing.body?.error_code, 'InvalidInput')
-  const both = await send('POST /api/sites/create HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\nabc')
+  const both = await send(
+    'POST /api/sites/create HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\nabc',
+  )
   t.equal(both.status, 400, 'Content-Length with Transfer-Encoding (request smuggling): 400')
   t.equal(both.body?.error_code, 'InvalidInput')
-  const chunk = await send('POST /api/sites/create HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\nzz\r\n')
+  const chunk = await send(
+    'POST /api/sites/create HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\nzz\r\n',
+  )
   t.equal(chunk.status, 400, 'a bad chunk size: 400')
   t.equal(chunk.body?.error_code, 'InvalidInput')
   const garbage = await send('\x00\x01 not http at all\r\n\r\n')

@@ -14,7 +14,9 @@ import { checkedFetch } from './helpers/openapi-check.js'
 
 const run = promisify(exec)
 const root = fileURLToPath(new URL('..', import.meta.url))
-const auth = (user: string, password: string) => ({ authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` })
+const auth = (user: string, password: string) => ({
+  authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`,
+})
 
 t.test('startServer serves the API under ${url}/api until closed', async (t) => {
   const clock = new FakeClock('2026-01-02T03:04:05')
@@ -34,11 +36,20 @@ t.test('startServer serves the API under ${url}/api until closed', async (t) => 
   t.equal(created.status, 200)
   t.same(await created.json(), { site_name: 'servedexample' })
   t.same(builder.calls, ['servedexample'], 'the given builder ran')
-  t.equal((await engine.as('alice').getSite('servedexample')).last_published_date, '2026-01-02T03:04:05', 'the given clock')
+  t.equal(
+    (await engine.as('alice').getSite('servedexample')).last_published_date,
+    '2026-01-02T03:04:05',
+    'the given clock',
+  )
   const outside = await fetch(`${server.url}/sites/created`, { headers: auth('alice', 'pw') })
   t.equal(outside.status, 404, 'nothing outside /api')
   t.same(await outside.json(), { error_code: 'NotFound', message: 'no endpoint at GET /sites/created' }, 'a JSON 404')
-  for (const [method, path] of [['GET', '/'], ['GET', '/favicon.ico'], ['POST', '/nothing/here'], ['DELETE', '/apix']]) {
+  for (const [method, path] of [
+    ['GET', '/'],
+    ['GET', '/favicon.ico'],
+    ['POST', '/nothing/here'],
+    ['DELETE', '/apix'],
+  ]) {
     const res = await fetch(`${server.url}${path}`, { method })
     t.equal(res.status, 404, `${method} ${path}: 404`)
     t.match(res.headers.get('content-type'), /^application\/json/, `${method} ${path}: JSON`)
@@ -50,7 +61,11 @@ t.test('startServer serves the API under ${url}/api until closed', async (t) => 
   await server.close()
   await server.close()
   await t.rejects(fetch(`${server.url}/api/agents`, { headers: auth('alice', 'pw') }), 'closed: no longer answers')
-  t.equal((await engine.as('alice').getSite('servedexample')).site_name, 'servedexample', 'close leaves the engine open')
+  t.equal(
+    (await engine.as('alice').getSite('servedexample')).site_name,
+    'servedexample',
+    'close leaves the engine open',
+  )
 })
 
 t.test('startServer with no options: its own engine on a free port', async (t) => {
@@ -82,7 +97,17 @@ t.test('startServer rejects when the port is taken', async (t) => {
 async function startCli(t: Test, env: Record<string, string>): Promise<{ child: ChildProcess; lines: string[] }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'lib/cli.ts'], {
     cwd: root,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', REDIS_URL: '', DATABASE_URL: '', MOBISITE_STORE: '', MOBISITE_USER: '', MOBISITE_PASSWORD: '', ...env },
+    env: {
+      ...process.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      REDIS_URL: '',
+      DATABASE_URL: '',
+      MOBISITE_STORE: '',
+      MOBISITE_USER: '',
+      MOBISITE_PASSWORD: '',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   t.teardown(() => {

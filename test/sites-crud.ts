@@ -31,7 +31,11 @@ t.test('create then retrieve: the site as given, defaults filled, absent keys ab
 
   const got = await alice.get('/sites/myshop')
   t.equal(got.status, 200)
-  t.strictSame(got.body, { site_name: 'myshop', original_site_url: 'https://www.example.com/', auto_sync_cache_ttl: 'SHORT' })
+  t.strictSame(got.body, {
+    site_name: 'myshop',
+    original_site_url: 'https://www.example.com/',
+    auto_sync_cache_ttl: 'SHORT',
+  })
   t.notMatch(got.text, /:null\b/, 'no null value anywhere')
 })
 
@@ -96,7 +100,13 @@ t.test('site lookups are exact and case-sensitive; names are unique regardless o
   const { alice } = await setup(t)
   await createSite(t, alice, 'CaseName')
   isError(t, await alice.get('/sites/casename'), 400, 'ResourceNotExist', 'other case is another name')
-  isError(t, await alice.post('/sites/create', siteBody('casename')), 400, 'ResourceAlreadyExist', 'but cannot be created beside it')
+  isError(
+    t,
+    await alice.post('/sites/create', siteBody('casename')),
+    400,
+    'ResourceAlreadyExist',
+    'but cannot be created beside it',
+  )
   t.equal((await alice.get('/sites/CaseName')).body.site_name, 'CaseName')
 })
 
@@ -110,9 +120,15 @@ t.test('__proto__, constructor and other Object names are ordinary site names an
     t.equal(res.body.site_name, name)
     t.equal((await alice.get(`/sites/byexternal/${name}`)).body.site_name, name, `${name} found by uid`)
   }
-  const many = await alice.post('/sites/get-many', names.map((site_name) => ({ site_name })))
+  const many = await alice.post(
+    '/sites/get-many',
+    names.map((site_name) => ({ site_name })),
+  )
   t.equal(many.status, 200)
-  t.same(many.body.map((s: { site_name: string }) => s.site_name), names)
+  t.same(
+    many.body.map((s: { site_name: string }) => s.site_name),
+    names,
+  )
   isError(t, await alice.get('/sites/valueOf'), 400, 'ResourceNotExist', 'valueOf was never created')
   isEmpty(t, await alice.del('/sites/__proto__'))
   isError(t, await alice.get('/sites/__proto__'), 400, 'ResourceNotExist', 'deleted __proto__')
@@ -123,7 +139,13 @@ t.test('update: each field changes, others stay, modified listing aside', async 
   const { alice } = await setup(t)
   await createSite(t, alice, 'editme', FULL)
   isEmpty(t, await alice.post('/sites/update/editme', { site_domain: 'mobile.example.org' }))
-  isEmpty(t, await alice.post('/sites/update/editme', { original_site_url: 'https://new.example.org/', auto_sync_cache_ttl: 'VERY_SHORT' }))
+  isEmpty(
+    t,
+    await alice.post('/sites/update/editme', {
+      original_site_url: 'https://new.example.org/',
+      auto_sync_cache_ttl: 'VERY_SHORT',
+    }),
+  )
   isEmpty(t, await alice.post('/sites/update/editme', { external_uid: 'ext-2' }))
   const got = await alice.get('/sites/editme')
   t.strictSame(got.body, {
@@ -143,15 +165,49 @@ t.test('update: missing site, empty body, fields it does not take', async (t) =>
   isError(t, await alice.post('/sites/update/editme', {}), 400, 'InvalidInput', 'no field')
   isError(t, await alice.post('/sites/update/editme'), 400, 'InvalidInput', 'no body')
   for (const field of ['site_name', 'preview_site_url', 'site_vertical', 'site_business_info', 'color']) {
-    const message = isError(t, await alice.post('/sites/update/editme', { [field]: 'x' }), 400, 'InvalidInput', `update ${field}`)
+    const message = isError(
+      t,
+      await alice.post('/sites/update/editme', { [field]: 'x' }),
+      400,
+      'InvalidInput',
+      `update ${field}`,
+    )
     t.match(message, new RegExp(field), `message names ${field}`)
   }
-  isError(t, await alice.post('/sites/update/editme', { auto_sync_cache_ttl: 'FOREVER' }), 400, 'InvalidInput', 'bad ttl')
-  isError(t, await alice.post('/sites/update/editme', { site_domain: 'not a domain' }), 400, 'InvalidInput', 'bad domain')
-  isError(t, await alice.post('/sites/update/editme', { original_site_url: 'ftp://example.com/' }), 400, 'InvalidInput', 'ftp url')
-  isError(t, await alice.post('/sites/update/editme', [{ site_domain: 'a.example.com' }]), 400, 'InvalidInput', 'array body')
+  isError(
+    t,
+    await alice.post('/sites/update/editme', { auto_sync_cache_ttl: 'FOREVER' }),
+    400,
+    'InvalidInput',
+    'bad ttl',
+  )
+  isError(
+    t,
+    await alice.post('/sites/update/editme', { site_domain: 'not a domain' }),
+    400,
+    'InvalidInput',
+    'bad domain',
+  )
+  isError(
+    t,
+    await alice.post('/sites/update/editme', { original_site_url: 'ftp://example.com/' }),
+    400,
+    'InvalidInput',
+    'ftp url',
+  )
+  isError(
+    t,
+    await alice.post('/sites/update/editme', [{ site_domain: 'a.example.com' }]),
+    400,
+    'InvalidInput',
+    'array body',
+  )
   const got = await alice.get('/sites/editme')
-  t.strictSame(got.body, { site_name: 'editme', original_site_url: 'https://www.example.com/', auto_sync_cache_ttl: 'SHORT' }, 'nothing changed')
+  t.strictSame(
+    got.body,
+    { site_name: 'editme', original_site_url: 'https://www.example.com/', auto_sync_cache_ttl: 'SHORT' },
+    'nothing changed',
+  )
 })
 
 t.test('delete: 204, then gone everywhere, then the name is free again', async (t) => {
@@ -160,21 +216,41 @@ t.test('delete: 204, then gone everywhere, then the name is free again', async (
   isEmpty(t, await alice.del('/sites/doomed'))
   isError(t, await alice.get('/sites/doomed'), 400, 'ResourceNotExist', 'retrieve after delete')
   isError(t, await alice.del('/sites/doomed'), 400, 'ResourceNotExist', 'delete twice')
-  isError(t, await alice.post('/sites/update/doomed', { external_uid: 'x' }), 400, 'ResourceNotExist', 'update after delete')
-  isError(t, await alice.post('/sites/get-many', [{ site_name: 'doomed' }]), 400, 'ResourceNotExist', 'get-many after delete')
+  isError(
+    t,
+    await alice.post('/sites/update/doomed', { external_uid: 'x' }),
+    400,
+    'ResourceNotExist',
+    'update after delete',
+  )
+  isError(
+    t,
+    await alice.post('/sites/get-many', [{ site_name: 'doomed' }]),
+    400,
+    'ResourceNotExist',
+    'get-many after delete',
+  )
   await createSite(t, alice, 'doomed')
-  t.strictSame((await alice.get('/sites/doomed')).body, {
-    site_name: 'doomed',
-    original_site_url: 'https://www.example.com/',
-    auto_sync_cache_ttl: 'SHORT',
-  }, 'the new site has nothing of the old one')
+  t.strictSame(
+    (await alice.get('/sites/doomed')).body,
+    {
+      site_name: 'doomed',
+      original_site_url: 'https://www.example.com/',
+      auto_sync_cache_ttl: 'SHORT',
+    },
+    'the new site has nothing of the old one',
+  )
 })
 
 t.test('get-many: records in request order, summary fields only', async (t) => {
   const { alice } = await setup(t)
   await createSite(t, alice, 'fullsite', FULL)
   await createSite(t, alice, 'plainsite')
-  const res = await alice.post('/sites/get-many', [{ site_name: 'plainsite' }, { site_name: 'fullsite' }, { site_name: 'plainsite' }])
+  const res = await alice.post('/sites/get-many', [
+    { site_name: 'plainsite' },
+    { site_name: 'fullsite' },
+    { site_name: 'plainsite' },
+  ])
   t.equal(res.status, 200)
   t.ok(Array.isArray(res.body), 'a JSON array')
   const { preview_site_url: _omitted, ...summary } = FULL
@@ -189,11 +265,19 @@ t.test('get-many: 1 and 50 names pass, 0 and 51 are InvalidInput', async (t) => 
   const { alice } = await setup(t)
   const names = Array.from({ length: 51 }, (_, i) => `bulk-${String(i).padStart(2, '0')}`)
   for (const name of names) await alice.api.createSite(siteBody(name))
-  const ask = (n: number) => alice.post('/sites/get-many', names.slice(0, n).map((site_name) => ({ site_name })))
+  const ask = (n: number) =>
+    alice.post(
+      '/sites/get-many',
+      names.slice(0, n).map((site_name) => ({ site_name })),
+    )
   t.equal((await ask(1)).body.length, 1, '1 name')
   const fifty = await ask(50)
   t.equal(fifty.status, 200)
-  t.same(fifty.body.map((s: { site_name: string }) => s.site_name), names.slice(0, 50), '50 names, in order')
+  t.same(
+    fifty.body.map((s: { site_name: string }) => s.site_name),
+    names.slice(0, 50),
+    '50 names, in order',
+  )
   t.match(isError(t, await ask(51), 400, 'InvalidInput', '51 names'), /50/)
   isError(t, await ask(0), 400, 'InvalidInput', 'empty array')
 })
@@ -201,13 +285,24 @@ t.test('get-many: 1 and 50 names pass, 0 and 51 are InvalidInput', async (t) => 
 t.test('get-many: malformed bodies and missing names', async (t) => {
   const { alice } = await setup(t)
   await createSite(t, alice, 'present')
-  const missing = isError(t, await alice.post('/sites/get-many', [{ site_name: 'present' }, { site_name: 'absent1' }, { site_name: 'absent2' }]), 400, 'ResourceNotExist')
+  const missing = isError(
+    t,
+    await alice.post('/sites/get-many', [{ site_name: 'present' }, { site_name: 'absent1' }, { site_name: 'absent2' }]),
+    400,
+    'ResourceNotExist',
+  )
   t.match(missing, /absent1/)
   t.match(missing, /absent2/)
   t.notMatch(missing, /present/, 'names only the missing ones')
   isError(t, await alice.post('/sites/get-many', { site_name: 'present' }), 400, 'InvalidInput', 'object, not array')
   isError(t, await alice.post('/sites/get-many', [{}]), 400, 'InvalidInput', 'entry without site_name')
-  isError(t, await alice.post('/sites/get-many', [{ site_name: 'present', extra: 1 }]), 400, 'InvalidInput', 'entry with unknown field')
+  isError(
+    t,
+    await alice.post('/sites/get-many', [{ site_name: 'present', extra: 1 }]),
+    400,
+    'InvalidInput',
+    'entry with unknown field',
+  )
   isError(t, await alice.post('/sites/get-many', ['present']), 400, 'InvalidInput', 'bare strings')
   isError(t, await alice.post('/sites/get-many', [{ site_name: 42 }]), 400, 'InvalidInput', 'non-string name')
   isError(t, await alice.post('/sites/get-many'), 400, 'InvalidInput', 'no body')

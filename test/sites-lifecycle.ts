@@ -24,10 +24,12 @@ t.test('create_now=true (default): built before the response, no status fields',
   const f = await setup(t)
   f.builder.outcome = 'hold'
   let answered = false
-  const pendingCreate = f.alice.post('/sites/create', siteBody('syncsite', { preview_site_url: 'https://p.example.com/' })).then((r) => {
-    answered = true
-    return r
-  })
+  const pendingCreate = f.alice
+    .post('/sites/create', siteBody('syncsite', { preview_site_url: 'https://p.example.com/' }))
+    .then((r) => {
+      answered = true
+      return r
+    })
   await f.builder.whenCalled('syncsite')
   t.equal(f.builder.pending, 1, 'the builder was called during the request')
   await eventually(() => false, 20)
@@ -44,7 +46,13 @@ t.test('create_now=true (default): built before the response, no status fields',
 
   f.builder.outcome = 'succeed'
   for (const create_now of [true, 'true']) {
-    const name = await createSite(t, f.alice, undefined, { original_site_url: 'https://other.example.net/' }, { create_now })
+    const name = await createSite(
+      t,
+      f.alice,
+      undefined,
+      { original_site_url: 'https://other.example.net/' },
+      { create_now },
+    )
     t.equal(f.builder.calls.at(-1), name, `create_now=${JSON.stringify(create_now)} builds at once`)
   }
   t.equal(f.builder.calls.length, 3, 'one build per create')
@@ -139,7 +147,10 @@ t.test('create_now=async with publish_now: published and charged once the build 
   f.builder.release('asyncpub')
   const after = await settled(t, f, 'asyncpub')
   t.equal(after?.last_published_date, f.clock.iso())
-  t.same((await f.engine.billing('alice')).charges.map((c) => c.site_name), ['asyncpub'])
+  t.same(
+    (await f.engine.billing('alice')).charges.map((c) => c.site_name),
+    ['asyncpub'],
+  )
 })
 
 t.test('a site deleted while its async build runs stays deleted and uncharged', async (t) => {
@@ -166,7 +177,10 @@ t.test('a stale async build does not settle a new site that reuses the name', as
   t.equal(now?.creation_status, 'PENDING', 'the new site is still pending')
   t.equal(now?.status, 'UNDER_CONSTRUCTION')
   f.builder.release('reused')
-  t.notOk((await settled(t, f, 'reused')) && 'creation_status' in (await site(f, 'reused'))!, 'its own build settles it')
+  t.notOk(
+    (await settled(t, f, 'reused')) && 'creation_status' in (await site(f, 'reused'))!,
+    'its own build settles it',
+  )
 })
 
 t.test('publish_now with create_now=true: published at once with the clock time', async (t) => {

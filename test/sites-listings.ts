@@ -16,7 +16,8 @@ async function createAt(f: Fixture, name: string, at: string): Promise<void> {
 async function names(f: Fixture, path: string, query: Record<string, string> = {}): Promise<string[]> {
   const res = await f.alice.get(path).query(query)
   if (res.status !== 200) throw new Error(`${path} ${JSON.stringify(query)}: ${res.status} ${res.text}`)
-  for (const entry of res.body) if (Object.keys(entry).join() !== 'site_name') throw new Error(`unexpected entry ${JSON.stringify(entry)}`)
+  for (const entry of res.body)
+    if (Object.keys(entry).join() !== 'site_name') throw new Error(`unexpected entry ${JSON.stringify(entry)}`)
   return (res.body as { site_name: string }[]).map((s) => s.site_name).sort()
 }
 
@@ -43,42 +44,100 @@ for (const path of ['/sites/created', '/sites/modified']) {
     const f = await setup(t)
     await seed(f)
     t.same(await names(f, path, { to: '2025-03-06T00:00:00' }), ['before-window', 'mid-window', 'window-start'])
-    t.same(await names(f, path, { to: '2025-03-06' }), ['before-window', 'mid-window', 'window-start'], 'a day is its start')
+    t.same(
+      await names(f, path, { to: '2025-03-06' }),
+      ['before-window', 'mid-window', 'window-start'],
+      'a day is its start',
+    )
     t.same(await names(f, path, { to: '2025-03-05T23:59:59' }), ['before-window', 'window-start'])
     t.same(await names(f, path, { from: '2025-03-06' }), ['mid-window', 'window-end'], 'to defaults to now')
-    t.same(await names(f, path, { from: '2025-03-01' }), ['before-window', 'mid-window', 'window-end', 'window-start'], 'from may be more than 7 days back')
+    t.same(
+      await names(f, path, { from: '2025-03-01' }),
+      ['before-window', 'mid-window', 'window-end', 'window-start'],
+      'from may be more than 7 days back',
+    )
   })
 
   t.test(`${path}: both formats, inclusive ends, a one-instant period`, async (t) => {
     const f = await setup(t)
     await seed(f)
-    t.same(await names(f, path, { from: '2025-03-03T12:00:00', to: '2025-03-10T12:00:00' }), ['mid-window', 'window-end', 'window-start'])
+    t.same(await names(f, path, { from: '2025-03-03T12:00:00', to: '2025-03-10T12:00:00' }), [
+      'mid-window',
+      'window-end',
+      'window-start',
+    ])
     t.same(await names(f, path, { from: '2025-03-03T12:00:01', to: '2025-03-10T11:59:59' }), ['mid-window'])
     t.same(await names(f, path, { from: '2025-03-06', to: '2025-03-06' }), ['mid-window'], 'from = to, date form')
-    t.same(await names(f, path, { from: '2025-03-06T00:00:00', to: '2025-03-06T00:00:00' }), ['mid-window'], 'from = to, date-time form')
-    t.same(await names(f, path, { from: '2025-03-01', to: '2025-03-31' }), ['after-window', 'before-window', 'mid-window', 'window-end', 'window-start'], 'a period reaching past now')
+    t.same(
+      await names(f, path, { from: '2025-03-06T00:00:00', to: '2025-03-06T00:00:00' }),
+      ['mid-window'],
+      'from = to, date-time form',
+    )
+    t.same(
+      await names(f, path, { from: '2025-03-01', to: '2025-03-31' }),
+      ['after-window', 'before-window', 'mid-window', 'window-end', 'window-start'],
+      'a period reaching past now',
+    )
     t.same(await names(f, path, { from: '2020-01-01', to: '2020-12-31' }), [], 'an empty period')
   })
 
   t.test(`${path}: from after to is InvalidInput`, async (t) => {
     const f = await setup(t)
-    isError(t, await f.alice.get(path).query({ from: '2025-03-06T00:00:01', to: '2025-03-06T00:00:00' }), 400, 'InvalidInput', 'one second after')
+    isError(
+      t,
+      await f.alice.get(path).query({ from: '2025-03-06T00:00:01', to: '2025-03-06T00:00:00' }),
+      400,
+      'InvalidInput',
+      'one second after',
+    )
     isError(t, await f.alice.get(path).query({ from: '2025-03-07', to: '2025-03-06' }), 400, 'InvalidInput', 'days')
     t.equal(
-      isError(t, await f.alice.get(path).query({ from: '2025-03-07', to: '2025-03-06' }), 400, 'InvalidInput', 'both given'),
+      isError(
+        t,
+        await f.alice.get(path).query({ from: '2025-03-07', to: '2025-03-06' }),
+        400,
+        'InvalidInput',
+        'both given',
+      ),
       'from must not be after to',
     )
-    const message = isError(t, await f.alice.get(path).query({ from: '2025-03-10T12:00:01' }), 400, 'InvalidInput', 'from after the default to (now)')
-    t.equal(message, 'from must not be after now (2025-03-10T12:00:00), where the period ends when to is not given', 'names now, not an absent to')
+    const message = isError(
+      t,
+      await f.alice.get(path).query({ from: '2025-03-10T12:00:01' }),
+      400,
+      'InvalidInput',
+      'from after the default to (now)',
+    )
+    t.equal(
+      message,
+      'from must not be after now (2025-03-10T12:00:00), where the period ends when to is not given',
+      'names now, not an absent to',
+    )
     t.notMatch(message, /after to\b/)
   })
 
   t.test(`${path}: malformed and impossible dates are InvalidInput naming the parameter`, async (t) => {
     const f = await setup(t)
     const bad = [
-      '2025-02-30', '2025-02-29', '2025-13-01', '2025-00-10', '2025-04-31', '2025-03-10T24:00:00', '2025-03-10T23:60:00',
-      '2025-03-10T23:59:60', '2025-3-5', '2025-03-05T10:00', '2025-03-05T10:00:00Z', '2025-03-05T10:00:00+01:00',
-      '2025-03-05 10:00:00', '2025-03-05T10:00:00.000', '20250305', 'yesterday', '', '1741600000', '0000-01-01',
+      '2025-02-30',
+      '2025-02-29',
+      '2025-13-01',
+      '2025-00-10',
+      '2025-04-31',
+      '2025-03-10T24:00:00',
+      '2025-03-10T23:60:00',
+      '2025-03-10T23:59:60',
+      '2025-3-5',
+      '2025-03-05T10:00',
+      '2025-03-05T10:00:00Z',
+      '2025-03-05T10:00:00+01:00',
+      '2025-03-05 10:00:00',
+      '2025-03-05T10:00:00.000',
+      '20250305',
+      'yesterday',
+      '',
+      '1741600000',
+      '0000-01-01',
     ]
     for (const value of bad) {
       t.match(isError(t, await f.alice.get(path).query({ from: value }), 400, 'InvalidInput', `from=${value}`), /from/)

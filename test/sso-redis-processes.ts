@@ -6,7 +6,15 @@
  * Needs REDIS_URL; without it the file skips and says so.
  */
 import t from 'tap'
-import { REDIS_URL, deleteUnder, randomPrefix, redisOrSkip, request, spawnMobisite, type MobisiteProcess } from './helpers/redis.js'
+import {
+  REDIS_URL,
+  deleteUnder,
+  randomPrefix,
+  redisOrSkip,
+  request,
+  spawnMobisite,
+  type MobisiteProcess,
+} from './helpers/redis.js'
 
 const admin = await redisOrSkip(t, 'SSO across processes on Redis')
 
@@ -35,7 +43,14 @@ if (admin && REDIS_URL) {
 
   t.test('a link from A signs in on B; the session works on A', async (t) => {
     t.equal((await request(A.api, auth, 'POST', '/accounts/create', { account_name: 'acc' })).status, 204)
-    t.equal((await request(B.api, auth, 'POST', '/sites/create', { site_data: { site_name: 'shared', original_site_url: 'https://www.example.com/' } })).status, 200)
+    t.equal(
+      (
+        await request(B.api, auth, 'POST', '/sites/create', {
+          site_data: { site_name: 'shared', original_site_url: 'https://www.example.com/' },
+        })
+      ).status,
+      200,
+    )
     t.equal((await request(A.api, auth, 'POST', '/accounts/grant-access/acc/sites/shared')).status, 204)
     t.not(A.child.pid, B.child.pid, 'two processes')
     const res = await redeem(B, await tokenFrom(A))
@@ -54,7 +69,11 @@ if (admin && REDIS_URL) {
     const rounds = await Promise.all(
       tokens.map(async (token) => {
         const answers = await Promise.all([redeem(A, token), redeem(B, token), redeem(A, token), redeem(B, token)])
-        return { wins: answers.filter((r) => r.status === 303).length, refused: answers.filter((r) => r.status === 401).length, cookies: answers.filter((r) => r.headers.get('set-cookie')).length }
+        return {
+          wins: answers.filter((r) => r.status === 303).length,
+          refused: answers.filter((r) => r.status === 401).length,
+          cookies: answers.filter((r) => r.headers.get('set-cookie')).length,
+        }
       }),
     )
     t.same(
@@ -62,6 +81,9 @@ if (admin && REDIS_URL) {
       tokens.map(() => 1),
       'exactly one redemption of each token succeeded',
     )
-    t.ok(rounds.every((r) => r.refused === 3 && r.cookies === 1), 'the three others were refused, with no cookie')
+    t.ok(
+      rounds.every((r) => r.refused === 3 && r.cookies === 1),
+      'the three others were refused, with no cookie',
+    )
   })
 }

@@ -38,10 +38,26 @@ t.test('only partners; only their own sub-accounts', async (t) => {
   await f.engine.as('bob').createAccount({ account_name: 'bobs' })
   isError(t, await f.api('carol', '/accounts/sso/acc/link'), 403, 'AccessForbidden', 'not a partner')
   isError(t, await f.http.get('/api/accounts/sso/acc/link'), 401, 'Unauthorized', 'no credentials')
-  isError(t, await f.http.get('/api/accounts/sso/acc/link').auth('alice', 'wrong'), 401, 'Unauthorized', 'wrong password')
+  isError(
+    t,
+    await f.http.get('/api/accounts/sso/acc/link').auth('alice', 'wrong'),
+    401,
+    'Unauthorized',
+    'wrong password',
+  )
   const foreign = isError(t, await f.api('alice', '/accounts/sso/bobs/link'), 400, 'ResourceNotExist', "bob's account")
-  const missing = isError(t, await f.api('alice', '/accounts/sso/nobody/link'), 400, 'ResourceNotExist', 'no such account')
-  t.equal(foreign.replace('bobs', 'X'), missing.replace('nobody', 'X'), "another partner's account answers exactly as a missing one")
+  const missing = isError(
+    t,
+    await f.api('alice', '/accounts/sso/nobody/link'),
+    400,
+    'ResourceNotExist',
+    'no such account',
+  )
+  t.equal(
+    foreign.replace('bobs', 'X'),
+    missing.replace('nobody', 'X'),
+    "another partner's account answers exactly as a missing one",
+  )
   isError(t, await f.api('bob', '/accounts/sso/acc/link'), 400, 'ResourceNotExist', "alice's account, asked by bob")
   await rejectsWith(t, f.engine.as('carol').ssoLink('acc'), 'AccessForbidden', 'in-process, not a partner')
 })
@@ -49,28 +65,72 @@ t.test('only partners; only their own sub-accounts', async (t) => {
 t.test('target and site_name: STATS needs a granted site of the caller', async (t) => {
   const f = await dashboardFixture(t)
   await grantedSites(f, { siteone: undefined })
-  await f.engine.as('alice').createSite({ site_data: { site_name: 'notgranted', original_site_url: 'https://www.example.com/' } })
-  await f.engine.as('bob').createSite({ site_data: { site_name: 'bobsite', original_site_url: 'https://www.example.com/' } })
+  await f.engine
+    .as('alice')
+    .createSite({ site_data: { site_name: 'notgranted', original_site_url: 'https://www.example.com/' } })
+  await f.engine
+    .as('bob')
+    .createSite({ site_data: { site_name: 'bobsite', original_site_url: 'https://www.example.com/' } })
 
   for (const query of ['?target=DASHBOARD', '?target=STATS&site_name=siteone', '?site_name=siteone', '']) {
     const res = await f.api('alice', `/accounts/sso/acc/link${query}`)
     t.equal(res.status, 200, `${query || '(no query)'}: 200`)
   }
-  t.match(isError(t, await f.api('alice', '/accounts/sso/acc/link?target=STATS'), 400, 'InvalidInput'), /site_name/, 'STATS without site_name')
-  t.match(isError(t, await f.api('alice', '/accounts/sso/acc/link?target=stats&site_name=siteone'), 400, 'InvalidInput'), /target/, 'target is case-sensitive')
+  t.match(
+    isError(t, await f.api('alice', '/accounts/sso/acc/link?target=STATS'), 400, 'InvalidInput'),
+    /site_name/,
+    'STATS without site_name',
+  )
+  t.match(
+    isError(t, await f.api('alice', '/accounts/sso/acc/link?target=stats&site_name=siteone'), 400, 'InvalidInput'),
+    /target/,
+    'target is case-sensitive',
+  )
   t.match(isError(t, await f.api('alice', '/accounts/sso/acc/link?target=ADMIN'), 400, 'InvalidInput'), /target/)
-  t.match(isError(t, await f.api('alice', '/accounts/sso/acc/link?target=STATS&target=STATS&site_name=siteone'), 400, 'InvalidInput'), /target/, 'repeated')
-  t.match(isError(t, await f.api('alice', '/accounts/sso/acc/link?token=abc'), 400, 'InvalidInput'), /unknown query parameter token/)
-  t.match(isError(t, await f.api('alice', '/accounts/sso/acc/link?site_name=ab'), 400, 'InvalidInput'), /site_name/, 'malformed site name')
+  t.match(
+    isError(
+      t,
+      await f.api('alice', '/accounts/sso/acc/link?target=STATS&target=STATS&site_name=siteone'),
+      400,
+      'InvalidInput',
+    ),
+    /target/,
+    'repeated',
+  )
+  t.match(
+    isError(t, await f.api('alice', '/accounts/sso/acc/link?token=abc'), 400, 'InvalidInput'),
+    /unknown query parameter token/,
+  )
+  t.match(
+    isError(t, await f.api('alice', '/accounts/sso/acc/link?site_name=ab'), 400, 'InvalidInput'),
+    /site_name/,
+    'malformed site name',
+  )
   t.match(
     isError(t, await f.api('alice', '/accounts/sso/acc/link?target=STATS&site_name=notgranted'), 400, 'InvalidInput'),
     /not granted/,
     "the caller's site, not granted to the account",
   )
-  isError(t, await f.api('alice', '/accounts/sso/acc/link?site_name=bobsite'), 400, 'ResourceNotExist', "another partner's site")
-  isError(t, await f.api('alice', '/accounts/sso/acc/link?site_name=nosuchsite'), 400, 'ResourceNotExist', 'a missing site')
+  isError(
+    t,
+    await f.api('alice', '/accounts/sso/acc/link?site_name=bobsite'),
+    400,
+    'ResourceNotExist',
+    "another partner's site",
+  )
+  isError(
+    t,
+    await f.api('alice', '/accounts/sso/acc/link?site_name=nosuchsite'),
+    400,
+    'ResourceNotExist',
+    'a missing site',
+  )
   await f.engine.as('alice').revokeAccess('acc', 'siteone')
-  t.match(isError(t, await f.api('alice', '/accounts/sso/acc/link?site_name=siteone'), 400, 'InvalidInput'), /not granted/, 'after revoke')
+  t.match(
+    isError(t, await f.api('alice', '/accounts/sso/acc/link?site_name=siteone'), 400, 'InvalidInput'),
+    /not granted/,
+    'after revoke',
+  )
   t.same(f.errors, [], 'nothing unexpected')
 })
 
@@ -89,21 +149,46 @@ t.test('apiRouter dashboardUrl: an absolute URL, a path, or the default; trust p
     t.match(url.slice(url.indexOf('token=') + 6), TOKEN)
     return url.slice(0, url.indexOf('?'))
   }
-  t.equal(await linkVia({ dashboardUrl: 'https://dash.example.com/portal/' }), 'https://dash.example.com/portal/sso', 'absolute; trailing slash dropped')
+  t.equal(
+    await linkVia({ dashboardUrl: 'https://dash.example.com/portal/' }),
+    'https://dash.example.com/portal/sso',
+    'absolute; trailing slash dropped',
+  )
   t.equal(await linkVia({ dashboardUrl: 'http://localhost:8080' }), 'http://localhost:8080/sso')
-  t.equal(await linkVia({ dashboardUrl: '/customers/stats' }, false, { Host: 'api.example.com' }), 'http://api.example.com/customers/stats/sso', 'a path: on the request origin')
-  t.equal(await linkVia({}, false, { Host: 'api.example.com:8443' }), 'http://api.example.com:8443/dashboard/sso', 'default')
+  t.equal(
+    await linkVia({ dashboardUrl: '/customers/stats' }, false, { Host: 'api.example.com' }),
+    'http://api.example.com/customers/stats/sso',
+    'a path: on the request origin',
+  )
+  t.equal(
+    await linkVia({}, false, { Host: 'api.example.com:8443' }),
+    'http://api.example.com:8443/dashboard/sso',
+    'default',
+  )
   t.equal(
     await linkVia({}, true, { 'X-Forwarded-Proto': 'https', 'X-Forwarded-Host': 'partner.example.com' }),
     'https://partner.example.com/dashboard/sso',
     'behind a trusted proxy',
   )
   t.equal(
-    await linkVia({}, false, { 'X-Forwarded-Proto': 'https', 'X-Forwarded-Host': 'evil.example.com', Host: 'api.example.com' }),
+    await linkVia({}, false, {
+      'X-Forwarded-Proto': 'https',
+      'X-Forwarded-Host': 'evil.example.com',
+      Host: 'api.example.com',
+    }),
     'http://api.example.com/dashboard/sso',
     'forwarded headers are ignored unless the proxy is trusted',
   )
-  for (const bad of ['dashboard', '//evil.example.com/x', 'javascript:alert(1)', 'ftp://example.com/', 'https://example.com/?a=1', 'https://example.com/#x', '', ' /x']) {
+  for (const bad of [
+    'dashboard',
+    '//evil.example.com/x',
+    'javascript:alert(1)',
+    'ftp://example.com/',
+    'https://example.com/?a=1',
+    'https://example.com/#x',
+    '',
+    ' /x',
+  ]) {
     t.throws(() => apiRouter(engine, { dashboardUrl: bad }), TypeError, `refused at start-up: ${JSON.stringify(bad)}`)
   }
 })
@@ -113,7 +198,10 @@ t.test('in-process: the same operation, the same checks', async (t) => {
   await grantedSites(f, { siteone: undefined })
   const api = f.engine.as('alice')
   t.match((await api.ssoLink('acc')).url, /^\/dashboard\/sso\?token=[A-Za-z0-9_-]{43}$/, 'default: the /dashboard path')
-  t.match((await api.ssoLink('acc', { target: 'STATS', site_name: 'siteone' }, 'https://x.example.com/d')).url, /^https:\/\/x\.example\.com\/d\/sso\?token=/)
+  t.match(
+    (await api.ssoLink('acc', { target: 'STATS', site_name: 'siteone' }, 'https://x.example.com/d')).url,
+    /^https:\/\/x\.example\.com\/d\/sso\?token=/,
+  )
   await rejectsWith(t, api.ssoLink('acc', {}, 'not a url'), 'InvalidInput', 'a bad dashboardUrl')
   await rejectsWith(t, api.ssoLink('acc', { target: 'STATS' }), 'InvalidInput')
   await rejectsWith(t, api.ssoLink('nobody'), 'ResourceNotExist')
@@ -183,7 +271,11 @@ t.test('a session dies with its account, also when the name is re-created at the
   t.equal((await f.page('/', cookie)).status, 401, 're-created account: the old session is still refused')
   const late = await f.http.get(`/dashboard/sso?token=${pending}`)
   const lateCookie = String(late.headers['set-cookie']?.[0] ?? '').split(';')[0]!
-  t.equal((await f.page('/', lateCookie)).status, 401, "a token issued for the deleted account opens nothing the new one can see")
+  t.equal(
+    (await f.page('/', lateCookie)).status,
+    401,
+    'a token issued for the deleted account opens nothing the new one can see',
+  )
   const fresh = await f.signIn('acc')
   t.equal((await f.page('/', fresh)).status, 200, 'a new link works for the new account')
 })

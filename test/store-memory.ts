@@ -43,7 +43,15 @@ t.test('after close every method rejects with StoreUnavailableError; closing twi
     ['incrementWithinLimit', (s) => s.incrementWithinLimit('k', 1, T0)],
     ['siteTraffic', (s) => s.siteTraffic('s', '2024-01-01', '2024-01-01')],
     ['mostTraffic', (s) => s.mostTraffic('alice', '2024-01-01', '2024-01-01', 10)],
-    ['issueSsoToken', (s) => s.issueSsoToken('d', { account_name: 'a', owner: 'alice', incarnation: 'i', target: 'DASHBOARD', expires_at: T0 }, T0)],
+    [
+      'issueSsoToken',
+      (s) =>
+        s.issueSsoToken(
+          'd',
+          { account_name: 'a', owner: 'alice', incarnation: 'i', target: 'DASHBOARD', expires_at: T0 },
+          T0,
+        ),
+    ],
     ['redeemSsoToken', (s) => s.redeemSsoToken('d', T0, 's', T0)],
     ['getSession', (s) => s.getSession('s', T0)],
     ['deleteSession', (s) => s.deleteSession('s')],
@@ -81,7 +89,8 @@ t.test('patches that would corrupt a record reject with TypeError and change not
 
 t.test('findSiteByExternalUid: a tie on created_at goes to the greatest name', async (t) => {
   const store = new MemoryStore()
-  for (const name of ['tie-b', 'tie-c', 'tie-a']) await store.createSite(siteRecord(name, 'alice', { external_uid: 'u' }))
+  for (const name of ['tie-b', 'tie-c', 'tie-a'])
+    await store.createSite(siteRecord(name, 'alice', { external_uid: 'u' }))
   t.equal((await store.findSiteByExternalUid('alice', 'u'))?.site_name, 'tie-c')
 })
 
@@ -119,7 +128,16 @@ t.test('analytics calls go to MemoryAnalytics; deleteSite drops the site there',
   t.strictSame(drops.args(), [['alice', 's']])
 
   await store.createSite(siteRecord('s', 'alice'))
-  const visit = { site_name: 's', day: '2024-01-01', visitor_id: 'v', page_views: 1, browser: 'b', os: 'o', country: 'c', region: 'r' }
+  const visit = {
+    site_name: 's',
+    day: '2024-01-01',
+    visitor_id: 'v',
+    page_views: 1,
+    browser: 'b',
+    os: 'o',
+    country: 'c',
+    region: 'r',
+  }
   const activity = { ...visit, kind: 'form_submit' as const }
   const visits = t.capture(proto, 'recordVisit')
   const activities = t.capture(proto, 'recordActivity')
@@ -179,7 +197,9 @@ t.test('OrderedIndex behaves like a sorted set (property)', async (t) => {
           return false
         }
       }
-      const sorted = [...model.values()].sort((x, y) => x.time - y.time || (x.name < y.name ? -1 : x.name > y.name ? 1 : 0))
+      const sorted = [...model.values()].sort(
+        (x, y) => x.time - y.time || (x.name < y.name ? -1 : x.name > y.name ? 1 : 0),
+      )
       if (idx.size !== sorted.length) return false
       return queries.every(([from, to]) => {
         const want = sorted.filter((e) => e.time >= from && e.time <= to).map((e) => e.name)

@@ -34,13 +34,17 @@ t.test('another master’s site does not exist for bob, on every site endpoint',
     t.notMatch(message, /alice\b(?!site)|owner|belongs/i, `${label}: the message does not reveal the owner`)
   }
   const site = await f.alice.get('/sites/alicesite')
-  t.strictSame(site.body, {
-    site_name: 'alicesite',
-    original_site_url: 'https://www.example.com/',
-    site_domain: 'a.example.com',
-    auto_sync_cache_ttl: 'SHORT',
-    external_uid: 'shared-uid',
-  }, 'alice’s site is untouched and unpublished')
+  t.strictSame(
+    site.body,
+    {
+      site_name: 'alicesite',
+      original_site_url: 'https://www.example.com/',
+      site_domain: 'a.example.com',
+      auto_sync_cache_ttl: 'SHORT',
+      external_uid: 'shared-uid',
+    },
+    'alice’s site is untouched and unpublished',
+  )
   t.same(await f.engine.billing('alice'), { charges: [], subscriptions: [] })
   t.same(await f.engine.billing('bob'), { charges: [], subscriptions: [] })
 })
@@ -49,7 +53,12 @@ t.test('get-many fails when any name is another master’s, and does not leak th
   const f = await setup(t)
   await seed(t, f)
   await createSite(t, f.bob, 'bobsite')
-  const message = isError(t, await f.bob.post('/sites/get-many', [{ site_name: 'bobsite' }, { site_name: 'alicesite' }]), 400, 'ResourceNotExist')
+  const message = isError(
+    t,
+    await f.bob.post('/sites/get-many', [{ site_name: 'bobsite' }, { site_name: 'alicesite' }]),
+    400,
+    'ResourceNotExist',
+  )
   t.match(message, /alicesite/)
   t.notMatch(message, /bobsite/)
 })
@@ -67,7 +76,13 @@ t.test('listings show only the caller’s sites', async (t) => {
 t.test('site names are global: a taken name is ResourceAlreadyExist, freed by its owner’s delete', async (t) => {
   const f = await setup(t)
   await seed(t, f)
-  isError(t, await f.bob.post('/sites/create', siteBody('alicesite')), 400, 'ResourceAlreadyExist', 'bob takes alice’s name')
+  isError(
+    t,
+    await f.bob.post('/sites/create', siteBody('alicesite')),
+    400,
+    'ResourceAlreadyExist',
+    'bob takes alice’s name',
+  )
   isError(t, await f.carol.post('/sites/create', siteBody('alicesite')), 400, 'ResourceAlreadyExist', 'carol too')
   const generated = await createSite(t, f.bob, undefined)
   t.equal(generated, 'examplecom', 'generated names are global too')
@@ -92,10 +107,20 @@ t.test('billing is per master: bob’s publishes never charge alice', async (t) 
   await seed(t, f)
   await createSite(t, f.bob, 'bobsite', {}, { publish_now: true })
   await f.alice.post('/sites/publish/alicesite')
-  t.same((await f.engine.billing('alice')).charges.map((c) => c.site_name), ['alicesite'])
-  t.same((await f.engine.billing('bob')).charges.map((c) => c.site_name), ['bobsite'])
+  t.same(
+    (await f.engine.billing('alice')).charges.map((c) => c.site_name),
+    ['alicesite'],
+  )
+  t.same(
+    (await f.engine.billing('bob')).charges.map((c) => c.site_name),
+    ['bobsite'],
+  )
   await f.bob.del('/sites/alicesite')
-  t.same((await f.engine.billing('alice')).subscriptions, [{ site_name: 'alicesite', status: 'active' }], 'bob cannot cancel alice’s subscription')
+  t.same(
+    (await f.engine.billing('alice')).subscriptions,
+    [{ site_name: 'alicesite', status: 'active' }],
+    'bob cannot cancel alice’s subscription',
+  )
 })
 
 t.test('another master’s sub-accounts do not exist for bob; account names are global', async (t) => {
@@ -114,10 +139,24 @@ t.test('another master’s sub-accounts do not exist for bob; account names are 
     ['alice grants bob’s account', () => f.alice.post('/accounts/grant-access/bob-sub/sites/alicesite')],
   ]
   for (const [label, call] of calls) isError(t, await call(), 400, 'ResourceNotExist', label)
-  isError(t, await f.bob.post('/accounts/create', { account_name: 'alice-sub' }), 400, 'ResourceAlreadyExist', 'taken account name')
-  t.strictSame((await f.alice.get('/accounts/alice-sub')).body, { account_name: 'alice-sub', first_name: 'Sub' }, 'untouched')
+  isError(
+    t,
+    await f.bob.post('/accounts/create', { account_name: 'alice-sub' }),
+    400,
+    'ResourceAlreadyExist',
+    'taken account name',
+  )
+  t.strictSame(
+    (await f.alice.get('/accounts/alice-sub')).body,
+    { account_name: 'alice-sub', first_name: 'Sub' },
+    'untouched',
+  )
   t.same(await f.bob.api.accountSites('bob-sub'), [], 'no grant slipped through')
   t.same(await f.alice.api.accountSites('alice-sub'), [])
   isEmpty(t, await f.alice.del('/account/alice-sub'))
-  isEmpty(t, await f.bob.post('/accounts/create', { account_name: 'alice-sub' }), 'a deleted account name is free for anyone')
+  isEmpty(
+    t,
+    await f.bob.post('/accounts/create', { account_name: 'alice-sub' }),
+    'a deleted account name is free for anyone',
+  )
 })

@@ -28,11 +28,16 @@ const consumers: [string, string, string[]][] = [
 
 for (const [name, command, args] of consumers) {
   t.test(`${name} consumer`, async (t) => {
-    const { stdout, stderr } = await run(command, args, { cwd: root, env, timeout: 120_000 }).catch((error: { stdout?: string; stderr?: string; message: string }) => {
-      t.fail(`${name} failed: ${error.message}\n${error.stdout ?? ''}\n${error.stderr ?? ''}`)
-      return { stdout: '', stderr: '' }
-    })
-    t.ok(stdout.length + stderr.length > 0, `${name} reported: ${(stdout + stderr).trim().split('\n').slice(-3).join(' | ')}`)
+    const { stdout, stderr } = await run(command, args, { cwd: root, env, timeout: 120_000 }).catch(
+      (error: { stdout?: string; stderr?: string; message: string }) => {
+        t.fail(`${name} failed: ${error.message}\n${error.stdout ?? ''}\n${error.stderr ?? ''}`)
+        return { stdout: '', stderr: '' }
+      },
+    )
+    t.ok(
+      stdout.length + stderr.length > 0,
+      `${name} reported: ${(stdout + stderr).trim().split('\n').slice(-3).join(' | ')}`,
+    )
     const requests = (await (await fetch(`${server.url}/__admin/requests`)).json()) as { requests: unknown[] }
     t.ok(requests.requests.length > 0, 'its calls reached the server (journal not empty)')
   })

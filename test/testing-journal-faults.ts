@@ -23,7 +23,11 @@ for (const kind of STORES) {
     await http.post('/api/sites/create').set('authorization', alice).send(big).expect(400)
     const all = (await http.get('/__admin/requests').expect(200)).body.requests
     t.equal(all.length, 7, 'every /api call, in order')
-    t.same(all.map((r: { id: number }) => r.id), [1, 2, 3, 4, 5, 6, 7], 'newest last')
+    t.same(
+      all.map((r: { id: number }) => r.id),
+      [1, 2, 3, 4, 5, 6, 7],
+      'newest last',
+    )
     t.same(all[0], {
       id: 1,
       at: '2025-04-01T08:00:00',
@@ -37,7 +41,13 @@ for (const kind of STORES) {
       body: site('journaled'),
     })
     t.ok(all[0].duration_ms >= 0)
-    t.match(all[1], { route: '/sites/{site_name}', path: '/sites/journaled', status: 400, user: 'bob', error_code: 'ResourceNotExist' })
+    t.match(all[1], {
+      route: '/sites/{site_name}',
+      path: '/sites/journaled',
+      status: 400,
+      user: 'bob',
+      error_code: 'ResourceNotExist',
+    })
     t.match(all[2], { status: 401, error_code: 'Unauthorized', route: '/sites/{site_name}' })
     t.notOk('user' in all[2], 'no user for failed authentication')
     t.match(all[3], { route: '/sites/created', query: { from: '2025-04-01' } })
@@ -47,9 +57,11 @@ for (const kind of STORES) {
     t.match(all[6], { status: 400, route: '/sites/create' })
     t.notOk('body' in all[6], 'a body over 64 KiB is left out')
     const text = JSON.stringify(all)
-    for (const secret of ['alice-pw', 'bob-pw', 'Basic', 'authorization', 'bm9ib2R5']) t.notOk(text.includes(secret), `never ${secret}`)
+    for (const secret of ['alice-pw', 'bob-pw', 'Basic', 'authorization', 'bm9ib2R5'])
+      t.notOk(text.includes(secret), `never ${secret}`)
 
-    const list = async (query: object) => (await http.get('/__admin/requests').query(query).expect(200)).body.requests.map((r: { id: number }) => r.id)
+    const list = async (query: object) =>
+      (await http.get('/__admin/requests').query(query).expect(200)).body.requests.map((r: { id: number }) => r.id)
     t.same(await list({ method: 'get' }), [2, 3, 4, 5], 'method, any case')
     t.same(await list({ route: '/sites/{site_name}' }), [2, 3], 'route template')
     t.same(await list({ status: '400' }), [2, 7])
@@ -59,7 +71,8 @@ for (const kind of STORES) {
       [{ status: 'x' }, /status must be/],
       [{ limit: '0' }, /limit must be/],
       [{ color: 'red' }, /unknown query parameter color/],
-    ] as const) t.match((await http.get('/__admin/requests').query(query).expect(400)).body.message, message)
+    ] as const)
+      t.match((await http.get('/__admin/requests').query(query).expect(400)).body.message, message)
     await http.delete('/__admin/requests').expect(204)
     t.same((await http.get('/__admin/requests')).body, { requests: [] }, 'cleared')
   })
@@ -68,13 +81,36 @@ for (const kind of STORES) {
     const { http, alice, bob } = await adminServer(t, kind)
     const add = async (fault: object) => (await http.post('/__admin/faults').send(fault).expect(201)).body.id as string
 
-    const id = await add({ method: 'post', route: '/sites/create', error: { status: 503, error_code: 'Maintenance', message: 'down for a bit' }, times: 2 })
+    const id = await add({
+      method: 'post',
+      route: '/sites/create',
+      error: { status: 503, error_code: 'Maintenance', message: 'down for a bit' },
+      times: 2,
+    })
     t.match(id, /^\d+$/)
-    t.equal((await http.post('/api/sites/create').send(site('nope')).expect(401)).body.error_code, 'Unauthorized', 'authentication comes first')
+    t.equal(
+      (await http.post('/api/sites/create').send(site('nope')).expect(401)).body.error_code,
+      'Unauthorized',
+      'authentication comes first',
+    )
     const faulted = await http.post('/api/sites/create').set('authorization', alice).send(site('faulted')).expect(503)
     t.same(faulted.body, { error_code: 'Maintenance', message: 'down for a bit' })
-    t.equal((await http.get('/api/sites/faulted').set('authorization', alice)).body.error_code, 'ResourceNotExist', 'the faulted write changed nothing')
-    t.same((await http.get('/__admin/faults')).body, { faults: [{ id, method: 'POST', route: '/sites/create', error: { status: 503, error_code: 'Maintenance', message: 'down for a bit' }, times: 1 }] })
+    t.equal(
+      (await http.get('/api/sites/faulted').set('authorization', alice)).body.error_code,
+      'ResourceNotExist',
+      'the faulted write changed nothing',
+    )
+    t.same((await http.get('/__admin/faults')).body, {
+      faults: [
+        {
+          id,
+          method: 'POST',
+          route: '/sites/create',
+          error: { status: 503, error_code: 'Maintenance', message: 'down for a bit' },
+          times: 1,
+        },
+      ],
+    })
     await http.post('/api/sites/create').set('authorization', alice).send(site('faulted')).expect(503)
     t.same((await http.get('/__admin/faults')).body, { faults: [] }, 'gone after its times')
     await http.post('/api/sites/create').set('authorization', alice).send(site('faulted')).expect(200)
@@ -84,9 +120,17 @@ for (const kind of STORES) {
 
     await add({ route: '/sites/{site_name}', site_name: 'faulted', error: { status: 418, error_code: 'Teapot' } })
     await add({ route: '/sites/{site_name}', error: { status: 500, error_code: 'Younger' } })
-    t.equal((await http.get('/api/sites/faulted').set('authorization', alice)).status, 418, 'the oldest matching fault wins')
+    t.equal(
+      (await http.get('/api/sites/faulted').set('authorization', alice)).status,
+      418,
+      'the oldest matching fault wins',
+    )
     t.equal((await http.get('/api/sites/other').set('authorization', alice)).status, 500, 'site_name narrows the first')
-    t.equal((await http.post('/api/sites/unpublish/faulted').set('authorization', alice)).status, 204, 'another route is untouched')
+    t.equal(
+      (await http.post('/api/sites/unpublish/faulted').set('authorization', alice)).status,
+      204,
+      'another route is untouched',
+    )
     await http.delete('/__admin/faults').expect(204)
 
     const never = await add({ route: '/agents', probability: 0, error: { status: 500, error_code: 'Never' }, times: 1 })
@@ -94,20 +138,35 @@ for (const kind of STORES) {
     const started = Date.now()
     await http.get('/api/agents').set('authorization', bob).expect(200)
     t.ok(Date.now() - started >= 140, 'latency before an otherwise normal answer')
-    t.same((await http.get('/__admin/faults')).body.faults.map((f: { id: string; times: number }) => [f.id, f.times]), [[never, 1]], 'a probability miss does not count')
+    t.same(
+      (await http.get('/__admin/faults')).body.faults.map((f: { id: string; times: number }) => [f.id, f.times]),
+      [[never, 1]],
+      'a probability miss does not count',
+    )
     await http.delete(`/__admin/faults/${never}`).expect(204)
     t.equal((await http.delete(`/__admin/faults/${never}`).expect(404)).body.error_code, 'NotFound')
 
     await add({ method: 'GET', route: '/sites/{site_name}', drop: true, times: 1 })
-    const dropped = await http.get('/api/sites/faulted').set('authorization', alice).then(
-      () => undefined,
-      (error: Error) => error,
-    )
+    const dropped = await http
+      .get('/api/sites/faulted')
+      .set('authorization', alice)
+      .then(
+        () => undefined,
+        (error: Error) => error,
+      )
     t.ok(dropped, `the connection was dropped (${dropped?.message})`)
     t.equal((await http.get('/api/sites/faulted').set('authorization', alice)).status, 200, 'then answers again')
     const last = (await http.get('/__admin/requests').query({ route: '/sites/{site_name}', limit: '2' })).body.requests
-    t.same(last.map((r: { status: number }) => r.status), [0, 200], 'the dropped call is journaled with status 0')
-    t.match((await http.get('/__admin/requests').query({ status: '0' }).expect(400)).body.message, /status/, 'status 0 is not a filter value')
+    t.same(
+      last.map((r: { status: number }) => r.status),
+      [0, 200],
+      'the dropped call is journaled with status 0',
+    )
+    t.match(
+      (await http.get('/__admin/requests').query({ status: '0' }).expect(400)).body.message,
+      /status/,
+      'status 0 is not a filter value',
+    )
 
     for (const [fault, message] of [
       [{ error: { status: 500, error_code: 'X' }, color: 'red' }, /unknown field color/],

@@ -10,8 +10,10 @@ import t from 'tap'
 import { STORES, adminServer, type AdminFixture } from './helpers/testing.js'
 
 const UA = {
-  iphone: 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1',
-  android: 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36',
+  iphone:
+    'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1',
+  android:
+    'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36',
 }
 
 /** Builds varied state through the API and the admin calls. */
@@ -23,24 +25,65 @@ async function populate(f: AdminFixture): Promise<void> {
   }
   await http.put('/__admin/clock').send({ now: '2025-03-01T09:00:00' }).expect(200)
   const business = { business_name: 'Trattoria', phone_number: '+1 555', address: { city: 'Springfield' } }
-  await post('/api/sites/create', alice, { site_data: { site_name: 'paid', original_site_url: 'https://paid.example', external_uid: 'uid-1', site_business_info: business }, publish_now: true }).expect(200)
+  await post('/api/sites/create', alice, {
+    site_data: {
+      site_name: 'paid',
+      original_site_url: 'https://paid.example',
+      external_uid: 'uid-1',
+      site_business_info: business,
+    },
+    publish_now: true,
+  }).expect(200)
   await http.post('/__admin/clock/advance').send({ seconds: 3600.25 }).expect(200)
-  await post('/api/sites/create', alice, { site_data: { site_name: 'free', original_site_url: 'https://free.example', auto_sync_cache_ttl: 'LONG', site_domain: 'm.free.example' } }).expect(200)
+  await post('/api/sites/create', alice, {
+    site_data: {
+      site_name: 'free',
+      original_site_url: 'https://free.example',
+      auto_sync_cache_ttl: 'LONG',
+      site_domain: 'm.free.example',
+    },
+  }).expect(200)
   await post('/api/sites/publish/free?test=true', alice).expect(204)
-  await post('/api/sites/update/free', alice, { original_site_url: 'https://free2.example', external_uid: 'uid-1' }).expect(204)
-  await post('/api/sites/create', alice, { site_data: { site_name: 'later', original_site_url: 'https://later.example' }, create_now: 'false', publish_now: true }).expect(200)
-  await http.put('/__admin/builder').send({ outcome: 'FAILED_CONTENT_TOO_BIG', site_name: 'broken', times: 1 }).expect(204)
-  await post('/api/sites/create', alice, { site_data: { site_name: 'broken', original_site_url: 'https://broken.example' }, create_now: 'async' }).expect(200)
+  await post('/api/sites/update/free', alice, {
+    original_site_url: 'https://free2.example',
+    external_uid: 'uid-1',
+  }).expect(204)
+  await post('/api/sites/create', alice, {
+    site_data: { site_name: 'later', original_site_url: 'https://later.example' },
+    create_now: 'false',
+    publish_now: true,
+  }).expect(200)
+  await http
+    .put('/__admin/builder')
+    .send({ outcome: 'FAILED_CONTENT_TOO_BIG', site_name: 'broken', times: 1 })
+    .expect(204)
+  await post('/api/sites/create', alice, {
+    site_data: { site_name: 'broken', original_site_url: 'https://broken.example' },
+    create_now: 'async',
+  }).expect(200)
   await http.post('/__admin/builds/settle').expect(204)
   await http.put('/__admin/builder').send({ outcome: 'ok', delay_ms: 60_000, site_name: 'pending' }).expect(204)
-  await post('/api/sites/create', alice, { site_data: { site_name: 'pending', original_site_url: 'https://pending.example' }, create_now: 'async' }).expect(200)
-  await post('/api/sites/create', alice, { site_data: { site_name: 'gone', original_site_url: 'https://gone.example' }, publish_now: true }).expect(200)
+  await post('/api/sites/create', alice, {
+    site_data: { site_name: 'pending', original_site_url: 'https://pending.example' },
+    create_now: 'async',
+  }).expect(200)
+  await post('/api/sites/create', alice, {
+    site_data: { site_name: 'gone', original_site_url: 'https://gone.example' },
+    publish_now: true,
+  }).expect(200)
   await http.delete('/api/sites/gone').set('authorization', alice).expect(204)
-  await post('/api/sites/create', bob, { site_data: { site_name: 'bobsite', original_site_url: 'https://bob.example' } }).expect(200)
+  await post('/api/sites/create', bob, {
+    site_data: { site_name: 'bobsite', original_site_url: 'https://bob.example' },
+  }).expect(200)
   await post('/api/sites/resetcache/paid', alice).expect(204)
   await post('/api/sites/unpublish/free', alice).expect(204)
   await f.engine.confirmRedirect('paid')
-  await post('/api/accounts/create', alice, { account_name: 'ada', first_name: 'Ada', email: 'ada@example.com', lang: 'ja' }).expect(204)
+  await post('/api/accounts/create', alice, {
+    account_name: 'ada',
+    first_name: 'Ada',
+    email: 'ada@example.com',
+    lang: 'ja',
+  }).expect(204)
   await post('/api/accounts/create', alice, { account_name: 'bert' }).expect(204)
   await post('/api/accounts/grant-access/ada/sites/paid', alice).expect(204)
   await post('/api/accounts/grant-access/ada/sites/free', alice).expect(204)
@@ -90,13 +133,17 @@ async function reads(f: AdminFixture): Promise<Map<string, unknown>> {
     out.set(`GET ${path} ${JSON.stringify(query)} as ${auth === f.alice ? 'alice' : 'bob'}`, [res.status, res.body])
   }
   for (const auth of [f.alice, f.bob]) {
-    for (const name of ['paid', 'free', 'later', 'broken', 'pending', 'gone', 'bobsite']) await get(`/api/sites/${name}`, auth)
+    for (const name of ['paid', 'free', 'later', 'broken', 'pending', 'gone', 'bobsite'])
+      await get(`/api/sites/${name}`, auth)
     await get('/api/sites/byexternal/uid-1', auth)
     for (const q of LISTINGS) {
       await get('/api/sites/created', auth, q)
       await get('/api/sites/modified', auth, q)
     }
-    const many = await f.http.post('/api/sites/get-many').set('authorization', auth).send(['paid', 'free', 'later', 'broken'].map((site_name) => ({ site_name })))
+    const many = await f.http
+      .post('/api/sites/get-many')
+      .set('authorization', auth)
+      .send(['paid', 'free', 'later', 'broken'].map((site_name) => ({ site_name })))
     out.set(`get-many ${auth}`, [many.status, many.body])
     for (const q of PERIODS) await get('/api/analytics/sites/withmosttraffic', auth, q)
   }
@@ -105,7 +152,11 @@ async function reads(f: AdminFixture): Promise<Map<string, unknown>> {
     for (const q of PERIODS) {
       for (const result of ['traffic', 'activities']) {
         for (const dimension of [undefined, 'system', 'geo']) {
-          await get(`/api/analytics/site/${name}`, name === 'bobsite' ? f.bob : f.alice, { ...q, result, ...(dimension ? { dimension } : {}) })
+          await get(`/api/analytics/site/${name}`, name === 'bobsite' ? f.bob : f.alice, {
+            ...q,
+            result,
+            ...(dimension ? { dimension } : {}),
+          })
         }
       }
     }
@@ -123,13 +174,28 @@ for (const kind of STORES) {
     await f.http.put('/__admin/clock').send({ now: '2025-03-05T18:00:00' }).expect(200)
     const before = await reads(f)
     t.ok(before.size > 140, `${before.size} read calls compared`)
-    t.match(before.get('GET /api/sites/broken {} as alice'), [200, { creation_status: 'FAILED_CONTENT_TOO_BIG' }], 'a failed async build is part of the state')
-    t.match(before.get('GET /api/sites/pending {} as alice'), [200, { status: 'UNDER_CONSTRUCTION', creation_status: 'PENDING' }], 'so is a pending one')
-    t.match(before.get('billing alice'), { charges: [{ site_name: 'paid' }, { site_name: 'gone' }], subscriptions: [{ status: 'active' }, { status: 'cancelled' }] })
+    t.match(
+      before.get('GET /api/sites/broken {} as alice'),
+      [200, { creation_status: 'FAILED_CONTENT_TOO_BIG' }],
+      'a failed async build is part of the state',
+    )
+    t.match(
+      before.get('GET /api/sites/pending {} as alice'),
+      [200, { status: 'UNDER_CONSTRUCTION', creation_status: 'PENDING' }],
+      'so is a pending one',
+    )
+    t.match(before.get('billing alice'), {
+      charges: [{ site_name: 'paid' }, { site_name: 'gone' }],
+      subscriptions: [{ status: 'active' }, { status: 'cancelled' }],
+    })
 
     const snap = (await f.http.get('/__admin/snapshot').expect(200)).body
     await f.http.post('/__admin/reset').expect(204)
-    t.same((await f.http.get('/api/sites/paid').set('authorization', f.alice)).body.error_code, 'ResourceNotExist', 'reset emptied the state')
+    t.same(
+      (await f.http.get('/api/sites/paid').set('authorization', f.alice)).body.error_code,
+      'ResourceNotExist',
+      'reset emptied the state',
+    )
     await f.http.put('/__admin/clock').send({ now: '2025-03-05T18:00:00' }).expect(200)
     await f.http.post('/__admin/seed').send(snap).expect(204)
     const after = await reads(f)

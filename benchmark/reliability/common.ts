@@ -7,7 +7,8 @@ import { Agent, request } from 'node:http'
 import { fileURLToPath } from 'node:url'
 
 export const PASSWORDS = { alice: 'alice-secret', bob: 'b:o:b:secret', carol: 'carol-secret' } as const
-export const basic = (user: keyof typeof PASSWORDS): string => `Basic ${Buffer.from(`${user}:${PASSWORDS[user]}`).toString('base64')}`
+export const basic = (user: keyof typeof PASSWORDS): string =>
+  `Basic ${Buffer.from(`${user}:${PASSWORDS[user]}`).toString('base64')}`
 
 /** A server child process (benchmark/reliability/server.mjs). */
 export interface Child {
@@ -20,7 +21,10 @@ export interface Child {
 const script = fileURLToPath(new URL('./server.mjs', import.meta.url))
 
 export async function startChild(config: { redisUrl?: string; prefix?: string } = {}): Promise<Child> {
-  const child = fork(script, [JSON.stringify(config)], { execArgv: ['--expose-gc'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  const child = fork(script, [JSON.stringify(config)], {
+    execArgv: ['--expose-gc'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  })
   const url = await new Promise<string>((resolve, reject) => {
     child.once('message', (m) => resolve((m as { url: string }).url))
     child.once('exit', (code) => reject(new Error(`server exited with ${code}`)))
@@ -52,12 +56,24 @@ export interface Answer {
 const agent = new Agent({ keepAlive: true, maxSockets: 64 })
 
 /** Sends one request; a connection failure is status 0 with the error as text. */
-export function send(url: string, method: string, headers: Record<string, string>, body?: Buffer | string, fresh = false): Promise<Answer> {
+export function send(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body?: Buffer | string,
+  fresh = false,
+): Promise<Answer> {
   return new Promise((resolve) => {
     const req = request(url, { method, headers, agent: fresh ? false : agent, timeout: 60_000 }, (res) => {
       const chunks: Buffer[] = []
       res.on('data', (chunk: Buffer) => chunks.push(chunk))
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, contentType: String(res.headers['content-type'] ?? ''), text: Buffer.concat(chunks).toString('utf8') }))
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          contentType: String(res.headers['content-type'] ?? ''),
+          text: Buffer.concat(chunks).toString('utf8'),
+        }),
+      )
       res.on('error', (error) => resolve({ status: 0, contentType: '', text: String(error) }))
     })
     req.on('error', (error) => resolve({ status: 0, contentType: '', text: String(error) }))

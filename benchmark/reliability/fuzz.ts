@@ -23,10 +23,22 @@ export interface FuzzFigures {
 
 async function seed(child: Child): Promise<void> {
   const post = (user: 'alice' | 'bob', path: string, body: unknown) =>
-    send(`${child.url}/api${path}`, 'POST', { authorization: basic(user), 'content-type': 'application/json' }, JSON.stringify(body))
-  await post('alice', '/sites/create', { site_data: { site_name: 'fuzzsite', original_site_url: 'https://www.example.com/', external_uid: 'ext-1' } })
-  await post('alice', '/sites/create', { site_data: { site_name: 'fuzz_two', original_site_url: 'https://www.example.com/' }, create_now: 'false' })
-  await post('bob', '/sites/create', { site_data: { site_name: 'bobsite', original_site_url: 'https://www.example.com/' } })
+    send(
+      `${child.url}/api${path}`,
+      'POST',
+      { authorization: basic(user), 'content-type': 'application/json' },
+      JSON.stringify(body),
+    )
+  await post('alice', '/sites/create', {
+    site_data: { site_name: 'fuzzsite', original_site_url: 'https://www.example.com/', external_uid: 'ext-1' },
+  })
+  await post('alice', '/sites/create', {
+    site_data: { site_name: 'fuzz_two', original_site_url: 'https://www.example.com/' },
+    create_now: 'false',
+  })
+  await post('bob', '/sites/create', {
+    site_data: { site_name: 'bobsite', original_site_url: 'https://www.example.com/' },
+  })
   await post('alice', '/accounts/create', { account_name: 'ann', first_name: 'Ann' })
 }
 
@@ -34,7 +46,15 @@ async function seed(child: Child): Promise<void> {
 export async function fuzzPhase(child: Child, total: number, concurrency = 32): Promise<FuzzFigures> {
   await seed(child)
   const routes = [...ROUTES.map((r) => r.path), '/agents']
-  const figures: FuzzFigures = { requests: 0, seconds: 0, fiveHundreds: 0, nonJson: 0, resent: 0, statuses: {}, examples: [] }
+  const figures: FuzzFigures = {
+    requests: 0,
+    seconds: 0,
+    fiveHundreds: 0,
+    nonJson: 0,
+    resent: 0,
+    statuses: {},
+    examples: [],
+  }
   const start = Date.now()
   let seed_ = 1
   while (figures.requests < total) {
@@ -62,7 +82,8 @@ export async function fuzzPhase(child: Child, total: number, concurrency = 32): 
         res = await send(target, req.method, headers, data, true)
       }
       figures.requests++
-      if (figures.requests % 10_000 === 0) console.log(`  ${figures.requests} requests, ${((Date.now() - start) / 1000).toFixed(0)} s`)
+      if (figures.requests % 10_000 === 0)
+        console.log(`  ${figures.requests} requests, ${((Date.now() - start) / 1000).toFixed(0)} s`)
       figures.statuses[res.status] = (figures.statuses[res.status] ?? 0) + 1
       let wrong = ''
       if (res.status >= 500 || res.status === 0) {
@@ -80,7 +101,10 @@ export async function fuzzPhase(child: Child, total: number, concurrency = 32): 
           wrong = `non-JSON answer (${res.contentType})`
         }
       }
-      if (wrong && figures.examples.length < 10) figures.examples.push(`${wrong}: ${req.method} /api${req.path.slice(0, 120)}${req.query.slice(0, 80)} -> ${res.text.slice(0, 200)}`)
+      if (wrong && figures.examples.length < 10)
+        figures.examples.push(
+          `${wrong}: ${req.method} /api${req.path.slice(0, 120)}${req.query.slice(0, 80)} -> ${res.text.slice(0, 200)}`,
+        )
     })
   }
   figures.seconds = (Date.now() - start) / 1000

@@ -15,8 +15,20 @@ interface CannonResult {
   timeouts: number
   statusCodeStats: Record<string, { count: number }>
 }
-type Request = { method: string; path: string; headers?: Record<string, string>; body?: string; setupRequest?: (req: Request, context: Record<string, unknown>) => Request }
-type Autocannon = (opts: { url: string; connections: number; duration: number; requests: Request[]; headers: Record<string, string> }) => Promise<CannonResult>
+type Request = {
+  method: string
+  path: string
+  headers?: Record<string, string>
+  body?: string
+  setupRequest?: (req: Request, context: Record<string, unknown>) => Request
+}
+type Autocannon = (opts: {
+  url: string
+  connections: number
+  duration: number
+  requests: Request[]
+  headers: Record<string, string>
+}) => Promise<CannonResult>
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon
 
 export interface LoadFigures {
@@ -39,20 +51,38 @@ function cycle(): Request[] {
       headers: { 'content-type': 'application/json' },
       setupRequest: (req, context) => {
         context.name = `load${process.pid}x${counter++}`
-        return { ...req, body: JSON.stringify({ site_data: { site_name: context.name, original_site_url: 'https://www.example.com/' } }) }
+        return {
+          ...req,
+          body: JSON.stringify({
+            site_data: { site_name: context.name, original_site_url: 'https://www.example.com/' },
+          }),
+        }
       },
     },
-    { method: 'GET', path: '/api/sites/x', setupRequest: (req, context) => ({ ...req, path: `/api/sites/${context.name as string}` }) },
+    {
+      method: 'GET',
+      path: '/api/sites/x',
+      setupRequest: (req, context) => ({ ...req, path: `/api/sites/${context.name as string}` }),
+    },
     { method: 'GET', path: '/api/sites/loadsite' },
     { method: 'GET', path: '/api/sites/created' },
     { method: 'GET', path: '/api/agents' },
-    { method: 'DELETE', path: '/api/sites/x', setupRequest: (req, context) => ({ ...req, path: `/api/sites/${context.name as string}` }) },
+    {
+      method: 'DELETE',
+      path: '/api/sites/x',
+      setupRequest: (req, context) => ({ ...req, path: `/api/sites/${context.name as string}` }),
+    },
   ]
 }
 
 export async function loadPhase(child: Child, seconds: number): Promise<LoadFigures> {
   const auth = { authorization: basic('alice') }
-  await send(`${child.url}/api/sites/create`, 'POST', { ...auth, 'content-type': 'application/json' }, JSON.stringify({ site_data: { site_name: 'loadsite', original_site_url: 'https://www.example.com/' } }))
+  await send(
+    `${child.url}/api/sites/create`,
+    'POST',
+    { ...auth, 'content-type': 'application/json' },
+    JSON.stringify({ site_data: { site_name: 'loadsite', original_site_url: 'https://www.example.com/' } }),
+  )
   const memory: LoadFigures['memory'] = []
   const sample = async (at: string) => memory.push({ at, ...(await child.memory()) })
   // A short warm-up, so the start sample is of a server that has served this mix before.
@@ -61,12 +91,26 @@ export async function loadPhase(child: Child, seconds: number): Promise<LoadFigu
   const half = Math.max(1, Math.round(seconds / 2))
   const first = await autocannon({ url: child.url, connections: 16, duration: half, requests: cycle(), headers: auth })
   await sample('middle')
-  const second = await autocannon({ url: child.url, connections: 16, duration: seconds - half, requests: cycle(), headers: auth })
+  const second = await autocannon({
+    url: child.url,
+    connections: 16,
+    duration: seconds - half,
+    requests: cycle(),
+    headers: auth,
+  })
   await sample('end')
   const statuses: Record<string, number> = {}
-  for (const run of [first, second]) for (const [code, { count }] of Object.entries(run.statusCodeStats)) statuses[code] = (statuses[code] ?? 0) + count
+  for (const run of [first, second])
+    for (const [code, { count }] of Object.entries(run.statusCodeStats)) statuses[code] = (statuses[code] ?? 0) + count
   const requests = first.requests.total + second.requests.total
-  return { seconds, requests, perSecond: requests / seconds, statuses, errors: first.errors + second.errors + first.timeouts + second.timeouts, memory }
+  return {
+    seconds,
+    requests,
+    perSecond: requests / seconds,
+    statuses,
+    errors: first.errors + second.errors + first.timeouts + second.timeouts,
+    memory,
+  }
 }
 
 export interface SlowlorisFigures {
@@ -107,5 +151,11 @@ export async function slowlorisPhase(child: Child, sockets: number, waitSeconds 
   }
   clearInterval(drip)
   for (const socket of open) socket.destroy()
-  return { sockets, closedBy: closedAt.length, closedWithin: Math.max(0, ...closedAt) / 1000, answeredMeanwhile: answered, failedMeanwhile: failed }
+  return {
+    sockets,
+    closedBy: closedAt.length,
+    closedWithin: Math.max(0, ...closedAt) / 1000,
+    answeredMeanwhile: answered,
+    failedMeanwhile: failed,
+  }
 }

@@ -84,28 +84,50 @@ export interface RaceFigures {
 /** Two server processes on one Redis prefix, each request going to one of them in turn. */
 export async function racePhase(redis: OwnRedis): Promise<RaceFigures> {
   const prefix = 'race:'
-  const instances = [await startChild({ redisUrl: redis.url, prefix }), await startChild({ redisUrl: redis.url, prefix })]
+  const instances = [
+    await startChild({ redisUrl: redis.url, prefix }),
+    await startChild({ redisUrl: redis.url, prefix }),
+  ]
   try {
     const url = (i: number) => `${instances[i % 2]!.url}/api`
     const create = (i: number, site_name: string) =>
-      send(`${url(i)}/sites/create`, 'POST', { ...json, authorization: basic(i % 4 < 2 ? 'alice' : 'bob') }, JSON.stringify({ site_data: { site_name, original_site_url: 'https://www.example.com/' } }))
+      send(
+        `${url(i)}/sites/create`,
+        'POST',
+        { ...json, authorization: basic(i % 4 < 2 ? 'alice' : 'bob') },
+        JSON.stringify({ site_data: { site_name, original_site_url: 'https://www.example.com/' } }),
+      )
     const same = await Promise.all(Array.from({ length: 200 }, (_, i) => create(i, 'racesite')))
     const variants = ['abcd', 'ABCD', 'AbCd']
     const cased = await Promise.all(Array.from({ length: 150 }, (_, i) => create(i, variants[i % 3]!)))
     const limit = await Promise.all(
-      Array.from({ length: 400 }, (_, i) => send(`${url(i)}/analytics/sites/withmosttraffic`, 'GET', { authorization: basic('carol') })),
+      Array.from({ length: 400 }, (_, i) =>
+        send(`${url(i)}/analytics/sites/withmosttraffic`, 'GET', { authorization: basic('carol') }),
+      ),
     )
     await create(0, 'publishme')
-    const publishes = await Promise.all(Array.from({ length: 100 }, (_, i) => send(`${url(i)}/sites/publish/publishme`, 'POST', { authorization: basic('alice') })))
-    if (publishes.some((r) => r.status !== 204)) throw new Error(`publish: ${publishes.find((r) => r.status !== 204)?.text}`)
+    const publishes = await Promise.all(
+      Array.from({ length: 100 }, (_, i) =>
+        send(`${url(i)}/sites/publish/publishme`, 'POST', { authorization: basic('alice') }),
+      ),
+    )
+    if (publishes.some((r) => r.status !== 204))
+      throw new Error(`publish: ${publishes.find((r) => r.status !== 204)?.text}`)
     const engine = createEngine({ store: new RedisStore({ url: redis.url, prefix }) })
     const billing = await engine.billing('alice')
     await engine.close()
     return {
       sameName: { attempts: same.length, winners: same.filter((r) => r.status === 200).length },
       caseVariants: { attempts: cased.length, winners: cased.filter((r) => r.status === 200).length },
-      dailyLimit: { attempts: limit.length, allowed: limit.filter((r) => r.status === 200).length, refused: limit.filter((r) => r.status === 429).length },
-      publishes: { attempts: publishes.length, charges: billing.charges.filter((c) => c.site_name === 'publishme').length },
+      dailyLimit: {
+        attempts: limit.length,
+        allowed: limit.filter((r) => r.status === 200).length,
+        refused: limit.filter((r) => r.status === 429).length,
+      },
+      publishes: {
+        attempts: publishes.length,
+        charges: billing.charges.filter((c) => c.site_name === 'publishme').length,
+      },
     }
   } finally {
     for (const child of instances) await child.stop()
@@ -126,7 +148,16 @@ export interface KillFigures {
 /** Writes under load; Redis is killed (SIGKILL) after a third of the time and restarted from its AOF 2 s later. */
 export async function killPhase(redis: OwnRedis, seconds: number, concurrency = 16): Promise<KillFigures> {
   const child = await startChild({ redisUrl: redis.url, prefix: 'kill:' })
-  const figures: KillFigures = { seconds, attempts: 0, acknowledged: 0, lost: 0, unavailable: 0, otherFailures: 0, outageSeconds: 2, recoveredAfter: -1 }
+  const figures: KillFigures = {
+    seconds,
+    attempts: 0,
+    acknowledged: 0,
+    lost: 0,
+    unavailable: 0,
+    otherFailures: 0,
+    outageSeconds: 2,
+    recoveredAfter: -1,
+  }
   const acknowledged: string[] = []
   const start = Date.now()
   let restartedAt = 0
@@ -135,7 +166,12 @@ export async function killPhase(redis: OwnRedis, seconds: number, concurrency = 
   const writers = Array.from({ length: concurrency }, async () => {
     while (!stop) {
       const account_name = `acct${n++}`
-      const res = await send(`${child.url}/api/accounts/create`, 'POST', { ...json, authorization: basic('alice') }, JSON.stringify({ account_name }))
+      const res = await send(
+        `${child.url}/api/accounts/create`,
+        'POST',
+        { ...json, authorization: basic('alice') },
+        JSON.stringify({ account_name }),
+      )
       figures.attempts++
       if (res.status === 204) {
         acknowledged.push(account_name)
@@ -155,7 +191,11 @@ export async function killPhase(redis: OwnRedis, seconds: number, concurrency = 
   await Promise.all(writers)
   figures.acknowledged = acknowledged.length
   for (let i = 0; i < acknowledged.length; i += 200) {
-    const answers = await Promise.all(acknowledged.slice(i, i + 200).map((name) => send(`${child.url}/api/accounts/${name}`, 'GET', { authorization: basic('alice') })))
+    const answers = await Promise.all(
+      acknowledged
+        .slice(i, i + 200)
+        .map((name) => send(`${child.url}/api/accounts/${name}`, 'GET', { authorization: basic('alice') })),
+    )
     figures.lost += answers.filter((r) => r.status !== 200).length
   }
   await child.stop()
@@ -181,11 +221,18 @@ export async function lossPhase(redis: OwnRedis): Promise<LossFigures> {
     await fresh.start(false)
     // Past the verified-credential cache's 10 s, so every call below reads the (empty) store.
     await sleep(11_000)
-    const answers = await Promise.all(Array.from({ length: 50 }, () => send(`${child.url}/api/sites/created`, 'GET', { authorization: basic('bob') })))
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, () => send(`${child.url}/api/sites/created`, 'GET', { authorization: basic('bob') })),
+    )
     const admin = new Redis(fresh.url)
     const masterBack = (await admin.exists('loss:master:bob')) === 1
     admin.disconnect()
-    return { calls: answers.length, unauthorized: answers.filter((r) => r.status === 401).length, succeeded: answers.filter((r) => r.status === 200).length, masterBack }
+    return {
+      calls: answers.length,
+      unauthorized: answers.filter((r) => r.status === 401).length,
+      succeeded: answers.filter((r) => r.status === 200).length,
+      masterBack,
+    }
   } finally {
     await child.stop()
     await fresh.wipe()

@@ -51,10 +51,22 @@ const slow = await slowlorisPhase(loadChild, SLOW)
 await loadChild.stop()
 const [m0, m1, m2] = load.memory
 check(`load: ${load.requests} requests, ${load.errors} connection errors or timeouts`, load.errors === 0)
-check(`load: only 200/204 answers (${JSON.stringify(load.statuses)})`, Object.keys(load.statuses).every((s) => s === '200' || s === '204'))
-check(`load: heap after GC ${MB(m0!.heapUsed)} → ${MB(m1!.heapUsed)} → ${MB(m2!.heapUsed)} MB, end within start + 20 MB`, m2!.heapUsed < m0!.heapUsed + 20 * 1024 * 1024)
-check(`slowloris: ${slow.closedBy} of ${slow.sockets} sockets closed by the server within ${slow.closedWithin.toFixed(1)} s`, slow.closedBy === slow.sockets && slow.closedWithin <= 12)
-check(`slowloris: ${slow.answeredMeanwhile} normal requests answered meanwhile, ${slow.failedMeanwhile} failed`, slow.failedMeanwhile === 0 && slow.answeredMeanwhile > 0)
+check(
+  `load: only 200/204 answers (${JSON.stringify(load.statuses)})`,
+  Object.keys(load.statuses).every((s) => s === '200' || s === '204'),
+)
+check(
+  `load: heap after GC ${MB(m0!.heapUsed)} → ${MB(m1!.heapUsed)} → ${MB(m2!.heapUsed)} MB, end within start + 20 MB`,
+  m2!.heapUsed < m0!.heapUsed + 20 * 1024 * 1024,
+)
+check(
+  `slowloris: ${slow.closedBy} of ${slow.sockets} sockets closed by the server within ${slow.closedWithin.toFixed(1)} s`,
+  slow.closedBy === slow.sockets && slow.closedWithin <= 12,
+)
+check(
+  `slowloris: ${slow.answeredMeanwhile} normal requests answered meanwhile, ${slow.failedMeanwhile} failed`,
+  slow.failedMeanwhile === 0 && slow.answeredMeanwhile > 0,
+)
 
 console.log('redis: own redis-server, races, kill -9, restart without data')
 const redis = await OwnRedis.create()
@@ -64,16 +76,31 @@ let kill: Awaited<ReturnType<typeof killPhase>>
 let loss: Awaited<ReturnType<typeof lossPhase>>
 try {
   races = await racePhase(redis)
-  check(`races: ${races.sameName.winners} winner of ${races.sameName.attempts} parallel creates of one name`, races.sameName.winners === 1)
-  check(`races: ${races.caseVariants.winners} winner of ${races.caseVariants.attempts} creates of abcd/ABCD/AbCd`, races.caseVariants.winners === 1)
-  check(`races: daily limit ${races.dailyLimit.allowed} allowed, ${races.dailyLimit.refused} refused of ${races.dailyLimit.attempts}`, races.dailyLimit.allowed === 300 && races.dailyLimit.refused === 100)
-  check(`races: ${races.publishes.charges} charge from ${races.publishes.attempts} parallel publishes`, races.publishes.charges === 1)
+  check(
+    `races: ${races.sameName.winners} winner of ${races.sameName.attempts} parallel creates of one name`,
+    races.sameName.winners === 1,
+  )
+  check(
+    `races: ${races.caseVariants.winners} winner of ${races.caseVariants.attempts} creates of abcd/ABCD/AbCd`,
+    races.caseVariants.winners === 1,
+  )
+  check(
+    `races: daily limit ${races.dailyLimit.allowed} allowed, ${races.dailyLimit.refused} refused of ${races.dailyLimit.attempts}`,
+    races.dailyLimit.allowed === 300 && races.dailyLimit.refused === 100,
+  )
+  check(
+    `races: ${races.publishes.charges} charge from ${races.publishes.attempts} parallel publishes`,
+    races.publishes.charges === 1,
+  )
   kill = await killPhase(redis, KILL)
   check(`kill: ${kill.lost} of ${kill.acknowledged} acknowledged writes lost`, kill.lost === 0)
   check(`kill: writes succeed again after the restart (${kill.recoveredAfter.toFixed(2)} s)`, kill.recoveredAfter >= 0)
   check(`kill: failures were 503 only (${kill.otherFailures} others)`, kill.otherFailures === 0)
   loss = await lossPhase(redis)
-  check(`restart without data: ${loss.unauthorized} × 401 of ${loss.calls} calls, master re-created: ${loss.masterBack}`, loss.unauthorized === 0 && loss.masterBack)
+  check(
+    `restart without data: ${loss.unauthorized} × 401 of ${loss.calls} calls, master re-created: ${loss.masterBack}`,
+    loss.unauthorized === 0 && loss.masterBack,
+  )
 } finally {
   await redis.wipe()
 }
@@ -115,7 +142,9 @@ and ${FUZZ / 2} anywhere, 32 at a time over keep-alive connections.
 - ${fuzz.requests} requests in ${fuzz.seconds.toFixed(0)} s (${(fuzz.requests / fuzz.seconds).toFixed(0)} req/s)
 - answers that were 5xx or missing: ${fuzz.fiveHundreds}; non-JSON answers: ${fuzz.nonJson}
 - sent again on a new connection because the server had closed the reused one (413 before the body was read, or a framing error): ${fuzz.resent}
-- statuses: ${Object.entries(fuzz.statuses).map(([s, n]) => `${s} × ${n}`).join(', ')}
+- statuses: ${Object.entries(fuzz.statuses)
+  .map(([s, n]) => `${s} × ${n}`)
+  .join(', ')}
 - server heap after GC at the end: ${MB(fuzzServer.heapUsed)} MB, RSS ${MB(fuzzServer.rss)} MB
 
 ## Mixed load and memory
@@ -149,19 +178,29 @@ Two server processes share one RedisStore prefix; parallel requests alternate be
 
 ## Redis killed under write load
 
-${kill ? `${KILL} s of account creations, 16 at a time; Redis is killed with SIGKILL
+${
+  kill
+    ? `${KILL} s of account creations, 16 at a time; Redis is killed with SIGKILL
 after a third of it and restarted from its AOF ${kill.outageSeconds} s later.
 
 - attempts: ${kill.attempts}; acknowledged (204): ${kill.acknowledged}; 503 during the outage: ${kill.unavailable}; other failures: ${kill.otherFailures}
 - acknowledged writes missing afterwards: **${kill.lost}**
-- first acknowledged write ${kill.recoveredAfter.toFixed(2)} s after Redis was back` : 'not run'}
+- first acknowledged write ${kill.recoveredAfter.toFixed(2)} s after Redis was back`
+    : 'not run'
+}
 
 ## Redis restarted without its data
 
-${loss ? `Redis restarts empty (no persistence). After the verified-credential cache's
+${
+  loss
+    ? `Redis restarts empty (no persistence). After the verified-credential cache's
 10 s, ${loss.calls} calls with a master's credentials: ${loss.unauthorized} × 401,
-${loss.succeeded} × 200; the master record is back in Redis: ${loss.masterBack}.` : 'not run'}
+${loss.succeeded} × 200; the master record is back in Redis: ${loss.masterBack}.`
+    : 'not run'
+}
 `
 writeFileSync(fileURLToPath(new URL('../../docs/RELIABILITY.md', import.meta.url)), doc)
-console.log(`\n${failed.length === 0 ? 'all checks passed' : `${failed.length} check(s) failed`}; docs/RELIABILITY.md written (${seconds} s)`)
+console.log(
+  `\n${failed.length === 0 ? 'all checks passed' : `${failed.length} check(s) failed`}; docs/RELIABILITY.md written (${seconds} s)`,
+)
 process.exit(failed.length === 0 ? 0 : 1)

@@ -12,7 +12,8 @@ if (config.redisUrl) {
 }
 const engine = createEngine(store ? { store } : {})
 const masters = { alice: 'alice-secret', bob: 'b:o:b:secret', carol: 'carol-secret' }
-for (const [user, password] of Object.entries(masters)) await engine.addMasterAccount({ user, password, partner: user !== 'carol' })
+for (const [user, password] of Object.entries(masters))
+  await engine.addMasterAccount({ user, password, partner: user !== 'carol' })
 const server = await startServer({ engine })
 let errors = 0
 process.on('message', (message) => {

@@ -7,7 +7,11 @@ const base = process.env.MOBISITE_URL ?? 'http://127.0.0.1:3000'
 const fixtures = JSON.parse(readFileSync(join(__dirname, 'fixtures.json'), 'utf8'))
 const auth = { authorization: `Basic ${Buffer.from('tester:tester-secret').toString('base64')}` }
 const admin = (method, path, body) =>
-  fetch(`${base}/__admin${path}`, { method, headers: { 'content-type': 'application/json' }, body: body && JSON.stringify(body) })
+  fetch(`${base}/__admin${path}`, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    body: body && JSON.stringify(body),
+  })
 
 beforeEach(async () => {
   await admin('POST', '/reset')

@@ -8,7 +8,11 @@ const base = process.env.MOBISITE_URL ?? 'http://127.0.0.1:3000'
 const fixtures = JSON.parse(readFileSync(new URL('./fixtures.json', import.meta.url), 'utf8'))
 const auth = { authorization: `Basic ${Buffer.from('tester:tester-secret').toString('base64')}` }
 const admin = (method, path, body) =>
-  fetch(`${base}/__admin${path}`, { method, headers: { 'content-type': 'application/json' }, body: body && JSON.stringify(body) })
+  fetch(`${base}/__admin${path}`, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    body: body && JSON.stringify(body),
+  })
 
 beforeEach(async () => {
   await admin('POST', '/reset')
@@ -22,9 +26,14 @@ test('a site listed in the frozen day, a failing publish, and the journal', asyn
     headers: { ...auth, 'content-type': 'application/json' },
     body: JSON.stringify({ site_data: { site_name: 'news', original_site_url: 'https://news.example' } }),
   })
-  const listed = await (await fetch(`${base}/api/sites/created?from=2025-02-01&to=2025-02-01T23:59:59`, { headers: auth })).json()
+  const listed = await (
+    await fetch(`${base}/api/sites/created?from=2025-02-01&to=2025-02-01T23:59:59`, { headers: auth })
+  ).json()
   assert.deepEqual(listed, [{ site_name: 'news' }])
-  await admin('POST', '/faults', { route: '/sites/publish/{site_name}', error: { status: 500, error_code: 'InternalError' } })
+  await admin('POST', '/faults', {
+    route: '/sites/publish/{site_name}',
+    error: { status: 500, error_code: 'InternalError' },
+  })
   const publish = await fetch(`${base}/api/sites/publish/news`, { method: 'POST', headers: auth })
   assert.equal(publish.status, 500)
   const billing = await (await admin('GET', '/billing/tester')).json()

@@ -7,7 +7,11 @@ const base = process.env.MOBISITE_URL ?? 'http://127.0.0.1:3000'
 const fixtures = JSON.parse(readFileSync(new URL('./fixtures.json', import.meta.url), 'utf8'))
 const auth = { authorization: `Basic ${Buffer.from('tester:tester-secret').toString('base64')}` }
 const admin = (method, path, body) =>
-  fetch(`${base}/__admin${path}`, { method, headers: { 'content-type': 'application/json' }, body: body && JSON.stringify(body) })
+  fetch(`${base}/__admin${path}`, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    body: body && JSON.stringify(body),
+  })
 
 t.beforeEach(async () => {
   await admin('POST', '/reset')
@@ -19,19 +23,33 @@ t.test('publishing happens at the frozen time; a faulted read is retried', async
   const created = await fetch(`${base}/api/sites/create`, {
     method: 'POST',
     headers: { ...auth, 'content-type': 'application/json' },
-    body: JSON.stringify({ site_data: { site_name: 'blog', original_site_url: 'https://blog.example' }, publish_now: true }),
+    body: JSON.stringify({
+      site_data: { site_name: 'blog', original_site_url: 'https://blog.example' },
+      publish_now: true,
+    }),
   })
   t.equal(created.status, 200)
-  await admin('POST', '/faults', { method: 'GET', route: '/sites/{site_name}', error: { status: 503, error_code: 'ServiceUnavailable' }, times: 1 })
+  await admin('POST', '/faults', {
+    method: 'GET',
+    route: '/sites/{site_name}',
+    error: { status: 503, error_code: 'ServiceUnavailable' },
+    times: 1,
+  })
   t.equal((await fetch(`${base}/api/sites/blog`, { headers: auth })).status, 503, 'the injected fault')
   const site = await (await fetch(`${base}/api/sites/blog`, { headers: auth })).json()
   t.equal(site.last_published_date, '2025-01-15T10:00:00', 'published at the frozen clock')
   const { requests } = await (await admin('GET', '/requests?route=/sites/{site_name}')).json()
-  t.same(requests.map((r) => r.status), [503, 200], 'the journal saw both calls')
+  t.same(
+    requests.map((r) => r.status),
+    [503, 200],
+    'the journal saw both calls',
+  )
   t.equal(requests[0].user, 'tester')
 })
 
 t.test('the seeded analytics', async (t) => {
-  const traffic = await (await fetch(`${base}/api/analytics/site/shop?from=2025-01-01&to=2025-01-31`, { headers: auth })).json()
+  const traffic = await (
+    await fetch(`${base}/api/analytics/site/shop?from=2025-01-01&to=2025-01-31`, { headers: auth })
+  ).json()
   t.same(traffic, { UNIQUE_VISITORS: 2, VISITS: 2, PAGE_VIEWS: 4 })
 })

@@ -72,8 +72,7 @@ export function compileSource(source: string, maxLength: number): CompiledAgents
     else if (a.pieces.length === 1) {
       singles.push((a.pieces[0] as Piece).source)
       singleLengths.push((a.pieces[0] as Piece).length)
-    }
-    else chains.push(makeChain(a.pieces))
+    } else chains.push(makeChain(a.pieces))
   }
   const base = { source, fragments: [...fragments].slice(0, 64) }
   // An alternative that matches the empty string matches every string.

@@ -117,12 +117,21 @@ function judgeSource(source: unknown, options: AgentMatcherOptions): CompiledAge
   }
   const maxSourceLength = options.maxSourceLength ?? DEFAULTS.maxSourceLength
   if (source.length > maxSourceLength) {
-    throw new AgentsSourceError('too-long', `agents source has ${source.length} characters; the limit is ${maxSourceLength}`, source)
+    throw new AgentsSourceError(
+      'too-long',
+      `agents source has ${source.length} characters; the limit is ${maxSourceLength}`,
+      source,
+    )
   }
   try {
     new RegExp(source, 'i')
   } catch (err) {
-    throw new AgentsSourceError('invalid', `agents source is not a valid regular expression: ${(err as Error).message}`, source, { cause: err })
+    throw new AgentsSourceError(
+      'invalid',
+      `agents source is not a valid regular expression: ${(err as Error).message}`,
+      source,
+      { cause: err },
+    )
   }
   const maxLength = options.maxLength ?? DEFAULTS.maxLength
   const compiled = compileSource(source, maxLength)
@@ -133,7 +142,11 @@ function judgeSource(source: unknown, options: AgentMatcherOptions): CompiledAge
     const probe = probeSource(compiled, probeLength, slowMs)
     if (!probe.ok) {
       const how = probe.timedOut ? `did not finish within ${probe.worstMs} ms` : `took ${probe.worstMs.toFixed(1)} ms`
-      throw new AgentsSourceError('slow', `agents source is dangerously slow (${compiled.mode} mode): a ${probeLength}-character probe UA ${how}; the limit is ${slowMs} ms`, source)
+      throw new AgentsSourceError(
+        'slow',
+        `agents source is dangerously slow (${compiled.mode} mode): a ${probeLength}-character probe UA ${how}; the limit is ${slowMs} ms`,
+        source,
+      )
     }
   }
   return compiled

@@ -158,14 +158,21 @@ export function analyticsCollector(engine: CollectorEngine, options: CollectorOp
     const site_name = typeof siteName === 'function' ? siteName(req) : siteName
     if (site_name === undefined) return
     if (event === REDIRECT) {
-      if (engine.confirmRedirect === undefined) throw new Error('analyticsCollector: this engine cannot confirm redirects')
+      if (engine.confirmRedirect === undefined)
+        throw new Error('analyticsCollector: this engine cannot confirm redirects')
       return engine.confirmRedirect(site_name)
     }
     const where = (await geo(req)) ?? {}
     const place = { country: where.country || undefined, region: where.region || undefined }
     const user_agent = req.headers['user-agent']
     if (event === 'visit') {
-      await engine.recordVisit({ site_name, visitor_id, user_agent, ...place, page_views: pv === undefined ? 1 : Number(pv) })
+      await engine.recordVisit({
+        site_name,
+        visitor_id,
+        user_agent,
+        ...place,
+        page_views: pv === undefined ? 1 : Number(pv),
+      })
     } else if (KINDS.has(event)) {
       await engine.recordActivity({ site_name, kind: event as ActivityKind, user_agent, ...place })
     } else {

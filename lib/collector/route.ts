@@ -13,7 +13,10 @@ import { analyticsCollector, type CollectorEngine, type CollectorOptions } from 
  * can be spoofed, and changes nothing but analytics and the site's
  * `last_confirmed_redirected_date`. Other methods get 405 with `Allow`.
  */
-export function collectRoute(engine: CollectorEngine, options: Omit<CollectorOptions, 'siteName' | 'site_name' | 'passThrough'> = {}): Router {
+export function collectRoute(
+  engine: CollectorEngine,
+  options: Omit<CollectorOptions, 'siteName' | 'site_name' | 'passThrough'> = {},
+): Router {
   const router = express.Router()
   const collect = analyticsCollector(engine, { ...options, siteName: (req) => siteOf(req.params.site_name) })
   router
@@ -21,7 +24,10 @@ export function collectRoute(engine: CollectorEngine, options: Omit<CollectorOpt
     .get(collect)
     .post(collect)
     .all((_req, res) => {
-      res.status(405).set('Allow', 'GET, HEAD, POST').json({ error_code: 'MethodNotAllowed', message: 'the collector takes GET or POST' })
+      res
+        .status(405)
+        .set('Allow', 'GET, HEAD, POST')
+        .json({ error_code: 'MethodNotAllowed', message: 'the collector takes GET or POST' })
     })
   return router
 }

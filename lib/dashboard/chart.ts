@@ -56,7 +56,8 @@ export function axisMax(max: number, ticks: number): number {
   if (max <= 0) return ticks
   const raw = max / ticks
   const magnitude = 10 ** Math.floor(Math.log10(raw))
-  const step = [1, 2, 2.5, 5, 10].map((m) => m * magnitude).find((s) => s >= raw && Number.isInteger(s)) ?? Math.ceil(raw)
+  const step =
+    [1, 2, 2.5, 5, 10].map((m) => m * magnitude).find((s) => s >= raw && Number.isInteger(s)) ?? Math.ceil(raw)
   return step * ticks
 }
 
@@ -89,17 +90,19 @@ function drawing(daily: readonly DailyTraffic[], layout: Layout, label: string, 
       : null,
   )
   const lines = SERIES.map(
-    (s) => html`<polyline class="series ${s.css}" points="${daily.map((d, i) => `${fixed(x(i))},${fixed(y(d[s.key]))}`).join(' ')}"/>`,
+    (s) =>
+      html`<polyline class="series ${s.css}" points="${daily.map((d, i) => `${fixed(x(i))},${fixed(y(d[s.key]))}`).join(' ')}"/>`,
   )
   const days = daily.map(
-    (d, i) => html`<g class="day" data-day="${d.day}"><title>${shortDay(d.day)} (${d.day}): ${count(d.visits)} visits, ${count(
-      d.unique_visitors,
-    )} unique visitors, ${count(d.page_views)} page views</title><rect class="hit" x="${fixed(x(i) - slot / 2)}" y="${top}" width="${fixed(
-      slot,
-    )}" height="${plotH}"/>${SERIES.map(
-      (s) =>
-        html`<circle class="pt ${s.css}" data-series="${s.key}" data-value="${d[s.key]}" cx="${fixed(x(i))}" cy="${fixed(y(d[s.key]))}" r="${layout.radius}"/>`,
-    )}</g>`,
+    (d, i) =>
+      html`<g class="day" data-day="${d.day}"><title>${shortDay(d.day)} (${d.day}): ${count(d.visits)} visits, ${count(
+        d.unique_visitors,
+      )} unique visitors, ${count(d.page_views)} page views</title><rect class="hit" x="${fixed(x(i) - slot / 2)}" y="${top}" width="${fixed(
+        slot,
+      )}" height="${plotH}"/>${SERIES.map(
+        (s) =>
+          html`<circle class="pt ${s.css}" data-series="${s.key}" data-value="${d[s.key]}" cx="${fixed(x(i))}" cy="${fixed(y(d[s.key]))}" r="${layout.radius}"/>`,
+      )}</g>`,
   )
   return html`<svg class="${layout.name}" viewBox="0 0 ${width} ${height}" role="img" aria-label="${label}" data-max="${max}" data-top="${top}" data-plot-height="${plotH}" xmlns="http://www.w3.org/2000/svg"><title>${title}</title><g class="grid">${grid}</g><g class="axis">${yLabels}${xLabels}</g>${lines}${days}</svg>`
 }

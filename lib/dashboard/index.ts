@@ -76,7 +76,13 @@ function cookiePath(req: Request): string {
 }
 
 function setSessionCookie(req: Request, res: Response, value: string, maxAge: number): void {
-  const parts = [`${SESSION_COOKIE}=${value}`, `Path=${cookiePath(req)}`, `Max-Age=${maxAge}`, 'HttpOnly', 'SameSite=Lax']
+  const parts = [
+    `${SESSION_COOKIE}=${value}`,
+    `Path=${cookiePath(req)}`,
+    `Max-Age=${maxAge}`,
+    'HttpOnly',
+    'SameSite=Lax',
+  ]
   if (req.secure) parts.push('Secure')
   res.append('Set-Cookie', parts.join('; '))
 }
@@ -111,7 +117,9 @@ export function dashboardRouter(engine: Engine, options: DashboardRouterOptions 
   const dashboard = dashboardOf(engine)
   const title = options.title ?? 'Dashboard'
   // `Origin: null` (sandboxed frames, data: URLs) can never be trusted, even when listed.
-  const allowedOrigins = new Set((options.allowedOrigins ?? []).map((o) => o.replace(/\/+$/, '').toLowerCase()).filter((o) => o !== 'null'))
+  const allowedOrigins = new Set(
+    (options.allowedOrigins ?? []).map((o) => o.replace(/\/+$/, '').toLowerCase()).filter((o) => o !== 'null'),
+  )
   const onError = options.onError ?? ((error: unknown) => console.error('mobisite dashboard: unexpected error', error))
   const router = express.Router({ caseSensitive: true })
 
@@ -170,7 +178,10 @@ export function dashboardRouter(engine: Engine, options: DashboardRouterOptions 
       const token = req.query.token
       const landing = await dashboard.signIn(token)
       setSessionCookie(req, res, landing.session, SESSION_MAX_AGE)
-      const to = landing.target === 'STATS' && landing.site_name !== undefined ? sitePath(req.baseUrl, landing.site_name) : `${req.baseUrl}/`
+      const to =
+        landing.target === 'STATS' && landing.site_name !== undefined
+          ? sitePath(req.baseUrl, landing.site_name)
+          : `${req.baseUrl}/`
       res.redirect(303, to)
     }),
   )
@@ -226,7 +237,13 @@ export function dashboardRouter(engine: Engine, options: DashboardRouterOptions 
   router.use(((error, req, res, next) => {
     if (res.headersSent) return next(error)
     const status = (error as { status?: unknown }).status
-    fail(req, res, typeof status === 'number' && status >= 400 && status < 500 ? new ServiceError('InvalidInput', 'This address is not valid.') : error)
+    fail(
+      req,
+      res,
+      typeof status === 'number' && status >= 400 && status < 500
+        ? new ServiceError('InvalidInput', 'This address is not valid.')
+        : error,
+    )
   }) as express.ErrorRequestHandler)
   return router
 }

@@ -52,11 +52,15 @@ ${body}
 }
 
 function publishedBadge(site: DashboardSite): SafeHtml {
-  return site.published ? html`<span class="badge on">Published</span>` : html`<span class="badge off">Not published</span>`
+  return site.published
+    ? html`<span class="badge on">Published</span>`
+    : html`<span class="badge off">Not published</span>`
 }
 
 function lastPublished(site: DashboardSite): SafeHtml | null {
-  return site.last_published_date ? html`<span>Last published ${site.last_published_date.replace('T', ' ')} UTC</span>` : null
+  return site.last_published_date
+    ? html`<span>Last published ${site.last_published_date.replace('T', ' ')} UTC</span>`
+    : null
 }
 
 /** `{dashboard}/`: the account's granted sites. */
@@ -73,7 +77,11 @@ export function sitesPage(page: PageContext, sites: readonly DashboardSite[]): S
 <a class="open" href="${sitePath(page.base, site.site_name)}">View statistics →</a>
 </li>`,
         )}</ul>`
-  return layout(page, 'Your sites', html`<h1>Your sites</h1><p class="sub">${sites.length === 1 ? '1 site' : `${sites.length} sites`} shared with you</p>${list}`)
+  return layout(
+    page,
+    'Your sites',
+    html`<h1>Your sites</h1><p class="sub">${sites.length === 1 ? '1 site' : `${sites.length} sites`} shared with you</p>${list}`,
+  )
 }
 
 function topTable(caption: string, column: string, rows: readonly TopRow[], id: string): SafeHtml {
@@ -89,7 +97,8 @@ export function sitePage(page: PageContext, report: SiteReport): SafeHtml {
   const { site, totals, activities, daily } = report
   const name = site.business_name ?? site.site_name
   const periods = PERIODS.map(
-    (p) => html`<a href="${sitePath(page.base, site.site_name, p)}"${p === report.days ? html` aria-current="page"` : null}>${p} days</a>`,
+    (p) =>
+      html`<a href="${sitePath(page.base, site.site_name, p)}"${p === report.days ? html` aria-current="page"` : null}>${p} days</a>`,
   )
   const busiest = daily.reduce((best, d) => (d.visits > best.visits ? d : best), daily[0]!)
   const label = `Line chart of daily page views, visits and unique visitors from ${report.from} to ${report.to}: ${count(
@@ -98,9 +107,12 @@ export function sitePage(page: PageContext, report: SiteReport): SafeHtml {
   const title = `Daily traffic of ${name}, last ${report.days} days`
   const stat = (css: string, text: string, value: number, id: string) =>
     html`<li class="stat ${css}" id="${id}"><span class="label">${text}</span><span class="value">${count(value)}</span></li>`
-  const rows = [...daily].reverse().map(
-    (d) => html`<tr data-day="${d.day}"><th scope="row">${d.day}</th><td>${count(d.visits)}</td><td>${count(d.unique_visitors)}</td><td>${count(d.page_views)}</td></tr>`,
-  )
+  const rows = [...daily]
+    .reverse()
+    .map(
+      (d) =>
+        html`<tr data-day="${d.day}"><th scope="row">${d.day}</th><td>${count(d.visits)}</td><td>${count(d.unique_visitors)}</td><td>${count(d.page_views)}</td></tr>`,
+    )
   const body = html`<a class="back" href="${page.base}/">← All sites</a>
 <h1>${name}</h1>
 <p class="sub">${site.site_name} · ${externalLink(site.original_site_url)} · ${publishedBadge(site)}</p>

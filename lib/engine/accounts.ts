@@ -25,7 +25,11 @@ function checkNames(account_name: string, site_name: string): void {
   if (account_name.length > accountNameSchema.maxLength || !ACCOUNT_NAME.test(account_name)) {
     throw invalidInput(`account_name must be ${accountNameSchema.description}`)
   }
-  if (site_name.length < siteNameSchema.minLength || site_name.length > siteNameSchema.maxLength || !SITE_NAME.test(site_name)) {
+  if (
+    site_name.length < siteNameSchema.minLength ||
+    site_name.length > siteNameSchema.maxLength ||
+    !SITE_NAME.test(site_name)
+  ) {
     throw invalidInput(`site_name must be ${siteNameSchema.description}`)
   }
 }
@@ -45,7 +49,10 @@ export async function createAccount(ctx: CallContext, body: unknown): Promise<vo
     created_at: ctx.now().getTime(),
     incarnation: randomUUID(),
   })
-  if (!created) throw alreadyExist(`account_name ${input.account_name} is already taken (names are unique regardless of letter case)`)
+  if (!created)
+    throw alreadyExist(
+      `account_name ${input.account_name} is already taken (names are unique regardless of letter case)`,
+    )
 }
 
 /** Retrieve Account: never returns lang. */

@@ -12,7 +12,14 @@
  * for its mistakes. The limit check itself is one atomic store call, so no
  * more than 300 calls succeed however many run at once.
  */
-import { ACTIVITY_KINDS, type ActivityKind, type ActivityMetrics, type AnalyticsRow, type MostTrafficRow, type TrafficMetrics } from '../../types/index.js'
+import {
+  ACTIVITY_KINDS,
+  type ActivityKind,
+  type ActivityMetrics,
+  type AnalyticsRow,
+  type MostTrafficRow,
+  type TrafficMetrics,
+} from '../../types/index.js'
 import { ServiceError, invalidInput } from '../errors.js'
 import { validateMostTrafficQuery, validateSiteAnalyticsQuery } from '../schema/analytics.js'
 import type { ActivityTotals, Dimension, PeriodRow, TrafficTotals } from '../store/contract.js'
@@ -38,14 +45,23 @@ const MIN_AT = utc(1, 0, 1)
 const MAX_AT = utc(9999, 11, 31, 23, 59, 59) + 999
 
 const KINDS: ReadonlySet<string> = new Set<string>(ACTIVITY_KINDS)
-const VISIT_FIELDS: ReadonlySet<string> = new Set(['site_name', 'at', 'visitor_id', 'user_agent', 'country', 'region', 'page_views'])
+const VISIT_FIELDS: ReadonlySet<string> = new Set([
+  'site_name',
+  'at',
+  'visitor_id',
+  'user_agent',
+  'country',
+  'region',
+  'page_views',
+])
 const ACTIVITY_FIELDS: ReadonlySet<string> = new Set(['site_name', 'at', 'kind', 'user_agent', 'country', 'region'])
 
 // ------------------------------------------------------------- recording
 
 /** Input fields as an object; rejects non-objects and unknown fields. */
 function fieldsOf(input: unknown, allowed: ReadonlySet<string>, what: string): Record<string, unknown> {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) throw invalidInput(`${what} must be an object`)
+  if (typeof input !== 'object' || input === null || Array.isArray(input))
+    throw invalidInput(`${what} must be an object`)
   for (const key in input) if (!allowed.has(key)) throw invalidInput(`unknown field ${key}`)
   return input as Record<string, unknown>
 }
@@ -105,7 +121,12 @@ export async function recordVisit(ctx: EngineContext, input: unknown): Promise<v
   if (typeof visitor_id !== 'string' || visitor_id === '') throw invalidInput('visitor_id must be a non-empty string')
   if (visitor_id.length > MAX_VISITOR_ID) throw invalidInput(`visitor_id must be at most ${MAX_VISITOR_ID} characters`)
   const page_views = fields.page_views ?? 1
-  if (typeof page_views !== 'number' || !Number.isInteger(page_views) || page_views < 1 || page_views > MAX_PAGE_VIEWS) {
+  if (
+    typeof page_views !== 'number' ||
+    !Number.isInteger(page_views) ||
+    page_views < 1 ||
+    page_views > MAX_PAGE_VIEWS
+  ) {
     throw invalidInput(`page_views must be an integer from 1 to ${MAX_PAGE_VIEWS}`)
   }
   const day = dayOf(ctx, fields.at)
@@ -115,7 +136,16 @@ export async function recordVisit(ctx: EngineContext, input: unknown): Promise<v
   const country = geoOf(fields, 'country')
   const region = geoOf(fields, 'region')
   const site_name = siteNameOf(fields)
-  const recorded = await ctx.store.recordVisit({ site_name, day, visitor_id, page_views, browser: system.browser, os: system.os, country, region })
+  const recorded = await ctx.store.recordVisit({
+    site_name,
+    day,
+    visitor_id,
+    page_views,
+    browser: system.browser,
+    os: system.os,
+    country,
+    region,
+  })
   if (recorded === undefined) throw siteNotFound(site_name)
   if (recorded.build === 'delayed') await buildOnFirstVisit(ctx, site_name)
 }
@@ -132,7 +162,15 @@ export async function recordActivity(ctx: EngineContext, input: unknown): Promis
   const country = geoOf(fields, 'country')
   const region = geoOf(fields, 'region')
   const site_name = siteNameOf(fields)
-  const recorded = await ctx.store.recordActivity({ site_name, day, kind: kind as ActivityKind, browser: system.browser, os: system.os, country, region })
+  const recorded = await ctx.store.recordActivity({
+    site_name,
+    day,
+    kind: kind as ActivityKind,
+    browser: system.browser,
+    os: system.os,
+    country,
+    region,
+  })
   if (recorded === undefined) throw siteNotFound(site_name)
 }
 
@@ -158,15 +196,23 @@ async function countCall(ctx: CallContext, method: string, label: string, now: D
   const key = `analytics-limit:${method}:${formatDay(ms)}:${ctx.caller.user}`
   const { allowed } = await ctx.store.incrementWithinLimit(key, DAILY_LIMIT, startOfDay(ms) + DAY_MS)
   if (!allowed) {
-    throw new ServiceError('DailyLimitExceeded', `${label} is limited to ${DAILY_LIMIT} calls per UTC day; try again after midnight UTC`, {
-      retryAfter: secondsToNextUtcDay(ms),
-    })
+    throw new ServiceError(
+      'DailyLimitExceeded',
+      `${label} is limited to ${DAILY_LIMIT} calls per UTC day; try again after midnight UTC`,
+      {
+        retryAfter: secondsToNextUtcDay(ms),
+      },
+    )
   }
 }
 
 function trafficMetrics(data: TrafficTotals): TrafficMetrics {
   // A shared store may estimate distinct visitors; there are never more than visits.
-  return { UNIQUE_VISITORS: Math.min(data.unique_visitors, data.visits), VISITS: data.visits, PAGE_VIEWS: data.page_views }
+  return {
+    UNIQUE_VISITORS: Math.min(data.unique_visitors, data.visits),
+    VISITS: data.visits,
+    PAGE_VIEWS: data.page_views,
+  }
 }
 
 function activityMetrics(data: ActivityTotals): ActivityMetrics {
@@ -183,7 +229,12 @@ function dimensionOf(dimension: Dimension, key: string[]): AnalyticsRow['dimensi
   return dimension === 'system' ? { browser: a, os: b } : { country: a, region: b }
 }
 
-function shape<T, M>(rows: PeriodRow<T>[], dimension: Dimension | undefined, metrics: (data: T) => M, zero: T): M | AnalyticsRow<M>[] {
+function shape<T, M>(
+  rows: PeriodRow<T>[],
+  dimension: Dimension | undefined,
+  metrics: (data: T) => M,
+  zero: T,
+): M | AnalyticsRow<M>[] {
   if (dimension === undefined) return metrics(rows[0]?.data ?? zero)
   return rows.map((row) => ({ data: metrics(row.data), dimension: dimensionOf(dimension, row.key) }))
 }
@@ -214,8 +265,22 @@ export async function siteAnalytics(
  * The API and the sub-account dashboard both read through it, so their
  * numbers are the same by construction.
  */
-export function readSiteAnalytics(ctx: EngineContext, site_name: string, from: string, to: string, result: 'traffic', dimension?: undefined): Promise<TrafficMetrics>
-export function readSiteAnalytics(ctx: EngineContext, site_name: string, from: string, to: string, result: 'activities', dimension?: undefined): Promise<ActivityMetrics>
+export function readSiteAnalytics(
+  ctx: EngineContext,
+  site_name: string,
+  from: string,
+  to: string,
+  result: 'traffic',
+  dimension?: undefined,
+): Promise<TrafficMetrics>
+export function readSiteAnalytics(
+  ctx: EngineContext,
+  site_name: string,
+  from: string,
+  to: string,
+  result: 'activities',
+  dimension?: undefined,
+): Promise<ActivityMetrics>
 export function readSiteAnalytics<R extends 'traffic' | 'activities'>(
   ctx: EngineContext,
   site_name: string,

@@ -127,7 +127,12 @@ function top(rows: { name: string; visits: number }[]): TopRow[] {
     .slice(0, TOP_ROWS)
 }
 
-async function report(ctx: EngineContext, account: DashboardAccount, site_name: string, daysQuery: unknown): Promise<SiteReport> {
+async function report(
+  ctx: EngineContext,
+  account: DashboardAccount,
+  site_name: string,
+  daysQuery: unknown,
+): Promise<SiteReport> {
   const days = periodOf(daysQuery)
   const name = String(site_name)
   const site = (await grantedSites(ctx, account)).find((s) => s.site_name === name)
@@ -148,11 +153,20 @@ async function report(ctx: EngineContext, account: DashboardAccount, site_name: 
     days,
     from,
     to,
-    daily: perDay.map((m, i) => ({ day: dayList[i]!, visits: m.VISITS, unique_visitors: m.UNIQUE_VISITORS, page_views: m.PAGE_VIEWS })),
+    daily: perDay.map((m, i) => ({
+      day: dayList[i]!,
+      visits: m.VISITS,
+      unique_visitors: m.UNIQUE_VISITORS,
+      page_views: m.PAGE_VIEWS,
+    })),
     totals,
     activities,
-    countries: top(geo.map((row) => ({ name: (row.dimension as { country: string }).country, visits: row.data.VISITS }))),
-    browsers: top(system.map((row) => ({ name: (row.dimension as { browser: string }).browser, visits: row.data.VISITS }))),
+    countries: top(
+      geo.map((row) => ({ name: (row.dimension as { country: string }).country, visits: row.data.VISITS })),
+    ),
+    browsers: top(
+      system.map((row) => ({ name: (row.dimension as { browser: string }).browser, visits: row.data.VISITS })),
+    ),
   }
 }
 

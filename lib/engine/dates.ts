@@ -46,8 +46,12 @@ export function parseDateInput(value: unknown, name: string): number {
   const ms = utc(+y!, +mo! - 1, +d!, +h, +mi, +s)
   const back = new Date(ms)
   const valid =
-    back.getUTCFullYear() === +y! && back.getUTCMonth() === +mo! - 1 && back.getUTCDate() === +d! &&
-    back.getUTCHours() === +h && back.getUTCMinutes() === +mi && back.getUTCSeconds() === +s
+    back.getUTCFullYear() === +y! &&
+    back.getUTCMonth() === +mo! - 1 &&
+    back.getUTCDate() === +d! &&
+    back.getUTCHours() === +h &&
+    back.getUTCMinutes() === +mi &&
+    back.getUTCSeconds() === +s
   if (!valid || +y! < 1) throw invalidInput(`${name} is not a real date: ${value as string}`)
   return ms
 }

@@ -61,13 +61,21 @@ export function createEngine(options: EngineOptions = {}): Engine {
   // A trusted Caller's API is built once: its methods run the rule in a fixed context.
   const trusted = callerApiCache((caller) => {
     const call = callContextOf(ctx, caller)
-    return buildMasterApi((operation) => (...args) => guard(() => operation(call, ...args)))
+    return buildMasterApi(
+      (operation) =>
+        (...args) =>
+          guard(() => operation(call, ...args)),
+    )
   })
 
   function as(caller: string | Caller): MasterApi {
     if (typeof caller !== 'string') return trusted(caller)
     // A user name is looked up on every call, so a removed master is refused at once.
-    return buildMasterApi((operation) => (...args) => guard(async () => operation(await callContext(caller), ...args)))
+    return buildMasterApi(
+      (operation) =>
+        (...args) =>
+          guard(async () => operation(await callContext(caller), ...args)),
+    )
   }
 
   const engine: Engine = {

@@ -55,7 +55,10 @@ export async function build(ctx: EngineContext, site: SiteRecord, plan: BuildPla
     if (!built) return
   }
   if (plan.publish) {
-    await ctx.store.publishSite(owner, site_name, ctx.now().getTime(), true, { created_at: site.created_at, build: 'built' })
+    await ctx.store.publishSite(owner, site_name, ctx.now().getTime(), true, {
+      created_at: site.created_at,
+      build: 'built',
+    })
   }
 }
 
@@ -106,7 +109,12 @@ export function resetCache(ctx: CallContext, site_name: string): Promise<void> {
 export async function recreateSite(ctx: CallContext, site_name: string, body: unknown): Promise<void> {
   const { republish = false } = validateRecreateSite(body ?? {})
   const site = await ownSite(ctx, site_name)
-  const patch: SitePatch = { modified_at: ctx.now().getTime(), published_at: null, build: 'built', publish_when_built: null }
+  const patch: SitePatch = {
+    modified_at: ctx.now().getTime(),
+    published_at: null,
+    build: 'built',
+    publish_when_built: null,
+  }
   const writable = patch as Record<string, unknown>
   for (const key of PROPERTY_KEYS) writable[key] = site.initial[key] ?? null
   // The expectation makes restore-from-`initial` apply only to the site those properties were read from.

@@ -14,7 +14,9 @@ import { checkStrings } from './strict-strings.js'
 import type { Caller, MasterApi } from './types.js'
 
 /** Wraps a rule so it runs in the context `resolve` gives, with the engine's error translation. */
-type Binder = <A extends unknown[], R>(operation: (call: CallContext, ...args: A) => Promise<R>) => (...args: A) => Promise<R>
+type Binder = <A extends unknown[], R>(
+  operation: (call: CallContext, ...args: A) => Promise<R>,
+) => (...args: A) => Promise<R>
 
 /** Every operation of the API, each bound by `bind` after the strict-strings check of its arguments. */
 export function buildMasterApi(bind: Binder): MasterApi {

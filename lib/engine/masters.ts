@@ -148,7 +148,9 @@ export class MasterRegistry {
     if (!(await verifyPassword(record, password))) return undefined
     if (given) {
       const current = await this.lookup(user)
-      return current && current.password_hash === given.password_hash ? { user, partner: current.partner } : this.check(user, password)
+      return current && current.password_hash === given.password_hash
+        ? { user, partner: current.partner }
+        : this.check(user, password)
     }
     if (needsRehash(record.password_hash)) {
       // Only over the record just verified: a password another instance changed meanwhile stays.

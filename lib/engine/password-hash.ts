@@ -31,11 +31,16 @@ export async function hashPassword(password: string): Promise<{ salt: string; pa
   const salt = randomBytes(SALT_BYTES)
   const key = await derive(password, salt, LOG_N, BLOCK, PARALLEL, KEY_BYTES)
   const saltHex = salt.toString('hex')
-  return { salt: saltHex, password_hash: `$scrypt$ln=${LOG_N},r=${BLOCK},p=${PARALLEL}$${saltHex}$${key.toString('hex')}` }
+  return {
+    salt: saltHex,
+    password_hash: `$scrypt$ln=${LOG_N},r=${BLOCK},p=${PARALLEL}$${saltHex}$${key.toString('hex')}`,
+  }
 }
 
 /** A hash of a random password: unknown users are checked against it, so they cost what a wrong password costs. */
-export const DECOY_HASH: Promise<{ salt: string; password_hash: string }> = hashPassword(randomBytes(18).toString('base64'))
+export const DECOY_HASH: Promise<{ salt: string; password_hash: string }> = hashPassword(
+  randomBytes(18).toString('base64'),
+)
 
 /** Whether the stored hash is of an older form or weaker parameters than {@link hashPassword} writes. */
 export function needsRehash(password_hash: string): boolean {
@@ -49,7 +54,10 @@ export function needsRehash(password_hash: string): boolean {
  * decoy, so neither form nor existence shows in the time taken. An
  * unreadable hash never matches (and costs the same).
  */
-export async function verifyPassword(record: { salt: string; password_hash: string }, password: string): Promise<boolean> {
+export async function verifyPassword(
+  record: { salt: string; password_hash: string },
+  password: string,
+): Promise<boolean> {
   const match = SCRYPT_FORM.exec(record.password_hash)
   if (match) {
     const [, logN, r, p, saltHex, keyHex] = match

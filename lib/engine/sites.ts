@@ -66,7 +66,15 @@ export async function createSite(ctx: CallContext, body: unknown): Promise<SiteN
   // `initial` is the very props object: every store copies or serialises what
   // it is given, so a second deep copy per site would only be garbage.
   const record = (site_name: string): SiteRecord => {
-    const site: SiteRecord = { ...props, site_name, owner: ctx.caller.user, initial: props, created_at: now, modified_at: now, build: buildState }
+    const site: SiteRecord = {
+      ...props,
+      site_name,
+      owner: ctx.caller.user,
+      initial: props,
+      created_at: now,
+      modified_at: now,
+      build: buildState,
+    }
     if (publishNow && mode !== 'true') site.publish_when_built = true
     return site
   }
@@ -92,7 +100,8 @@ async function reserveName(
     return (await ctx.store.createSite(site)) ? site : undefined
   }
   if (wanted !== undefined) {
-    if (RESERVED_NAMES.has(wanted.toLowerCase())) throw invalidInput(`site_name ${wanted} is reserved: GET /sites/${wanted} is a listing`)
+    if (RESERVED_NAMES.has(wanted.toLowerCase()))
+      throw invalidInput(`site_name ${wanted} is reserved: GET /sites/${wanted} is a listing`)
     const site = await attempt(wanted)
     if (!site) throw alreadyExist(`site_name ${wanted} is already taken (names are unique regardless of letter case)`)
     return site
@@ -129,7 +138,11 @@ export async function deleteSite(ctx: CallContext, site_name: string): Promise<v
 }
 
 /** Retrieve Sites created (or modified) in a period; default the 7 days before `to`. */
-export async function listSites(ctx: CallContext, by: 'created' | 'modified', query: Query = {}): Promise<SiteNameRef[]> {
+export async function listSites(
+  ctx: CallContext,
+  by: 'created' | 'modified',
+  query: Query = {},
+): Promise<SiteNameRef[]> {
   const period = resolvePeriod(validatePeriodQuery(query), ctx.now(), 7)
   const names = await ctx.store.listSites(ctx.caller.user, by, period.from, period.to)
   return names.map((site_name) => ({ site_name }))

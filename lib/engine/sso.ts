@@ -60,14 +60,24 @@ function dashboardBase(dashboardUrl: string): string {
  * where the dashboard is served: an absolute URL or a path (default
  * `/dashboard`).
  */
-export async function ssoLink(ctx: CallContext, account_name: string, query: Query = {}, dashboardUrl = '/dashboard'): Promise<SsoLink> {
+export async function ssoLink(
+  ctx: CallContext,
+  account_name: string,
+  query: Query = {},
+  dashboardUrl = '/dashboard',
+): Promise<SsoLink> {
   requirePartner(ctx)
   const base = dashboardBase(dashboardUrl)
   const q = validateSsoLinkQuery(query)
   const target: SsoTarget = q.target ?? 'DASHBOARD'
   if (target === 'STATS' && q.site_name === undefined) throw invalidInput('site_name is required when target is STATS')
   const account = await ownAccount(ctx, account_name)
-  const grant: SsoGrant = { account_name: account.account_name, owner: account.owner, incarnation: incarnationOf(account), target }
+  const grant: SsoGrant = {
+    account_name: account.account_name,
+    owner: account.owner,
+    incarnation: incarnationOf(account),
+    target,
+  }
   if (q.site_name !== undefined) {
     const site = await ownSite(ctx, q.site_name)
     const granted = (await ctx.store.listGrants(ctx.caller.user, account.account_name)) ?? []
@@ -117,11 +127,17 @@ export async function redeemSsoToken(ctx: EngineContext, token: unknown): Promis
  * account was deleted (re-created or not) since: Unauthorized.
  */
 export async function sessionAccount(ctx: EngineContext, session: unknown): Promise<DashboardAccount> {
-  if (session === undefined) throw new ServiceError('Unauthorized', 'You are not signed in. Open the sign-in link you were given.')
+  if (session === undefined)
+    throw new ServiceError('Unauthorized', 'You are not signed in. Open the sign-in link you were given.')
   const record: SsoRecord | undefined =
-    typeof session === 'string' && SECRET.test(session) ? await ctx.store.getSession(digestOf(session), ctx.now().getTime()) : undefined
+    typeof session === 'string' && SECRET.test(session)
+      ? await ctx.store.getSession(digestOf(session), ctx.now().getTime())
+      : undefined
   if (record === undefined) {
-    throw new ServiceError('Unauthorized', 'Your session has ended (it expired or you signed out). Open a new sign-in link.')
+    throw new ServiceError(
+      'Unauthorized',
+      'Your session has ended (it expired or you signed out). Open a new sign-in link.',
+    )
   }
   const account = await ctx.store.getAccount(record.account_name)
   if (!account || account.owner !== record.owner || incarnationOf(account) !== record.incarnation) {

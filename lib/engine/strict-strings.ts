@@ -12,7 +12,8 @@ import { invalidInput } from '../errors.js'
 /** C0 controls, and lone surrogates (a high one not followed by a low one, a low one not preceded by a high one). */
 const FORBIDDEN = /[\u0000-\u001f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
 /** The same, with TAB, LF and CR allowed. */
-const FORBIDDEN_IN_FREE_TEXT = /[\u0000-\u0008\u000b\u000c\u000e-\u001f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
+const FORBIDDEN_IN_FREE_TEXT =
+  /[\u0000-\u0008\u000b\u000c\u000e-\u001f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/
 
 /** Keys whose whole subtree is free text (business info, given under either name, and its reservation_info). */
 const FREE_TEXT_KEYS: ReadonlySet<string> = new Set(['site_business_info', 'business_site_info', 'reservation_info'])
@@ -22,7 +23,9 @@ const MAX_DEPTH = 64
 
 function what(char: string): string {
   const code = char.charCodeAt(0)
-  return code >= 0xd800 ? `a lone surrogate U+${code.toString(16).toUpperCase()}` : `the control character U+${code.toString(16).toUpperCase().padStart(4, '0')}`
+  return code >= 0xd800
+    ? `a lone surrogate U+${code.toString(16).toUpperCase()}`
+    : `the control character U+${code.toString(16).toUpperCase().padStart(4, '0')}`
 }
 
 function check(text: string, freeText: boolean, where: string): void {
@@ -39,7 +42,12 @@ function walk(value: unknown, freeText: boolean, where: string, depth: number): 
   }
   for (const key of Object.keys(value)) {
     check(key, false, where ? `a field name in ${where}` : 'a field name')
-    walk((value as Record<string, unknown>)[key], freeText || FREE_TEXT_KEYS.has(key), where ? `${where}.${key}` : key, depth + 1)
+    walk(
+      (value as Record<string, unknown>)[key],
+      freeText || FREE_TEXT_KEYS.has(key),
+      where ? `${where}.${key}` : key,
+      depth + 1,
+    )
   }
 }
 

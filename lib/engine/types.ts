@@ -17,7 +17,14 @@ import type {
 } from '../../types/index.js'
 import type { CreateAccountBody, UpdateAccountBody } from '../schema/accounts.js'
 import type { MostTrafficQuery, SiteAnalyticsQuery } from '../schema/analytics.js'
-import type { CreateSiteBody, GetManyBody, PeriodQuery, PublishQuery, RecreateSiteBody, UpdateSiteBody } from '../schema/sites.js'
+import type {
+  CreateSiteBody,
+  GetManyBody,
+  PeriodQuery,
+  PublishQuery,
+  RecreateSiteBody,
+  UpdateSiteBody,
+} from '../schema/sites.js'
 import type { SsoLinkQuery } from '../schema/sso.js'
 import type { Store } from '../store/contract.js'
 import type { CredentialCacheOptions } from './masters.js'
@@ -124,7 +131,10 @@ export interface MasterApi {
    */
   ssoLink(account_name: string, query?: SsoLinkQuery, dashboardUrl?: string): Promise<{ url: string }>
 
-  siteAnalytics(site_name: string, query?: SiteAnalyticsQuery): Promise<TrafficMetrics | ActivityMetrics | AnalyticsRow[]>
+  siteAnalytics(
+    site_name: string,
+    query?: SiteAnalyticsQuery,
+  ): Promise<TrafficMetrics | ActivityMetrics | AnalyticsRow[]>
   sitesWithMostTraffic(query?: MostTrafficQuery): Promise<MostTrafficRow[]>
 }
 

@@ -39,13 +39,17 @@ export class BodyReadError extends Error {
  */
 export function bodyReadError(error: unknown): BodyReadError {
   const type = (error as { type?: unknown } | null)?.type
-  if (type === 'entity.too.large') return new BodyReadError(new ServiceError('InvalidInput', 'request body is larger than the limit (1 MiB by default)'), 413)
+  if (type === 'entity.too.large')
+    return new BodyReadError(
+      new ServiceError('InvalidInput', 'request body is larger than the limit (1 MiB by default)'),
+      413,
+    )
   // The body parser's verify step (utf8Body) throws the caller's error itself.
   if (type === 'entity.verify.failed' && error instanceof ServiceError) return new BodyReadError(error, 400)
   if (type === 'entity.parse.failed') {
     return new BodyReadError(new ServiceError('InvalidInput', 'request body is not a valid JSON object or array'), 400)
   }
-  const reason = typeof type === 'string' ? type : (error as Error | null)?.message ?? 'unreadable'
+  const reason = typeof type === 'string' ? type : ((error as Error | null)?.message ?? 'unreadable')
   return new BodyReadError(new ServiceError('InvalidInput', `request body could not be read (${reason})`), 400)
 }
 
@@ -59,7 +63,8 @@ export function errorHandler(onError: (error: unknown) => void): ErrorRequestHan
     if (mapped instanceof ServiceError) return sendError(res, mapped)
     if (error instanceof BodyReadError) return sendError(res, error.service, error.status)
     // The router's only own failure: a path parameter that is not valid percent-encoding.
-    if (error instanceof URIError) return sendError(res, new ServiceError('InvalidInput', 'malformed percent-encoding in the path'))
+    if (error instanceof URIError)
+      return sendError(res, new ServiceError('InvalidInput', 'malformed percent-encoding in the path'))
     onError(error)
     sendError(res, new ServiceError('InternalError', 'unexpected error; it has been logged'))
   }

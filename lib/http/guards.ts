@@ -52,7 +52,8 @@ function crossSiteReason(req: Request, allowed: ReadonlySet<string>): string | u
   if (origin === undefined) return undefined
   // `null` is what sandboxed frames, data: URLs and some redirects send: an origin that cannot be trusted.
   if (origin === 'null') return `a ${req.method} from an opaque origin (Origin: null) is refused`
-  if (origin.toLowerCase() !== ownOrigin(req)) return `a ${req.method} from origin ${origin} is refused; it is not an allowed origin`
+  if (origin.toLowerCase() !== ownOrigin(req))
+    return `a ${req.method} from origin ${origin} is refused; it is not an allowed origin`
   return undefined
 }
 
@@ -79,7 +80,10 @@ export function requestGuards(options: GuardOptions = {}): (call: { req: Request
         throw new ServiceError('UnsupportedMediaType', 'a request body needs Content-Type: application/json')
       }
       if (!JSON_TYPE.test(type.trim())) {
-        throw new ServiceError('UnsupportedMediaType', `Content-Type ${JSON.stringify(type)} is not accepted; send application/json (charset utf-8)`)
+        throw new ServiceError(
+          'UnsupportedMediaType',
+          `Content-Type ${JSON.stringify(type)} is not accepted; send application/json (charset utf-8)`,
+        )
       }
     }
   }

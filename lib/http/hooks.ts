@@ -51,7 +51,13 @@ const templates = new Map<string, { template: string; siteAt: number }>()
 function templateInfo(path: string): { template: string; siteAt: number } {
   let info = templates.get(path)
   if (info === undefined) {
-    info = { template: templateOf(path), siteAt: path.split('/').filter((part) => part.startsWith(':')).indexOf(':site_name') }
+    info = {
+      template: templateOf(path),
+      siteAt: path
+        .split('/')
+        .filter((part) => part.startsWith(':'))
+        .indexOf(':site_name'),
+    }
     templates.set(path, info)
   }
   return info
@@ -61,7 +67,10 @@ function templateInfo(path: string): { template: string; siteAt: number } {
  * Called first for every request of an apiRouter given hooks: records the
  * call once it is over (answered or dropped). `routeOf` names its endpoint's path.
  */
-export function observe(hooks: ApiHooks, routeOf: (req: Request) => string | undefined): (req: Request, res: Response) => void {
+export function observe(
+  hooks: ApiHooks,
+  routeOf: (req: Request) => string | undefined,
+): (req: Request, res: Response) => void {
   return (req, res) => {
     const start = performance.now()
     // 'close' comes after 'finish' as well as for a dropped connection: one listener is enough.
@@ -101,7 +110,11 @@ export function faultStep(hooks: ApiHooks): ApiStep {
   return ({ req, res, route, params }) => {
     const { template, siteAt } = templateInfo(route.path)
     const site_name = siteAt < 0 ? undefined : params[siteAt]
-    const fault = hooks.fault({ method: req.method, route: template, ...(site_name === undefined ? {} : { site_name }) })
+    const fault = hooks.fault({
+      method: req.method,
+      route: template,
+      ...(site_name === undefined ? {} : { site_name }),
+    })
     // No promise when no fault applies: the router then does not wait.
     return fault === undefined ? undefined : applyFault(fault, req, res, template)
   }

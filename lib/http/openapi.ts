@@ -66,7 +66,13 @@ export const PATH_PARAMETERS: Readonly<Record<string, { description: string; sch
 /** Codes every authenticated request can be answered with, whatever the route. */
 function baseCodes(route: RouteDoc): ErrorCode[] {
   if (route.public) return []
-  const codes: ErrorCode[] = ['InvalidInput', 'Unauthorized', 'UnsupportedMediaType', 'InternalError', 'ServiceUnavailable']
+  const codes: ErrorCode[] = [
+    'InvalidInput',
+    'Unauthorized',
+    'UnsupportedMediaType',
+    'InternalError',
+    'ServiceUnavailable',
+  ]
   if (route.method !== 'GET') codes.push('AccessForbidden')
   return codes
 }
@@ -132,7 +138,9 @@ function parametersOf(route: RouteDoc): object[] {
     name,
     in: 'query',
     required: false,
-    ...((schema as { description?: string }).description ? { description: (schema as { description: string }).description } : {}),
+    ...((schema as { description?: string }).description
+      ? { description: (schema as { description: string }).description }
+      : {}),
     schema: withRefs(schema),
   }))
   return [...path, ...query]
@@ -149,7 +157,9 @@ function operation(route: RouteDoc): object {
     route.success === 'empty'
       ? { 204: { description: 'Done; no content.' } }
       : { 200: { description: 'The result.', content: json(withRefs(route.response ?? {})) } }
-  const errors = Object.fromEntries([...errorStatusesOf(route)].map(([status, causes]) => [status, errorResponse(status, causes)]))
+  const errors = Object.fromEntries(
+    [...errorStatusesOf(route)].map(([status, causes]) => [status, errorResponse(status, causes)]),
+  )
   return {
     operationId: route.operationId,
     tags: [route.tag],
@@ -167,7 +177,13 @@ export const ADMIN_MOUNT = '/__admin'
 
 /** Codes every admin call can answer with; writes also 403 (cross-site) like the API. */
 export function adminErrorCodesOf(op: AdminOperation): ErrorCode[] {
-  const codes = new Set<ErrorCode>(['InvalidInput', 'Unauthorized', 'UnsupportedMediaType', 'InternalError', ...(op.errors ?? [])])
+  const codes = new Set<ErrorCode>([
+    'InvalidInput',
+    'Unauthorized',
+    'UnsupportedMediaType',
+    'InternalError',
+    ...(op.errors ?? []),
+  ])
   if (op.method !== 'GET') codes.add('AccessForbidden')
   // Health answers 503 with its own body; every other call fails with ServiceUnavailable when the store is down.
   if (op.path !== '/health') codes.add('ServiceUnavailable')
@@ -178,28 +194,55 @@ function adminOperation(op: AdminOperation): object {
   const causes = new Map<number, { code: ErrorCode; meaning: string }[]>()
   for (const code of adminErrorCodesOf(op)) {
     const info = ERROR_CODES[code]
-    const statuses: [number, string][] = [[info.status, info.meaning], ...Object.entries('alsoStatus' in info ? info.alsoStatus : {}).map(([s, m]) => [Number(s), m] as [number, string])]
+    const statuses: [number, string][] = [
+      [info.status, info.meaning],
+      ...Object.entries('alsoStatus' in info ? info.alsoStatus : {}).map(
+        ([s, m]) => [Number(s), m] as [number, string],
+      ),
+    ]
     for (const [status, meaning] of statuses) causes.set(status, [...(causes.get(status) ?? []), { code, meaning }])
   }
   const errors = Object.fromEntries(
-    [...causes].sort(([a], [b]) => a - b).map(([status, list]) => {
-      const response = errorResponse(status, list) as { headers?: object }
-      // The admin token is a bearer token, not the API's Basic credentials.
-      return [status, status === 401 ? { ...response, headers: { 'WWW-Authenticate': { $ref: '#/components/headers/WWW-Authenticate-Bearer' } } } : response]
-    }),
+    [...causes]
+      .sort(([a], [b]) => a - b)
+      .map(([status, list]) => {
+        const response = errorResponse(status, list) as { headers?: object }
+        // The admin token is a bearer token, not the API's Basic credentials.
+        return [
+          status,
+          status === 401
+            ? { ...response, headers: { 'WWW-Authenticate': { $ref: '#/components/headers/WWW-Authenticate-Bearer' } } }
+            : response,
+        ]
+      }),
   )
   const success =
     op.success === 204
       ? { 204: { description: 'Done; no content.' } }
-      : { [op.success]: { description: op.success === 201 ? 'Created.' : 'The result.', content: json(withRefs(op.answer)) } }
-  const health = op.path === '/health' ? { 503: { description: 'The store cannot be reached.', content: json(withRefs(op.answer)) } } : {}
-  const path = [...op.path.matchAll(/\{([a-z_]+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: { type: 'string' } }))
-  const query = Object.entries((op.query as { properties?: object } | undefined)?.properties ?? {}).map(([name, schema]) => ({
+      : {
+          [op.success]: {
+            description: op.success === 201 ? 'Created.' : 'The result.',
+            content: json(withRefs(op.answer)),
+          },
+        }
+  const health =
+    op.path === '/health'
+      ? { 503: { description: 'The store cannot be reached.', content: json(withRefs(op.answer)) } }
+      : {}
+  const path = [...op.path.matchAll(/\{([a-z_]+)\}/g)].map(([, name]) => ({
     name,
-    in: 'query',
-    required: false,
-    schema: withRefs(schema),
+    in: 'path',
+    required: true,
+    schema: { type: 'string' },
   }))
+  const query = Object.entries((op.query as { properties?: object } | undefined)?.properties ?? {}).map(
+    ([name, schema]) => ({
+      name,
+      in: 'query',
+      required: false,
+      schema: withRefs(schema),
+    }),
+  )
   const parameters = [...path, ...query]
   return {
     operationId: op.operationId,
@@ -223,7 +266,12 @@ function adminPaths(serverUrl: string): Record<string, Record<string, unknown>> 
   const paths: Record<string, Record<string, unknown>> = {}
   for (const op of ADMIN_OPERATIONS) {
     const item = (paths[`${ADMIN_MOUNT}${op.path}`] ??= {
-      servers: [{ url: root, description: 'The server root: the test-double controls are mounted beside the API, not under it.' }],
+      servers: [
+        {
+          url: root,
+          description: 'The server root: the test-double controls are mounted beside the API, not under it.',
+        },
+      ],
     })
     item[op.method.toLowerCase()] = adminOperation(op)
   }
@@ -239,7 +287,10 @@ export const ADMIN_TAG = {
 const TAGS = [
   { name: 'Sites', description: 'Create, read, change, publish and delete mobile sites.' },
   { name: 'Accounts', description: 'Sub-user accounts and their access to sites; partner master accounts only.' },
-  { name: 'Analytics', description: 'Traffic and activity figures; 300 calls per UTC day per master account per method.' },
+  {
+    name: 'Analytics',
+    description: 'Traffic and activity figures; 300 calls per UTC day per master account per method.',
+  },
   { name: 'Agents', description: 'The User-Agents sent to the mobile site.' },
   { name: 'Meta', description: 'This description.' },
   ADMIN_TAG,
@@ -254,14 +305,22 @@ A path nothing serves answers 404 (components/responses/NotFound); a known path 
 answers 405 with \`Allow\` (components/responses/MethodNotAllowed), and OPTIONS answers 204 with \`Allow\`.`
 
 /** The OpenAPI document; `serverUrl` is where the router is mounted (default `/api`). */
-export function openApiDocument(serverUrl = '/api', routes: readonly RouteDoc[] = [...ROUTES, ...SERVICE_ROUTES]): object {
+export function openApiDocument(
+  serverUrl = '/api',
+  routes: readonly RouteDoc[] = [...ROUTES, ...SERVICE_ROUTES],
+): object {
   const paths: Record<string, Record<string, object>> = {}
   for (const route of routes) (paths[openApiPath(route.path)] ??= {})[route.method.toLowerCase()] = operation(route)
   Object.assign(paths, adminPaths(serverUrl))
   const schemas = Object.fromEntries(Object.entries(COMPONENTS).map(([name, schema]) => [name, withRefs(schema, true)]))
   return {
     openapi: '3.1.0',
-    info: { title: 'mobisite', version: '0.1.0', description: DESCRIPTION, license: { name: 'MIT', identifier: 'MIT' } },
+    info: {
+      title: 'mobisite',
+      version: '0.1.0',
+      description: DESCRIPTION,
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
     servers: [{ url: serverUrl }],
     tags: TAGS,
     security: [{ basic: [] }],
@@ -269,13 +328,29 @@ export function openApiDocument(serverUrl = '/api', routes: readonly RouteDoc[] 
     components: {
       securitySchemes: {
         basic: { type: 'http', scheme: 'basic', description: 'A master account: user and password.' },
-        bearerAuth: { type: 'http', scheme: 'bearer', description: 'The admin token of the test-double controls (adminToken, MOBISITE_ADMIN_TOKEN).' },
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'The admin token of the test-double controls (adminToken, MOBISITE_ADMIN_TOKEN).',
+        },
       },
       schemas,
       headers: {
-        'WWW-Authenticate': { description: 'The authentication scheme to use.', required: true, schema: { type: 'string', const: 'Basic realm="mobisite"' } },
-        'WWW-Authenticate-Bearer': { description: 'The admin calls ask for the bearer token.', required: true, schema: { type: 'string', const: 'Bearer realm="mobisite admin"' } },
-        'Retry-After': { description: 'Seconds until the next UTC midnight, when the limit resets.', required: true, schema: { type: 'integer', minimum: 1 } },
+        'WWW-Authenticate': {
+          description: 'The authentication scheme to use.',
+          required: true,
+          schema: { type: 'string', const: 'Basic realm="mobisite"' },
+        },
+        'WWW-Authenticate-Bearer': {
+          description: 'The admin calls ask for the bearer token.',
+          required: true,
+          schema: { type: 'string', const: 'Bearer realm="mobisite admin"' },
+        },
+        'Retry-After': {
+          description: 'Seconds until the next UTC midnight, when the limit resets.',
+          required: true,
+          schema: { type: 'integer', minimum: 1 },
+        },
         Allow: { description: 'The methods the path takes.', required: true, schema: { type: 'string' } },
       },
       responses: {
@@ -284,7 +359,10 @@ export function openApiDocument(serverUrl = '/api', routes: readonly RouteDoc[] 
           ...errorResponse(405, [{ code: 'MethodNotAllowed', meaning: ERROR_CODES.MethodNotAllowed.meaning }]),
           headers: { Allow: { $ref: '#/components/headers/Allow' } },
         },
-        Options: { description: 'OPTIONS on a known path: no content.', headers: { Allow: { $ref: '#/components/headers/Allow' } } },
+        Options: {
+          description: 'OPTIONS on a known path: no content.',
+          headers: { Allow: { $ref: '#/components/headers/Allow' } },
+        },
         RequestTimeout: errorResponse(408, [{ code: 'RequestTimeout', meaning: ERROR_CODES.RequestTimeout.meaning }]),
       },
     },

@@ -19,7 +19,15 @@ import { requestGuards, utf8Body, utf8Query, type GuardOptions } from './guards.
 import { faultStep, noteCaller, observe, type ApiHooks } from './hooks.js'
 import { openApiDocument } from './openapi.js'
 import { sendEmpty, sendJson } from './reply.js'
-import { AGENTS_PATH, OPENAPI_PATH, ROUTES, SERVICE_ROUTES, type Input, type Route, type RouteRequest } from './routes.js'
+import {
+  AGENTS_PATH,
+  OPENAPI_PATH,
+  ROUTES,
+  SERVICE_ROUTES,
+  type Input,
+  type Route,
+  type RouteRequest,
+} from './routes.js'
 
 /** Options of {@link apiRouter}. */
 export interface ApiRouterOptions extends GuardOptions {
@@ -174,7 +182,10 @@ export function apiRouter(engine: Engine, options: ApiRouterOptions = {}): Route
   // The API description is public, like the documentation it is.
   const document = openApiDocument(options.openApiServerUrl)
   // The routes the router serves itself are described in routes.ts like the others.
-  const service = (path: string, run: () => Promise<unknown>): Route => ({ ...SERVICE_ROUTES.find((r) => r.path === path)!, run })
+  const service = (path: string, run: () => Promise<unknown>): Route => ({
+    ...SERVICE_ROUTES.find((r) => r.path === path)!,
+    run,
+  })
   const endpoints: Endpoint[] = [
     { route: service(OPENAPI_PATH, async () => document), public: true },
     ...ROUTES.map((route) => ({ route })),

@@ -22,8 +22,18 @@
  */
 import type { MasterApi } from '../engine/types.js'
 import type { ErrorCode } from '../errors.js'
-import { type CreateAccountBody, createAccountSchema, type UpdateAccountBody, updateAccountSchema } from '../schema/accounts.js'
-import { type MostTrafficQuery, mostTrafficQuerySchema, type SiteAnalyticsQuery, siteAnalyticsQuerySchema } from '../schema/analytics.js'
+import {
+  type CreateAccountBody,
+  createAccountSchema,
+  type UpdateAccountBody,
+  updateAccountSchema,
+} from '../schema/accounts.js'
+import {
+  type MostTrafficQuery,
+  mostTrafficQuerySchema,
+  type SiteAnalyticsQuery,
+  siteAnalyticsQuerySchema,
+} from '../schema/analytics.js'
 import {
   accountSchema,
   mostTrafficRowSchema,
@@ -265,7 +275,7 @@ export const ROUTES: readonly Route[] = [
     tag: 'Accounts',
     summary: 'Get SSO Link',
     description:
-      'A single-use link that signs the sub-account into its dashboard (`target=DASHBOARD`) or onto one granted site\'s statistics (`target=STATS` with `site_name`). The token in it carries 256 random bits, expires 120 s after issue on the engine clock and opens a 12-hour session once. The link points at apiRouter\'s `dashboardUrl` (default: this request\'s origin + `/dashboard`). A `site_name` that is the caller\'s but not granted to the account is InvalidInput. See docs/dashboard.md.',
+      "A single-use link that signs the sub-account into its dashboard (`target=DASHBOARD`) or onto one granted site's statistics (`target=STATS` with `site_name`). The token in it carries 256 random bits, expires 120 s after issue on the engine clock and opens a 12-hour session once. The link points at apiRouter's `dashboardUrl` (default: this request's origin + `/dashboard`). A `site_name` that is the caller's but not granted to the account is InvalidInput. See docs/dashboard.md.",
     input: 'query',
     schema: ssoLinkQuerySchema,
     success: json,

@@ -84,7 +84,12 @@ function originOf(baseUrl: string): string {
  */
 export function remoteConfirmer(url: string, timeoutMs: number, now: () => number, report: Report): Confirm {
   const send = (): void => {
-    fetch(url, { method: 'POST', redirect: 'error', signal: AbortSignal.timeout(timeoutMs), headers: { 'content-length': '0' } })
+    fetch(url, {
+      method: 'POST',
+      redirect: 'error',
+      signal: AbortSignal.timeout(timeoutMs),
+      headers: { 'content-length': '0' },
+    })
       .then(async (res) => {
         await res.body?.cancel().catch(() => undefined)
         if (res.status < 200 || res.status > 299) report(new Error(`POST ${url}: HTTP ${res.status}`))

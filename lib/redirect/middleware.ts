@@ -121,37 +121,54 @@ const ALTERNATE_MEDIA = 'only screen and (max-width: 640px)'
 export function mobileRedirect(options: MobileRedirectOptions): MobileRedirectHandler {
   const o = options
   if (o === null || typeof o !== 'object') throw new TypeError('mobileRedirect(options): options are required')
-  if (o.agents !== undefined && o.remote !== undefined) throw new TypeError('mobileRedirect: give `agents` or `remote`, not both')
+  if (o.agents !== undefined && o.remote !== undefined)
+    throw new TypeError('mobileRedirect: give `agents` or `remote`, not both')
   const siteName = o.siteName ?? o.site_name
   if (siteName !== undefined && o.engine === undefined && o.remote === undefined) {
     throw new TypeError('mobileRedirect: `siteName` needs `engine` or `remote`')
   }
   const status = o.status ?? 302
-  if (![301, 302, 303, 307, 308].includes(status)) throw new TypeError(`mobileRedirect: status must be a redirect status, got ${status}`)
+  if (![301, 302, 303, 307, 308].includes(status))
+    throw new TypeError(`mobileRedirect: status must be a redirect status, got ${status}`)
   const base = typeof o.mobileUrl === 'string' ? rq.parseMobileUrl(o.mobileUrl) : undefined
   const targetOf = typeof o.mobileUrl === 'function' ? o.mobileUrl : undefined
-  if (base === undefined && targetOf === undefined) throw new TypeError('mobileRedirect: mobileUrl must be a URL string or a function')
+  if (base === undefined && targetOf === undefined)
+    throw new TypeError('mobileRedirect: mobileUrl must be a URL string or a function')
   const report = o.onError ?? ((err: Error) => process.emitWarning(err))
   const clientHints = o.clientHints ?? true
   const optOut = o.optOut === false ? undefined : optOutSettings(o.optOut ?? {})
   // Everything the outcome reads: the device headers, the navigation test,
   // and the opt-out cookie, so no shared cache hands one visitor's outcome
   // to another (docs/redirect.md, "Caches").
-  const vary = ['User-Agent', ...(clientHints ? ['Sec-CH-UA-Mobile'] : []), 'Sec-Fetch-Dest', ...(optOut ? ['Cookie'] : [])].join(', ')
+  const vary = [
+    'User-Agent',
+    ...(clientHints ? ['Sec-CH-UA-Mobile'] : []),
+    'Sec-Fetch-Dest',
+    ...(optOut ? ['Cookie'] : []),
+  ].join(', ')
   const alternate = o.alternateLink === true
   const skip = skipper(o.skip ?? DEFAULT_SKIP)
   const now = o.now ?? Date.now
   const matcherOptions = o.matcher ?? {}
   const provider: AgentsProvider =
-    o.agents !== undefined ? staticProvider(o.agents, matcherOptions)
-    : o.remote !== undefined ? remoteProvider(o.remote, matcherOptions, report)
-    : o.engine !== undefined ? engineProvider(o.engine, matcherOptions, report)
-    : staticProvider(DEFAULT_AGENTS, matcherOptions)
+    o.agents !== undefined
+      ? staticProvider(o.agents, matcherOptions)
+      : o.remote !== undefined
+        ? remoteProvider(o.remote, matcherOptions, report)
+        : o.engine !== undefined
+          ? engineProvider(o.engine, matcherOptions, report)
+          : staticProvider(DEFAULT_AGENTS, matcherOptions)
   let confirm: Confirm | undefined
   if (siteName !== undefined) {
     confirm =
-      o.engine !== undefined ? engineConfirmer(o.engine, siteName, now, report)
-      : remoteConfirmer(collectUrlOf(o.remote as RemoteAgentsOptions, siteName), o.remote?.timeout ?? 5000, now, report)
+      o.engine !== undefined
+        ? engineConfirmer(o.engine, siteName, now, report)
+        : remoteConfirmer(
+            collectUrlOf(o.remote as RemoteAgentsOptions, siteName),
+            o.remote?.timeout ?? 5000,
+            now,
+            report,
+          )
   }
 
   /** The mobile URL of this request, or undefined when there is none or it would loop. */
@@ -239,16 +256,28 @@ function judge(headers: IncomingHttpHeaders, matcher: AgentMatcher, clientHints:
 }
 
 function optOutSettings(o: OptOutOptions): Required<OptOutOptions> {
-  const settings = { param: o.param ?? 'no_redirect', cookie: o.cookie ?? 'mobisite_no_redirect', maxAge: o.maxAge ?? 2_592_000 }
+  const settings = {
+    param: o.param ?? 'no_redirect',
+    cookie: o.cookie ?? 'mobisite_no_redirect',
+    maxAge: o.maxAge ?? 2_592_000,
+  }
   if (settings.param === '') throw new TypeError('mobileRedirect: optOut.param must not be empty')
   // The name goes into Set-Cookie verbatim, so it must be an RFC 6265 token.
-  if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(settings.cookie)) throw new TypeError(`mobileRedirect: optOut.cookie is not a valid cookie name: ${JSON.stringify(settings.cookie)}`)
-  if (!Number.isInteger(settings.maxAge) || settings.maxAge < 0) throw new TypeError('mobileRedirect: optOut.maxAge must be a whole number of seconds')
+  if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(settings.cookie))
+    throw new TypeError(`mobileRedirect: optOut.cookie is not a valid cookie name: ${JSON.stringify(settings.cookie)}`)
+  if (!Number.isInteger(settings.maxAge) || settings.maxAge < 0)
+    throw new TypeError('mobileRedirect: optOut.maxAge must be a whole number of seconds')
   return settings
 }
 
 /** Handles `?no_redirect=…` (setting or clearing the cookie) and reads the cookie; true when opted out. */
-function applyOptOut(req: Request, res: Response, cookie: string | undefined, target: string, o: Required<OptOutOptions>): boolean {
+function applyOptOut(
+  req: Request,
+  res: Response,
+  cookie: string | undefined,
+  target: string,
+  o: Required<OptOutOptions>,
+): boolean {
   const value = rq.queryParam(target, o.param)
   if (value === '' || value === 'true' || value === '1') {
     const secure = req.secure ? '; Secure' : ''

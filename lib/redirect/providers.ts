@@ -85,7 +85,11 @@ export function engineProvider(engine: AgentsEngine, options: AgentMatcherOption
  * fleet of desktop servers does not retry in step. Fetches never overlap,
  * and the timer does not keep Node alive.
  */
-export function remoteProvider(remote: RemoteAgentsOptions, options: AgentMatcherOptions, report: Report): AgentsProvider {
+export function remoteProvider(
+  remote: RemoteAgentsOptions,
+  options: AgentMatcherOptions,
+  report: Report,
+): AgentsProvider {
   const interval = remote.refreshInterval ?? 300_000
   if (!(interval > 0)) throw new TypeError('remote.refreshInterval must be a positive number of milliseconds')
   let matcher = createAgentMatcher(DEFAULT_AGENTS, options)
@@ -116,7 +120,8 @@ export function remoteProvider(remote: RemoteAgentsOptions, options: AgentMatche
   }
   const schedule = (): void => {
     if (closed) return
-    const backoff = failures === 0 ? interval : Math.min(interval * 2 ** (failures - 1), Math.max(interval, MAX_BACKOFF_MS))
+    const backoff =
+      failures === 0 ? interval : Math.min(interval * 2 ** (failures - 1), Math.max(interval, MAX_BACKOFF_MS))
     timer = setTimeout(() => void refresh().then(schedule), backoff * (0.9 + Math.random() * 0.2))
     timer.unref()
   }

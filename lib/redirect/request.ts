@@ -89,7 +89,9 @@ export function parseMobileUrl(mobileUrl: string): MobileBase {
     throw new TypeError(`mobileUrl must be an absolute http(s) URL, got ${JSON.stringify(mobileUrl)}`)
   }
   if (u.search !== '' || u.hash !== '' || u.username !== '' || u.password !== '') {
-    throw new TypeError('mobileUrl must not carry a query, fragment or credentials: the request path and query are appended to it')
+    throw new TypeError(
+      'mobileUrl must not carry a query, fragment or credentials: the request path and query are appended to it',
+    )
   }
   const basePath = u.pathname.replace(/\/+$/, '')
   return { origin: u.origin, host: normalizeHost(u.host, u.protocol), basePath, basePathLower: basePath.toLowerCase() }

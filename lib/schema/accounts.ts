@@ -22,14 +22,25 @@ export const personNameSchema = {
 } as const
 
 /** An account's e-mail address. */
-export const emailSchema = { type: 'string', maxLength: 150, format: 'email', description: 'a valid e-mail address' } as const
+export const emailSchema = {
+  type: 'string',
+  maxLength: 150,
+  format: 'email',
+  description: 'a valid e-mail address',
+} as const
 const lang = { type: 'string', enum: ['en', 'es', 'ja'], description: 'the language of the account' } as const
 
 export const createAccountSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['account_name'],
-  properties: { account_name: accountNameSchema, first_name: personNameSchema, last_name: personNameSchema, email: emailSchema, lang },
+  properties: {
+    account_name: accountNameSchema,
+    first_name: personNameSchema,
+    last_name: personNameSchema,
+    email: emailSchema,
+    lang,
+  },
 } as const
 
 export const updateAccountSchema = {

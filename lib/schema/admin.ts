@@ -19,7 +19,9 @@ export const adminDateSchema = {
 const count = { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER } as const
 const text = (max: number) => ({ type: 'string', minLength: 1, maxLength: max }) as const
 const KIND = { enum: ACTIVITY_KINDS } as const
-const BUILD = { enum: ['built', 'delayed', 'pending', 'FAILED', 'FAILED_FRAMESET_UNSUPPORTED', 'FAILED_CONTENT_TOO_BIG'] } as const
+const BUILD = {
+  enum: ['built', 'delayed', 'pending', 'FAILED', 'FAILED_FRAMESET_UNSUPPORTED', 'FAILED_CONTENT_TOO_BIG'],
+} as const
 
 export const clockSetSchema = {
   type: 'object',
@@ -32,7 +34,9 @@ export const clockAdvanceSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['seconds'],
-  properties: { seconds: { type: 'number', minimum: 0, maximum: 3.2e11, description: 'seconds to move forward, 0 or more' } },
+  properties: {
+    seconds: { type: 'number', minimum: 0, maximum: 3.2e11, description: 'seconds to move forward, 0 or more' },
+  },
 } as const
 
 export const builderSchema = {
@@ -52,7 +56,12 @@ export const faultSchema = {
   additionalProperties: false,
   properties: {
     method: { type: 'string', pattern: '^[A-Za-z]{1,16}$', description: 'an HTTP method name (any letter case)' },
-    route: { type: 'string', minLength: 1, maxLength: 200, description: 'an OpenAPI path of the API, e.g. /sites/{site_name}' },
+    route: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 200,
+      description: 'an OpenAPI path of the API, e.g. /sites/{site_name}',
+    },
     site_name: siteNameSchema,
     times: { type: 'integer', minimum: 1, maximum: 1_000_000 },
     probability: { type: 'number', minimum: 0, maximum: 1 },
@@ -63,7 +72,11 @@ export const faultSchema = {
       required: ['status', 'error_code'],
       properties: {
         status: { type: 'integer', minimum: 400, maximum: 599 },
-        error_code: { type: 'string', pattern: '^[A-Za-z][A-Za-z0-9_]{0,63}$', description: 'a name of letters, digits and _' },
+        error_code: {
+          type: 'string',
+          pattern: '^[A-Za-z][A-Za-z0-9_]{0,63}$',
+          description: 'a name of letters, digits and _',
+        },
         message: { type: 'string', maxLength: 1000 },
       },
     },
@@ -117,7 +130,13 @@ export const seedMasterSchema = {
   additionalProperties: false,
   required: ['user'],
   properties: {
-    user: { type: 'string', minLength: 1, maxLength: 200, pattern: '^[^:]+$', description: 'a non-empty name without ":"' },
+    user: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 200,
+      pattern: '^[^:]+$',
+      description: 'a non-empty name without ":"',
+    },
     password: text(1000),
     password_hash: text(4000),
     partner: { type: 'boolean' },
@@ -174,7 +193,12 @@ export const seedLedgerSchema = {
     owner: text(200),
     charges: {
       type: 'array',
-      items: { type: 'object', additionalProperties: false, required: ['site_name', 'at'], properties: { site_name: siteNameSchema, at: adminDateSchema } },
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['site_name', 'at'],
+        properties: { site_name: siteNameSchema, at: adminDateSchema },
+      },
     },
     subscriptions: {
       type: 'array',
@@ -293,7 +317,6 @@ export const seedEntryValidators = {
   analytics: compile<SeedAnalyticsDay>(seedAnalyticsSchema, 'entry'),
 } as const
 
-
 const clockAnswerSchema = {
   type: 'object',
   additionalProperties: false,
@@ -304,14 +327,19 @@ const clockAnswerSchema = {
 const healthAnswerSchema = {
   type: 'object',
   required: ['status', 'store'],
-  properties: { status: { enum: ['ok', 'unavailable'] }, store: { type: 'string', description: 'memory, redis, postgres or the store class' } },
+  properties: {
+    status: { enum: ['ok', 'unavailable'] },
+    store: { type: 'string', description: 'memory, redis, postgres or the store class' },
+  },
 } as const
 
 /** The seed body with each section's entry schema in place: what seed accepts and snapshot answers. */
 export const seedBodySchema = {
   type: 'object',
   additionalProperties: false,
-  properties: Object.fromEntries(Object.entries(seedSections).map(([name, entry]) => [name, { type: 'array', maxItems: 1_000_000, items: entry }])),
+  properties: Object.fromEntries(
+    Object.entries(seedSections).map(([name, entry]) => [name, { type: 'array', maxItems: 1_000_000, items: entry }]),
+  ),
 } as const
 
 const billingAnswerSchema = {
@@ -354,7 +382,12 @@ const faultIdSchema = { type: 'object', required: ['id'], properties: { id: { ty
 const faultsAnswerSchema = {
   type: 'object',
   required: ['faults'],
-  properties: { faults: { type: 'array', items: { ...faultSchema, required: ['id'], properties: { id: { type: 'string' }, ...faultSchema.properties } } } },
+  properties: {
+    faults: {
+      type: 'array',
+      items: { ...faultSchema, required: ['id'], properties: { id: { type: 'string' }, ...faultSchema.properties } },
+    },
+  },
 } as const
 
 /** One admin call, for the OpenAPI document and docs/api.md (tag "Test-double controls"). */
@@ -379,24 +412,157 @@ const events = (entry: object) => ({ anyOf: [entry, { type: 'array', maxItems: 1
 
 /** Every admin call, in the router's order. */
 export const ADMIN_OPERATIONS: readonly AdminOperation[] = [
-  { method: 'GET', path: '/health', operationId: 'adminHealth', summary: 'Whether the store answers', success: 200, answer: healthAnswerSchema },
-  { method: 'POST', path: '/reset', operationId: 'adminReset', summary: 'Empty the state; keep the start-up masters', success: 204 },
-  { method: 'POST', path: '/seed', operationId: 'adminSeed', summary: 'Add fixtures, all or nothing', body: seedBodySchema, success: 204 },
-  { method: 'GET', path: '/snapshot', operationId: 'adminSnapshot', summary: 'The whole state as a seed body', success: 200, answer: seedBodySchema },
-  { method: 'GET', path: '/clock', operationId: 'adminGetClock', summary: 'Read the clock', success: 200, answer: clockAnswerSchema },
-  { method: 'PUT', path: '/clock', operationId: 'adminSetClock', summary: 'Freeze the clock at a time', body: clockSetSchema, success: 200, answer: clockAnswerSchema },
-  { method: 'DELETE', path: '/clock', operationId: 'adminResetClock', summary: 'Back to real time', success: 200, answer: clockAnswerSchema },
-  { method: 'POST', path: '/clock/advance', operationId: 'adminAdvanceClock', summary: 'Move the clock forward', body: clockAdvanceSchema, success: 200, answer: clockAnswerSchema },
-  { method: 'PUT', path: '/builder', operationId: 'adminSetBuilder', summary: 'Make following builds fail or take time', body: builderSchema, success: 204 },
-  { method: 'DELETE', path: '/builder', operationId: 'adminResetBuilder', summary: 'Back to the default builder', success: 204 },
-  { method: 'POST', path: '/builds/settle', operationId: 'adminSettleBuilds', summary: 'Wait for every async build in flight', success: 204 },
-  { method: 'POST', path: '/visits', operationId: 'adminRecordVisits', summary: 'Record visits', body: events(visitSchema), success: 204 },
-  { method: 'POST', path: '/activities', operationId: 'adminRecordActivities', summary: 'Record activities', body: events(activitySchema), success: 204 },
-  { method: 'GET', path: '/billing/{user}', operationId: 'adminBilling', summary: 'A master account’s charges and subscriptions', success: 200, answer: billingAnswerSchema },
-  { method: 'GET', path: '/requests', operationId: 'adminRequests', summary: 'The journal of API calls, newest last', query: journalQuerySchema, success: 200, answer: journalAnswerSchema },
-  { method: 'DELETE', path: '/requests', operationId: 'adminClearRequests', summary: 'Empty the journal', success: 204 },
-  { method: 'POST', path: '/faults', operationId: 'adminAddFault', summary: 'Inject a fault into matching API calls', body: faultSchema, success: 201, answer: faultIdSchema },
-  { method: 'GET', path: '/faults', operationId: 'adminFaults', summary: 'The faults in force', success: 200, answer: faultsAnswerSchema },
+  {
+    method: 'GET',
+    path: '/health',
+    operationId: 'adminHealth',
+    summary: 'Whether the store answers',
+    success: 200,
+    answer: healthAnswerSchema,
+  },
+  {
+    method: 'POST',
+    path: '/reset',
+    operationId: 'adminReset',
+    summary: 'Empty the state; keep the start-up masters',
+    success: 204,
+  },
+  {
+    method: 'POST',
+    path: '/seed',
+    operationId: 'adminSeed',
+    summary: 'Add fixtures, all or nothing',
+    body: seedBodySchema,
+    success: 204,
+  },
+  {
+    method: 'GET',
+    path: '/snapshot',
+    operationId: 'adminSnapshot',
+    summary: 'The whole state as a seed body',
+    success: 200,
+    answer: seedBodySchema,
+  },
+  {
+    method: 'GET',
+    path: '/clock',
+    operationId: 'adminGetClock',
+    summary: 'Read the clock',
+    success: 200,
+    answer: clockAnswerSchema,
+  },
+  {
+    method: 'PUT',
+    path: '/clock',
+    operationId: 'adminSetClock',
+    summary: 'Freeze the clock at a time',
+    body: clockSetSchema,
+    success: 200,
+    answer: clockAnswerSchema,
+  },
+  {
+    method: 'DELETE',
+    path: '/clock',
+    operationId: 'adminResetClock',
+    summary: 'Back to real time',
+    success: 200,
+    answer: clockAnswerSchema,
+  },
+  {
+    method: 'POST',
+    path: '/clock/advance',
+    operationId: 'adminAdvanceClock',
+    summary: 'Move the clock forward',
+    body: clockAdvanceSchema,
+    success: 200,
+    answer: clockAnswerSchema,
+  },
+  {
+    method: 'PUT',
+    path: '/builder',
+    operationId: 'adminSetBuilder',
+    summary: 'Make following builds fail or take time',
+    body: builderSchema,
+    success: 204,
+  },
+  {
+    method: 'DELETE',
+    path: '/builder',
+    operationId: 'adminResetBuilder',
+    summary: 'Back to the default builder',
+    success: 204,
+  },
+  {
+    method: 'POST',
+    path: '/builds/settle',
+    operationId: 'adminSettleBuilds',
+    summary: 'Wait for every async build in flight',
+    success: 204,
+  },
+  {
+    method: 'POST',
+    path: '/visits',
+    operationId: 'adminRecordVisits',
+    summary: 'Record visits',
+    body: events(visitSchema),
+    success: 204,
+  },
+  {
+    method: 'POST',
+    path: '/activities',
+    operationId: 'adminRecordActivities',
+    summary: 'Record activities',
+    body: events(activitySchema),
+    success: 204,
+  },
+  {
+    method: 'GET',
+    path: '/billing/{user}',
+    operationId: 'adminBilling',
+    summary: 'A master account’s charges and subscriptions',
+    success: 200,
+    answer: billingAnswerSchema,
+  },
+  {
+    method: 'GET',
+    path: '/requests',
+    operationId: 'adminRequests',
+    summary: 'The journal of API calls, newest last',
+    query: journalQuerySchema,
+    success: 200,
+    answer: journalAnswerSchema,
+  },
+  {
+    method: 'DELETE',
+    path: '/requests',
+    operationId: 'adminClearRequests',
+    summary: 'Empty the journal',
+    success: 204,
+  },
+  {
+    method: 'POST',
+    path: '/faults',
+    operationId: 'adminAddFault',
+    summary: 'Inject a fault into matching API calls',
+    body: faultSchema,
+    success: 201,
+    answer: faultIdSchema,
+  },
+  {
+    method: 'GET',
+    path: '/faults',
+    operationId: 'adminFaults',
+    summary: 'The faults in force',
+    success: 200,
+    answer: faultsAnswerSchema,
+  },
   { method: 'DELETE', path: '/faults', operationId: 'adminClearFaults', summary: 'Delete every fault', success: 204 },
-  { method: 'DELETE', path: '/faults/{id}', operationId: 'adminDeleteFault', summary: 'Delete one fault', success: 204, errors: ['NotFound'] },
+  {
+    method: 'DELETE',
+    path: '/faults/{id}',
+    operationId: 'adminDeleteFault',
+    summary: 'Delete one fault',
+    success: 204,
+    errors: ['NotFound'],
+  },
 ]

@@ -14,8 +14,17 @@ export const siteAnalyticsQuerySchema = {
   properties: {
     from: date,
     to: date,
-    dimension: { type: 'string', enum: ['system', 'geo'], description: 'break the figures down by browser and OS, or by country and region' },
-    result: { type: 'string', enum: ['traffic', 'activities'], default: 'traffic', description: 'visitor figures or activity counts' },
+    dimension: {
+      type: 'string',
+      enum: ['system', 'geo'],
+      description: 'break the figures down by browser and OS, or by country and region',
+    },
+    result: {
+      type: 'string',
+      enum: ['traffic', 'activities'],
+      default: 'traffic',
+      description: 'visitor figures or activity counts',
+    },
   },
 } as const
 

@@ -29,7 +29,10 @@ const siteProperties = {
   site_business_info: businessInfoSchema,
   external_uid: externalUidSchema,
   last_published_date: { ...dateTimeOutputSchema, description: 'present only while the site is published' },
-  last_confirmed_redirected_date: { ...dateTimeOutputSchema, description: 'the last redirect to the site that was confirmed' },
+  last_confirmed_redirected_date: {
+    ...dateTimeOutputSchema,
+    description: 'the last redirect to the site that was confirmed',
+  },
 } as const
 
 /** A site as Retrieve Site by External ID and Retrieve Multiple Sites return it. */
@@ -146,7 +149,11 @@ export const errorSchema = {
   additionalProperties: false,
   required: ['error_code', 'message'],
   properties: {
-    error_code: { type: 'string', enum: ERROR_CODE_NAMES, description: 'what went wrong, by name (see the error codes)' },
+    error_code: {
+      type: 'string',
+      enum: ERROR_CODE_NAMES,
+      description: 'what went wrong, by name (see the error codes)',
+    },
     message: { type: 'string', minLength: 1, description: 'what is wrong, naming the field or resource' },
   },
 } as const

@@ -85,7 +85,10 @@ export const siteDataSchema = {
     site_name: siteNameSchema,
     original_site_url: httpUrlSchema,
     // null means "the same as original_site_url".
-    preview_site_url: { anyOf: [httpUrlSchema, { type: 'null' }], description: 'must be an absolute http(s) URL of at most 2048 characters, or null' },
+    preview_site_url: {
+      anyOf: [httpUrlSchema, { type: 'null' }],
+      description: 'must be an absolute http(s) URL of at most 2048 characters, or null',
+    },
     site_domain: domainSchema,
     auto_sync_cache_ttl: { ...ttlSchema, default: 'SHORT' },
     site_vertical: TEXT,
@@ -113,7 +116,8 @@ export const createSiteSchema = {
       type: ['boolean', 'string'],
       enum: [true, false, 'true', 'false', 'async'],
       default: true,
-      description: 'true: build before answering; false: build on the first visit; async: answer at once, build in the background',
+      description:
+        'true: build before answering; false: build on the first visit; async: answer at once, build in the background',
     },
   },
 } as const
@@ -133,7 +137,9 @@ export const updateSiteSchema = {
 export const recreateSiteSchema = {
   type: 'object',
   additionalProperties: false,
-  properties: { republish: { type: 'boolean', default: false, description: 'publish the site again after recreating it' } },
+  properties: {
+    republish: { type: 'boolean', default: false, description: 'publish the site again after recreating it' },
+  },
 } as const
 
 export const publishQuerySchema = {

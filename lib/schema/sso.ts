@@ -10,7 +10,11 @@ export const ssoLinkQuerySchema = {
   additionalProperties: false,
   properties: {
     site_name: siteNameSchema,
-    target: { type: 'string', enum: ['DASHBOARD', 'STATS'], description: 'where the link lands; default DASHBOARD; STATS needs site_name' },
+    target: {
+      type: 'string',
+      enum: ['DASHBOARD', 'STATS'],
+      description: 'where the link lands; default DASHBOARD; STATS needs site_name',
+    },
   },
 } as const
 
@@ -20,7 +24,10 @@ export const ssoLinkSchema = {
   additionalProperties: false,
   required: ['url'],
   properties: {
-    url: { type: 'string', description: 'the single-use sign-in link: `<dashboard>/sso?token=<token>`, valid for 120 seconds' },
+    url: {
+      type: 'string',
+      description: 'the single-use sign-in link: `<dashboard>/sso?token=<token>`, valid for 120 seconds',
+    },
   },
 } as const
 

@@ -68,7 +68,9 @@ function describe(error: ErrorObject | undefined, label: string): string {
     case 'maxLength':
       return `${field} must be at most ${String(params.limit)} characters`
     case 'minLength':
-      return Number(params.limit) === 1 ? `${field} must not be empty` : `${field} must be at least ${String(params.limit)} characters`
+      return Number(params.limit) === 1
+        ? `${field} must not be empty`
+        : `${field} must be at least ${String(params.limit)} characters`
     case 'maxItems':
       return `${field} must have at most ${String(params.limit)} items`
     case 'minItems':

@@ -62,9 +62,7 @@ export interface SiteRecord extends SiteProperties {
  * modification index; a new `external_uid` moves it in the external-uid index.
  */
 export type SitePatch = {
-  [K in Exclude<keyof SiteRecord, 'site_name' | 'owner' | 'created_at' | 'first_published_at'>]?:
-    | SiteRecord[K]
-    | null
+  [K in Exclude<keyof SiteRecord, 'site_name' | 'owner' | 'created_at' | 'first_published_at'>]?: SiteRecord[K] | null
 }
 
 /**
@@ -328,7 +326,12 @@ export interface Store {
    * the updated record. Undefined when not found or the expectation fails
    * (the expectation is checked against the site before the patch).
    */
-  updateSite(owner: string, site_name: string, patch: SitePatch, expect?: SiteExpectation): Promise<SiteRecord | undefined>
+  updateSite(
+    owner: string,
+    site_name: string,
+    patch: SitePatch,
+    expect?: SiteExpectation,
+  ): Promise<SiteRecord | undefined>
   /**
    * Publishes the owner's site at `at` (sets published_at and modified_at).
    * If it was never published before, sets first_published_at and, when
@@ -393,12 +396,22 @@ export interface Store {
   /** Traffic of the site over the days [from, to], grouped by the dimension if given. */
   siteTraffic(site_name: string, from: string, to: string, dimension?: Dimension): Promise<PeriodRow<TrafficTotals>[]>
   /** Activities of the site over the days [from, to], grouped by the dimension if given. */
-  siteActivities(site_name: string, from: string, to: string, dimension?: Dimension): Promise<PeriodRow<ActivityTotals>[]>
+  siteActivities(
+    site_name: string,
+    from: string,
+    to: string,
+    dimension?: Dimension,
+  ): Promise<PeriodRow<ActivityTotals>[]>
   /**
    * The owner's sites with at least one visit in [from, to], by visits
    * descending, ties by site_name ascending, at most `limit` rows.
    */
-  mostTraffic(owner: string, from: string, to: string, limit: number): Promise<{ site_name: string; data: TrafficTotals }[]>
+  mostTraffic(
+    owner: string,
+    from: string,
+    to: string,
+    limit: number,
+  ): Promise<{ site_name: string; data: TrafficTotals }[]>
 
   // Single sign-on tokens and dashboard sessions. Both are keyed by a digest
   // (the engine hashes the secret), so the store never holds a usable secret.
@@ -414,7 +427,12 @@ export interface Store {
    * Undefined when there was no such token or it had expired (it is removed
    * either way). Of any number of parallel redemptions, one at most succeeds.
    */
-  redeemSsoToken(digest: string, now: number, session_digest: string, session_expires_at: number): Promise<SsoGrant | undefined>
+  redeemSsoToken(
+    digest: string,
+    now: number,
+    session_digest: string,
+    session_expires_at: number,
+  ): Promise<SsoGrant | undefined>
   /** The session, or undefined when there is none or it has expired at `now`. */
   getSession(digest: string, now: number): Promise<SsoRecord | undefined>
   /** Ends a session. False when there was none. */

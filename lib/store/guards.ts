@@ -6,9 +6,21 @@
 import type { SiteExpectation } from './contract.js'
 
 /** Keys a patch may never touch: identity, creation time, and the once-only first publish. */
-const FROZEN_SITE_KEYS: ReadonlySet<string> = new Set(['site_name', 'owner', 'created_at', 'first_published_at', '__proto__'])
+const FROZEN_SITE_KEYS: ReadonlySet<string> = new Set([
+  'site_name',
+  'owner',
+  'created_at',
+  'first_published_at',
+  '__proto__',
+])
 /** Keys every SiteRecord has; a patch removing one would leave a broken record. */
-const REQUIRED_SITE_KEYS: ReadonlySet<string> = new Set(['original_site_url', 'auto_sync_cache_ttl', 'initial', 'modified_at', 'build'])
+const REQUIRED_SITE_KEYS: ReadonlySet<string> = new Set([
+  'original_site_url',
+  'auto_sync_cache_ttl',
+  'initial',
+  'modified_at',
+  'build',
+])
 const ACCOUNT_PATCH_KEYS: ReadonlySet<string> = new Set(['first_name', 'last_name', 'email', 'lang'])
 const EXPECTATION_KEYS: ReadonlySet<string> = new Set(['created_at', 'build'])
 

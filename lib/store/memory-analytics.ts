@@ -164,7 +164,6 @@ function activityTotals(counts: readonly number[] | undefined): ActivityTotals {
   }
 }
 
-
 /** In-memory analytics: one day bucket per site. All methods are synchronous. */
 export class MemoryAnalytics {
   private readonly sites = new Map<string, SiteData>()
@@ -235,7 +234,10 @@ export class MemoryAnalytics {
       if (sum.visits === 0) continue
       this.distinct.start(site!.visitorIds.size)
       for (const visitors of sum.visitors) this.distinct.add(visitors)
-      rows.push({ key: this.dictionary(dimension).pair(id), data: { visits: sum.visits, page_views: sum.page_views, unique_visitors: this.distinct.count } })
+      rows.push({
+        key: this.dictionary(dimension).pair(id),
+        data: { visits: sum.visits, page_views: sum.page_views, unique_visitors: this.distinct.count },
+      })
     }
     return rows.sort(compareKeys)
   }
@@ -246,12 +248,14 @@ export class MemoryAnalytics {
     const buckets = site ? inRange(site.days, from, to) : []
     if (dimension === undefined) {
       const counts = [0, 0, 0, 0]
-      for (const bucket of buckets) if (bucket.acts !== undefined) for (let k = 0; k < 4; k++) counts[k]! += bucket.acts[k]!
+      for (const bucket of buckets)
+        if (bucket.acts !== undefined) for (let k = 0; k < 4; k++) counts[k]! += bucket.acts[k]!
       return [{ key: [], data: activityTotals(counts) }]
     }
     const rows: PeriodRow<ActivityTotals>[] = []
     for (const [id, sum] of this.sum(buckets, dimension)) {
-      if (sum.acts.some((n) => n > 0)) rows.push({ key: this.dictionary(dimension).pair(id), data: activityTotals(sum.acts) })
+      if (sum.acts.some((n) => n > 0))
+        rows.push({ key: this.dictionary(dimension).pair(id), data: activityTotals(sum.acts) })
     }
     return rows.sort(compareKeys)
   }
@@ -316,7 +320,9 @@ export class MemoryAnalytics {
             visits: cell.visits,
             page_views: cell.page_views,
             activities: activityTotals(cell.acts),
-            visitors: membersOf(cell.visitors).map((n) => ids[n]!).sort(),
+            visitors: membersOf(cell.visitors)
+              .map((n) => ids[n]!)
+              .sort(),
           }))
           .sort(compareKeys)
       for (const day of [...site.days.keys()].sort()) {
@@ -408,7 +414,15 @@ export class MemoryAnalytics {
     let data = this.owners.get(owner)
     if (data === undefined) this.owners.set(owner, (data = { sites: [], free: [], days: new Map() }))
     const slot = data.free.pop() ?? data.sites.length
-    const site: SiteData = { name: site_name, owner, slot, days: new Map(), visitorIds: new Map(), lastDay: '', last: undefined }
+    const site: SiteData = {
+      name: site_name,
+      owner,
+      slot,
+      days: new Map(),
+      visitorIds: new Map(),
+      lastDay: '',
+      last: undefined,
+    }
     data.sites[slot] = site
     this.sites.set(site_name, site)
     return site

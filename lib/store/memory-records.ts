@@ -25,7 +25,8 @@ export function copy<T>(value: T): T {
 
 /** Sets a key; a plain assignment to "__proto__" would set the prototype instead. */
 function setKey(out: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true })
+  if (key === '__proto__')
+    Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true })
   else out[key] = value
 }
 

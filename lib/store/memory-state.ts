@@ -34,7 +34,19 @@ const byKey =
 
 /** Empties every map. */
 export function clearMemory(m: MemoryParts): void {
-  for (const map of [m.masters, m.sites, m.siteFolds, m.accountFolds, m.activeSubscriptions, m.owners, m.accounts, m.grantsByAccount, m.grantsBySite, m.ledgers, m.counters]) {
+  for (const map of [
+    m.masters,
+    m.sites,
+    m.siteFolds,
+    m.accountFolds,
+    m.activeSubscriptions,
+    m.owners,
+    m.accounts,
+    m.grantsByAccount,
+    m.grantsBySite,
+    m.ledgers,
+    m.counters,
+  ]) {
     map.clear()
   }
   m.counterHorizon = -Infinity
@@ -45,7 +57,8 @@ export function clearMemory(m: MemoryParts): void {
 /** The whole state, sorted as the contract says. */
 export function exportMemory(m: MemoryParts): StateDump {
   const grants: StateDump['grants'] = []
-  for (const [account_name, sites] of m.grantsByAccount) for (const site_name of sites) grants.push({ account_name, site_name })
+  for (const [account_name, sites] of m.grantsByAccount)
+    for (const site_name of sites) grants.push({ account_name, site_name })
   return {
     masters: [...m.masters.values()].map(copy).sort(byKey((r) => r.user)),
     sites: [...m.sites.values()].map(copy).sort(byKey((r) => r.site_name)),
@@ -64,7 +77,15 @@ export function exportMemory(m: MemoryParts): StateDump {
  * call sees half of it. `store` methods used here are async in signature but
  * do their work synchronously, before their first (absent) await.
  */
-export function importMemory(m: MemoryParts, dump: StateDump, store: { createSite(s: SiteRecord): Promise<boolean>; createAccount(a: AccountRecord): Promise<boolean>; grantAccess(o: string, a: string, s: string): Promise<unknown> }): void {
+export function importMemory(
+  m: MemoryParts,
+  dump: StateDump,
+  store: {
+    createSite(s: SiteRecord): Promise<boolean>
+    createAccount(a: AccountRecord): Promise<boolean>
+    grantAccess(o: string, a: string, s: string): Promise<unknown>
+  },
+): void {
   const existing = {
     sites: new Map([...m.sites].map(([name, site]) => [name, site.owner])),
     accounts: new Map([...m.accounts].map(([name, account]) => [name, account.owner])),
@@ -76,7 +97,8 @@ export function importMemory(m: MemoryParts, dump: StateDump, store: { createSit
   for (const master of dump.masters) m.masters.set(master.user, copy(master))
   for (const site of dump.sites) void store.createSite(site)
   for (const account of dump.accounts) void store.createAccount(account)
-  for (const { account_name, site_name } of dump.grants) void store.grantAccess(siteOwners.get(site_name)!, account_name, site_name)
+  for (const { account_name, site_name } of dump.grants)
+    void store.grantAccess(siteOwners.get(site_name)!, account_name, site_name)
   for (const { owner, charges, subscriptions } of dump.billing) {
     let ledger = m.ledgers.get(owner)
     if (ledger === undefined) m.ledgers.set(owner, (ledger = { charges: [], subscriptions: [] }))

@@ -341,17 +341,32 @@ export class MemoryStore implements Store {
     return { owner: site.owner, build: site.build }
   }
 
-  async siteTraffic(site_name: string, from: string, to: string, dimension?: Dimension): Promise<PeriodRow<TrafficTotals>[]> {
+  async siteTraffic(
+    site_name: string,
+    from: string,
+    to: string,
+    dimension?: Dimension,
+  ): Promise<PeriodRow<TrafficTotals>[]> {
     this.ensureOpen()
     return this.analytics.siteTraffic(site_name, from, to, dimension)
   }
 
-  async siteActivities(site_name: string, from: string, to: string, dimension?: Dimension): Promise<PeriodRow<ActivityTotals>[]> {
+  async siteActivities(
+    site_name: string,
+    from: string,
+    to: string,
+    dimension?: Dimension,
+  ): Promise<PeriodRow<ActivityTotals>[]> {
     this.ensureOpen()
     return this.analytics.siteActivities(site_name, from, to, dimension)
   }
 
-  async mostTraffic(owner: string, from: string, to: string, limit: number): Promise<{ site_name: string; data: TrafficTotals }[]> {
+  async mostTraffic(
+    owner: string,
+    from: string,
+    to: string,
+    limit: number,
+  ): Promise<{ site_name: string; data: TrafficTotals }[]> {
     this.ensureOpen()
     return this.analytics.mostTraffic(owner, from, to, limit)
   }
@@ -363,7 +378,12 @@ export class MemoryStore implements Store {
     this.sso.issue(digest, token, now)
   }
 
-  async redeemSsoToken(digest: string, now: number, session_digest: string, session_expires_at: number): Promise<SsoGrant | undefined> {
+  async redeemSsoToken(
+    digest: string,
+    now: number,
+    session_digest: string,
+    session_expires_at: number,
+  ): Promise<SsoGrant | undefined> {
     this.ensureOpen()
     return this.sso.redeem(digest, now, session_digest, session_expires_at)
   }

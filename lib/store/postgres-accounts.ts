@@ -18,9 +18,15 @@ export class PgAccounts {
         `INSERT INTO ${S}.masters (user_name, rec) VALUES ($1, $2) ON CONFLICT (user_name) DO UPDATE SET rec = excluded.rec`,
       ),
       getMaster: statement(`SELECT rec FROM ${S}.masters WHERE user_name = $1`),
-      putMasterIfAbsent: statement(`INSERT INTO ${S}.masters (user_name, rec) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING 1`),
-      putMasterOver: statement(`UPDATE ${S}.masters SET rec = $2 WHERE user_name = $1 AND rec->>'password_hash' = $3 RETURNING 1`),
-      create: statement(`INSERT INTO ${S}.accounts (account_name, rec) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING 1`),
+      putMasterIfAbsent: statement(
+        `INSERT INTO ${S}.masters (user_name, rec) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING 1`,
+      ),
+      putMasterOver: statement(
+        `UPDATE ${S}.masters SET rec = $2 WHERE user_name = $1 AND rec->>'password_hash' = $3 RETURNING 1`,
+      ),
+      create: statement(
+        `INSERT INTO ${S}.accounts (account_name, rec) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING 1`,
+      ),
       get: statement(`SELECT rec FROM ${S}.accounts WHERE account_name = $1`),
       update: statement(
         `UPDATE ${S}.accounts SET rec = (rec - $3::text[]) || $4::jsonb WHERE account_name = $2 AND owner = $1 RETURNING 1`,
@@ -76,7 +82,11 @@ export class PgAccounts {
   }
 
   async setGrant(owner: string, account_name: string, site_name: string, grant: boolean): Promise<GrantOutcome> {
-    const [row] = await this.conn.query<{ outcome: GrantOutcome }>(this.st.grant!, [owner, account_name, site_name, grant], 'write')
+    const [row] = await this.conn.query<{ outcome: GrantOutcome }>(
+      this.st.grant!,
+      [owner, account_name, site_name, grant],
+      'write',
+    )
     return row!.outcome
   }
 
@@ -86,7 +96,11 @@ export class PgAccounts {
   }
 
   async incrementWithinLimit(key: string, limit: number, expiresAt: number): Promise<LimitOutcome> {
-    const [row] = await this.conn.query<{ o_allowed: boolean; o_count: number }>(this.st.limit!, [key, limit, expiresAt], 'write')
+    const [row] = await this.conn.query<{ o_allowed: boolean; o_count: number }>(
+      this.st.limit!,
+      [key, limit, expiresAt],
+      'write',
+    )
     return { allowed: row!.o_allowed, count: row!.o_count }
   }
 }

@@ -94,7 +94,12 @@ export class PgAnalytics {
   }
 
   /** See {@link Store.siteTraffic}. */
-  async siteTraffic(site: string, from: string, to: string, dimension?: Dimension): Promise<PeriodRow<TrafficTotals>[]> {
+  async siteTraffic(
+    site: string,
+    from: string,
+    to: string,
+    dimension?: Dimension,
+  ): Promise<PeriodRow<TrafficTotals>[]> {
     if (from > to) return dimension ? [] : [{ key: [], data: traffic(undefined) }]
     if (!dimension) {
       const [row] = await this.conn.query<Row>(this.st.traffic!, [site, from, to])
@@ -108,7 +113,12 @@ export class PgAnalytics {
   }
 
   /** See {@link Store.siteActivities}. */
-  async siteActivities(site: string, from: string, to: string, dimension?: Dimension): Promise<PeriodRow<ActivityTotals>[]> {
+  async siteActivities(
+    site: string,
+    from: string,
+    to: string,
+    dimension?: Dimension,
+  ): Promise<PeriodRow<ActivityTotals>[]> {
     if (from > to) return dimension ? [] : [{ key: [], data: activities(undefined) }]
     if (!dimension) {
       const [row] = await this.conn.query<Row>(this.st.activities!, [site, from, to])
@@ -122,11 +132,18 @@ export class PgAnalytics {
   }
 
   /** See {@link Store.mostTraffic}. */
-  async mostTraffic(owner: string, from: string, to: string, limit: number): Promise<{ site_name: string; data: TrafficTotals }[]> {
+  async mostTraffic(
+    owner: string,
+    from: string,
+    to: string,
+    limit: number,
+  ): Promise<{ site_name: string; data: TrafficTotals }[]> {
     if (from > to || limit < 1) return []
     const rows = await this.conn.query<Row>(this.st.mostTraffic!, [owner, from, to, limit])
     return rows
       .map((r) => ({ site_name: r.site_name as string, data: traffic(r) }))
-      .sort((a, b) => b.data.visits - a.data.visits || (a.site_name < b.site_name ? -1 : a.site_name > b.site_name ? 1 : 0))
+      .sort(
+        (a, b) => b.data.visits - a.data.visits || (a.site_name < b.site_name ? -1 : a.site_name > b.site_name ? 1 : 0),
+      )
   }
 }

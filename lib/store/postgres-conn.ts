@@ -109,10 +109,13 @@ export class PgConn {
 
   constructor(options: PostgresConnOptions) {
     this.schema = options.schema ?? 'mobisite'
-    if (this.schema === '' || this.schema.length > 63) throw new TypeError('PostgresStore: schema must be 1-63 characters')
+    if (this.schema === '' || this.schema.length > 63)
+      throw new TypeError('PostgresStore: schema must be 1-63 characters')
     this.s = quoteIdent(this.schema)
     this.timeoutMs = options.timeoutMs ?? 2000
-    this.max = options.pool ? ((options.pool as unknown as { options?: { max?: number } }).options?.max ?? 10) : (options.max ?? 10)
+    this.max = options.pool
+      ? ((options.pool as unknown as { options?: { max?: number } }).options?.max ?? 10)
+      : (options.max ?? 10)
     if (options.pool) {
       this.pool = options.pool
       this.owned = false
@@ -147,7 +150,11 @@ export class PgConn {
 
   /** Runs the migrations once per store; a failed attempt (database away) is retried by the next call. */
   private ready(): Promise<void> {
-    this.migrated ??= this.withClient((client) => migrate(client, this.s, this.schema, 4 * this.timeoutMs), 'write', 4 * this.timeoutMs).then(
+    this.migrated ??= this.withClient(
+      (client) => migrate(client, this.s, this.schema, 4 * this.timeoutMs),
+      'write',
+      4 * this.timeoutMs,
+    ).then(
       () => {
         this.isReady = true
       },
@@ -162,7 +169,9 @@ export class PgConn {
   /** Runs one prepared statement; rows come back as pg parsed them. */
   query<R extends QueryResultRow>(st: Statement, values: unknown[], retry: Retry = 'read'): Promise<R[]> {
     const run = () =>
-      this.withClient((c) => c.query<R>({ name: st.name, text: st.text, values }), retry, this.timeoutMs).then((r) => r.rows)
+      this.withClient((c) => c.query<R>({ name: st.name, text: st.text, values }), retry, this.timeoutMs).then(
+        (r) => r.rows,
+      )
     return this.isReady ? run() : this.ready().then(run)
   }
 
@@ -301,7 +310,11 @@ export class PgConn {
           if (settled) return
           done()
           // No connection at all: the database is unreachable, whatever the error says.
-          reject(new StoreUnavailableError(`PostgreSQL unreachable: ${err instanceof Error ? err.message : String(err)}`, { cause: err }))
+          reject(
+            new StoreUnavailableError(`PostgreSQL unreachable: ${err instanceof Error ? err.message : String(err)}`, {
+              cause: err,
+            }),
+          )
         },
       )
     })
@@ -319,7 +332,9 @@ export class PgConn {
         await c.query('BEGIN ISOLATION LEVEL REPEATABLE READ')
         try {
           // The connection's own timeouts are sized for one hot-path call.
-          await c.query(`SET LOCAL statement_timeout = ${factor * this.timeoutMs}; SET LOCAL lock_timeout = ${factor * this.timeoutMs}`)
+          await c.query(
+            `SET LOCAL statement_timeout = ${factor * this.timeoutMs}; SET LOCAL lock_timeout = ${factor * this.timeoutMs}`,
+          )
           const value = await fn(c)
           await c.query('COMMIT')
           return value
@@ -393,5 +408,7 @@ function brokenConnection(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code
   if (typeof code === 'string' && /^(57P01|57P02|08006|08003|ECONNRESET|EPIPE)$/.test(code)) return true
   const message = err instanceof Error ? err.message : ''
-  return /Connection terminated|terminating connection|Client has encountered a connection error|not queryable/i.test(message)
+  return /Connection terminated|terminating connection|Client has encountered a connection error|not queryable/i.test(
+    message,
+  )
 }

@@ -172,7 +172,9 @@ export async function migrate(client: PoolClient, S: string, schema: string, tim
   await client.query('BEGIN')
   try {
     // Waiting for another process's migration, and DDL, may take longer than one call.
-    await client.query(`SET LOCAL statement_timeout = ${Math.round(timeoutMs)}; SET LOCAL lock_timeout = ${Math.round(timeoutMs)}`)
+    await client.query(
+      `SET LOCAL statement_timeout = ${Math.round(timeoutMs)}; SET LOCAL lock_timeout = ${Math.round(timeoutMs)}`,
+    )
     await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_CLASS, schema])
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${S}`)
     await client.query(

@@ -79,11 +79,15 @@ export class PgSites {
   }
 
   private readonly creates = new Batcher<{ name: string; json: string }, boolean>((sites) =>
-    insertGroup(sites, (s) => s.name, async (group) => {
-      const values = [group.map((s) => s.name), group.map((s) => s.json)]
-      const rows = await this.conn.query<{ site_name: string }>(this.st.create!, values, 'write')
-      return new Set(rows.map((r) => r.site_name))
-    }),
+    insertGroup(
+      sites,
+      (s) => s.name,
+      async (group) => {
+        const values = [group.map((s) => s.name), group.map((s) => s.json)]
+        const rows = await this.conn.query<{ site_name: string }>(this.st.create!, values, 'write')
+        return new Set(rows.map((r) => r.site_name))
+      },
+    ),
   )
 
   async getSite(site_name: string): Promise<SiteRecord | undefined> {
@@ -102,10 +106,19 @@ export class PgSites {
     return row?.rec ?? undefined
   }
 
-  async updateSite(owner: string, site_name: string, patch: SitePatch, expect?: SiteExpectation): Promise<SiteRecord | undefined> {
+  async updateSite(
+    owner: string,
+    site_name: string,
+    patch: SitePatch,
+    expect?: SiteExpectation,
+  ): Promise<SiteRecord | undefined> {
     const [set, removed] = encodePatch(sitePatchEntries(patch))
     const [created, build] = encodeExpectation(expect, 'updateSite')
-    const [row] = await this.conn.query<RecRow>(this.st.update!, [owner, site_name, created, build, removed, set], 'write')
+    const [row] = await this.conn.query<RecRow>(
+      this.st.update!,
+      [owner, site_name, created, build, removed, set],
+      'write',
+    )
     return row?.rec ?? undefined
   }
 
@@ -117,13 +130,21 @@ export class PgSites {
     expect?: SiteExpectation,
   ): Promise<PublishOutcome | undefined> {
     const [created, build] = encodeExpectation(expect, 'publishSite')
-    const [row] = await this.conn.query<{ outcome: number }>(this.st.publish!, [owner, site_name, at, charge, created, build], 'write')
+    const [row] = await this.conn.query<{ outcome: number }>(
+      this.st.publish!,
+      [owner, site_name, at, charge, created, build],
+      'write',
+    )
     return row === undefined || row.outcome === -1 ? undefined : { charged: row.outcome === 1 }
   }
 
   async deleteSite(owner: string, site_name: string, expect?: SiteExpectation): Promise<boolean> {
     const [created, build] = encodeExpectation(expect, 'deleteSite')
-    const [row] = await this.conn.query<{ deleted: boolean }>(this.st.delete!, [owner, site_name, created, build], 'write')
+    const [row] = await this.conn.query<{ deleted: boolean }>(
+      this.st.delete!,
+      [owner, site_name, created, build],
+      'write',
+    )
     return row?.deleted === true
   }
 

@@ -37,7 +37,9 @@ function ttl(expires_at: number, now: number): number {
 /** Only the grant's own fields. */
 function grantOf(record: SsoGrant): SsoGrant {
   const { account_name, owner, incarnation, target, site_name } = record
-  return site_name === undefined ? { account_name, owner, incarnation, target } : { account_name, owner, incarnation, target, site_name }
+  return site_name === undefined
+    ? { account_name, owner, incarnation, target }
+    : { account_name, owner, incarnation, target, site_name }
 }
 
 /** The SSO methods of the Store contract, on PostgreSQL. */
@@ -69,18 +71,25 @@ export class PgSso {
   }
 
   async issue(digest: string, token: SsoRecord, now: number): Promise<void> {
-    await this.conn.query(this.st.issue, [digest, JSON.stringify(grantOf(token)), token.expires_at, ttl(token.expires_at, now)], 'write')
+    await this.conn.query(
+      this.st.issue,
+      [digest, JSON.stringify(grantOf(token)), token.expires_at, ttl(token.expires_at, now)],
+      'write',
+    )
   }
 
-  async redeem(digest: string, now: number, session_digest: string, session_expires_at: number): Promise<SsoGrant | undefined> {
+  async redeem(
+    digest: string,
+    now: number,
+    session_digest: string,
+    session_expires_at: number,
+  ): Promise<SsoGrant | undefined> {
     // Not retried on a lost connection: a redemption that may have happened must not happen twice.
-    const [row] = await this.conn.query<{ grant_rec: SsoGrant }>(this.st.redeem, [
-      digest,
-      now,
-      session_digest,
-      session_expires_at,
-      ttl(session_expires_at, now),
-    ], 'write')
+    const [row] = await this.conn.query<{ grant_rec: SsoGrant }>(
+      this.st.redeem,
+      [digest, now, session_digest, session_expires_at, ttl(session_expires_at, now)],
+      'write',
+    )
     return row?.grant_rec
   }
 

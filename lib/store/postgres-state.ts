@@ -17,9 +17,25 @@ import type { PgConn } from './postgres-conn.js'
 import { checkDump, referencedNames } from './state-check.js'
 
 const KINDS: readonly ActivityKind[] = ACTIVITY_KINDS
-const TABLES = ['grants', 'sites', 'accounts', 'masters', 'charges', 'subscriptions', 'limits', 'site_days', 'dim_days', 'day_visitors', 'sso_tokens', 'sessions']
+const TABLES = [
+  'grants',
+  'sites',
+  'accounts',
+  'masters',
+  'charges',
+  'subscriptions',
+  'limits',
+  'site_days',
+  'dim_days',
+  'day_visitors',
+  'sso_tokens',
+  'sessions',
+]
 
-const byText = <T>(key: (item: T) => string) => (a: T, b: T): number => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0)
+const byText =
+  <T>(key: (item: T) => string) =>
+  (a: T, b: T): number =>
+    key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0
 
 function zeroActivities(): Record<ActivityKind, number> {
   return { click_to_call: 0, click_to_map: 0, click_to_email: 0, form_submit: 0 }
@@ -42,17 +58,27 @@ export class PgState {
     const S = this.conn.s
     return this.conn.transaction(async (c) => {
       const rows = async <R>(sql: string): Promise<R[]> => (await c.query(sql)).rows as R[]
-      const masters = (await rows<{ rec: StateDump['masters'][number] }>(`SELECT rec FROM ${S}.masters ORDER BY user_name`)).map((r) => r.rec)
-      const sites = (await rows<{ rec: StateDump['sites'][number] }>(`SELECT rec FROM ${S}.sites ORDER BY site_name`)).map((r) => r.rec)
-      const accounts = (await rows<{ rec: StateDump['accounts'][number] }>(`SELECT rec FROM ${S}.accounts ORDER BY account_name`)).map((r) => r.rec)
-      const grants = await rows<{ account_name: string; site_name: string }>(`SELECT account_name, site_name FROM ${S}.grants ORDER BY account_name, site_name`)
+      const masters = (
+        await rows<{ rec: StateDump['masters'][number] }>(`SELECT rec FROM ${S}.masters ORDER BY user_name`)
+      ).map((r) => r.rec)
+      const sites = (
+        await rows<{ rec: StateDump['sites'][number] }>(`SELECT rec FROM ${S}.sites ORDER BY site_name`)
+      ).map((r) => r.rec)
+      const accounts = (
+        await rows<{ rec: StateDump['accounts'][number] }>(`SELECT rec FROM ${S}.accounts ORDER BY account_name`)
+      ).map((r) => r.rec)
+      const grants = await rows<{ account_name: string; site_name: string }>(
+        `SELECT account_name, site_name FROM ${S}.grants ORDER BY account_name, site_name`,
+      )
       const billing = new Map<string, StateDump['billing'][number]>()
       const ledger = (owner: string) => {
         let l = billing.get(owner)
         if (!l) billing.set(owner, (l = { owner, charges: [], subscriptions: [] }))
         return l
       }
-      for (const r of await rows<{ owner: string; site_name: string; at: number }>(`SELECT owner, site_name, at FROM ${S}.charges ORDER BY owner, id`)) {
+      for (const r of await rows<{ owner: string; site_name: string; at: number }>(
+        `SELECT owner, site_name, at FROM ${S}.charges ORDER BY owner, id`,
+      )) {
         ledger(r.owner).charges.push({ site_name: r.site_name, at: Number(r.at) })
       }
       for (const r of await rows<{ owner: string; site_name: string; status: 'active' | 'cancelled' }>(
@@ -100,7 +126,13 @@ export class PgState {
       if (!day) continue
       const activities = zeroActivities()
       for (const kind of KINDS) activities[kind] = Number(r[kind])
-      const cell: AnalyticsCellDump = { key: [r.k1, r.k2], visits: Number(r.visits), page_views: Number(r.page_views), activities, visitors: [] }
+      const cell: AnalyticsCellDump = {
+        key: [r.k1, r.k2],
+        visits: Number(r.visits),
+        page_views: Number(r.page_views),
+        activities,
+        visitors: [],
+      }
       day.cells.set(String(r.id), cell)
       ;(r.dim === 0 ? day.system : day.geo).push(cell)
     }
@@ -118,8 +150,12 @@ export class PgState {
     return [...days.values()].map(({ cells: _cells, ...day }) => ({
       ...day,
       visitors: unique(day.visitors!),
-      system: day.system.map((cell) => ({ ...cell, visitors: unique(cell.visitors!) })).sort(byText((x) => JSON.stringify(x.key))),
-      geo: day.geo.map((cell) => ({ ...cell, visitors: unique(cell.visitors!) })).sort(byText((x) => JSON.stringify(x.key))),
+      system: day.system
+        .map((cell) => ({ ...cell, visitors: unique(cell.visitors!) }))
+        .sort(byText((x) => JSON.stringify(x.key))),
+      geo: day.geo
+        .map((cell) => ({ ...cell, visitors: unique(cell.visitors!) }))
+        .sort(byText((x) => JSON.stringify(x.key))),
     }))
   }
 
@@ -135,40 +171,70 @@ export class PgState {
     const refs = referencedNames(dump)
     // Names are unique regardless of letter case here: look them up folded, and lock the rows read.
     const found = async (table: 'sites' | 'accounts', column: string, names: string[]) => {
-      const { rows } = await c.query(`SELECT ${column} AS name, owner FROM ${S}.${table} WHERE lower(${column}) = ANY($1::text[]) FOR SHARE`, [
-        names.map((n) => n.toLowerCase()),
-      ])
+      const { rows } = await c.query(
+        `SELECT ${column} AS name, owner FROM ${S}.${table} WHERE lower(${column}) = ANY($1::text[]) FOR SHARE`,
+        [names.map((n) => n.toLowerCase())],
+      )
       return rows as { name: string; owner: string }[]
     }
     const sites = await found('sites', 'site_name', refs.sites)
     const accounts = await found('accounts', 'account_name', refs.accounts)
-    const existing = { sites: new Map(sites.map((r) => [r.name, r.owner])), accounts: new Map(accounts.map((r) => [r.name, r.owner])) }
+    const existing = {
+      sites: new Map(sites.map((r) => [r.name, r.owner])),
+      accounts: new Map(accounts.map((r) => [r.name, r.owner])),
+    }
     const { problems, siteOwners } = checkDump(dump, existing, false)
     const folded = (rows: { name: string }[], names: string[], what: string) => {
       const taken = new Map(rows.map((r) => [r.name.toLowerCase(), r.name]))
       const seen = new Set<string>()
       for (const name of names) {
         const other = taken.get(name.toLowerCase())
-        if (other !== undefined && other !== name) problems.push(`${what} ${name} already exists as ${other} (names are unique regardless of case)`)
-        if (seen.has(name.toLowerCase()) && !problems.some((p) => p.startsWith(`${what} ${name} `))) problems.push(`${what} ${name} is given twice (regardless of case)`)
+        if (other !== undefined && other !== name)
+          problems.push(`${what} ${name} already exists as ${other} (names are unique regardless of case)`)
+        if (seen.has(name.toLowerCase()) && !problems.some((p) => p.startsWith(`${what} ${name} `)))
+          problems.push(`${what} ${name} is given twice (regardless of case)`)
         seen.add(name.toLowerCase())
       }
     }
-    folded(sites, dump.sites.map((s) => s.site_name), 'site')
-    folded(accounts, dump.accounts.map((a) => a.account_name), 'account')
+    folded(
+      sites,
+      dump.sites.map((s) => s.site_name),
+      'site',
+    )
+    folded(
+      accounts,
+      dump.accounts.map((a) => a.account_name),
+      'account',
+    )
     if (problems.length > 0) return problems
     for (const m of dump.masters) {
-      await c.query(`INSERT INTO ${S}.masters (user_name, rec) VALUES ($1, $2) ON CONFLICT (user_name) DO UPDATE SET rec = excluded.rec`, [m.user, m])
+      await c.query(
+        `INSERT INTO ${S}.masters (user_name, rec) VALUES ($1, $2) ON CONFLICT (user_name) DO UPDATE SET rec = excluded.rec`,
+        [m.user, m],
+      )
     }
-    for (const s of dump.sites) await c.query(`INSERT INTO ${S}.sites (site_name, rec) VALUES ($1, $2)`, [s.site_name, s])
-    for (const a of dump.accounts) await c.query(`INSERT INTO ${S}.accounts (account_name, rec) VALUES ($1, $2)`, [a.account_name, a])
+    for (const s of dump.sites)
+      await c.query(`INSERT INTO ${S}.sites (site_name, rec) VALUES ($1, $2)`, [s.site_name, s])
+    for (const a of dump.accounts)
+      await c.query(`INSERT INTO ${S}.accounts (account_name, rec) VALUES ($1, $2)`, [a.account_name, a])
     for (const g of dump.grants) {
-      await c.query(`INSERT INTO ${S}.grants (account_name, site_name) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [g.account_name, g.site_name])
+      await c.query(`INSERT INTO ${S}.grants (account_name, site_name) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [
+        g.account_name,
+        g.site_name,
+      ])
     }
     for (const { owner, charges, subscriptions } of dump.billing) {
-      for (const ch of charges) await c.query(`INSERT INTO ${S}.charges (owner, site_name, at) VALUES ($1, $2, $3)`, [owner, ch.site_name, ch.at])
+      for (const ch of charges)
+        await c.query(`INSERT INTO ${S}.charges (owner, site_name, at) VALUES ($1, $2, $3)`, [
+          owner,
+          ch.site_name,
+          ch.at,
+        ])
       for (const sub of subscriptions) {
-        const { rows } = await c.query(`INSERT INTO ${S}.subscriptions (owner, site_name, status) VALUES ($1, $2, $3) RETURNING id`, [owner, sub.site_name, sub.status])
+        const { rows } = await c.query(
+          `INSERT INTO ${S}.subscriptions (owner, site_name, status) VALUES ($1, $2, $3) RETURNING id`,
+          [owner, sub.site_name, sub.status],
+        )
         // The live subscription of a site that exists: Delete Site must cancel it.
         if (sub.status === 'active' && siteOwners.get(sub.site_name) === owner) {
           await c.query(`UPDATE ${S}.sites SET subscription_id = $1 WHERE site_name = $2`, [rows[0].id, sub.site_name])
@@ -194,9 +260,16 @@ export class PgState {
     )
     // Each visitor's cells, by dimension: the ids its (visitor, system, geo) rows pair up.
     const cellsOf = new Map<string, [number[], number[]]>()
-    for (const [dim, cells] of [[0, day.system], [1, day.geo]] as const) {
+    for (const [dim, cells] of [
+      [0, day.system],
+      [1, day.geo],
+    ] as const) {
       for (const cell of cells) {
-        const { rows: ids } = await c.query(`SELECT ${S}.dim_id($1::smallint, $2, $3) AS id`, [dim, cell.key[0], cell.key[1]])
+        const { rows: ids } = await c.query(`SELECT ${S}.dim_id($1::smallint, $2, $3) AS id`, [
+          dim,
+          cell.key[0],
+          cell.key[1],
+        ])
         const id = Number(ids[0].id)
         await c.query(
           `INSERT INTO ${S}.dim_days AS d (site_id, day, dim_id, visits, page_views, click_to_call, click_to_map, click_to_email, form_submit)

@@ -108,7 +108,12 @@ export class PostgresStore implements Store {
     return this.sites.findSiteByExternalUid(owner, external_uid)
   }
 
-  updateSite(owner: string, site_name: string, patch: SitePatch, expect?: SiteExpectation): Promise<SiteRecord | undefined> {
+  updateSite(
+    owner: string,
+    site_name: string,
+    patch: SitePatch,
+    expect?: SiteExpectation,
+  ): Promise<SiteRecord | undefined> {
     return this.sites.updateSite(owner, site_name, patch, expect)
   }
 
@@ -185,11 +190,21 @@ export class PostgresStore implements Store {
     return this.analytics.siteTraffic(site_name, from, to, dimension)
   }
 
-  siteActivities(site_name: string, from: string, to: string, dimension?: Dimension): Promise<PeriodRow<ActivityTotals>[]> {
+  siteActivities(
+    site_name: string,
+    from: string,
+    to: string,
+    dimension?: Dimension,
+  ): Promise<PeriodRow<ActivityTotals>[]> {
     return this.analytics.siteActivities(site_name, from, to, dimension)
   }
 
-  mostTraffic(owner: string, from: string, to: string, limit: number): Promise<{ site_name: string; data: TrafficTotals }[]> {
+  mostTraffic(
+    owner: string,
+    from: string,
+    to: string,
+    limit: number,
+  ): Promise<{ site_name: string; data: TrafficTotals }[]> {
     return this.analytics.mostTraffic(owner, from, to, limit)
   }
 
@@ -199,7 +214,12 @@ export class PostgresStore implements Store {
     return this.sso.issue(digest, token, now)
   }
 
-  redeemSsoToken(digest: string, now: number, session_digest: string, session_expires_at: number): Promise<SsoGrant | undefined> {
+  redeemSsoToken(
+    digest: string,
+    now: number,
+    session_digest: string,
+    session_expires_at: number,
+  ): Promise<SsoGrant | undefined> {
     return this.sso.redeem(digest, now, session_digest, session_expires_at)
   }
 

@@ -266,24 +266,46 @@ export class RedisAnalytics {
 
   /** See {@link Store.recordVisit}. */
   async recordVisit(v: VisitEvent): Promise<RecordOutcome | undefined> {
-    const reply = await this.conn.run(RECORD_VISIT, [this.keys.site(v.site_name)], [
-      this.prefix, v.site_name, v.day, v.visitor_id, v.page_views,
-      JSON.stringify([v.browser, v.os]), JSON.stringify([v.country, v.region]),
-    ])
+    const reply = await this.conn.run(
+      RECORD_VISIT,
+      [this.keys.site(v.site_name)],
+      [
+        this.prefix,
+        v.site_name,
+        v.day,
+        v.visitor_id,
+        v.page_views,
+        JSON.stringify([v.browser, v.os]),
+        JSON.stringify([v.country, v.region]),
+      ],
+    )
     return recordOutcome(reply)
   }
 
   /** See {@link Store.recordActivity}. */
   async recordActivity(a: ActivityEvent): Promise<RecordOutcome | undefined> {
-    const reply = await this.conn.run(RECORD_ACTIVITY, [this.keys.site(a.site_name)], [
-      this.prefix, a.site_name, a.day, a.kind,
-      JSON.stringify([a.browser, a.os]), JSON.stringify([a.country, a.region]),
-    ])
+    const reply = await this.conn.run(
+      RECORD_ACTIVITY,
+      [this.keys.site(a.site_name)],
+      [
+        this.prefix,
+        a.site_name,
+        a.day,
+        a.kind,
+        JSON.stringify([a.browser, a.os]),
+        JSON.stringify([a.country, a.region]),
+      ],
+    )
     return recordOutcome(reply)
   }
 
   /** See {@link Store.siteTraffic}. */
-  async siteTraffic(site: string, from: string, to: string, dimension?: Dimension): Promise<PeriodRow<TrafficTotals>[]> {
+  async siteTraffic(
+    site: string,
+    from: string,
+    to: string,
+    dimension?: Dimension,
+  ): Promise<PeriodRow<TrafficTotals>[]> {
     if (!dimension) {
       const [flat, visitors] = (await this.period(site, from, to, '', true)) as [unknown, unknown]
       return [{ key: [], data: traffic(sums(flat), visitors) }]
@@ -322,14 +344,19 @@ export class RedisAnalytics {
   ): Promise<{ site_name: string; data: TrafficTotals }[]> {
     if (from > to || limit < 1) return []
     const rows = (await this.conn.run(MOST_TRAFFIC, [], [this.prefix, JSON.stringify(owner), from, to, limit])) as [
-      string, number, number, number,
+      string,
+      number,
+      number,
+      number,
     ][]
     return rows
       .map(([site_name, visits, page_views, unique_visitors]) => ({
         site_name,
         data: { visits: Number(visits), page_views: Number(page_views), unique_visitors: Number(unique_visitors) },
       }))
-      .sort((a, b) => b.data.visits - a.data.visits || (a.site_name < b.site_name ? -1 : a.site_name > b.site_name ? 1 : 0))
+      .sort(
+        (a, b) => b.data.visits - a.data.visits || (a.site_name < b.site_name ? -1 : a.site_name > b.site_name ? 1 : 0),
+      )
       .slice(0, limit)
   }
 

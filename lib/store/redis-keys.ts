@@ -98,7 +98,8 @@ export function checkAccountPatch(patch: object): void {
  */
 export function encodeExpectation(expect: SiteExpectation | undefined, method: string): [string, string] {
   const out: [string, string] = ['', '']
-  for (const [key, value] of expectationEntries(expect, method)) out[key === 'created_at' ? 0 : 1] = JSON.stringify(value)
+  for (const [key, value] of expectationEntries(expect, method))
+    out[key === 'created_at' ? 0 : 1] = JSON.stringify(value)
   return out
 }
 

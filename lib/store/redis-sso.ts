@@ -39,7 +39,11 @@ function ttl(expires_at: number, now: number): number {
 /** Only the grant's own fields, in a fixed order. */
 function grantJson(record: SsoGrant): string {
   const { account_name, owner, incarnation, target, site_name } = record
-  return JSON.stringify(site_name === undefined ? { account_name, owner, incarnation, target } : { account_name, owner, incarnation, target, site_name })
+  return JSON.stringify(
+    site_name === undefined
+      ? { account_name, owner, incarnation, target }
+      : { account_name, owner, incarnation, target, site_name },
+  )
 }
 
 /** The tokens and sessions of one RedisStore. */
@@ -60,15 +64,26 @@ export class RedisSso {
   async issue(digest: string, token: SsoRecord, now: number): Promise<void> {
     const key = this.token(digest)
     const expiresAt = String(token.expires_at)
-    await this.conn.call((c) => c.multi().hset(key, 'grant', grantJson(token), 'expires_at', expiresAt).pexpire(key, ttl(token.expires_at, now)).exec())
+    await this.conn.call((c) =>
+      c
+        .multi()
+        .hset(key, 'grant', grantJson(token), 'expires_at', expiresAt)
+        .pexpire(key, ttl(token.expires_at, now))
+        .exec(),
+    )
   }
 
-  async redeem(digest: string, now: number, session_digest: string, session_expires_at: number): Promise<SsoGrant | undefined> {
-    const grant = await this.conn.run(REDEEM, [this.token(digest), this.session(session_digest)], [
-      now,
-      session_expires_at,
-      ttl(session_expires_at, now),
-    ])
+  async redeem(
+    digest: string,
+    now: number,
+    session_digest: string,
+    session_expires_at: number,
+  ): Promise<SsoGrant | undefined> {
+    const grant = await this.conn.run(
+      REDEEM,
+      [this.token(digest), this.session(session_digest)],
+      [now, session_expires_at, ttl(session_expires_at, now)],
+    )
     return typeof grant === 'string' ? (JSON.parse(grant) as SsoGrant) : undefined
   }
 

@@ -11,7 +11,15 @@
 import { randomBytes } from 'node:crypto'
 import type { Redis } from 'ioredis'
 import { ACTIVITY_KINDS, type ActivityKind } from '../../types/index.js'
-import type { AccountRecord, AnalyticsCellDump, AnalyticsDayDump, MasterRecord, SiteRecord, StateDump, VisitorsDump } from './contract.js'
+import type {
+  AccountRecord,
+  AnalyticsCellDump,
+  AnalyticsDayDump,
+  MasterRecord,
+  SiteRecord,
+  StateDump,
+  VisitorsDump,
+} from './contract.js'
 import { StateConflictError } from './contract.js'
 import type { RedisConn } from './redis-conn.js'
 import { type RedisKeys, decodeFields, encodeFields } from './redis-keys.js'
@@ -101,7 +109,9 @@ export class RedisState {
       const hash = (value: unknown) => decodeFields(Object.entries(value as object).flat())
       const sites = siteNames.map(() => hash(r[i++]) as SiteRecord)
       const accounts = accountNames.map(() => hash(r[i++]) as AccountRecord)
-      const grants = grantAccounts.flatMap((account_name) => (r[i++] as string[]).map((site_name) => ({ account_name, site_name })))
+      const grants = grantAccounts.flatMap((account_name) =>
+        (r[i++] as string[]).map((site_name) => ({ account_name, site_name })),
+      )
       const billing = owners.map((owner) => ({
         owner,
         charges: (r[i++] as string[]).map((j) => JSON.parse(j)),
@@ -149,7 +159,13 @@ export class RedisState {
     return out
   }
 
-  private async exportCells(c: Redis, day: string, dim: string, site: string, fields: Record<string, string>): Promise<AnalyticsCellDump[]> {
+  private async exportCells(
+    c: Redis,
+    day: string,
+    dim: string,
+    site: string,
+    fields: Record<string, string>,
+  ): Promise<AnalyticsCellDump[]> {
     const cells = new Map<string, AnalyticsCellDump>()
     for (const [field, value] of Object.entries(fields)) {
       const colon = field.indexOf(':')
@@ -215,13 +231,26 @@ export class RedisState {
       if (accountFolded.length > 0) p.hmget(k.accountFolds(), ...accountFolded)
       const r = await replies(p)
       const foldsOf = (folded: string[], reply: unknown) =>
-        new Map(folded.flatMap((f, i) => ((reply as (string | null)[])[i] == null ? [] : [[f, (reply as string[])[i]!] as const])))
+        new Map(
+          folded.flatMap((f, i) =>
+            (reply as (string | null)[])[i] == null ? [] : [[f, (reply as string[])[i]!] as const],
+          ),
+        )
       let at = refs.sites.length + refs.accounts.length + owners.length
       const siteFolds = siteFolded.length > 0 ? foldsOf(siteFolded, r[at++]) : new Map<string, string>()
       const accountFolds = accountFolded.length > 0 ? foldsOf(accountFolded, r[at++]) : new Map<string, string>()
       const found = (names: string[], offset: number) =>
-        new Map(names.flatMap((n, i) => (r[offset + i] === null ? [] : [[n, JSON.parse(r[offset + i] as string) as string] as const])))
-      const existing = { sites: found(refs.sites, 0), accounts: found(refs.accounts, refs.sites.length), siteFolds, accountFolds }
+        new Map(
+          names.flatMap((n, i) =>
+            r[offset + i] === null ? [] : [[n, JSON.parse(r[offset + i] as string) as string] as const],
+          ),
+        )
+      const existing = {
+        sites: found(refs.sites, 0),
+        accounts: found(refs.accounts, refs.sites.length),
+        siteFolds,
+        accountFolds,
+      }
       const subLengths = new Map(owners.map((o, i) => [o, Number(r[refs.sites.length + refs.accounts.length + i])]))
       const { problems, siteOwners } = checkDump(dump, existing, true)
       problems.push(...(await this.badSketches(c, dump)))
@@ -240,7 +269,8 @@ export class RedisState {
     const checks: [string, string][] = []
     for (const day of dump.analytics) {
       for (const cell of [day, ...day.system, ...day.geo] as VisitorsDump[]) {
-        if (cell.visitors_sketch !== undefined) checks.push([`analytics of ${day.site_name} on ${day.day}`, cell.visitors_sketch])
+        if (cell.visitors_sketch !== undefined)
+          checks.push([`analytics of ${day.site_name} on ${day.day}`, cell.visitors_sketch])
       }
     }
     if (checks.length === 0) return []
@@ -263,7 +293,12 @@ export class RedisState {
     return problems
   }
 
-  private writeRecords(m: ReturnType<Redis['multi']>, dump: StateDump, siteOwners: Map<string, string>, subLengths: Map<string, number>): void {
+  private writeRecords(
+    m: ReturnType<Redis['multi']>,
+    dump: StateDump,
+    siteOwners: Map<string, string>,
+    subLengths: Map<string, number>,
+  ): void {
     const k = this.keys
     for (const master of dump.masters) m.set(k.master(master.user), JSON.stringify(master))
     for (const site of dump.sites) {

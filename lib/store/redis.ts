@@ -109,7 +109,13 @@ export class RedisStore implements Store {
     const k = this.keys
     const keys = [k.site(site.site_name), k.created(site.owner), k.modified(site.owner), k.siteFolds()]
     if (site.external_uid !== undefined) keys.push(k.externalUid(site.owner, site.external_uid))
-    const args = [site.site_name, String(site.created_at), String(site.modified_at), foldName(site.site_name), ...encodeFields(site)]
+    const args = [
+      site.site_name,
+      String(site.created_at),
+      String(site.modified_at),
+      foldName(site.site_name),
+      ...encodeFields(site),
+    ]
     return (await this.conn.run(S.CREATE_SITE, keys, args)) === 1
   }
 
@@ -128,7 +134,11 @@ export class RedisStore implements Store {
   }
 
   async findSiteByExternalUid(owner: string, external_uid: string): Promise<SiteRecord | undefined> {
-    const hash = await this.conn.run(S.FIND_BY_EXTERNAL_UID, [this.keys.externalUid(owner, external_uid)], [this.prefix])
+    const hash = await this.conn.run(
+      S.FIND_BY_EXTERNAL_UID,
+      [this.keys.externalUid(owner, external_uid)],
+      [this.prefix],
+    )
     return decodeFields<SiteRecord>(hash)
   }
 
@@ -181,8 +191,23 @@ export class RedisStore implements Store {
     const k = this.keys
     const result = await this.conn.run(
       S.DELETE_SITE,
-      [k.site(site_name), k.created(owner), k.modified(owner), k.subscriptions(owner), k.siteGrants(site_name), k.siteFolds()],
-      [this.prefix, JSON.stringify(owner), owner, site_name, JSON.stringify({ site_name, status: 'cancelled' }), ...expected, foldName(site_name)],
+      [
+        k.site(site_name),
+        k.created(owner),
+        k.modified(owner),
+        k.subscriptions(owner),
+        k.siteGrants(site_name),
+        k.siteFolds(),
+      ],
+      [
+        this.prefix,
+        JSON.stringify(owner),
+        owner,
+        site_name,
+        JSON.stringify({ site_name, status: 'cancelled' }),
+        ...expected,
+        foldName(site_name),
+      ],
     )
     return result === 1
   }
@@ -254,10 +279,11 @@ export class RedisStore implements Store {
   // ------------------------------------------------------------- limits
 
   async incrementWithinLimit(key: string, limit: number, expiresAt: number): Promise<LimitOutcome> {
-    const [allowed, count] = (await this.conn.run(S.INCREMENT_WITHIN_LIMIT, [this.keys.limit(key)], [
-      limit,
-      Math.ceil(expiresAt),
-    ])) as [number, number]
+    const [allowed, count] = (await this.conn.run(
+      S.INCREMENT_WITHIN_LIMIT,
+      [this.keys.limit(key)],
+      [limit, Math.ceil(expiresAt)],
+    )) as [number, number]
     return { allowed: allowed === 1, count }
   }
 
@@ -284,7 +310,12 @@ export class RedisStore implements Store {
     return this.analytics.siteActivities(site_name, from, to, dimension)
   }
 
-  mostTraffic(owner: string, from: string, to: string, limit: number): Promise<{ site_name: string; data: TrafficTotals }[]> {
+  mostTraffic(
+    owner: string,
+    from: string,
+    to: string,
+    limit: number,
+  ): Promise<{ site_name: string; data: TrafficTotals }[]> {
     return this.analytics.mostTraffic(owner, from, to, limit)
   }
 
@@ -294,7 +325,12 @@ export class RedisStore implements Store {
     return this.sso.issue(digest, token, now)
   }
 
-  redeemSsoToken(digest: string, now: number, session_digest: string, session_expires_at: number): Promise<SsoGrant | undefined> {
+  redeemSsoToken(
+    digest: string,
+    now: number,
+    session_digest: string,
+    session_expires_at: number,
+  ): Promise<SsoGrant | undefined> {
     return this.sso.redeem(digest, now, session_digest, session_expires_at)
   }
 

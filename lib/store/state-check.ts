@@ -35,7 +35,11 @@ export function referencedNames(dump: StateDump): { sites: string[]; accounts: s
  * of every site it records analytics or grants for.
  * `sketches`: whether this store can read visitor sketches.
  */
-export function checkDump(dump: StateDump, existing: ExistingOwners, sketches: boolean): { problems: string[]; siteOwners: Map<string, string> } {
+export function checkDump(
+  dump: StateDump,
+  existing: ExistingOwners,
+  sketches: boolean,
+): { problems: string[]; siteOwners: Map<string, string> } {
   const problems: string[] = []
   const siteOwners = new Map(existing.sites)
   const accountOwners = new Map(existing.accounts)
@@ -44,23 +48,27 @@ export function checkDump(dump: StateDump, existing: ExistingOwners, sketches: b
   for (const site of dump.sites) {
     const other = siteFolds.get(foldName(site.site_name))
     if (siteOwners.has(site.site_name)) problems.push(`site ${site.site_name} already exists`)
-    else if (other !== undefined) problems.push(`site ${site.site_name} already exists as ${other} (names are unique regardless of case)`)
+    else if (other !== undefined)
+      problems.push(`site ${site.site_name} already exists as ${other} (names are unique regardless of case)`)
     else siteOwners.set(site.site_name, site.owner)
     siteFolds.set(foldName(site.site_name), site.site_name)
   }
   for (const account of dump.accounts) {
     const other = accountFolds.get(foldName(account.account_name))
     if (accountOwners.has(account.account_name)) problems.push(`account ${account.account_name} already exists`)
-    else if (other !== undefined) problems.push(`account ${account.account_name} already exists as ${other} (names are unique regardless of case)`)
+    else if (other !== undefined)
+      problems.push(`account ${account.account_name} already exists as ${other} (names are unique regardless of case)`)
     else accountOwners.set(account.account_name, account.owner)
     accountFolds.set(foldName(account.account_name), account.account_name)
   }
   for (const { account_name, site_name } of dump.grants) {
     const accountOwner = accountOwners.get(account_name)
     const siteOwner = siteOwners.get(site_name)
-    if (accountOwner === undefined) problems.push(`grant of ${site_name} to ${account_name}: no account ${account_name}`)
+    if (accountOwner === undefined)
+      problems.push(`grant of ${site_name} to ${account_name}: no account ${account_name}`)
     else if (siteOwner === undefined) problems.push(`grant of ${site_name} to ${account_name}: no site ${site_name}`)
-    else if (siteOwner !== accountOwner) problems.push(`grant of ${site_name} to ${account_name}: they belong to different masters`)
+    else if (siteOwner !== accountOwner)
+      problems.push(`grant of ${site_name} to ${account_name}: they belong to different masters`)
   }
   const days = new Set<string>()
   for (const day of dump.analytics) {

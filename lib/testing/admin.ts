@@ -89,13 +89,25 @@ function routes(c: Controls): AdminRoute[] {
     { method: 'POST', path: '/builds/settle', run: async (req) => (nothing(req), await c.settleBuilds(), [204]) },
     { method: 'POST', path: '/visits', run: async (req) => (await c.recordVisits(body(req)), [204]) },
     { method: 'POST', path: '/activities', run: async (req) => (await c.recordActivities(body(req)), [204]) },
-    { method: 'GET', path: '/billing/:user', run: async (req) => (nothing(req), [200, await c.billing(req.params.user as string)]) },
-    { method: 'GET', path: '/requests', run: (req) => (nothing(req, false), [200, c.requests(req.query as Record<string, unknown>)]) },
+    {
+      method: 'GET',
+      path: '/billing/:user',
+      run: async (req) => (nothing(req), [200, await c.billing(req.params.user as string)]),
+    },
+    {
+      method: 'GET',
+      path: '/requests',
+      run: (req) => (nothing(req, false), [200, c.requests(req.query as Record<string, unknown>)]),
+    },
     { method: 'DELETE', path: '/requests', run: (req) => (nothing(req), c.clearRequests(), [204]) },
     { method: 'POST', path: '/faults', run: (req) => [201, c.addFault(body(req))] },
     { method: 'GET', path: '/faults', run: (req) => (nothing(req), [200, c.faults()]) },
     { method: 'DELETE', path: '/faults', run: (req) => (nothing(req), c.clearFaults(), [204]) },
-    { method: 'DELETE', path: '/faults/:id', run: (req) => (nothing(req), c.deleteFault(req.params.id as string), [204]) },
+    {
+      method: 'DELETE',
+      path: '/faults/:id',
+      run: (req) => (nothing(req), c.deleteFault(req.params.id as string), [204]),
+    },
   ]
 }
 
@@ -134,7 +146,10 @@ export function adminRouter(target: Engine | Controls, options: AdminRouterOptio
   router.use((req) => {
     const allowed = [...new Set(known.filter(({ matches }) => matches(req.path)).map(({ method }) => method))]
     if (allowed.length === 0) throw new ServiceError('NotFound', `no admin call at ${req.method} ${req.path}`)
-    throw Object.assign(new ServiceError('MethodNotAllowed', `${req.method} is not allowed on ${req.path}; use ${allowed.join(', ')}`), { allow: allowed })
+    throw Object.assign(
+      new ServiceError('MethodNotAllowed', `${req.method} is not allowed on ${req.path}; use ${allowed.join(', ')}`),
+      { allow: allowed },
+    )
   })
   const handle = errorHandler(options.onError ?? ((error) => console.error('mobisite admin: unexpected error', error)))
   router.use(((error, req, res, next) => {

@@ -115,7 +115,9 @@ export class Controls {
     this.ctx.generation.value++
     this.ctx.builds.clear()
     await this.guard(() => this.ctx.store.clearState())
-    await this.guard(() => this.ctx.store.importState({ masters, sites: [], accounts: [], grants: [], billing: [], analytics: [] }))
+    await this.guard(() =>
+      this.ctx.store.importState({ masters, sites: [], accounts: [], grants: [], billing: [], analytics: [] }),
+    )
     this.ctx.masters.keepOnly(new Set(masters.map((m) => m.user)))
     this.clockControl.reset()
     this.builderControl.reset()
@@ -202,7 +204,11 @@ export class Controls {
 
   /** The journal, newest last; query values may be strings, as over HTTP. */
   requests(filter: JournalFilter | Record<string, unknown> = {}): { requests: JournalEntry[] } {
-    const text = Object.fromEntries(Object.entries(filter).filter(([, v]) => v !== undefined).map(([k, v]) => [k, String(v)]))
+    const text = Object.fromEntries(
+      Object.entries(filter)
+        .filter(([, v]) => v !== undefined)
+        .map(([k, v]) => [k, String(v)]),
+    )
     const q = validateJournalQuery(text)
     return {
       requests: this.journal.list({
@@ -244,7 +250,7 @@ export class Controls {
     // In process, `at` may be a Date, as for engine.recordVisit.
     const asText = (entry: unknown): unknown =>
       typeof entry === 'object' && entry !== null && (entry as { at?: unknown }).at instanceof Date
-        ? { ...entry, at: ((entry as { at: Date }).at).toISOString() }
+        ? { ...entry, at: (entry as { at: Date }).at.toISOString() }
         : entry
     const list = (Array.isArray(body) ? body : [body]).map(asText)
     const validate = section === 'visits' ? validateVisit : validateActivity
@@ -255,10 +261,17 @@ export class Controls {
       if (value !== undefined) valid.push(value as unknown as Record<string, unknown>)
     })
     const events = await this.guard(() =>
-      checkEvents(this.ctx, section === 'visits' ? valid : [], section === 'activities' ? valid : [], new Set(), problems),
+      checkEvents(
+        this.ctx,
+        section === 'visits' ? valid : [],
+        section === 'activities' ? valid : [],
+        new Set(),
+        problems,
+      ),
     )
     if (problems.list.length > 0) {
-      if (!Array.isArray(body) && problems.list.length === 1) throw new ServiceError('InvalidInput', problems.list[0]!.replace(/^body: /, ''))
+      if (!Array.isArray(body) && problems.list.length === 1)
+        throw new ServiceError('InvalidInput', problems.list[0]!.replace(/^body: /, ''))
       throw seedError(problems.list)
     }
     for (const visit of events.visits) await this.engine.recordVisit(visit)

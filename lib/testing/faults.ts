@@ -39,7 +39,10 @@ export class FaultList {
   /** Adds a fault (already schema-checked); unknown routes and faults that do nothing are InvalidInput. */
   add(spec: FaultSpec): Fault {
     if (spec.route !== undefined && !ROUTE_TEMPLATES.has(spec.route)) {
-      throw new ServiceError('InvalidInput', `route ${spec.route} is not a path of the API; use one of ${[...ROUTE_TEMPLATES].join(', ')}`)
+      throw new ServiceError(
+        'InvalidInput',
+        `route ${spec.route} is not a path of the API; use one of ${[...ROUTE_TEMPLATES].join(', ')}`,
+      )
     }
     if (!spec.latency_ms && !spec.error && !spec.drop) {
       throw new ServiceError('InvalidInput', 'a fault needs latency_ms, error or drop')
@@ -70,7 +73,8 @@ export class FaultList {
   match(call: { method: string; route: string; site_name?: string }): ApiFault | undefined {
     const method = call.method.toUpperCase()
     for (const fault of this.faults) {
-      if (fault.method !== undefined && fault.method !== method && !(fault.method === 'GET' && method === 'HEAD')) continue
+      if (fault.method !== undefined && fault.method !== method && !(fault.method === 'GET' && method === 'HEAD'))
+        continue
       if (fault.route !== undefined && fault.route !== call.route) continue
       if (fault.site_name !== undefined && fault.site_name !== call.site_name) continue
       if (fault.probability !== undefined && this.random() >= fault.probability) continue

@@ -21,4 +21,12 @@ export type { SeedBody } from './seed.js'
 export type { ApiCallRecord, ApiFault, ApiHooks } from '../http/hooks.js'
 export { storeConformance, type StoreFactory, type Tap } from './conformance/index.js'
 export { analyticsConformance, activityEvent, visitEvent } from './conformance/analytics.js'
-export { T0, accountRecord, at, fullSiteRecord, masterRecord, siteRecord, TRICKY_NAMES } from './conformance/fixtures.js'
+export {
+  T0,
+  accountRecord,
+  at,
+  fullSiteRecord,
+  masterRecord,
+  siteRecord,
+  TRICKY_NAMES,
+} from './conformance/fixtures.js'

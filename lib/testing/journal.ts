@@ -45,7 +45,8 @@ export class Journal {
   add(call: ApiCallRecord): void {
     const entry: JournalEntry = { id: this.nextId++, at: formatDateTime(this.now().getTime()), ...call }
     entry.duration_ms = Math.round(call.duration_ms * 1000) / 1000
-    if (entry.body !== undefined && Buffer.byteLength(JSON.stringify(entry.body) ?? '') > MAX_JOURNAL_BODY) delete entry.body
+    if (entry.body !== undefined && Buffer.byteLength(JSON.stringify(entry.body) ?? '') > MAX_JOURNAL_BODY)
+      delete entry.body
     if (this.entries.length < this.size) {
       this.entries.push(entry)
     } else {

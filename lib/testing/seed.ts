@@ -24,13 +24,24 @@ export interface SeedBody {
   grants?: { owner: string; account_name: string; site_name: string }[]
   visits?: Record<string, unknown>[]
   activities?: Record<string, unknown>[]
-  billing?: { owner: string; charges?: { site_name: string; at: string }[]; subscriptions?: { site_name: string; status: 'active' | 'cancelled' }[] }[]
+  billing?: {
+    owner: string
+    charges?: { site_name: string; at: string }[]
+    subscriptions?: { site_name: string; status: 'active' | 'cancelled' }[]
+  }[]
   analytics?: AnalyticsDayDump[]
 }
 
 const HASH_PREFIX = 'record:'
 const iso = (ms: number): string => new Date(ms).toISOString()
-const TIME_FIELDS = ['created_at', 'modified_at', 'published_at', 'first_published_at', 'redirect_confirmed_at', 'cache_reset_at'] as const
+const TIME_FIELDS = [
+  'created_at',
+  'modified_at',
+  'published_at',
+  'first_published_at',
+  'redirect_confirmed_at',
+  'cache_reset_at',
+] as const
 
 /** A master's credential fields (whatever the engine keeps), as one opaque string. */
 function hashOf(master: MasterRecord): string {
@@ -42,7 +53,9 @@ function unhash(value: string): Record<string, unknown> | undefined {
   if (!value.startsWith(HASH_PREFIX)) return undefined
   try {
     const secret = JSON.parse(Buffer.from(value.slice(HASH_PREFIX.length), 'base64url').toString()) as unknown
-    return typeof secret === 'object' && secret !== null && !Array.isArray(secret) ? (secret as Record<string, unknown>) : undefined
+    return typeof secret === 'object' && secret !== null && !Array.isArray(secret)
+      ? (secret as Record<string, unknown>)
+      : undefined
   } catch {
     return undefined
   }
@@ -52,7 +65,8 @@ function unhash(value: string): Record<string, unknown> | undefined {
 export function timeOf(value: string, name: string): number {
   if (value.endsWith('Z')) {
     const ms = Date.parse(value)
-    if (Number.isNaN(ms) || iso(ms) !== value) throw new ServiceError('InvalidInput', `${name} is not a real date: ${value}`)
+    if (Number.isNaN(ms) || iso(ms) !== value)
+      throw new ServiceError('InvalidInput', `${name} is not a real date: ${value}`)
     return ms
   }
   return parseDateInput(value, name)
@@ -65,7 +79,12 @@ export async function snapshot(ctx: EngineContext): Promise<SeedBody> {
   return {
     masters: dump.masters.map((m) => ({ user: m.user, password_hash: hashOf(m), partner: m.partner })),
     sites: dump.sites.map((site) => {
-      const entry: Record<string, unknown> = { owner: site.owner, site_name: site.site_name, ...propertiesOf(site), published: site.published_at !== undefined }
+      const entry: Record<string, unknown> = {
+        owner: site.owner,
+        site_name: site.site_name,
+        ...propertiesOf(site),
+        published: site.published_at !== undefined,
+      }
       for (const field of TIME_FIELDS) if (site[field] !== undefined) entry[field] = iso(site[field]!)
       entry.build = site.build
       if (site.publish_when_built !== undefined) entry.publish_when_built = site.publish_when_built
@@ -74,7 +93,11 @@ export async function snapshot(ctx: EngineContext): Promise<SeedBody> {
     }),
     accounts: dump.accounts.map(({ created_at, ...account }) => ({ ...account, created_at: iso(created_at) })),
     grants: dump.grants.map((g) => ({ owner: accountOwner.get(g.account_name)!, ...g })),
-    billing: dump.billing.map((l) => ({ owner: l.owner, charges: l.charges.map((c) => ({ site_name: c.site_name, at: iso(c.at) })), subscriptions: l.subscriptions })),
+    billing: dump.billing.map((l) => ({
+      owner: l.owner,
+      charges: l.charges.map((c) => ({ site_name: c.site_name, at: iso(c.at) })),
+      subscriptions: l.subscriptions,
+    })),
     analytics: dump.analytics,
   }
 }
@@ -113,7 +136,10 @@ function siteRecordOf(entry: SeedSite, now: number, where: string, problems: Pro
     }
   }
   const props = problems.check(where, () => propsOf(data))
-  const initialProps = initial === undefined ? props : problems.check(`${where}.initial`, () => propsOf(initial as Record<string, unknown>))
+  const initialProps =
+    initial === undefined
+      ? props
+      : problems.check(`${where}.initial`, () => propsOf(initial as Record<string, unknown>))
   if (props === undefined || initialProps === undefined) return undefined
   const created_at = times.created_at ?? now
   const record: SiteRecord = {
@@ -126,8 +152,10 @@ function siteRecordOf(entry: SeedSite, now: number, where: string, problems: Pro
     build: build ?? 'built',
   }
   if (publish_when_built !== undefined) record.publish_when_built = publish_when_built
-  for (const field of ['redirect_confirmed_at', 'cache_reset_at'] as const) if (times[field] !== undefined) record[field] = times[field]
-  if (times.published_at !== undefined && published === false) problems.list.push(`${where}: published is false but published_at is given`)
+  for (const field of ['redirect_confirmed_at', 'cache_reset_at'] as const)
+    if (times[field] !== undefined) record[field] = times[field]
+  if (times.published_at !== undefined && published === false)
+    problems.list.push(`${where}: published is false but published_at is given`)
   // `published: true` marks the site published without charging (charges come only from `billing`).
   if (published || times.published_at !== undefined) record.published_at = times.published_at ?? now
   const first = times.first_published_at ?? record.published_at
@@ -155,14 +183,23 @@ export async function seed(engine: Engine, ctx: EngineContext, body: unknown): P
     ;(entries as Record<Section, unknown[]>)[section] = valid
   }
   const now = ctx.now().getTime()
-  const dump: StateDump = { masters: [], sites: [], accounts: [], grants: [], billing: [], analytics: entries.analytics as AnalyticsDayDump[] }
+  const dump: StateDump = {
+    masters: [],
+    sites: [],
+    accounts: [],
+    grants: [],
+    billing: [],
+    analytics: entries.analytics as AnalyticsDayDump[],
+  }
   const withPassword: { user: string; password: string; partner: boolean }[] = []
   const seededMasters = new Set<string>()
   entries.masters.forEach((m, i) => {
     const where = `masters[${i}]`
     seededMasters.add(m.user)
-    if ((m.password === undefined) === (m.password_hash === undefined)) problems.list.push(`${where}: give exactly one of password and password_hash`)
-    else if (m.password !== undefined) withPassword.push({ user: m.user, password: m.password, partner: m.partner ?? false })
+    if ((m.password === undefined) === (m.password_hash === undefined))
+      problems.list.push(`${where}: give exactly one of password and password_hash`)
+    else if (m.password !== undefined)
+      withPassword.push({ user: m.user, password: m.password, partner: m.partner ?? false })
     else {
       const secret = unhash(m.password_hash!)
       if (secret === undefined) problems.list.push(`${where}: password_hash is not one a snapshot gave`)
@@ -171,7 +208,8 @@ export async function seed(engine: Engine, ctx: EngineContext, body: unknown): P
   })
   const owners = new Set([...entries.sites, ...entries.accounts, ...entries.grants].map((e) => e.owner))
   for (const owner of owners) {
-    if (!seededMasters.has(owner) && (await ctx.store.getMaster(owner)) === undefined) problems.list.push(`owner ${owner} is not a master account`)
+    if (!seededMasters.has(owner) && (await ctx.store.getMaster(owner)) === undefined)
+      problems.list.push(`owner ${owner} is not a master account`)
   }
   entries.sites.forEach((entry, i) => {
     const record = siteRecordOf(entry, now, `sites[${i}]`, problems)
@@ -180,7 +218,8 @@ export async function seed(engine: Engine, ctx: EngineContext, body: unknown): P
   entries.accounts.forEach((entry, i) => {
     const { created_at, ...account } = entry
     const ms = created_at === undefined ? now : problems.check(`accounts[${i}]`, () => timeOf(created_at, 'created_at'))
-    if (ms !== undefined) dump.accounts.push({ ...account, created_at: ms, incarnation: account.incarnation ?? uuidFrom(ctx.randomBytes) })
+    if (ms !== undefined)
+      dump.accounts.push({ ...account, created_at: ms, incarnation: account.incarnation ?? uuidFrom(ctx.randomBytes) })
   })
   const seededAccounts = new Map(dump.accounts.map((a) => [a.account_name, a.owner]))
   const seededSites = new Map(dump.sites.map((s) => [s.site_name, s.owner]))
@@ -192,15 +231,25 @@ export async function seed(engine: Engine, ctx: EngineContext, body: unknown): P
     dump.grants.push({ account_name: g.account_name, site_name: g.site_name })
   }
   entries.billing.forEach((l, i) => {
-    const charges = (l.charges ?? []).map((c, j) => ({ site_name: c.site_name, at: problems.check(`billing[${i}].charges[${j}]`, () => timeOf(c.at, 'at')) ?? 0 }))
+    const charges = (l.charges ?? []).map((c, j) => ({
+      site_name: c.site_name,
+      at: problems.check(`billing[${i}].charges[${j}]`, () => timeOf(c.at, 'at')) ?? 0,
+    }))
     dump.billing.push({ owner: l.owner, charges, subscriptions: l.subscriptions ?? [] })
   })
-  const events = await checkEvents(ctx, entries.visits, entries.activities, new Set(dump.sites.map((s) => s.site_name)), problems)
+  const events = await checkEvents(
+    ctx,
+    entries.visits,
+    entries.activities,
+    new Set(dump.sites.map((s) => s.site_name)),
+    problems,
+  )
   // Names taken in the store: listed here with the rest (importState checks again, atomically).
   const taken = await ctx.store.getSites(dump.sites.map((s) => s.site_name))
   taken.forEach((site, i) => site && problems.list.push(`sites: site ${dump.sites[i]!.site_name} already exists`))
   for (const account of dump.accounts) {
-    if (await ctx.store.getAccount(account.account_name)) problems.list.push(`accounts: account ${account.account_name} already exists`)
+    if (await ctx.store.getAccount(account.account_name))
+      problems.list.push(`accounts: account ${account.account_name} already exists`)
   }
   if (problems.list.length > 0) throw seedError(problems.list)
   try {
@@ -215,7 +264,10 @@ export async function seed(engine: Engine, ctx: EngineContext, body: unknown): P
 }
 
 function seedError(problems: string[]): ServiceError {
-  return new ServiceError('InvalidInput', `seed refused, nothing applied (${problems.length} problem${problems.length === 1 ? '' : 's'}): ${problems.join('; ')}`)
+  return new ServiceError(
+    'InvalidInput',
+    `seed refused, nothing applied (${problems.length} problem${problems.length === 1 ? '' : 's'}): ${problems.join('; ')}`,
+  )
 }
 
 /** Visits and activities with `at` as a Date, each for a site that exists or is being seeded. */
@@ -236,8 +288,10 @@ export async function checkEvents(
     const out: Record<string, unknown>[] = []
     for (const [i, event] of list.entries()) {
       const where = `${section}[${i}]`
-      if (!(await exists(event.site_name as string))) problems.list.push(`${where}: site ${event.site_name as string} does not exist`)
-      const at = event.at === undefined ? undefined : problems.check(where, () => new Date(timeOf(event.at as string, 'at')))
+      if (!(await exists(event.site_name as string)))
+        problems.list.push(`${where}: site ${event.site_name as string} does not exist`)
+      const at =
+        event.at === undefined ? undefined : problems.check(where, () => new Date(timeOf(event.at as string, 'at')))
       out.push({ ...event, ...(at === undefined ? {} : { at }) })
     }
     return out

@@ -50,7 +50,16 @@ export interface Confusion {
 
 /** Scores `isPhone` on every row. */
 export function score(isPhone: (ua: string) => boolean, rows: CorpusRow[] = corpus): Confusion {
-  const c: Confusion = { tp: 0, fp: 0, fn: 0, tn: 0, weight: { tp: 0, fp: 0, fn: 0, tn: 0 }, precision: 0, recall: 0, disagreements: [] }
+  const c: Confusion = {
+    tp: 0,
+    fp: 0,
+    fn: 0,
+    tn: 0,
+    weight: { tp: 0, fp: 0, fn: 0, tn: 0 },
+    precision: 0,
+    recall: 0,
+    disagreements: [],
+  }
   for (const row of rows) {
     const predicted = isPhone(row.userAgent)
     const actual = row.deviceCategory === 'mobile'

@@ -12,7 +12,16 @@ import express from 'express'
 import request from 'supertest'
 import type { Test } from 'tap'
 import { conformsUnder } from './openapi-check.js'
-import { ServiceError, apiRouter, createEngine, type CreateSiteBody, type CreationFailure, type Engine, type MasterApi, type Site } from '../../lib/index.js'
+import {
+  ServiceError,
+  apiRouter,
+  createEngine,
+  type CreateSiteBody,
+  type CreationFailure,
+  type Engine,
+  type MasterApi,
+  type Site,
+} from '../../lib/index.js'
 
 /** The fake clock's start: a Monday noon, UTC. */
 export const T0 = '2025-03-10T12:00:00'
@@ -112,7 +121,8 @@ export class RecordingBuilder {
 function neverNull(res: request.Response): void {
   const walk = (value: unknown, path: string): void => {
     if (value === null) throw new Error(`null at ${path} in ${res.text.slice(0, 200)}`)
-    if (typeof value === 'object') for (const [key, inner] of Object.entries(value as object)) walk(inner, `${path}.${key}`)
+    if (typeof value === 'object')
+      for (const [key, inner] of Object.entries(value as object)) walk(inner, `${path}.${key}`)
   }
   walk(res.body, 'body')
 }
@@ -256,7 +266,11 @@ export async function rejectsWith(t: Test, work: Promise<unknown>, error_code: s
  * top-level fields. Typed as a valid body although `extra`/`top` may make it
  * invalid on purpose: the tests of bad input rely on the engine's checks.
  */
-export function siteBody(site_name: string | undefined, extra: Record<string, unknown> = {}, top: Record<string, unknown> = {}): CreateSiteBody {
+export function siteBody(
+  site_name: string | undefined,
+  extra: Record<string, unknown> = {},
+  top: Record<string, unknown> = {},
+): CreateSiteBody {
   const site_data: Record<string, unknown> = { original_site_url: 'https://www.example.com/', ...extra }
   if (site_name !== undefined) site_data.site_name = site_name
   return { site_data, ...top } as CreateSiteBody

@@ -51,7 +51,9 @@ export async function startCachingProxy(origin: string): Promise<CachingProxy> {
     const key = req.url ?? '/'
     if (req.method === 'GET') {
       const now = Date.now()
-      const hit = cache.get(key)?.find((s) => s.expires > now && s.vary.every(([name, value]) => headerValue(req.headers, name) === value))
+      const hit = cache
+        .get(key)
+        ?.find((s) => s.expires > now && s.vary.every(([name, value]) => headerValue(req.headers, name) === value))
       if (hit !== undefined) {
         stats.hits++
         res.writeHead(hit.status, { ...hit.headers, 'x-cache': 'HIT' })
@@ -71,7 +73,10 @@ export async function startCachingProxy(origin: string): Promise<CachingProxy> {
           delete headers['transfer-encoding']
           delete headers.connection
           const fresh = freshFor(headerValue(answer.headers, 'cache-control'))
-          const varyNames = headerValue(answer.headers, 'vary').split(',').map((n) => n.trim().toLowerCase()).filter(Boolean)
+          const varyNames = headerValue(answer.headers, 'vary')
+            .split(',')
+            .map((n) => n.trim().toLowerCase())
+            .filter(Boolean)
           if (req.method === 'GET' && fresh !== undefined && !varyNames.includes('*')) {
             const stored: Stored = {
               status: answer.statusCode ?? 200,
@@ -80,7 +85,9 @@ export async function startCachingProxy(origin: string): Promise<CachingProxy> {
               vary: varyNames.map((n) => [n, headerValue(req.headers, n)]),
               expires: Date.now() + fresh,
             }
-            const same = (s: Stored) => s.vary.length === stored.vary.length && s.vary.every(([n, v], i) => stored.vary[i]?.[0] === n && stored.vary[i]?.[1] === v)
+            const same = (s: Stored) =>
+              s.vary.length === stored.vary.length &&
+              s.vary.every(([n, v], i) => stored.vary[i]?.[0] === n && stored.vary[i]?.[1] === v)
             cache.set(key, [...(cache.get(key) ?? []).filter((s) => !same(s)), stored])
           }
           res.writeHead(answer.statusCode ?? 502, { ...headers, 'x-cache': 'MISS' })

@@ -114,7 +114,11 @@ export async function dashboardFixture(t: Test, options: DashboardFixtureOptions
  * A partner's usual set-up: alice creates the sub-account `acc` and the
  * sites given (business names optional), and grants them all to it.
  */
-export async function grantedSites(f: DashboardFixture, sites: Record<string, string | undefined>, account = 'acc'): Promise<void> {
+export async function grantedSites(
+  f: DashboardFixture,
+  sites: Record<string, string | undefined>,
+  account = 'acc',
+): Promise<void> {
   const api = f.engine.as('alice')
   await api.createAccount({ account_name: account }).catch((e: { error_code?: string }) => {
     if (e.error_code !== 'ResourceAlreadyExist') throw e

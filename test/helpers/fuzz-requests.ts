@@ -9,7 +9,17 @@ import { gzipSync } from 'node:zlib'
 import fc from 'fast-check'
 import { AGENTS_PATH, ROUTES } from '../../lib/http/routes.js'
 import { PASSWORDS, chars } from './api.js'
-import { ACCOUNTS, DATES, EXTERNAL_UIDS, NO_FIELDS, SITES, fromSchema, validFor, type Profile, type Schema } from './fuzz-values.js'
+import {
+  ACCOUNTS,
+  DATES,
+  EXTERNAL_UIDS,
+  NO_FIELDS,
+  SITES,
+  fromSchema,
+  validFor,
+  type Profile,
+  type Schema,
+} from './fuzz-values.js'
 
 export type { Profile } from './fuzz-values.js'
 
@@ -70,9 +80,19 @@ function withRawKeys(value: unknown, extra: [string, unknown][]): string {
 // ------------------------------------------------------------------ bodies
 
 const CONTENT_TYPES = [
-  'application/json', 'application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded',
-  'multipart/form-data; boundary=xyz', 'application/json; charset=latin1', 'application/json; charset=utf-16', 'application/json; charset=koi8-z',
-  'application/merge-patch+json', 'application/octet-stream', '*/*', 'garbage',
+  'application/json',
+  'application/json',
+  'application/json; charset=utf-8',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=xyz',
+  'application/json; charset=latin1',
+  'application/json; charset=utf-16',
+  'application/json; charset=koi8-z',
+  'application/merge-patch+json',
+  'application/octet-stream',
+  '*/*',
+  'garbage',
 ]
 
 const deep = (n: number, open: string, close: string, middle = '1'): string => open.repeat(n) + middle + close.repeat(n)
@@ -85,11 +105,28 @@ export function bodyFor(schema: unknown, profile: Profile): fc.Arbitrary<FuzzBod
     { weight: 1, arbitrary: fc.constantFrom('gzip', 'gzip-broken', 'deflate', 'br', 'identity', 'snappy' as const) },
   )
   const json = (text: fc.Arbitrary<string>): fc.Arbitrary<FuzzBody> =>
-    fc.tuple(text, fc.oneof({ weight: calm ? 6 : 1, arbitrary: fc.constant('application/json') }, { weight: 1, arbitrary: fc.constantFrom(...CONTENT_TYPES) }), encodings)
+    fc
+      .tuple(
+        text,
+        fc.oneof(
+          { weight: calm ? 6 : 1, arbitrary: fc.constant('application/json') },
+          { weight: 1, arbitrary: fc.constantFrom(...CONTENT_TYPES) },
+        ),
+        encodings,
+      )
       .map(([t, contentType, encoding]) => ({ kind: 'text', text: t, contentType, ...(encoding ? { encoding } : {}) }))
   const shapedText = fromSchema(schema, profile).map((value) => JSON.stringify(value) ?? 'null')
   const rawKeys = fc
-    .tuple(validFor((schema ?? NO_FIELDS) as Schema), fc.array(fc.tuple(fc.constantFrom('__proto__', 'constructor', 'prototype', 'site_name', 'original_site_url'), fc.jsonValue({ maxDepth: 2 })), { minLength: 1, maxLength: 2 }))
+    .tuple(
+      validFor((schema ?? NO_FIELDS) as Schema),
+      fc.array(
+        fc.tuple(
+          fc.constantFrom('__proto__', 'constructor', 'prototype', 'site_name', 'original_site_url'),
+          fc.jsonValue({ maxDepth: 2 }),
+        ),
+        { minLength: 1, maxLength: 2 },
+      ),
+    )
     .map(([value, extra]) => withRawKeys(value, extra))
   return fc.oneof(
     { weight: 2, arbitrary: fc.constant<FuzzBody>({ kind: 'none' }) },
@@ -113,12 +150,35 @@ export function bodyFor(schema: unknown, profile: Profile): fc.Arbitrary<FuzzBod
       weight: 2,
       arbitrary: json(
         fc.oneof(
-          fc.constantFrom('', ' ', 'null', '"text"', '42', 'true', '{', '[1,]', "{'a':1}", 'a=b&c=d', '<x/>', '\ufeff{}', '{"a":1}{"b":2}', '{"a":1e999}', '{"a":"\\ud800"}'),
+          fc.constantFrom(
+            '',
+            ' ',
+            'null',
+            '"text"',
+            '42',
+            'true',
+            '{',
+            '[1,]',
+            "{'a':1}",
+            'a=b&c=d',
+            '<x/>',
+            '\ufeff{}',
+            '{"a":1}{"b":2}',
+            '{"a":1e999}',
+            '{"a":"\\ud800"}',
+          ),
           fc.string({ unit: 'binary', maxLength: 40 }),
         ),
       ),
     },
-    { weight: 1, arbitrary: fc.constant<FuzzBody>({ kind: 'text', text: `{"x":"${'v'.repeat(1024 * 1024)}"}`, contentType: 'application/json' }) },
+    {
+      weight: 1,
+      arbitrary: fc.constant<FuzzBody>({
+        kind: 'text',
+        text: `{"x":"${'v'.repeat(1024 * 1024)}"}`,
+        contentType: 'application/json',
+      }),
+    },
     { weight: calm ? 1 : 3, arbitrary: probeBody },
   )
 }
@@ -126,24 +186,61 @@ export function bodyFor(schema: unknown, profile: Profile): fc.Arbitrary<FuzzBod
 /** The reliability probe's hostile bodies: forms smuggling JSON, control characters, lone surrogates, invalid UTF-8, names differing in case. */
 const probeBody: fc.Arbitrary<FuzzBody> = fc.oneof(
   fc.constantFrom<FuzzBody>(
-    { kind: 'text', text: '{"site_data":{"original_site_url":"https://probe.example/","site_name":"probeform","x":"="}}', contentType: 'text/plain' },
+    {
+      kind: 'text',
+      text: '{"site_data":{"original_site_url":"https://probe.example/","site_name":"probeform","x":"="}}',
+      contentType: 'text/plain',
+    },
     { kind: 'text', text: '', contentType: 'application/x-www-form-urlencoded' },
-    { kind: 'text', text: '--xyz\r\nContent-Disposition: form-data; name="a"\r\n\r\n{}\r\n--xyz--\r\n', contentType: 'multipart/form-data; boundary=xyz' },
-    { kind: 'text', text: '{"site_data":{"original_site_url":"https://probe.example/\\u0000"}}', contentType: 'application/json' },
-    { kind: 'text', text: '{"site_data":{"original_site_url":"https://probe.example/","site_vertical":"\\ud800"}}', contentType: 'application/json' },
+    {
+      kind: 'text',
+      text: '--xyz\r\nContent-Disposition: form-data; name="a"\r\n\r\n{}\r\n--xyz--\r\n',
+      contentType: 'multipart/form-data; boundary=xyz',
+    },
+    {
+      kind: 'text',
+      text: '{"site_data":{"original_site_url":"https://probe.example/\\u0000"}}',
+      contentType: 'application/json',
+    },
+    {
+      kind: 'text',
+      text: '{"site_data":{"original_site_url":"https://probe.example/","site_vertical":"\\ud800"}}',
+      contentType: 'application/json',
+    },
     { kind: 'text', text: '{"account_name":"probe\\u001b","first_name":"A"}', contentType: 'application/json' },
-    { kind: 'text', text: '{"site_data":{"original_site_url":"https://probe.example/","site_vertical":"caf\u00e9"}}', contentType: 'application/json', latin1: true },
+    {
+      kind: 'text',
+      text: '{"site_data":{"original_site_url":"https://probe.example/","site_vertical":"caf\u00e9"}}',
+      contentType: 'application/json',
+      latin1: true,
+    },
   ),
-  fc.tuple(fc.constantFrom('FUZZSITE', 'FuzzSite', 'Created', 'MODIFIED', 'BOBSITE', 'ANN'), fc.boolean()).map(([name, site]): FuzzBody => ({
-    kind: 'text',
-    text: site ? JSON.stringify({ site_data: { site_name: name, original_site_url: 'https://probe.example/' } }) : JSON.stringify({ account_name: name }),
-    contentType: 'application/json',
-  })),
-  fc.tuple(fc.string({ unit: 'binary', maxLength: 20 }), fc.constantFrom('\u0000', '\ud800', '\udfff', '\u0007', '\t', '\u2028')).map(([text, bad]): FuzzBody => ({
-    kind: 'text',
-    text: JSON.stringify({ site_data: { original_site_url: 'https://probe.example/', site_business_info: { business_name: `${text}${bad}` } } }),
-    contentType: 'application/json',
-  })),
+  fc.tuple(fc.constantFrom('FUZZSITE', 'FuzzSite', 'Created', 'MODIFIED', 'BOBSITE', 'ANN'), fc.boolean()).map(
+    ([name, site]): FuzzBody => ({
+      kind: 'text',
+      text: site
+        ? JSON.stringify({ site_data: { site_name: name, original_site_url: 'https://probe.example/' } })
+        : JSON.stringify({ account_name: name }),
+      contentType: 'application/json',
+    }),
+  ),
+  fc
+    .tuple(
+      fc.string({ unit: 'binary', maxLength: 20 }),
+      fc.constantFrom('\u0000', '\ud800', '\udfff', '\u0007', '\t', '\u2028'),
+    )
+    .map(
+      ([text, bad]): FuzzBody => ({
+        kind: 'text',
+        text: JSON.stringify({
+          site_data: {
+            original_site_url: 'https://probe.example/',
+            site_business_info: { business_name: `${text}${bad}` },
+          },
+        }),
+        contentType: 'application/json',
+      }),
+    ),
 )
 
 /** Browser headers: mostly none (an API client), sometimes those of a forged cross-site request, or of a same-origin page. */
@@ -152,14 +249,20 @@ export const browserHeaders: fc.Arbitrary<Record<string, string>> = fc.oneof(
   {
     weight: 1,
     arbitrary: fc.record(
-      { 'sec-fetch-site': fc.constantFrom('cross-site', 'same-site', 'same-origin', 'none', 'CROSS-SITE', ''), origin: fc.constantFrom('null', 'https://evil.example', 'http://127.0.0.1', 'file://') },
+      {
+        'sec-fetch-site': fc.constantFrom('cross-site', 'same-site', 'same-origin', 'none', 'CROSS-SITE', ''),
+        origin: fc.constantFrom('null', 'https://evil.example', 'http://127.0.0.1', 'file://'),
+      },
       { requiredKeys: [] },
     ),
   },
 )
 
 /** The bytes and headers of a body. */
-export function encodeBody(body: Extract<FuzzBody, { kind: 'text' }>): { data: Buffer; headers: Record<string, string> } {
+export function encodeBody(body: Extract<FuzzBody, { kind: 'text' }>): {
+  data: Buffer
+  headers: Record<string, string>
+} {
   const headers: Record<string, string> = { 'content-type': body.contentType }
   let data = Buffer.from(body.text, body.latin1 ? 'latin1' : 'utf8')
   if (body.encoding === 'gzip') data = gzipSync(data)
@@ -178,38 +281,121 @@ function namesFor(param: string): readonly string[] {
 }
 
 /** A path parameter, percent-encoded or deliberately raw. */
-const segment = (param: string, profile: Profile): fc.Arbitrary<string> => fc.oneof(
-  { weight: profile === 'routes' ? 24 : 6, arbitrary: fc.constantFrom(...namesFor(param)).map(percent) },
-  { weight: 3, arbitrary: fc.stringMatching(/^[A-Za-z0-9_-]{1,46}$/) },
-  {
-    weight: 3,
-    arbitrary: fc.constantFrom(
-      '', '__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'created', 'modified', 'byexternal', '..', '.', '%2e%2e',
-      '%2F', '%2F..%2F', '%00', '%', '%zz', '%E0%A4%A', '%C0%AF', '%FF', '%ED%A0%80', '%uD800', '%20', '+', 'null', 'undefined', 'NaN', '-1',
-      chars(3), chars(45), chars(46), chars(4000), percent('é'.repeat(600)), percent('__proto__') + '%00', 'a%2Fb',
-    ),
-  },
-  { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 30 }).map(percent) },
-  { weight: 1, arbitrary: fc.uint8Array({ maxLength: 12 }).map((bytes) => Array.from(bytes, (b) => `%${b.toString(16).padStart(2, '0')}`).join('')) },
-)
+const segment = (param: string, profile: Profile): fc.Arbitrary<string> =>
+  fc.oneof(
+    { weight: profile === 'routes' ? 24 : 6, arbitrary: fc.constantFrom(...namesFor(param)).map(percent) },
+    { weight: 3, arbitrary: fc.stringMatching(/^[A-Za-z0-9_-]{1,46}$/) },
+    {
+      weight: 3,
+      arbitrary: fc.constantFrom(
+        '',
+        '__proto__',
+        'constructor',
+        'prototype',
+        'toString',
+        'hasOwnProperty',
+        'created',
+        'modified',
+        'byexternal',
+        '..',
+        '.',
+        '%2e%2e',
+        '%2F',
+        '%2F..%2F',
+        '%00',
+        '%',
+        '%zz',
+        '%E0%A4%A',
+        '%C0%AF',
+        '%FF',
+        '%ED%A0%80',
+        '%uD800',
+        '%20',
+        '+',
+        'null',
+        'undefined',
+        'NaN',
+        '-1',
+        chars(3),
+        chars(45),
+        chars(46),
+        chars(4000),
+        percent('é'.repeat(600)),
+        percent('__proto__') + '%00',
+        'a%2Fb',
+      ),
+    },
+    { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 30 }).map(percent) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .uint8Array({ maxLength: 12 })
+        .map((bytes) => Array.from(bytes, (b) => `%${b.toString(16).padStart(2, '0')}`).join('')),
+    },
+  )
 
 /** Templates outside the route table: unknown paths, near misses and the public document. */
-const UNKNOWN = ['/', '/nope', '/sites', '/Sites/created', '/sites/:x/:y', '/sites/create/:x', '/accounts/grant-access/:a/sites', '/analytics', '/nope/:x', '/openapi.json', '/agents/:x']
+const UNKNOWN = [
+  '/',
+  '/nope',
+  '/sites',
+  '/Sites/created',
+  '/sites/:x/:y',
+  '/sites/create/:x',
+  '/accounts/grant-access/:a/sites',
+  '/analytics',
+  '/nope/:x',
+  '/openapi.json',
+  '/agents/:x',
+]
 /** Every path template the fuzz tries: the route table, /agents and the unknown ones. */
 export const TEMPLATES = [...ROUTES.map((r) => r.path), AGENTS_PATH, ...UNKNOWN]
 
 /** A path from a template: every `:param` replaced, sometimes with a trailing or doubled slash. */
 export function pathFrom(template: string, profile: Profile): fc.Arbitrary<string> {
   const params = template.match(/:[a-z_]+/g) ?? []
-  const tail = fc.oneof({ weight: 12, arbitrary: fc.constant('') }, { weight: 1, arbitrary: fc.constantFrom('/', '//x', '/extra') })
+  const tail = fc.oneof(
+    { weight: 12, arbitrary: fc.constant('') },
+    { weight: 1, arbitrary: fc.constantFrom('/', '//x', '/extra') },
+  )
   return fc.tuple(fc.tuple(...params.map((param) => segment(param, profile))), tail).map(([values, end]) => {
     let i = 0
     return template.replace(/:[a-z_]+/g, () => values[i++]!) + (template === '/' ? '' : end)
   })
 }
 
-const QUERY_KEYS = ['from', 'to', 'dimension', 'result', 'test', 'republish', 'site_name', 'from[x]', 'from[]', 'to[0]', '__proto__', '__proto__[polluted]', 'constructor', 'hasOwnProperty', '', 'a.b', 'now']
-const QUERY_VALUES = [...DATES, 'true', 'false', 'TRUE', '1', 'system', 'geo', 'traffic', 'activities', 'null', chars(2000)]
+const QUERY_KEYS = [
+  'from',
+  'to',
+  'dimension',
+  'result',
+  'test',
+  'republish',
+  'site_name',
+  'from[x]',
+  'from[]',
+  'to[0]',
+  '__proto__',
+  '__proto__[polluted]',
+  'constructor',
+  'hasOwnProperty',
+  '',
+  'a.b',
+  'now',
+]
+const QUERY_VALUES = [
+  ...DATES,
+  'true',
+  'false',
+  'TRUE',
+  '1',
+  'system',
+  'geo',
+  'traffic',
+  'activities',
+  'null',
+  chars(2000),
+]
 
 type QueryPair = [key: string, value: string | undefined, rawKey: boolean]
 
@@ -227,14 +413,20 @@ function encodeQuery(pairs: QueryPair[]): string {
 function pairsOf(key: string, value: unknown): QueryPair[] {
   if (value === null) return [[key, undefined, false]]
   if (Array.isArray(value)) return value.flatMap((item) => pairsOf(key, item))
-  if (typeof value === 'object') return Object.entries(value).flatMap(([sub, inner]) => pairsOf(`${key}[${sub}]`, inner).map(([k, v]) => [k, v, true] as QueryPair))
+  if (typeof value === 'object')
+    return Object.entries(value).flatMap(([sub, inner]) =>
+      pairsOf(`${key}[${sub}]`, inner).map(([k, v]) => [k, v, true] as QueryPair),
+    )
   return [[key, String(value), false]]
 }
 
 /** Random pairs: known and unknown keys, repeated keys, bracket keys and weird values. */
 const randomPairs: fc.Arbitrary<QueryPair[]> = fc.array(
   fc.tuple(
-    fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...QUERY_KEYS) }, { weight: 1, arbitrary: fc.string({ maxLength: 8 }) }),
+    fc.oneof(
+      { weight: 4, arbitrary: fc.constantFrom(...QUERY_KEYS) },
+      { weight: 1, arbitrary: fc.string({ maxLength: 8 }) },
+    ),
     fc.oneof(
       { weight: 8, arbitrary: fc.constantFrom(...QUERY_VALUES) },
       { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 20 }) },
@@ -248,37 +440,69 @@ const randomPairs: fc.Arbitrary<QueryPair[]> = fc.array(
 /** A query string for a route: from its schema (valid, one thing wrong, or wild), random pairs, or both. */
 export function queryFor(schema: unknown, profile: Profile): fc.Arbitrary<string> {
   const shaped = fromSchema(schema, profile).map((value) =>
-    typeof value === 'object' && value !== null && !Array.isArray(value) ? Object.entries(value).flatMap(([k, v]) => pairsOf(k, v)) : pairsOf('q', value),
+    typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? Object.entries(value).flatMap(([k, v]) => pairsOf(k, v))
+      : pairsOf('q', value),
   )
   return fc
-    .oneof({ weight: 4, arbitrary: shaped }, { weight: 2, arbitrary: randomPairs }, { weight: 1, arbitrary: fc.tuple(shaped, randomPairs).map(([a, b]) => [...a, ...b]) })
+    .oneof(
+      { weight: 4, arbitrary: shaped },
+      { weight: 2, arbitrary: randomPairs },
+      { weight: 1, arbitrary: fc.tuple(shaped, randomPairs).map(([a, b]) => [...a, ...b]) },
+    )
     .map(encodeQuery)
 }
 
 /** Authorization headers: valid (mostly, to get past authentication), wrong, malformed or absent. */
-const authorization = (profile: Profile): fc.Arbitrary<string | undefined> => fc.oneof(
-  { weight: profile === 'routes' ? 40 : 10, arbitrary: fc.constant(basic('alice', PASSWORDS.alice)) },
-  { weight: 3, arbitrary: fc.constant(basic('bob', PASSWORDS.bob)) },
-  { weight: 3, arbitrary: fc.constant(basic('carol', PASSWORDS.carol)) },
-  {
-    weight: 3,
-    arbitrary: fc.constantFrom(
-      undefined, basic('alice', 'wrong'), basic('mallory', PASSWORDS.alice), basic('__proto__', 'x'), basic('constructor', ''), basic('bob', 'b'),
-      'Basic', 'Basic ', 'Basic !!!', `Basic ${b64('alice')}`, `Basic ${b64(':')}`, `Basic ${'A'.repeat(6000)}`, 'Bearer token', 'Digest username="alice"',
-      `basic   ${b64(`alice:${PASSWORDS.alice}`)}`, `Basic ${b64(`alice:${PASSWORDS.alice}`)}====AAAA`, `Basic\t${b64(`alice:${PASSWORDS.alice}`)}`, `Basic ${b64(`alice:${PASSWORDS.alice}`)}==`, `Basic ${b64(`alice:${PASSWORDS.alice}`).replace(/=+$/, '')}`,
-    ),
-  },
-  { weight: 1, arbitrary: fc.string({ maxLength: 40 }) },
-  { weight: 1, arbitrary: fc.uint8Array({ maxLength: 40 }).map((bytes) => `Basic ${Buffer.from(bytes).toString('base64')}`) },
-)
+const authorization = (profile: Profile): fc.Arbitrary<string | undefined> =>
+  fc.oneof(
+    { weight: profile === 'routes' ? 40 : 10, arbitrary: fc.constant(basic('alice', PASSWORDS.alice)) },
+    { weight: 3, arbitrary: fc.constant(basic('bob', PASSWORDS.bob)) },
+    { weight: 3, arbitrary: fc.constant(basic('carol', PASSWORDS.carol)) },
+    {
+      weight: 3,
+      arbitrary: fc.constantFrom(
+        undefined,
+        basic('alice', 'wrong'),
+        basic('mallory', PASSWORDS.alice),
+        basic('__proto__', 'x'),
+        basic('constructor', ''),
+        basic('bob', 'b'),
+        'Basic',
+        'Basic ',
+        'Basic !!!',
+        `Basic ${b64('alice')}`,
+        `Basic ${b64(':')}`,
+        `Basic ${'A'.repeat(6000)}`,
+        'Bearer token',
+        'Digest username="alice"',
+        `basic   ${b64(`alice:${PASSWORDS.alice}`)}`,
+        `Basic ${b64(`alice:${PASSWORDS.alice}`)}====AAAA`,
+        `Basic\t${b64(`alice:${PASSWORDS.alice}`)}`,
+        `Basic ${b64(`alice:${PASSWORDS.alice}`)}==`,
+        `Basic ${b64(`alice:${PASSWORDS.alice}`).replace(/=+$/, '')}`,
+      ),
+    },
+    { weight: 1, arbitrary: fc.string({ maxLength: 40 }) },
+    {
+      weight: 1,
+      arbitrary: fc.uint8Array({ maxLength: 40 }).map((bytes) => `Basic ${Buffer.from(bytes).toString('base64')}`),
+    },
+  )
 
 const METHODS = ['GET', 'POST', 'DELETE', 'PUT', 'PATCH', 'HEAD', 'OPTIONS', 'TRACE']
 
 /** A short, replayable description of a request (bodies and long paths cut). */
 export function describeRequest(req: FuzzRequest): string {
-  const cut = (text: string, n: number): string => (text.length > n ? `${text.slice(0, n)}...(${text.length} chars)` : text)
-  const body = req.body.kind === 'none' ? 'no body' : `${req.body.contentType}${req.body.encoding ? ` (${req.body.encoding})` : ''}: ${cut(req.body.text, 200)}`
-  const browser = Object.entries(req.browser).map(([k, v]) => ` ${k}: ${v}`).join('')
+  const cut = (text: string, n: number): string =>
+    text.length > n ? `${text.slice(0, n)}...(${text.length} chars)` : text
+  const body =
+    req.body.kind === 'none'
+      ? 'no body'
+      : `${req.body.contentType}${req.body.encoding ? ` (${req.body.encoding})` : ''}: ${cut(req.body.text, 200)}`
+  const browser = Object.entries(req.browser)
+    .map(([k, v]) => ` ${k}: ${v}`)
+    .join('')
   return `${req.method} ${cut(`/api${req.path}${req.query}`, 300)} auth=${req.auth === undefined ? 'none' : cut(req.auth, 60)}${browser} ${body}${req.body.kind === 'text' && req.body.latin1 ? ' (latin1 bytes)' : ''}`
 }
 
@@ -292,17 +516,40 @@ export function fuzzRequest(templates: readonly string[], profile: Profile): fc.
     const route = ROUTES.find((r) => r.path === template)
     const own = route?.method ?? 'GET'
     const takesBody = route !== undefined && (route.input === 'body' || route.input === 'optional-body')
-    return fc.record({
-      method: fc.oneof({ weight: profile === 'routes' ? 15 : 3, arbitrary: fc.constant(own) }, { weight: 1, arbitrary: fc.constantFrom(...METHODS) }),
-      template: fc.constant(template),
-      path: pathFrom(template, profile),
-      query: route?.input === 'query' ? queryFor(route.schema, profile) : fc.oneof({ weight: 1, arbitrary: queryFor(undefined, profile) }, { weight: 3, arbitrary: fc.constant('') }),
-      body: takesBody ? bodyFor(route.schema, profile) : fc.oneof({ weight: 3, arbitrary: fc.constant<FuzzBody>({ kind: 'none' }) }, { weight: 1, arbitrary: bodyFor(undefined, profile) }),
-      auth: authorization(profile),
-      browser: browserHeaders,
-      build: fc.constantFrom('succeed', 'succeed', 'succeed', 'FAILED_CONTENT_TOO_BIG', 'reject-plain' as const),
-      // 'routes' stays within the seeded day (at most a minute a run from noon); 'hostile' crosses days.
-      advance: fc.oneof({ weight: 9, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: profile === 'routes' ? 60 : 2 * 86_400 }) }),
-    }).map((req) => Object.assign(req, { [fc.toStringMethod]: () => `${describeRequest(req)} [build ${req.build}, +${req.advance}s]` }))
+    return fc
+      .record({
+        method: fc.oneof(
+          { weight: profile === 'routes' ? 15 : 3, arbitrary: fc.constant(own) },
+          { weight: 1, arbitrary: fc.constantFrom(...METHODS) },
+        ),
+        template: fc.constant(template),
+        path: pathFrom(template, profile),
+        query:
+          route?.input === 'query'
+            ? queryFor(route.schema, profile)
+            : fc.oneof(
+                { weight: 1, arbitrary: queryFor(undefined, profile) },
+                { weight: 3, arbitrary: fc.constant('') },
+              ),
+        body: takesBody
+          ? bodyFor(route.schema, profile)
+          : fc.oneof(
+              { weight: 3, arbitrary: fc.constant<FuzzBody>({ kind: 'none' }) },
+              { weight: 1, arbitrary: bodyFor(undefined, profile) },
+            ),
+        auth: authorization(profile),
+        browser: browserHeaders,
+        build: fc.constantFrom('succeed', 'succeed', 'succeed', 'FAILED_CONTENT_TOO_BIG', 'reject-plain' as const),
+        // 'routes' stays within the seeded day (at most a minute a run from noon); 'hostile' crosses days.
+        advance: fc.oneof(
+          { weight: 9, arbitrary: fc.constant(0) },
+          { weight: 1, arbitrary: fc.integer({ min: 1, max: profile === 'routes' ? 60 : 2 * 86_400 }) },
+        ),
+      })
+      .map((req) =>
+        Object.assign(req, {
+          [fc.toStringMethod]: () => `${describeRequest(req)} [build ${req.build}, +${req.advance}s]`,
+        }),
+      )
   })
 }

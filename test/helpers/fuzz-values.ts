@@ -22,7 +22,19 @@ export type Profile = 'routes' | 'hostile'
  */
 
 /** Site names. */
-export const SITES = ['fuzzsite', 'fuzz_two', 'fuzz-async', 'bobsite', 'fuzznew', 'fuzz-new-2', 'Fuzz_3', 'created', '__proto__', 'constructor', 'toString'] as const
+export const SITES = [
+  'fuzzsite',
+  'fuzz_two',
+  'fuzz-async',
+  'bobsite',
+  'fuzznew',
+  'fuzz-new-2',
+  'Fuzz_3',
+  'created',
+  '__proto__',
+  'constructor',
+  'toString',
+] as const
 /** Account names, as {@link SITES}. */
 export const ACCOUNTS = ['ann', 'ann.b+c@x.io', 'newbie', '__proto__', 'constructor', 'alice'] as const
 /** External ids, as {@link SITES}. */
@@ -30,25 +42,111 @@ export const EXTERNAL_UIDS = ['ext-1', 'ext-2', '__proto__'] as const
 
 /** Values of no particular type: what a hostile client puts where a typed value belongs. */
 export const wrongTyped: fc.Arbitrary<unknown> = fc.oneof(
-  fc.constantFrom(null, true, false, 0, -1, 1.5, 1e308, '', ' ', 'null', 'true', '__proto__', {}, [], [null], chars(10_000)),
+  fc.constantFrom(
+    null,
+    true,
+    false,
+    0,
+    -1,
+    1.5,
+    1e308,
+    '',
+    ' ',
+    'null',
+    'true',
+    '__proto__',
+    {},
+    [],
+    [null],
+    chars(10_000),
+  ),
   fc.integer(),
   fc.string({ unit: 'grapheme', maxLength: 20 }),
   fc.jsonValue({ maxDepth: 2 }),
 )
 
-const URLS_OK = ['https://www.example.com/', 'http://a.bc', 'https://shop.example.org/path?q=1#frag', 'http://user:pw@host.example.com:8080/', 'http://[::1]/', 'http://127.0.0.1/', 'https://例え.jp/', 'https://xn--r8jz45g.jp/', urlOfLength(2048)]
-const URLS_BAD = [urlOfLength(2049), 'ftp://example.com/', 'javascript:alert(1)', 'https://', '//example.com/', 'example.com', 'https://a b.com/', 'https://www.example.com/<x>', 'http://', 'https:///x']
+const URLS_OK = [
+  'https://www.example.com/',
+  'http://a.bc',
+  'https://shop.example.org/path?q=1#frag',
+  'http://user:pw@host.example.com:8080/',
+  'http://[::1]/',
+  'http://127.0.0.1/',
+  'https://例え.jp/',
+  'https://xn--r8jz45g.jp/',
+  urlOfLength(2048),
+]
+const URLS_BAD = [
+  urlOfLength(2049),
+  'ftp://example.com/',
+  'javascript:alert(1)',
+  'https://',
+  '//example.com/',
+  'example.com',
+  'https://a b.com/',
+  'https://www.example.com/<x>',
+  'http://',
+  'https:///x',
+]
 const DOMAINS_OK = ['example.com', 'm.example.co.uk', 'example.com.', 'xn--r8jz45g.jp', domainOfLength(253), 'a.bc']
-const DOMAINS_BAD = [domainOfLength(254), 'localhost', '-a.com', 'a..com', '1.2.3.4', 'a.b', 'exa_mple.com', `${'l'.repeat(64)}.com`, '.com', 'example.com..']
+const DOMAINS_BAD = [
+  domainOfLength(254),
+  'localhost',
+  '-a.com',
+  'a..com',
+  '1.2.3.4',
+  'a.b',
+  'exa_mple.com',
+  `${'l'.repeat(64)}.com`,
+  '.com',
+  'example.com..',
+]
 const EMAILS_OK = ['a@example.com', 'a.b+c@x.io', `${'x'.repeat(64)}@example.com`]
-const EMAILS_BAD = ['a@b', '@example.com', 'a@example.com.', `${'x'.repeat(65)}@example.com`, 'a@@b.com', `${'x'.repeat(60)}.${'y'.repeat(60)}@${'e'.repeat(30)}.com`, 'a b@example.com', '.a@example.com']
+const EMAILS_BAD = [
+  'a@b',
+  '@example.com',
+  'a@example.com.',
+  `${'x'.repeat(65)}@example.com`,
+  'a@@b.com',
+  `${'x'.repeat(60)}.${'y'.repeat(60)}@${'e'.repeat(30)}.com`,
+  'a b@example.com',
+  '.a@example.com',
+]
 
 /** Dates a query may carry: valid, impossible, out of range and malformed. */
-const DATES_OK = ['2000-01-01', '2025-03-10', '2025-03-10T12:00:00', '2025-03-10T23:59:59', '2024-02-29', '0001-01-01', '0050-06-01', '9999-12-31T23:59:59', '2025-03-09', '2025-03-11T00:00:00']
+const DATES_OK = [
+  '2000-01-01',
+  '2025-03-10',
+  '2025-03-10T12:00:00',
+  '2025-03-10T23:59:59',
+  '2024-02-29',
+  '0001-01-01',
+  '0050-06-01',
+  '9999-12-31T23:59:59',
+  '2025-03-09',
+  '2025-03-11T00:00:00',
+]
 const DATES_BAD = [
-  '2025-02-29', '2025-02-30', '2025-13-01', '2025-00-10', '2025-03-10T24:00:00', '2025-03-10T23:59:60', '0000-01-01', '10000-01-01',
-  '+002025-03-10', '2025-03-10Z', '2025-03-10T12:00:00Z', '2025-03-10T12:00:00.000', '2025-3-1', '2025-03-10 12:00:00', '', 'now', 'NaN', '-1',
-  '1741608000000', '２０２５-03-10',
+  '2025-02-29',
+  '2025-02-30',
+  '2025-13-01',
+  '2025-00-10',
+  '2025-03-10T24:00:00',
+  '2025-03-10T23:59:60',
+  '0000-01-01',
+  '10000-01-01',
+  '+002025-03-10',
+  '2025-03-10Z',
+  '2025-03-10T12:00:00Z',
+  '2025-03-10T12:00:00.000',
+  '2025-3-1',
+  '2025-03-10 12:00:00',
+  '',
+  'now',
+  'NaN',
+  '-1',
+  '1741608000000',
+  '２０２５-03-10',
 ]
 /** Every date value the fuzz sends. */
 export const DATES = [...DATES_OK, ...DATES_BAD]
@@ -56,11 +154,14 @@ export const DATES = [...DATES_OK, ...DATES_BAD]
 /** A JSON Schema, read loosely. */
 export type Schema = Record<string, unknown>
 const isDate = (schema: Schema): boolean => /date/.test(String(schema.description))
-const patternOf = (schema: Schema): RegExp | undefined => (typeof schema.pattern === 'string' ? new RegExp(schema.pattern) : undefined)
+const patternOf = (schema: Schema): RegExp | undefined =>
+  typeof schema.pattern === 'string' ? new RegExp(schema.pattern) : undefined
 const fits =
   (schema: Schema) =>
   (value: string): boolean =>
-    value.length >= Number(schema.minLength ?? 0) && value.length <= Number(schema.maxLength ?? Infinity) && (patternOf(schema)?.test(value) ?? true)
+    value.length >= Number(schema.minLength ?? 0) &&
+    value.length <= Number(schema.maxLength ?? Infinity) &&
+    (patternOf(schema)?.test(value) ?? true)
 
 /** A value the schema accepts, boundaries included, often one of the fixture's names. */
 export function validFor(schema: Schema): fc.Arbitrary<unknown> {
@@ -82,11 +183,16 @@ export function validFor(schema: Schema): fc.Arbitrary<unknown> {
       const fill = ['a', '1'].find((c) => pattern?.test(c) ?? true) ?? 'a'
       const names = [...SITES, ...ACCOUNTS, ...EXTERNAL_UIDS].filter(fits(schema))
       return fc.oneof(
-        { weight: 3, arbitrary: names.length > 0 ? fc.constantFrom(...names) : fc.constant(fill.repeat(Math.max(min, 1))) },
+        {
+          weight: 3,
+          arbitrary: names.length > 0 ? fc.constantFrom(...names) : fc.constant(fill.repeat(Math.max(min, 1))),
+        },
         { weight: 1, arbitrary: fc.constantFrom(fill.repeat(min), fill.repeat(max)) },
         {
           weight: 2,
-          arbitrary: pattern ? fc.stringMatching(pattern, { maxLength: max }).filter(fits(schema)) : fc.string({ minLength: min, maxLength: Math.min(max, 20) }),
+          arbitrary: pattern
+            ? fc.stringMatching(pattern, { maxLength: max }).filter(fits(schema))
+            : fc.string({ minLength: min, maxLength: Math.min(max, 20) }),
         },
       )
     }
@@ -94,7 +200,9 @@ export function validFor(schema: Schema): fc.Arbitrary<unknown> {
       const min = Number(schema.minItems ?? 0)
       const max = Number(schema.maxItems ?? 5)
       const items = validFor(schema.items as Schema)
-      return fc.constantFrom(min, Math.min(min + 1, max), Math.min(min + 2, max), max).chain((n) => fc.array(items, { minLength: n, maxLength: n }))
+      return fc
+        .constantFrom(min, Math.min(min + 1, max), Math.min(min + 2, max), max)
+        .chain((n) => fc.array(items, { minLength: n, maxLength: n }))
     }
     case 'object': {
       const properties = (schema.properties ?? {}) as Record<string, Schema>
@@ -136,7 +244,9 @@ function invalidHere(schema: Schema): fc.Arbitrary<unknown> {
     if (schema.maxLength !== undefined) local.push('a'.repeat(Number(schema.maxLength) + 1))
     if (schema.pattern !== undefined) local.push('a b c d', 'abcd/', 'abcdé', 'ab\ncd', '12345-', '__proto__.x')
   }
-  return local.length > 0 ? fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...local) }, { weight: 1, arbitrary: wrongTyped }) : wrongTyped
+  return local.length > 0
+    ? fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...local) }, { weight: 1, arbitrary: wrongTyped })
+    : wrongTyped
 }
 
 /** A valid value with exactly one thing wrong, somewhere inside it. */
@@ -155,11 +265,17 @@ export function mutated(schema: Schema): fc.Arbitrary<unknown> {
       invalidHere(schema),
     ]
     if (keys.length > 0) {
-      const one = fc.constantFrom(...keys).chain((key) => fc.tuple(fc.constant(key), validFor(schema), mutated(properties[key]!)))
+      const one = fc
+        .constantFrom(...keys)
+        .chain((key) => fc.tuple(fc.constant(key), validFor(schema), mutated(properties[key]!)))
       options.push(one.map(([key, value, bad]) => ({ ...(value as object), [key]: bad })))
     }
     if (required.length > 0) {
-      options.push(validFor(schema).map((value) => Object.fromEntries(Object.entries(value as object).filter(([key]) => !required.includes(key)))))
+      options.push(
+        validFor(schema).map((value) =>
+          Object.fromEntries(Object.entries(value as object).filter(([key]) => !required.includes(key))),
+        ),
+      )
     }
     return fc.oneof(...options)
   }
@@ -179,10 +295,13 @@ export function mutated(schema: Schema): fc.Arbitrary<unknown> {
 /** Anything of roughly the schema's shape, each part possibly of the wrong type. */
 function wild(schema: Schema, depth: number): fc.Arbitrary<unknown> {
   if (depth > 4) return wrongTyped
-  const any = (sub: unknown): fc.Arbitrary<unknown> => fc.oneof({ weight: 3, arbitrary: wild(sub as Schema, depth + 1) }, { weight: 1, arbitrary: wrongTyped })
+  const any = (sub: unknown): fc.Arbitrary<unknown> =>
+    fc.oneof({ weight: 3, arbitrary: wild(sub as Schema, depth + 1) }, { weight: 1, arbitrary: wrongTyped })
   if (schema.type === 'object') {
     const properties = (schema.properties ?? {}) as Record<string, unknown>
-    return fc.record(Object.fromEntries(Object.entries(properties).map(([key, sub]) => [key, any(sub)])), { requiredKeys: [] })
+    return fc.record(Object.fromEntries(Object.entries(properties).map(([key, sub]) => [key, any(sub)])), {
+      requiredKeys: [],
+    })
   }
   if (schema.type === 'array') return fc.array(any(schema.items), { maxLength: 4 })
   return fc.oneof(validFor(schema), invalidHere(schema))
@@ -197,7 +316,11 @@ export const NO_FIELDS: Schema = { type: 'object', additionalProperties: false, 
  */
 export function fromSchema(schema: unknown, profile: Profile): fc.Arbitrary<unknown> {
   const s = (schema ?? NO_FIELDS) as Schema
-  return fc.oneof({ weight: profile === 'routes' ? 8 : 3, arbitrary: validFor(s) }, { weight: 4, arbitrary: mutated(s) }, { weight: 1, arbitrary: wild(s, 0) })
+  return fc.oneof(
+    { weight: profile === 'routes' ? 8 : 3, arbitrary: validFor(s) },
+    { weight: 4, arbitrary: mutated(s) },
+    { weight: 1, arbitrary: wild(s, 0) },
+  )
 }
 
 /** Every property name any request schema knows, plus names that are dangerous as keys. */

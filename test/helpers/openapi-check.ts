@@ -113,7 +113,9 @@ export function problemsAgainstDocument(exchange: Exchange): string[] {
   const operation = template.operations[lookup]!
   const documented = operation.responses[String(exchange.status)]
   if (!documented) {
-    return [`${where}: status ${exchange.status} is not documented for ${operation.operationId} (${Object.keys(operation.responses).join(', ')})`]
+    return [
+      `${where}: status ${exchange.status} is not documented for ${operation.operationId} (${Object.keys(operation.responses).join(', ')})`,
+    ]
   }
   return checkResponse(where, exchange, resolve(documented), exchange.status, head)
 }
@@ -136,9 +138,16 @@ function header(exchange: Exchange, name: string): string | undefined {
   return Array.isArray(value) ? value.join(', ') : value
 }
 
-function checkResponse(where: string, exchange: Exchange, response: ResponseDoc, status: number, head = false): string[] {
+function checkResponse(
+  where: string,
+  exchange: Exchange,
+  response: ResponseDoc,
+  status: number,
+  head = false,
+): string[] {
   const problems: string[] = []
-  if (exchange.status !== status) return [`${where}: expected the documented ${status} (${response.description.slice(0, 60)})`]
+  if (exchange.status !== status)
+    return [`${where}: expected the documented ${status} (${response.description.slice(0, 60)})`]
   for (const [name, declared] of Object.entries(response.headers ?? {})) {
     const spec = declared.$ref ? DOCUMENT.components.headers[declared.$ref.split('/').pop()!]! : declared
     const value = header(exchange, name)
@@ -147,16 +156,19 @@ function checkResponse(where: string, exchange: Exchange, response: ResponseDoc,
       continue
     }
     const typed = (spec.schema as { type?: string }).type === 'integer' && /^\d+$/.test(value) ? Number(value) : value
-    if (!validatorOf(spec.schema)(typed)) problems.push(`${where}: header ${name}: ${JSON.stringify(value)} is not valid`)
+    if (!validatorOf(spec.schema)(typed))
+      problems.push(`${where}: header ${name}: ${JSON.stringify(value)} is not valid`)
   }
   const content = response.content?.['application/json']
   if (!content) {
-    if (exchange.text !== '') problems.push(`${where}: a body where the document says none: ${exchange.text.slice(0, 100)}`)
+    if (exchange.text !== '')
+      problems.push(`${where}: a body where the document says none: ${exchange.text.slice(0, 100)}`)
     return problems
   }
   // A HEAD answer's headers are not checked further: Node itself answers some HEAD requests that carry a body.
   if (head) return problems
-  if (!/^application\/json\b/.test(header(exchange, 'content-type') ?? '')) problems.push(`${where}: content-type is not JSON`)
+  if (!/^application\/json\b/.test(header(exchange, 'content-type') ?? ''))
+    problems.push(`${where}: content-type is not JSON`)
   let body: unknown
   try {
     body = JSON.parse(exchange.text)

@@ -21,7 +21,12 @@ export async function postgresOrSkip(t: Tap, what: string): Promise<pg.Pool | un
     t.plan(0, `DATABASE_URL not set: ${what} skipped`)
     return undefined
   }
-  const admin = new pg.Pool({ connectionString: DATABASE_URL, max: 3, connectionTimeoutMillis: 5000, application_name: 'mobisite-test-admin' })
+  const admin = new pg.Pool({
+    connectionString: DATABASE_URL,
+    max: 3,
+    connectionTimeoutMillis: 5000,
+    application_name: 'mobisite-test-admin',
+  })
   admin.on('error', () => {})
   try {
     await admin.query('SELECT 1')

@@ -5,7 +5,11 @@
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import express, { type Express } from 'express'
-import { mobileRedirect, type MobileRedirectHandler, type MobileRedirectOptions } from '../../lib/redirect/middleware.js'
+import {
+  mobileRedirect,
+  type MobileRedirectHandler,
+  type MobileRedirectOptions,
+} from '../../lib/redirect/middleware.js'
 
 export { notPhones, phones } from './agents-fixtures.js'
 

@@ -59,7 +59,8 @@ export const STORES: StoreKind[] = [
     : []),
 ]
 
-export const basic = (user: string, password: string): string => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`
+export const basic = (user: string, password: string): string =>
+  `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`
 /** The master every fixture server starts with. */
 export const ALICE = { user: 'alice', password: 'alice-pw', partner: true }
 export const BOB = { user: 'bob', password: 'bob-pw', partner: false }
@@ -75,7 +76,12 @@ export interface AdminFixture {
 }
 
 /** An admin server on `kind`, alice and bob as start-up masters; closed at teardown. */
-export async function adminServer(t: Test, kind: StoreKind, options: EngineOptions = {}, token?: string): Promise<AdminFixture> {
+export async function adminServer(
+  t: Test,
+  kind: StoreKind,
+  options: EngineOptions = {},
+  token?: string,
+): Promise<AdminFixture> {
   const engine = createEngine({ store: kind.make(t), ...options })
   await engine.addMasterAccount(ALICE)
   await engine.addMasterAccount(BOB)
@@ -84,5 +90,11 @@ export async function adminServer(t: Test, kind: StoreKind, options: EngineOptio
     await server.close()
     await engine.close()
   })
-  return { server, engine, http: request(server.url), alice: basic(ALICE.user, ALICE.password), bob: basic(BOB.user, BOB.password) }
+  return {
+    server,
+    engine,
+    http: request(server.url),
+    alice: basic(ALICE.user, ALICE.password),
+    bob: basic(BOB.user, BOB.password),
+  }
 }

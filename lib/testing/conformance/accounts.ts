@@ -38,7 +38,11 @@ export function accountGroups(t: Tap, factory: StoreFactory): void {
 
     const bare = { account_name: 'bare', owner: 'alice', created_at: 1, email: undefined }
     await store.createAccount(bare)
-    t.strictSame(await store.getAccount('bare'), { account_name: 'bare', owner: 'alice', created_at: 1 }, 'optional fields stay absent')
+    t.strictSame(
+      await store.getAccount('bare'),
+      { account_name: 'bare', owner: 'alice', created_at: 1 },
+      'optional fields stay absent',
+    )
 
     const got = await store.getAccount('ada@example.com')
     if (got) got.first_name = 'Mutated'
@@ -65,12 +69,19 @@ export function accountGroups(t: Tap, factory: StoreFactory): void {
     const store = await open(t, factory)
     const acc = accountRecord('acc', 'alice')
     await store.createAccount(acc)
-    t.equal(await store.updateAccount('bob', 'acc', { first_name: 'Eve' }), false, "another owner's account is not found")
+    t.equal(
+      await store.updateAccount('bob', 'acc', { first_name: 'Eve' }),
+      false,
+      "another owner's account is not found",
+    )
     t.equal(await store.updateAccount('alice', 'missing', { first_name: 'Eve' }), false, 'missing account')
     t.strictSame(await store.getAccount('acc'), acc, 'refused updates change nothing')
     t.equal(await store.getAccount('missing'), undefined)
 
-    t.equal(await store.updateAccount('alice', 'acc', { first_name: 'Grace', email: null, lang: 'es', last_name: undefined }), true)
+    t.equal(
+      await store.updateAccount('alice', 'acc', { first_name: 'Grace', email: null, lang: 'es', last_name: undefined }),
+      true,
+    )
     const expected = { ...acc, first_name: 'Grace', lang: 'es' as const }
     delete expected.email
     t.strictSame(await store.getAccount('acc'), expected, 'set, removed by null, left alone when absent or undefined')
@@ -171,20 +182,37 @@ export function accountGroups(t: Tap, factory: StoreFactory): void {
       const site = `race-${round}`
       await store.createSite(siteRecord(site, 'alice'))
       const grants = () => Array.from({ length: 10 }, () => store.grantAccess('alice', 'racer', site))
-      const [before, deleted, after] = await Promise.all([Promise.all(grants()), store.deleteSite('alice', site), Promise.all(grants())])
+      const [before, deleted, after] = await Promise.all([
+        Promise.all(grants()),
+        store.deleteSite('alice', site),
+        Promise.all(grants()),
+      ])
       t.equal(deleted, true)
-      t.ok([...before, ...after].every((o) => o === 'ok' || o === 'no-site'), `round ${round}: ok or no-site`)
+      t.ok(
+        [...before, ...after].every((o) => o === 'ok' || o === 'no-site'),
+        `round ${round}: ok or no-site`,
+      )
       await store.createSite(siteRecord(site, 'alice'))
-      t.notOk((await store.listGrants('alice', 'racer'))?.includes(site), `round ${round}: the site's grant died with it`)
+      t.notOk(
+        (await store.listGrants('alice', 'racer'))?.includes(site),
+        `round ${round}: the site's grant died with it`,
+      )
     }
     await store.createSite(siteRecord('stay', 'alice'))
     for (let round = 0; round < 10; round++) {
       const account = `acc-race-${round}`
       await store.createAccount(accountRecord(account, 'alice'))
       const grants = () => Array.from({ length: 10 }, () => store.grantAccess('alice', account, 'stay'))
-      const [before, deleted, after] = await Promise.all([Promise.all(grants()), store.deleteAccount('alice', account), Promise.all(grants())])
+      const [before, deleted, after] = await Promise.all([
+        Promise.all(grants()),
+        store.deleteAccount('alice', account),
+        Promise.all(grants()),
+      ])
       t.equal(deleted, true)
-      t.ok([...before, ...after].every((o) => o === 'ok' || o === 'no-account'), `round ${round}: ok or no-account`)
+      t.ok(
+        [...before, ...after].every((o) => o === 'ok' || o === 'no-account'),
+        `round ${round}: ok or no-account`,
+      )
       await store.createAccount(accountRecord(account, 'alice'))
       t.strictSame(await store.listGrants('alice', account), [], `round ${round}: the account's grant died with it`)
     }

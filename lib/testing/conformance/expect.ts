@@ -35,7 +35,12 @@ function wrongExpectations(site: SiteRecord): [string, SiteExpectation][] {
 export function expectationGroups(t: Tap, factory: StoreFactory): void {
   t.test('a failed expectation changes nothing and reports not found', async (t) => {
     const store = await open(t, factory)
-    const site = siteRecord('guarded', 'alice', { build: 'FAILED', external_uid: 'uid', created_at: at(1), modified_at: at(2) })
+    const site = siteRecord('guarded', 'alice', {
+      build: 'FAILED',
+      external_uid: 'uid',
+      created_at: at(1),
+      modified_at: at(2),
+    })
     await store.createSite(site)
     await store.createAccount(accountRecord('acc', 'alice'))
     await store.grantAccess('alice', 'acc', 'guarded')
@@ -59,16 +64,35 @@ export function expectationGroups(t: Tap, factory: StoreFactory): void {
 
     const updated = await store.updateSite('alice', 'site', { build: 'built', publish_when_built: null }, both)
     t.equal(updated?.build, 'built', 'updateSite applies; the expectation is checked before the patch')
-    t.equal(await store.updateSite('alice', 'site', { site_domain: 'm.example' }, both), undefined, 'the old build no longer matches')
+    t.equal(
+      await store.updateSite('alice', 'site', { site_domain: 'm.example' }, both),
+      undefined,
+      'the old build no longer matches',
+    )
 
     const built = { created_at: at(1), build: 'built' as const }
     t.equal((await store.updateSite('alice', 'site', { site_domain: 'm.example' }, built))?.site_domain, 'm.example')
-    t.equal((await store.updateSite('alice', 'site', { modified_at: at(3) }, { created_at: at(1) }))?.modified_at, at(3), 'created_at alone')
-    t.equal((await store.updateSite('alice', 'site', { cache_reset_at: at(3) }, { build: 'built' }))?.cache_reset_at, at(3), 'build alone')
+    t.equal(
+      (await store.updateSite('alice', 'site', { modified_at: at(3) }, { created_at: at(1) }))?.modified_at,
+      at(3),
+      'created_at alone',
+    )
+    t.equal(
+      (await store.updateSite('alice', 'site', { cache_reset_at: at(3) }, { build: 'built' }))?.cache_reset_at,
+      at(3),
+      'build alone',
+    )
     t.ok(await store.updateSite('alice', 'site', { cache_reset_at: at(4) }, {}), 'an empty expectation expects nothing')
-    t.ok(await store.updateSite('alice', 'site', { cache_reset_at: at(5) }, { created_at: undefined, build: undefined }), 'nor undefined fields')
+    t.ok(
+      await store.updateSite('alice', 'site', { cache_reset_at: at(5) }, { created_at: undefined, build: undefined }),
+      'nor undefined fields',
+    )
 
-    t.strictSame(await store.publishSite('alice', 'site', at(6), true, built), { charged: true }, 'publishSite applies and charges')
+    t.strictSame(
+      await store.publishSite('alice', 'site', at(6), true, built),
+      { charged: true },
+      'publishSite applies and charges',
+    )
     t.equal((await store.getSite('site'))?.published_at, at(6))
     t.strictSame(await store.publishSite('alice', 'site', at(7), true, { build: 'built' }), { charged: false })
     t.strictSame((await store.getBilling('alice')).charges, [{ site_name: 'site', at: at(6) }])
@@ -106,7 +130,11 @@ export function expectationGroups(t: Tap, factory: StoreFactory): void {
     t.strictSame(await store.getSite('reborn'), fresh, 'the new site is untouched')
     t.strictSame(await store.getBilling('alice'), EMPTY)
 
-    t.equal((await store.updateSite('alice', 'reborn', { build: 'built' }, { created_at: at(2) }))?.build, 'built', 'its own created_at matches')
+    t.equal(
+      (await store.updateSite('alice', 'reborn', { build: 'built' }, { created_at: at(2) }))?.build,
+      'built',
+      'its own created_at matches',
+    )
   })
 
   t.test('50 parallel guarded updates of the build: exactly one applies', async (t) => {

@@ -49,10 +49,18 @@ function limitGroups(t: Tap, factory: StoreFactory): void {
       t.strictSame(await store.incrementWithinLimit('k', 3, FAR), { allowed: true, count: i }, `call ${i}`)
     }
     t.strictSame(await store.incrementWithinLimit('k', 3, FAR), { allowed: false, count: 3 }, 'the 4th is refused')
-    t.strictSame(await store.incrementWithinLimit('k', 3, FAR), { allowed: false, count: 3 }, 'a refused call is not counted')
+    t.strictSame(
+      await store.incrementWithinLimit('k', 3, FAR),
+      { allowed: false, count: 3 },
+      'a refused call is not counted',
+    )
     t.strictSame(await store.incrementWithinLimit('k', 5, FAR), { allowed: true, count: 4 }, 'the limit is per call')
     t.strictSame(await store.incrementWithinLimit('other', 3, FAR), { allowed: true, count: 1 }, 'keys are independent')
-    t.strictSame(await store.incrementWithinLimit('zero', 0, FAR), { allowed: false, count: 0 }, 'limit 0 refuses at once')
+    t.strictSame(
+      await store.incrementWithinLimit('zero', 0, FAR),
+      { allowed: false, count: 0 },
+      'limit 0 refuses at once',
+    )
     for (const key of ['__proto__', 'constructor', 'toString']) {
       t.strictSame(await store.incrementWithinLimit(key, 2, FAR), { allowed: true, count: 1 }, `key ${key}`)
       t.strictSame(await store.incrementWithinLimit(key, 2, FAR), { allowed: true, count: 2 })
@@ -70,7 +78,10 @@ function limitGroups(t: Tap, factory: StoreFactory): void {
       Array.from({ length: 300 }, (_, i) => i + 1),
       'each allowed call got its own count, 1 to 300',
     )
-    t.ok(outcomes.filter((o) => !o.allowed).every((o) => o.count === 300), 'refused calls report 300')
+    t.ok(
+      outcomes.filter((o) => !o.allowed).every((o) => o.count === 300),
+      'refused calls report 300',
+    )
     t.strictSame(await store.incrementWithinLimit('daily', 300, FAR), { allowed: false, count: 300 })
   })
 

@@ -31,7 +31,11 @@ export function lifecycleGroups(t: Tap, factory: StoreFactory): void {
     t.equal(site?.first_published_at, at(10), 'first_published_at never moves')
 
     await store.updateSite('alice', 'pub', { published_at: null, modified_at: at(25) })
-    t.strictSame(await store.publishSite('alice', 'pub', at(30), true), { charged: false }, 'nor a publish after unpublish')
+    t.strictSame(
+      await store.publishSite('alice', 'pub', at(30), true),
+      { charged: false },
+      'nor a publish after unpublish',
+    )
     t.strictSame(await store.getBilling('alice'), ledger, 'the ledger is unchanged')
     t.strictSame(await store.getBilling('bob'), { charges: [], subscriptions: [] }, 'ledgers are per owner')
 
@@ -72,7 +76,10 @@ export function lifecycleGroups(t: Tap, factory: StoreFactory): void {
     const outcomes = await Promise.all(times.map((when) => store.publishSite('alice', 'race', when, true)))
     const charged = outcomes.map((o, i) => (o?.charged ? times[i] : undefined)).filter((x) => x !== undefined)
     t.equal(charged.length, 1, 'exactly one charged: true')
-    t.ok(outcomes.every((o) => o !== undefined), 'every publish found the site')
+    t.ok(
+      outcomes.every((o) => o !== undefined),
+      'every publish found the site',
+    )
     t.strictSame(
       await store.getBilling('alice'),
       { charges: [{ site_name: 'race', at: charged[0] }], subscriptions: [{ site_name: 'race', status: 'active' }] },
@@ -86,7 +93,10 @@ export function lifecycleGroups(t: Tap, factory: StoreFactory): void {
     const names = Array.from({ length: 30 }, (_, i) => `many-${String(i).padStart(2, '0')}`)
     for (const name of names) await store.createSite(siteRecord(name, 'alice'))
     const outcomes = await Promise.all(names.map((name, i) => store.publishSite('alice', name, at(i), true)))
-    t.ok(outcomes.every((o) => o?.charged === true), 'each site is charged')
+    t.ok(
+      outcomes.every((o) => o?.charged === true),
+      'each site is charged',
+    )
     const billing = await store.getBilling('alice')
     t.strictSame(billing.charges.map((c) => c.site_name).sort(), names, 'no charge is lost')
     t.strictSame(billing.subscriptions.map((s) => s.site_name).sort(), names, 'no subscription is lost')
@@ -95,7 +105,9 @@ export function lifecycleGroups(t: Tap, factory: StoreFactory): void {
 
   t.test('deleteSite: cascades and frees the name', async (t) => {
     const store = await open(t, factory)
-    await store.createSite(siteRecord('gone', 'alice', { external_uid: 'uid-gone', created_at: at(1), modified_at: at(2) }))
+    await store.createSite(
+      siteRecord('gone', 'alice', { external_uid: 'uid-gone', created_at: at(1), modified_at: at(2) }),
+    )
     await store.createSite(siteRecord('kept', 'alice', { created_at: at(1), modified_at: at(2) }))
     await store.createAccount(accountRecord('acc', 'alice'))
     await store.grantAccess('alice', 'acc', 'gone')
@@ -119,11 +131,19 @@ export function lifecycleGroups(t: Tap, factory: StoreFactory): void {
       'its subscription is cancelled; the charge stays',
     )
 
-    t.equal(await store.createSite(siteRecord('gone', 'alice', { created_at: at(10), modified_at: at(10) })), true, 'the name is free again')
+    t.equal(
+      await store.createSite(siteRecord('gone', 'alice', { created_at: at(10), modified_at: at(10) })),
+      true,
+      'the name is free again',
+    )
     t.strictSame(await store.listGrants('alice', 'acc'), ['kept'], 'the new site does not inherit old grants')
     t.notOk('first_published_at' in ((await store.getSite('gone')) ?? {}), 'nor the old publish')
     t.strictSame(await store.listSites('alice', 'created', at(1), at(1)), ['kept'], 'nor old index entries')
-    t.strictSame(await store.publishSite('alice', 'gone', at(11), true), { charged: true }, 'a new incarnation is charged anew')
+    t.strictSame(
+      await store.publishSite('alice', 'gone', at(11), true),
+      { charged: true },
+      'a new incarnation is charged anew',
+    )
     let billing = await store.getBilling('alice')
     t.strictSame(billing.subscriptions, [
       { site_name: 'gone', status: 'cancelled' },
@@ -133,7 +153,11 @@ export function lifecycleGroups(t: Tap, factory: StoreFactory): void {
 
     await store.deleteSite('alice', 'gone')
     billing = await store.getBilling('alice')
-    t.strictSame(billing.subscriptions.map((s) => s.status), ['cancelled', 'cancelled'], 'only the active one is cancelled again')
+    t.strictSame(
+      billing.subscriptions.map((s) => s.status),
+      ['cancelled', 'cancelled'],
+      'only the active one is cancelled again',
+    )
 
     t.equal(await store.createSite(siteRecord('gone', 'bob')), true, 'another owner may take the freed name')
     await store.publishSite('bob', 'gone', at(20), true)

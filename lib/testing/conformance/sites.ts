@@ -105,7 +105,11 @@ export function siteGroups(t: Tap, factory: StoreFactory): void {
     delete expected.preview_site_url
     delete expected.published_at
     expected.site_business_info = { business_name: 'Only name' }
-    t.strictSame(updated, expected, 'set, removed by null, left alone when absent or undefined; nested values replaced whole')
+    t.strictSame(
+      updated,
+      expected,
+      'set, removed by null, left alone when absent or undefined; nested values replaced whole',
+    )
     t.strictSame(await store.getSite('upd'), expected, 'the update is stored')
     t.notOk('preview_site_url' in (updated ?? {}), 'a removed key is absent, not null')
     t.equal(updated?.first_published_at, base.first_published_at, 'unpublishing keeps first_published_at')
@@ -117,7 +121,11 @@ export function siteGroups(t: Tap, factory: StoreFactory): void {
     t.notOk('publish_when_built' in (restored ?? {}))
 
     const before = await store.getSite('upd')
-    t.equal(await store.updateSite('bob', 'upd', { site_domain: 'stolen.example' }), undefined, "another owner's site is not found")
+    t.equal(
+      await store.updateSite('bob', 'upd', { site_domain: 'stolen.example' }),
+      undefined,
+      "another owner's site is not found",
+    )
     t.equal(await store.updateSite('alice', 'nope', { site_domain: 'x.example' }), undefined, 'missing site')
     t.strictSame(await store.getSite('upd'), before, 'refused updates change nothing')
     t.strictSame(await store.getSite('nope'), undefined, 'updating a missing site does not create it')
@@ -142,17 +150,33 @@ export function siteGroups(t: Tap, factory: StoreFactory): void {
     t.equal((await store.findSiteByExternalUid('alice', 'shared'))?.site_name, 'newer', 'other updates keep the entry')
 
     await store.updateSite('alice', 'newer', { external_uid: 'moved' })
-    t.equal((await store.findSiteByExternalUid('alice', 'shared'))?.site_name, 'older', 'a changed uid leaves the old entry')
+    t.equal(
+      (await store.findSiteByExternalUid('alice', 'shared'))?.site_name,
+      'older',
+      'a changed uid leaves the old entry',
+    )
     t.equal((await store.findSiteByExternalUid('alice', 'moved'))?.site_name, 'newer', 'and is found under the new one')
 
     await store.updateSite('alice', 'plain', { external_uid: 'shared' })
-    t.equal((await store.findSiteByExternalUid('alice', 'shared'))?.site_name, 'plain', 'a uid added by update is indexed')
+    t.equal(
+      (await store.findSiteByExternalUid('alice', 'shared'))?.site_name,
+      'plain',
+      'a uid added by update is indexed',
+    )
 
     await store.updateSite('alice', 'plain', { external_uid: null })
-    t.equal((await store.findSiteByExternalUid('alice', 'shared'))?.site_name, 'older', 'a uid removed by null leaves the index')
+    t.equal(
+      (await store.findSiteByExternalUid('alice', 'shared'))?.site_name,
+      'older',
+      'a uid removed by null leaves the index',
+    )
 
     await store.updateSite('bob', 'older', { external_uid: 'hijack' })
-    t.equal(await store.findSiteByExternalUid('bob', 'hijack'), undefined, "a refused update does not index another owner's site")
+    t.equal(
+      await store.findSiteByExternalUid('bob', 'hijack'),
+      undefined,
+      "a refused update does not index another owner's site",
+    )
 
     t.equal(await store.deleteSite('alice', 'older'), true)
     t.equal(await store.findSiteByExternalUid('alice', 'shared'), undefined, 'a deleted site leaves the index')
@@ -164,7 +188,11 @@ export function siteGroups(t: Tap, factory: StoreFactory): void {
     // 40 sites whose times repeat, so ties by name are exercised; created out of order.
     const fixtures = Array.from({ length: 40 }, (_, i) => {
       const n = (i * 17) % 40
-      return { name: `site-${String(n).padStart(2, '0')}`, created: at((n * 7) % 11), modified: at(100 + ((n * 3) % 13)) }
+      return {
+        name: `site-${String(n).padStart(2, '0')}`,
+        created: at((n * 7) % 11),
+        modified: at(100 + ((n * 3) % 13)),
+      }
     })
     for (const f of fixtures) {
       await store.createSite(siteRecord(f.name, 'alice', { created_at: f.created, modified_at: f.modified }))
@@ -207,7 +235,11 @@ export function siteGroups(t: Tap, factory: StoreFactory): void {
     await store.updateSite('alice', 'm1', { modified_at: at(50) })
     t.strictSame(await modified(at(0), at(10)), ['m2'], 'moved away from its old time')
     t.strictSame(await modified(at(0), at(100)), ['m2', 'm1'], 'and ordered by its new time')
-    t.strictSame(await store.listSites('alice', 'created', at(0), at(10)), ['m1', 'm2'], 'the created index does not move')
+    t.strictSame(
+      await store.listSites('alice', 'created', at(0), at(10)),
+      ['m1', 'm2'],
+      'the created index does not move',
+    )
 
     await store.publishSite('alice', 'm2', at(60), false)
     t.strictSame(await modified(at(55), at(65)), ['m2'], 'publishSite sets modified_at')
@@ -225,7 +257,11 @@ export function siteGroups(t: Tap, factory: StoreFactory): void {
 
     await store.deleteSite('alice', 'm1')
     t.strictSame(await modified(0, Number.MAX_SAFE_INTEGER), ['m2'], 'a deleted site leaves the modification index')
-    t.strictSame(await store.listSites('alice', 'created', 0, Number.MAX_SAFE_INTEGER), ['m2'], 'and the creation index')
+    t.strictSame(
+      await store.listSites('alice', 'created', 0, Number.MAX_SAFE_INTEGER),
+      ['m2'],
+      'and the creation index',
+    )
   })
 
   t.test('createSite: 50 parallel creates of one name, exactly one wins', async (t) => {

@@ -9,7 +9,14 @@ import type { StoreFactory, Tap } from './fixtures.js'
 
 /** A token record expiring `ttl` seconds after {@link T0}. */
 function tokenRecord(over: Partial<SsoRecord> = {}, ttl = 120): SsoRecord {
-  return { account_name: 'acc', owner: 'alice', incarnation: 'inc-1', target: 'DASHBOARD', expires_at: at(ttl), ...over }
+  return {
+    account_name: 'acc',
+    owner: 'alice',
+    incarnation: 'inc-1',
+    target: 'DASHBOARD',
+    expires_at: at(ttl),
+    ...over,
+  }
 }
 
 const HOURS_12 = 12 * 3600
@@ -20,8 +27,18 @@ export function ssoGroups(t: Tap, factory: StoreFactory): void {
     const store = await open(t, factory)
     await store.issueSsoToken('tok', tokenRecord({ target: 'STATS', site_name: 'site1' }), T0)
     const grant = await store.redeemSsoToken('tok', at(1), 'sess', at(1 + HOURS_12))
-    t.strictSame(grant, { account_name: 'acc', owner: 'alice', incarnation: 'inc-1', target: 'STATS', site_name: 'site1' })
-    t.strictSame(await store.getSession('sess', at(2)), { ...grant, expires_at: at(1 + HOURS_12) }, 'the session holds the grant')
+    t.strictSame(grant, {
+      account_name: 'acc',
+      owner: 'alice',
+      incarnation: 'inc-1',
+      target: 'STATS',
+      site_name: 'site1',
+    })
+    t.strictSame(
+      await store.getSession('sess', at(2)),
+      { ...grant, expires_at: at(1 + HOURS_12) },
+      'the session holds the grant',
+    )
     t.equal(await store.redeemSsoToken('tok', at(2), 'sess2', at(2 + HOURS_12)), undefined, 'a second redemption fails')
     t.equal(await store.getSession('sess2', at(3)), undefined, 'and opens no session')
     t.equal(await store.redeemSsoToken('never', at(2), 'sess3', at(2 + HOURS_12)), undefined, 'an unknown token fails')
@@ -43,7 +60,11 @@ export function ssoGroups(t: Tap, factory: StoreFactory): void {
     t.ok(await store.redeemSsoToken('alive', at(120) - 1, 's1', at(HOURS_12)), '1 ms before expires_at: redeemed')
     t.equal(await store.redeemSsoToken('dead', at(120), 's2', at(HOURS_12)), undefined, 'at expires_at: refused')
     t.equal(await store.getSession('s2', at(121)), undefined, 'no session for an expired token')
-    t.equal(await store.redeemSsoToken('dead', at(0), 's3', at(HOURS_12)), undefined, 'an expired token is gone even for an earlier clock')
+    t.equal(
+      await store.redeemSsoToken('dead', at(0), 's3', at(HOURS_12)),
+      undefined,
+      'an expired token is gone even for an earlier clock',
+    )
   })
 
   t.test('a token issued with the clock far in the past still works on that clock', async (t) => {
@@ -97,8 +118,12 @@ export function ssoGroups(t: Tap, factory: StoreFactory): void {
 
   t.test('many tokens redeemed in parallel are independent', async (t) => {
     const store = await open(t, factory)
-    await Promise.all(Array.from({ length: 40 }, (_, i) => store.issueSsoToken(`t-${i}`, tokenRecord({ account_name: `a-${i}` }), T0)))
-    const grants = await Promise.all(Array.from({ length: 40 }, (_, i) => store.redeemSsoToken(`t-${i}`, at(1), `s-${i}`, at(HOURS_12))))
+    await Promise.all(
+      Array.from({ length: 40 }, (_, i) => store.issueSsoToken(`t-${i}`, tokenRecord({ account_name: `a-${i}` }), T0)),
+    )
+    const grants = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => store.redeemSsoToken(`t-${i}`, at(1), `s-${i}`, at(HOURS_12))),
+    )
     t.strictSame(
       grants.map((g) => g?.account_name),
       Array.from({ length: 40 }, (_, i) => `a-${i}`),

@@ -74,7 +74,13 @@ export function stateGroups(t: Tap, factory: StoreFactory): void {
   t.test('clearState empties everything, limit counters, tokens and sessions included', async (t) => {
     const store = await open(t, factory)
     await populate(store)
-    const sso = { account_name: 'ada', owner: 'alice', incarnation: 'i1', target: 'DASHBOARD' as const, expires_at: FAR }
+    const sso = {
+      account_name: 'ada',
+      owner: 'alice',
+      incarnation: 'i1',
+      target: 'DASHBOARD' as const,
+      expires_at: FAR,
+    }
     await store.issueSsoToken('token-1', sso, at(0))
     await store.issueSsoToken('token-2', sso, at(0))
     t.ok(await store.redeemSsoToken('token-2', at(1), 'session-1', FAR), 'a session before the clear')
@@ -88,9 +94,17 @@ export function stateGroups(t: Tap, factory: StoreFactory): void {
     t.strictSame(await store.getBilling('alice'), { charges: [], subscriptions: [] })
     t.strictSame(await store.listSites('alice', 'created', ...ALL), [])
     t.strictSame(await store.mostTraffic('alice', ...DAYS, 10), [])
-    t.strictSame(await store.incrementWithinLimit('daily:alice', 300, FAR), { allowed: true, count: 1 }, 'the counter restarts')
+    t.strictSame(
+      await store.incrementWithinLimit('daily:alice', 300, FAR),
+      { allowed: true, count: 1 },
+      'the counter restarts',
+    )
     t.equal(await store.createSite(siteRecord('plain', 'bob')), true, 'names are free again')
-    t.strictSame(await store.siteTraffic('plain', ...DAYS), [{ key: [], data: { visits: 0, page_views: 0, unique_visitors: 0 } }], 'no analytics inherited')
+    t.strictSame(
+      await store.siteTraffic('plain', ...DAYS),
+      [{ key: [], data: { visits: 0, page_views: 0, unique_visitors: 0 } }],
+      'no analytics inherited',
+    )
   })
 
   t.test('export, clear, import: the same state and the same answer to every read', async (t) => {
@@ -99,8 +113,16 @@ export function stateGroups(t: Tap, factory: StoreFactory): void {
     const before = await reads(store)
     const dump = await store.exportState()
     t.strictSame(await store.exportState(), dump, 'two exports of one state are equal')
-    t.strictSame(dump.sites.map((s) => s.site_name), ['constructor', 'full', 'plain'], 'sites, sorted')
-    t.equal(dump.billing.find((l) => l.owner === 'alice')?.charges.length, 2, 'the ledger keeps the deleted site’s charge')
+    t.strictSame(
+      dump.sites.map((s) => s.site_name),
+      ['constructor', 'full', 'plain'],
+      'sites, sorted',
+    )
+    t.equal(
+      dump.billing.find((l) => l.owner === 'alice')?.charges.length,
+      2,
+      'the ledger keeps the deleted site’s charge',
+    )
     await store.clearState()
     await store.importState(JSON.parse(JSON.stringify(dump)) as StateDump)
     t.strictSame(await reads(store), before, 'every read answers as before')
@@ -114,7 +136,11 @@ export function stateGroups(t: Tap, factory: StoreFactory): void {
       ],
       'deleting an imported site cancels its imported subscription',
     )
-    t.strictSame(await store.publishSite('alice', 'full', at(40), true), { charged: false }, 'an imported first publish is remembered')
+    t.strictSame(
+      await store.publishSite('alice', 'full', at(40), true),
+      { charged: false },
+      'an imported first publish is remembered',
+    )
   })
 
   t.test('importState is all or nothing and lists every problem', async (t) => {
@@ -145,21 +171,42 @@ export function stateGroups(t: Tap, factory: StoreFactory): void {
     }
     dump.sites.push(siteRecord('PLAIN', 'carol'))
     dump.accounts.push(accountRecord('ADA', 'carol'))
-    const error2 = await store.importState({ ...dump, sites: [siteRecord('Fresh2', 'carol'), siteRecord('fresh2', 'carol')] }).then(
-      () => undefined,
-      (e: unknown) => e,
+    const error2 = await store
+      .importState({ ...dump, sites: [siteRecord('Fresh2', 'carol'), siteRecord('fresh2', 'carol')] })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      )
+    t.ok(
+      /fresh2 already exists as Fresh2/.test((error2 as StateConflictError).problems.join(';')),
+      'names differing in case only collide within a dump',
     )
-    t.ok(/fresh2 already exists as Fresh2/.test((error2 as StateConflictError).problems.join(';')), 'names differing in case only collide within a dump')
     const error = await store.importState(dump).then(
       () => undefined,
       (e: unknown) => e,
     )
-    for (const needle of ['site plain', 'site PLAIN already exists as plain', 'account ADA already exists as ada', 'site fresh', 'account ada', 'no account nobody', 'no site nosite', 'nowhere']) {
-      t.ok((error as StateConflictError).problems.some((p) => p.includes(needle)), `lists: ${needle}`)
+    for (const needle of [
+      'site plain',
+      'site PLAIN already exists as plain',
+      'account ADA already exists as ada',
+      'site fresh',
+      'account ada',
+      'no account nobody',
+      'no site nosite',
+      'nowhere',
+    ]) {
+      t.ok(
+        (error as StateConflictError).problems.some((p) => p.includes(needle)),
+        `lists: ${needle}`,
+      )
     }
     t.ok(error instanceof StateConflictError, 'rejects with StateConflictError')
     t.strictSame(await store.exportState(), before, 'nothing was applied, not even the valid master')
-    t.equal(await store.createSite(siteRecord('FULL', 'carol')), false, 'imported names keep their case-insensitive claim')
+    t.equal(
+      await store.createSite(siteRecord('FULL', 'carol')),
+      false,
+      'imported names keep their case-insensitive claim',
+    )
   })
 
   t.test('importState adds to the state; masters replace, exact visitor ids are counted', async (t) => {
@@ -193,13 +240,17 @@ export function stateGroups(t: Tap, factory: StoreFactory): void {
     t.strictSame(await store.listSites('alice', 'created', ...ALL), ['new', 'old'])
     t.equal((await store.findSiteByExternalUid('alice', 'e'))?.site_name, 'new')
     t.strictSame(await store.listGrants('alice', 'acc'), ['old'])
-    t.strictSame(await store.siteTraffic('old', ...DAYS), [{ key: [], data: { visits: 6, page_views: 12, unique_visitors: 4 } }])
+    t.strictSame(await store.siteTraffic('old', ...DAYS), [
+      { key: [], data: { visits: 6, page_views: 12, unique_visitors: 4 } },
+    ])
     t.strictSame(await store.siteTraffic('old', ...DAYS, 'geo'), [
       { key: ['JP', 'Tokyo'], data: { visits: 2, page_views: 4, unique_visitors: 2 } },
       { key: ['US', 'CA'], data: { visits: 4, page_views: 8, unique_visitors: 2 } },
     ])
     t.strictSame((await store.siteActivities('old', ...DAYS))[0]?.data.click_to_call, 2)
-    t.strictSame(await store.mostTraffic('alice', ...DAYS, 10), [{ site_name: 'old', data: { visits: 6, page_views: 12, unique_visitors: 4 } }])
+    t.strictSame(await store.mostTraffic('alice', ...DAYS, 10), [
+      { site_name: 'old', data: { visits: 6, page_views: 12, unique_visitors: 4 } },
+    ])
     t.equal(await store.createSite(siteRecord('new', 'bob')), false, 'an imported name is taken')
     for (const name of TRICKY_NAMES) {
       await store.importState({ ...empty(), sites: [siteRecord(name, 'alice')] })

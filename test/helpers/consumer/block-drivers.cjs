@@ -4,7 +4,9 @@ const Module = require('node:module')
 const resolve = Module._resolveFilename
 Module._resolveFilename = function (request, ...rest) {
   if (/^(ioredis|pg)(\/|$)/.test(request)) {
-    throw Object.assign(new Error(`Cannot find module '${request}' (blocked by the test)`), { code: 'MODULE_NOT_FOUND' })
+    throw Object.assign(new Error(`Cannot find module '${request}' (blocked by the test)`), {
+      code: 'MODULE_NOT_FOUND',
+    })
   }
   return resolve.call(this, request, ...rest)
 }

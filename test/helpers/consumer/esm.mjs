@@ -40,10 +40,16 @@ const postgresNeedsPg = await needs('mobisite/postgres', 'pg')
 // Resolved as well as imported: the entry exists even though pg (blocked here) cannot load.
 const postgresEntry = import.meta.resolve('mobisite/postgres').endsWith('/dist/esm/lib/postgres.js')
 
-const esmError = await engine.as('u').getSite('nosuch').catch((error) => error)
+const esmError = await engine
+  .as('u')
+  .getSite('nosuch')
+  .catch((error) => error)
 const cjsEngine = cjs.createEngine()
 await cjsEngine.addMasterAccount({ user: 'u', password: 'p' })
-const cjsError = await cjsEngine.as('u').getSite('nosuch').catch((error) => error)
+const cjsError = await cjsEngine
+  .as('u')
+  .getSite('nosuch')
+  .catch((error) => error)
 await engine.close()
 await cjsEngine.close()
 
@@ -51,7 +57,9 @@ console.log(
   JSON.stringify({
     created,
     notFound,
-    testingExports: Object.keys(testing).filter((name) => name.endsWith('Conformance')).sort(),
+    testingExports: Object.keys(testing)
+      .filter((name) => name.endsWith('Conformance'))
+      .sort(),
     redisNeedsIoredis,
     postgresEntry,
     postgresNeedsPg,
