@@ -100,6 +100,16 @@ function runSteps(steps: readonly ApiStep[], call: ApiCall): Promise<void> | und
   return undefined
 }
 
+/** Reads a request body to its end and discards it (the server's request timeout bounds how long). */
+function drain(req: Request): Promise<void> {
+  return new Promise((resolve) => {
+    req.once('end', resolve)
+    req.once('error', () => resolve())
+    req.once('close', resolve)
+    req.resume()
+  })
+}
+
 /** Rejects query parameters on endpoints that take none, naming the first. */
 function noQuery(req: Request): void {
   // Parsing the query string is skipped when there is none (Express parses it on every read of req.query).
@@ -205,7 +215,12 @@ export function apiRouter(engine: Engine, options: ApiRouterOptions = {}): Route
   async function serve(req: Request, res: Response, { endpoint, params }: Match): Promise<void> {
     const { route } = endpoint
     const request = routeRequest(req, dashboardUrl)
-    if (endpoint.public) return sendJson(res, 200, await route.run(undefined as never, params, undefined, request))
+    if (endpoint.public) {
+      // Drain a body nobody asked for before answering: closing a socket with
+      // unread data makes the kernel send RST, which can destroy the answer in flight.
+      if (bodyToRead(req)) await drain(req)
+      return sendJson(res, 200, await route.run(undefined as never, params, undefined, request))
+    }
     const caller = await authenticateRequest(engine, req)
     const call: ApiCall = { req, res, route, params, caller, input: undefined }
     const guarding = runSteps(guards, call)
