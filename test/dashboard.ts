@@ -336,6 +336,31 @@ t.test(
   },
 )
 
+t.test('an address nothing serves: a page for a browser, the JSON error body for a program', async (t) => {
+  const f = await dashboardFixture(t)
+  const page = await f.page('/nothing/here')
+  t.equal(page.status, 404)
+  t.match(page.headers['content-type'], /^text\/html/, 'a browser gets the 404 page')
+  for (const accept of [undefined, '*/*', 'application/json', 'text/htmlx', 'application/xhtml+xml']) {
+    const req = f.http.get('/dashboard/nothing/here')
+    const res = await (accept === undefined ? req : req.set('Accept', accept))
+    const label = `Accept: ${accept ?? '(none)'}`
+    t.equal(res.status, 404, `${label}: 404`)
+    t.match(res.headers['content-type'], /^application\/json/, `${label}: JSON`)
+    t.same(
+      res.body,
+      { error_code: 'NotFound', message: 'There is no page at this address.' },
+      `${label}: the error body`,
+    )
+    t.equal(res.headers['cache-control'], 'no-store', `${label}: no-store`)
+    t.equal(res.headers['x-content-type-options'], 'nosniff', `${label}: nosniff`)
+  }
+  const wrongMethod = await f.http.put('/dashboard/sites/siteone').send({})
+  t.equal(wrongMethod.status, 405, 'a known page, another method: 405')
+  t.equal(wrongMethod.headers.allow, 'GET, HEAD')
+  t.same(wrongMethod.body, { error_code: 'MethodNotAllowed', message: 'This address does not accept PUT requests.' })
+})
+
 t.test('sign-out: POST only, same-site only; it ends the session in the store', async (t) => {
   const f = await dashboardFixture(t, { dashboard: { allowedOrigins: ['https://partner.example.com', 'null'] } })
   await grantedSites(f, { siteone: undefined })

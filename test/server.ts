@@ -49,6 +49,7 @@ t.test('startServer serves the API under ${url}/api until closed', async (t) => 
     ['GET', '/favicon.ico'],
     ['POST', '/nothing/here'],
     ['DELETE', '/apix'],
+    ['GET', '/dashboard/nothing/here'],
   ]) {
     const res = await fetch(`${server.url}${path}`, { method })
     t.equal(res.status, 404, `${method} ${path}: 404`)

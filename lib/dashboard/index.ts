@@ -227,11 +227,18 @@ export function dashboardRouter(engine: Engine, options: DashboardRouterOptions 
     [/^\/assets\/dashboard\.css$/, 'GET, HEAD'],
     [/^\/logout\/?$/, 'POST'],
   ]
+  // An address nothing serves: a page for a browser, the API's JSON error
+  // body for a program (curl's `*/*`, fetch), as everywhere else on the server.
+  const nothingHere = (req: Request, res: Response, error: ServiceError): void => {
+    if (wantsPage(req)) return fail(req, res, error)
+    res.status(describe(error).status).set('Cache-Control', 'no-store').json(error.toJSON())
+  }
   router.use((req, res) => {
     const allow = known.find(([path]) => path.test(req.path))?.[1]
-    if (allow === undefined) return fail(req, res, new ServiceError('NotFound', 'There is no page at this address.'))
+    if (allow === undefined)
+      return nothingHere(req, res, new ServiceError('NotFound', 'There is no page at this address.'))
     res.set('Allow', allow)
-    fail(req, res, new ServiceError('MethodNotAllowed', `This address does not accept ${req.method} requests.`))
+    nothingHere(req, res, new ServiceError('MethodNotAllowed', `This address does not accept ${req.method} requests.`))
   })
   // Failures before a page handler ran (a path that is not valid percent-encoding).
   router.use(((error, req, res, next) => {
@@ -246,6 +253,11 @@ export function dashboardRouter(engine: Engine, options: DashboardRouterOptions 
     )
   }) as express.ErrorRequestHandler)
   return router
+}
+
+/** Whether the client names HTML among what it accepts, as a browser navigating does. */
+function wantsPage(req: Request): boolean {
+  return /(^|[\s,])text\/html\s*(;|,|$)/i.test(req.get('accept') ?? '')
 }
 
 /**

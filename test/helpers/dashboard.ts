@@ -23,6 +23,10 @@ import { FakeClock, PASSWORDS } from './api.js'
 
 export { FakeClock, PASSWORDS }
 
+/** The Accept header of a browser navigation (Chromium's). */
+export const BROWSER_ACCEPT =
+  'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8'
+
 /** Options of {@link dashboardFixture}. */
 export interface DashboardFixtureOptions {
   store?: Store
@@ -86,7 +90,8 @@ export async function dashboardFixture(t: Test, options: DashboardFixtureOptions
     return res.body.url as string
   }
   const page = (path: string, cookie?: string) => {
-    const req = http.get(`/dashboard${path}`)
+    // As a browser navigates: error pages are for clients that ask for HTML.
+    const req = http.get(`/dashboard${path}`).set('Accept', BROWSER_ACCEPT)
     return cookie === undefined ? req : req.set('Cookie', cookie)
   }
   return {
