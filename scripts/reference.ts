@@ -227,8 +227,10 @@ export function renderApiReference(): string {
     '',
     GENERATED,
     '',
-    'Every path is relative to where `apiRouter` is mounted: `/api` on the standalone server (`startServer`, `npm start`).',
-    'Every endpoint but the OpenAPI document needs HTTP Basic credentials of a master account',
+    'Every path is relative to where `apiRouter` is mounted: `/api` on the standalone server (`startServer`, `npm start`),',
+    `except the [test-double controls](#${anchor(ADMIN_TAG.name)}): they live beside the API, at \`${ADMIN_MOUNT}\` on the server`,
+    'root, and use an optional bearer token instead of Basic credentials. Every API endpoint but the OpenAPI',
+    'document needs HTTP Basic credentials of a master account',
     '(`Authorization: Basic base64(user:password)`, split at the first `:`). Bodies are JSON. Dates in are UTC',
     '`YYYY-MM-DD` (the start of that day) or `YYYY-MM-DDThh:mm:ss`; dates out are `YYYY-MM-DDThh:mm:ss` UTC.',
     'Absent fields are absent from the JSON, never `null`. Every failure answers `{"error_code": "...", "message": "..."}`',
@@ -250,7 +252,10 @@ export function renderApiReference(): string {
   lines.push(
     `## ${ADMIN_TAG.name}`,
     '',
-    ADMIN_TAG.description.replace(/Authorization: Bearer <token>/, '`Authorization: Bearer <token>`'),
+    'Steer a test double: reset, seed, snapshot, clock, builder, journal and faults. Served only when the server was',
+    `started with admin on (\`startServer({ admin: true })\`, \`mobisite --admin\`), at \`${ADMIN_MOUNT}\` on the server root,`,
+    'beside the API and not under it: the paths below are absolute. With an admin token every call needs',
+    '`Authorization: Bearer <token>` (401 otherwise). See [testing.md](testing.md).',
     '',
   )
   for (const op of ADMIN_OPERATIONS) lines.push(...adminEndpoint(op))
