@@ -135,6 +135,15 @@ function fieldTable(rows: Row[], withDefault: boolean): string[] {
   ]
 }
 
+/** What a 200 answers: a linked resource, the fields of a plain object, or the type and its description. */
+function answerOf(schema: Schema): string {
+  const name = componentName(schema)
+  if (schema.properties && !(name && RESOURCES.includes(name)))
+    return `an object: ${Object.keys(schema.properties).map(code).join(', ')}`
+  const type = typeOf(schema)
+  return schema.description ? `${type} (${schema.description})` : type
+}
+
 function endpoint(route: RouteDoc): string[] {
   const lines = [`### ${route.summary}`, '']
   const auth = route.public ? 'none' : 'HTTP Basic, a master account'
@@ -170,7 +179,7 @@ function endpoint(route: RouteDoc): string[] {
     lines.push('Takes no query parameters and no body.', '')
   }
   if (route.success === 'empty') lines.push('Success: `204` with no content.', '')
-  else lines.push(`Success: \`200\` with ${typeOf((route.response ?? {}) as Schema)}.`, '')
+  else lines.push(`Success: \`200\` with ${answerOf((route.response ?? {}) as Schema)}.`, '')
   const errors = [...errorStatusesOf(route)]
   if (errors.length > 0) {
     lines.push('Errors:', '', '| Status | error_code | When |', '|---|---|---|')

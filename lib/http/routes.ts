@@ -393,7 +393,7 @@ export const SERVICE_ROUTES: readonly RouteDoc[] = [
     operationId: 'getOpenApiDocument',
     tag: 'Meta',
     summary: 'The OpenAPI document',
-    description: 'This document. Served without credentials.',
+    description: 'The OpenAPI 3.1 description of this API, as JSON. Served without credentials.',
     input: 'none',
     success: 'json',
     response: { type: 'object', description: 'an OpenAPI 3.1 document' },
