@@ -6,8 +6,12 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { EngineContext } from './context.js'
+import type { Credentials } from './masters.js'
+import { unavailable } from './outage.js'
 import { uuidFrom } from './random.js'
-import type { Engine } from './types.js'
+import type { Caller, Engine } from './types.js'
+
+export type { Credentials }
 
 const contexts = new WeakMap<Engine, EngineContext>()
 
@@ -30,4 +34,32 @@ export function contextOf(engine: Engine): EngineContext {
 export function randomUuidOf(engine: object): string {
   const ctx = contexts.get(engine as Engine)
   return ctx ? uuidFrom(ctx.randomBytes) : randomUUID()
+}
+
+/** Checks encoded credentials; see {@link tokenAuthenticator}. */
+export type TokenAuthenticator = (
+  token: string,
+  decode: (token: string) => Credentials | undefined,
+) => Readonly<Caller> | undefined | Promise<Readonly<Caller> | undefined>
+
+/**
+ * How a layer above the engine checks credentials that arrive encoded (the
+ * token of an HTTP Basic header): for an engine made by createEngine, a
+ * verdict cached for the same token is answered synchronously (see
+ * MasterRegistry.authenticateToken), and a store outage while checking is
+ * ServiceUnavailable as with `engine.authenticate`. Any other Engine is asked
+ * through `authenticate` after decoding.
+ */
+export function tokenAuthenticator(engine: Engine): TokenAuthenticator {
+  const ctx = contexts.get(engine)
+  if (!ctx) {
+    return (token, decode) => {
+      const credentials = decode(token)
+      return credentials && engine.authenticate(credentials.user, credentials.password)
+    }
+  }
+  return (token, decode) => {
+    const verdict = ctx.masters.authenticateToken(token, decode)
+    return verdict instanceof Promise ? verdict.catch(unavailable) : verdict
+  }
 }

@@ -11,6 +11,12 @@
  * ANOTHER instance sharing the store takes effect here within that bound;
  * changes made through this engine take effect at once.
  *
+ * Credentials that arrive encoded (the token of an HTTP Basic header, which
+ * encodes exactly one user and password) have verdicts of their own, keyed
+ * by the keyed digest of the token: a repeated request is answered from the
+ * cache without decoding the token and without a promise. Each such verdict
+ * comes from its own check, so it obeys the same bound.
+ *
  * The masters given to this process's addMasterAccount are re-created on
  * demand when the store has lost them (a Redis restart without persistence),
  * with a create-if-absent, so a record another instance wrote is never overwritten.
@@ -45,8 +51,24 @@ function digestKeyedBy(secret: Buffer): (password: string) => string {
   return (password) => createHmac('sha256', secret).update(password).digest('base64')
 }
 
-/** A verdict: the caller the credentials belong to, or null for "wrong". */
-type Verdict = { caller: Caller | null }
+/**
+ * A verdict: the caller the credentials belong to (frozen, since token
+ * verdicts hand it out as is), or null for "wrong"; `user` is whose
+ * credentials they are, for {@link MasterRegistry.forget}.
+ */
+type Verdict = { user: string; caller: Readonly<Caller> | null }
+
+/** A user and password, as decoded from an encoded credential. */
+export interface Credentials {
+  user: string
+  password: string
+}
+
+/**
+ * Prefix of the cache keys of encoded credentials. User keys are
+ * `user \0 digest` with no ':' in either part, so the two never collide.
+ */
+const TOKEN_KEY = ':'
 
 /** The master accounts of one engine. */
 export class MasterRegistry {
@@ -54,7 +76,7 @@ export class MasterRegistry {
   private readonly given = new Map<string, MasterRecord>()
   private readonly verdicts: LRUCache<string, Verdict> | undefined
   /** Checks in flight by cache key, so a burst of identical requests hashes once. */
-  private readonly inFlight = new Map<string, Promise<Caller | undefined>>()
+  private readonly inFlight = new Map<string, Promise<Readonly<Caller> | undefined>>()
   private readonly hmacKey = randomBytes(32)
   private readonly keyed = digestKeyedBy(this.hmacKey)
 
@@ -88,8 +110,7 @@ export class MasterRegistry {
   forget(user?: string): void {
     if (!this.verdicts) return
     if (user === undefined) return this.verdicts.clear()
-    const prefix = `${user}\0`
-    for (const key of this.verdicts.keys()) if (key.startsWith(prefix)) this.verdicts.delete(key)
+    for (const [key, verdict] of this.verdicts.entries()) if (verdict.user === user) this.verdicts.delete(key)
   }
 
   /**
@@ -106,14 +127,37 @@ export class MasterRegistry {
   async authenticate(user: string, password: string): Promise<Caller | undefined> {
     const key = `${user}\0${this.keyed(password)}`
     const cached = this.verdicts?.get(key)
+    const caller = cached ? cached.caller : await this.verdict(key, user, password)
+    return caller ? { ...caller } : undefined
+  }
+
+  /**
+   * {@link authenticate} for credentials in an encoded form that stands for
+   * exactly one user and password (`decode` gives them, or undefined when the
+   * token is malformed). A verdict cached for this very token is answered
+   * synchronously, without decoding; the caller returned is frozen.
+   */
+  authenticateToken(
+    token: string,
+    decode: (token: string) => Credentials | undefined,
+  ): Readonly<Caller> | undefined | Promise<Readonly<Caller> | undefined> {
+    const key = TOKEN_KEY + this.keyed(token)
+    const cached = this.verdicts?.get(key)
     if (cached) return cached.caller ?? undefined
+    const credentials = decode(token)
+    return credentials && this.verdict(key, credentials.user, credentials.password)
+  }
+
+  /** Checks the credentials (once for a burst of identical ones) and caches the verdict under `key`. */
+  private verdict(key: string, user: string, password: string): Promise<Readonly<Caller> | undefined> {
     let check = this.inFlight.get(key)
     if (!check) {
       check = this.check(user, password).then(
         (caller) => {
           this.inFlight.delete(key)
-          this.verdicts?.set(key, { caller: caller ?? null })
-          return caller
+          const frozen = caller && Object.freeze({ user: caller.user, partner: caller.partner })
+          this.verdicts?.set(key, { user, caller: frozen ?? null })
+          return frozen
         },
         (error: unknown) => {
           this.inFlight.delete(key)
@@ -122,8 +166,7 @@ export class MasterRegistry {
       )
       this.inFlight.set(key, check)
     }
-    const caller = await check
-    return caller && { ...caller }
+    return check
   }
 
   /** The stored master, re-created first when it is one of this process's and the store lost it. */

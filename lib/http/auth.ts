@@ -3,26 +3,35 @@
  * are split at the first ':', so passwords may hold ':'.
  */
 import type { Request, RequestHandler } from 'express'
+import { type Credentials, type TokenAuthenticator, tokenAuthenticator } from '../engine/internal.js'
 import type { Caller, Engine } from '../engine/types.js'
 import { ServiceError } from '../errors.js'
 
-/** `Basic ` and canonical base64: the standard alphabet, padding required, nothing after it, no whitespace. */
-const BASIC = /^basic ((?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?)$/i
+/** The scheme of HTTP Basic, in any letter case, and the one space before the token. */
+const SCHEME = /^basic /i
+
+/** Canonical base64: the standard alphabet, padding required, nothing after it, no whitespace. */
+const TOKEN = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true })
 
+/** The token of `Authorization: Basic <token>`, not yet checked, or undefined for another scheme. */
+function basicToken(header: string | undefined): string | undefined {
+  return header !== undefined && SCHEME.test(header) ? header.slice(6) : undefined
+}
+
 /**
- * Decodes `Authorization: Basic ...` into user and password, or undefined.
+ * Decodes the token of a Basic header into user and password, or undefined.
  * Only canonical base64 of valid UTF-8 is read: Node's lenient decoder would
  * otherwise accept many spellings of one credential (`...====AAAA`, stray
- * bits, whitespace), which hides probes and makes cache keys ambiguous.
+ * bits, whitespace), which hides probes and makes cache keys ambiguous. So a
+ * token that decodes stands for exactly one user and password, and back.
  */
-export function parseBasic(header: string | undefined): { user: string; password: string } | undefined {
-  const match = header === undefined ? null : BASIC.exec(header)
-  if (!match) return undefined
-  const bytes = Buffer.from(match[1]!, 'base64')
+function decodeBasicToken(token: string): Credentials | undefined {
+  if (!TOKEN.test(token)) return undefined
+  const bytes = Buffer.from(token, 'base64')
   // The unused low bits of the last character must be zero, or two encodings give one value.
-  if (bytes.toString('base64') !== match[1]) return undefined
+  if (bytes.toString('base64') !== token) return undefined
   let decoded: string
   try {
     decoded = UTF8.decode(bytes)
@@ -34,18 +43,47 @@ export function parseBasic(header: string | undefined): { user: string; password
   return { user: decoded.slice(0, colon), password: decoded.slice(colon + 1) }
 }
 
+/** Decodes `Authorization: Basic ...` into user and password, or undefined (see {@link decodeBasicToken}). */
+export function parseBasic(header: string | undefined): Credentials | undefined {
+  const token = basicToken(header)
+  return token === undefined ? undefined : decodeBasicToken(token)
+}
+
+function unauthorized(): ServiceError {
+  return new ServiceError('Unauthorized', 'valid HTTP Basic credentials of a master account are required')
+}
+
+/** Throws Unauthorized for no caller. */
+function known(caller: Readonly<Caller> | undefined): Readonly<Caller> {
+  if (!caller) throw unauthorized()
+  return caller
+}
+
+/**
+ * The master account these request credentials belong to; Unauthorized (401)
+ * otherwise. Synchronous when the engine has a verdict for the same
+ * credentials cached, a promise otherwise: a request pays no promise turns
+ * for a cached check.
+ */
+export function requestCaller(
+  authenticate: TokenAuthenticator,
+  req: Request,
+): Readonly<Caller> | Promise<Readonly<Caller>> {
+  const token = basicToken(req.headers.authorization)
+  const verdict = token === undefined ? undefined : authenticate(token, decodeBasicToken)
+  return verdict instanceof Promise ? verdict.then(known) : known(verdict)
+}
+
 /** The master account these request credentials belong to; Unauthorized (401) otherwise. */
 export async function authenticateRequest(engine: Engine, req: Request): Promise<Caller> {
-  const credentials = parseBasic(req.headers.authorization)
-  const caller = credentials && (await engine.authenticate(credentials.user, credentials.password))
-  if (!caller) throw new ServiceError('Unauthorized', 'valid HTTP Basic credentials of a master account are required')
-  return caller
+  return { ...(await requestCaller(tokenAuthenticator(engine), req)) }
 }
 
 /** Middleware form of {@link authenticateRequest}: puts the Caller in `res.locals.caller`, or answers 401. */
 export function basicAuth(engine: Engine): RequestHandler {
+  const authenticate = tokenAuthenticator(engine)
   return async (req, res, next) => {
-    res.locals.caller = await authenticateRequest(engine, req)
+    res.locals.caller = { ...(await requestCaller(authenticate, req)) }
     next()
   }
 }

@@ -9,10 +9,11 @@
  * JSON serialization (reply.ts, which also records why there is no ETag).
  */
 import express, { type Request, type Response, type Router } from 'express'
+import { tokenAuthenticator } from '../engine/internal.js'
 import type { Caller, Engine } from '../engine/types.js'
 import { ServiceError } from '../errors.js'
 import { isDashboardUrl } from '../schema/sso.js'
-import { authenticateRequest } from './auth.js'
+import { requestCaller } from './auth.js'
 import { compileDispatch, type Endpoint, type Match } from './dispatch.js'
 import { bodyReadError, errorHandler } from './errors.js'
 import { requestGuards, utf8Body, utf8Query, type GuardOptions } from './guards.js'
@@ -182,6 +183,7 @@ export function apiRouter(engine: Engine, options: ApiRouterOptions = {}): Route
   const dashboardUrl = checkDashboardUrl(options.dashboardUrl)
   const router = express.Router({ caseSensitive: true })
   const notFound = options.notFound ?? true
+  const authenticate = tokenAuthenticator(engine)
   // The guards have already refused any Content-Type but JSON (415).
   const parse = express.json({ limit: options.bodyLimit ?? '1mb', type: () => true, verify: utf8Body })
   const readBody = (req: Request, res: Response) =>
@@ -229,7 +231,9 @@ export function apiRouter(engine: Engine, options: ApiRouterOptions = {}): Route
       if (bodyToRead(req)) await drain(req)
       return sendJson(res, 200, await route.run(undefined as never, params, undefined, request))
     }
-    const caller = await authenticateRequest(engine, req)
+    // A cached verdict comes back synchronously: no promise turn for it.
+    const authenticating = requestCaller(authenticate, req)
+    const caller = authenticating instanceof Promise ? await authenticating : authenticating
     const call: ApiCall = { req, res, route, params, caller, input: undefined }
     const guarding = runSteps(guards, call)
     if (guarding !== undefined) await guarding
