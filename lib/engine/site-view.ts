@@ -27,7 +27,10 @@ export function propertiesOf(record: SiteProperties): SiteProperties {
 
 /** Retrieve Site: every property, the dates, and the async creation state. */
 export function toSite(record: SiteRecord): Site {
-  const site = { site_name: record.site_name, ...propertiesOf(record) } as Site
+  // The properties copied in place rather than spread from propertiesOf(): one object less per read.
+  const site = { site_name: record.site_name } as Site
+  const fields = site as unknown as Record<string, unknown>
+  for (const key of PROPERTY_KEYS) if (record[key] !== undefined) fields[key] = record[key]
   if (record.published_at !== undefined) site.last_published_date = formatDateTime(record.published_at)
   if (record.redirect_confirmed_at !== undefined) {
     site.last_confirmed_redirected_date = formatDateTime(record.redirect_confirmed_at)

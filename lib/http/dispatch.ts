@@ -33,25 +33,36 @@ export interface Match {
   params: string[]
 }
 
-/** Splits a request path into segments, dropping one trailing slash as Express does. */
-function segmentsOf(path: string): string[] {
-  const trimmed = path.length > 1 && path.charCodeAt(path.length - 1) === 47 ? path.slice(0, -1) : path
-  return trimmed.split('/')
+/** Where a path's last segment ends: before one trailing slash, which Express ignores. */
+function endOf(path: string): number {
+  return path.length > 1 && path.charCodeAt(path.length - 1) === 47 ? path.length - 1 : path.length
 }
 
-/** The decoded parameters if `actual` has the shape of `compiled`, else undefined. */
-function matchSegments(compiled: Compiled, actual: string[]): string[] | undefined {
-  const { segments } = compiled
-  if (segments.length !== actual.length) return undefined
+/**
+ * The decoded parameters if the path up to `end`, split at '/', has the shape
+ * of `compiled`; else undefined. Walks the path in place rather than
+ * splitting it: no array of segments per request.
+ */
+function matchPath({ segments }: Compiled, path: string, end: number): string[] | undefined {
+  let raw: string[] | undefined
+  let start = 0 // where the current segment starts
   for (let i = 0; i < segments.length; i++) {
-    const literal = segments[i]
-    if (literal === null ? actual[i] === '' : literal !== actual[i]) return undefined
+    if (start > end) return undefined // the path has fewer segments
+    let stop = path.indexOf('/', start)
+    if (stop < 0 || stop > end) stop = end
+    const literal = segments[i]!
+    if (literal === null) {
+      if (stop === start) return undefined
+      ;(raw ??= []).push(path.slice(start, stop))
+    } else if (stop - start !== literal.length || !path.startsWith(literal, start)) {
+      return undefined
+    }
+    start = stop + 1
   }
-  const params: string[] = []
-  for (let i = 0; i < segments.length; i++) {
-    if (segments[i] === null) params.push(decodeURIComponent(actual[i]!))
-  }
-  return params
+  if (start !== end + 1) return undefined // the path has more segments
+  if (raw === undefined) return []
+  for (let i = 0; i < raw.length; i++) raw[i] = decodeURIComponent(raw[i]!)
+  return raw
 }
 
 /** The compiled table: `match` for dispatch, `allowed` for 405 answers. */
@@ -79,18 +90,18 @@ export function compileDispatch(endpoints: readonly Endpoint[]): Dispatch {
     match(method, path) {
       const candidates = byMethod.get(method === 'HEAD' ? 'GET' : method)
       if (candidates === undefined) return undefined
-      const actual = segmentsOf(path)
+      const end = endOf(path)
       for (const candidate of candidates) {
-        const params = matchSegments(candidate, actual)
+        const params = matchPath(candidate, path, end)
         if (params !== undefined) return { endpoint: candidate.endpoint, params }
       }
       return undefined
     },
     allowed(path) {
-      const actual = segmentsOf(path)
+      const end = endOf(path)
       const methods = new Set<string>()
       for (const candidate of listed) {
-        if (matchSegments(candidate, actual) !== undefined) methods.add(candidate.endpoint.route.method)
+        if (matchPath(candidate, path, end) !== undefined) methods.add(candidate.endpoint.route.method)
       }
       if (methods.has('GET')) methods.add('HEAD')
       return [...methods]

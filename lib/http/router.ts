@@ -100,6 +100,31 @@ export interface ApiCall {
  */
 export type ApiStep = (call: ApiCall) => void | Promise<void>
 
+/** Characters after which parseurl hands a URL to url.parse instead of reading it in place. */
+function defersToUrlParse(c: number): boolean {
+  return c === 0x09 || c === 0x0a || c === 0x0c || c === 0x0d || c === 0x20 || c === 0x23 || c === 0xa0 || c === 0xfeff
+}
+
+/**
+ * `req.path` without building a URL object: parseurl's own fast path (a URL
+ * starting with '/' and holding none of the characters that make it defer to
+ * url.parse) done in place; any other URL is left to `req.path` itself.
+ */
+function pathOf(req: Request): string {
+  const { url } = req
+  if (url.charCodeAt(0) !== 47) return req.path
+  let query = -1
+  for (let i = 1; i < url.length; i++) {
+    const c = url.charCodeAt(i)
+    if (c === 0x3f) {
+      if (query < 0) query = i
+    } else if (defersToUrlParse(c)) {
+      return req.path
+    }
+  }
+  return query < 0 ? url : url.slice(0, query)
+}
+
 /** Runs the steps in order; only a step that returns a promise is awaited (an await of nothing still costs a turn). */
 function runSteps(steps: readonly ApiStep[], call: ApiCall): Promise<void> | undefined {
   for (let i = 0; i < steps.length; i++) {
@@ -165,7 +190,8 @@ function bodyToRead(req: Request): boolean {
   if (headers['transfer-encoding'] !== undefined) return true
   const length = headers['content-length']
   if (length === undefined) {
-    req.body = undefined
+    // Written only when set (by a parser before the router): adding the property costs more than reading it.
+    if (req.body !== undefined) req.body = undefined
     return false
   }
   if (length === '0' && headers['content-type'] === undefined && headers['content-encoding'] === undefined) {
@@ -263,7 +289,7 @@ export function apiRouter(engine: Engine, options: ApiRouterOptions = {}): Route
   // One layer for every endpoint: Express's router is not walked route by route.
   const dispatchLayer = (req: Request, res: Response, next: (error?: unknown) => void): void | Promise<void> => {
     if (observer) observer(req, res)
-    const match = dispatch.match(req.method, req.path)
+    const match = dispatch.match(req.method, pathOf(req))
     if (match === undefined) return fallback(req, res, next)
     return serve(req, res, match)
   }
