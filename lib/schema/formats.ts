@@ -35,3 +35,13 @@ export function isEmail(value: string): boolean {
   // isFqdn accepts the root dot of an absolute name; an address never carries it.
   return local.length <= 64 && LOCAL.test(local) && !domain.endsWith('.') && isFqdn(domain)
 }
+
+/**
+ * The custom formats, as ajv format definitions: scripts/schemas.ts gives
+ * them to ajv, and the generated validators call them through this table.
+ */
+export const FORMATS = {
+  'http-url': { type: 'string', validate: isHttpUrl },
+  fqdn: { type: 'string', validate: isFqdn },
+  email: { type: 'string', validate: isEmail },
+} as const

@@ -1,41 +1,55 @@
 /**
- * One ajv instance for every request schema. Schemas are compiled once, at
- * import time; a failure becomes a ServiceError InvalidInput whose message
- * names the field and the rule it broke.
+ * Request validation. Every JSON Schema given to {@link compile} has its ajv
+ * validator precompiled into validators.generated.ts (`npm run schemas`,
+ * ajv standalone code): nothing is compiled, and ajv itself is not loaded, at
+ * run time, which keeps start-up fast. A failure becomes a ServiceError
+ * InvalidInput whose message names the field and the rule it broke.
  */
-import { Ajv, type ErrorObject } from 'ajv'
+import type { ErrorObject, ValidateFunction } from 'ajv'
 import { invalidInput } from '../errors.js'
-import { isEmail, isFqdn, isHttpUrl } from './formats.js'
-
-const ajv = new Ajv({
-  allErrors: false,
-  strict: true,
-  // Coercion and defaults would silently change what the caller sent.
-  coerceTypes: false,
-  useDefaults: false,
-  // Gives each error its parentSchema, whose `description` words the rule.
-  verbose: true,
-  allowUnionTypes: true,
-})
-ajv.addFormat('http-url', { type: 'string', validate: isHttpUrl })
-ajv.addFormat('fqdn', { type: 'string', validate: isFqdn })
-ajv.addFormat('email', { type: 'string', validate: isEmail })
+import * as generated from './validators.generated.js'
 
 /** A validator: returns the value typed as T, or throws InvalidInput. */
 export type Validator<T> = (value: unknown) => T
 
+/** Every schema given to {@link compile}, in order: what scripts/schemas.ts precompiles. */
+export const compiledSchemas: object[] = []
+
 /**
- * Compiles a JSON Schema once. `label` names the whole value in messages
- * (e.g. "body", "query").
+ * The name of a schema's precompiled validator: `v_` and the FNV-1a hash of
+ * its JSON text, so equal schemas share one validator.
+ */
+export function validatorName(schema: object): string {
+  const text = JSON.stringify(schema)
+  let hash = 0x811c9dc5
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193)
+  return `v_${(hash >>> 0).toString(16).padStart(8, '0')}`
+}
+
+/** The precompiled validator of `schema`; throws when validators.generated.ts predates the schema. */
+function precompiled(schema: object): ValidateFunction {
+  const check = (generated as Record<string, unknown>)[validatorName(schema)]
+  if (typeof check !== 'function') {
+    throw new Error(
+      `no precompiled validator for the schema ${JSON.stringify(schema).slice(0, 120)}: run npm run schemas`,
+    )
+  }
+  return check as ValidateFunction
+}
+
+/**
+ * The validator of a JSON Schema (its precompiled ajv code, looked up on
+ * first use). `label` names the whole value in messages (e.g. "body", "query").
  */
 export function compile<T>(schema: object, label = 'body'): Validator<T> {
-  const check = ajv.compile(schema)
+  compiledSchemas.push(schema)
+  let check: ValidateFunction | undefined
   return (value: unknown): T => {
+    check ??= precompiled(schema)
     if (check(value)) return value as T
     throw invalidInput(describe(check.errors?.[0], label))
   }
 }
-
 /** The JSON-pointer-ish path `a.b[0].c` of an error, or the label for the root. */
 function fieldOf(error: ErrorObject, label: string): string {
   if (error.instancePath === '') return label
