@@ -18,7 +18,6 @@ import { DEMO_ACCOUNT, seedDemo } from './demo.js'
 import { readFile } from 'node:fs/promises'
 import { createEngine } from './engine/index.js'
 import type { Store } from './store/contract.js'
-import { startServer } from './server.js'
 
 /** Quotes a value for a POSIX shell. */
 const shellQuote = (value: string): string => `'${value.replace(/'/g, `'\\''`)}'`
@@ -51,6 +50,11 @@ function parseArgs(argv: string[]): { admin: boolean; seed?: string } {
 }
 
 async function main(): Promise<void> {
+  // Express and the routers load while the master password's scrypt hash runs
+  // on the thread pool, instead of before it (their import is most of start-up).
+  const serverModule = import('./server.js')
+  // Awaited below; this only keeps an earlier failure from leaving it unhandled.
+  serverModule.catch(() => undefined)
   const args = parseArgs(process.argv.slice(2))
   const admin = args.admin || process.env.MOBISITE_ADMIN === '1' || process.env.MOBISITE_ADMIN === 'true'
   const adminToken = process.env.MOBISITE_ADMIN_TOKEN || undefined
@@ -64,7 +68,11 @@ async function main(): Promise<void> {
   // On a shared store a second instance must not replace the account (and the
   // password) the first one printed; a given MOBISITE_PASSWORD always applies.
   const shared = store !== undefined && !process.env.MOBISITE_PASSWORD && (await engine.hasMasterAccount(user))
-  if (!shared) await engine.addMasterAccount({ user, password, partner: true })
+  // Listening only once the account exists: the printed credentials work from the first request.
+  const [{ startServer }] = await Promise.all([
+    serverModule,
+    shared ? undefined : engine.addMasterAccount({ user, password, partner: true }),
+  ])
   const server = await startServer({ engine, port, host, admin, ...(adminToken ? { adminToken } : {}) })
   if (args.seed !== undefined) {
     const fixtures = JSON.parse(await readFile(args.seed, 'utf8')) as unknown

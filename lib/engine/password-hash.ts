@@ -37,10 +37,25 @@ export async function hashPassword(password: string): Promise<{ salt: string; pa
   }
 }
 
-/** A hash of a random password: unknown users are checked against it, so they cost what a wrong password costs. */
-export const DECOY_HASH: Promise<{ salt: string; password_hash: string }> = hashPassword(
-  randomBytes(18).toString('base64'),
-)
+let decoy: Promise<{ salt: string; password_hash: string }> | undefined
+
+/**
+ * A hash of a random password: unknown users are checked against it, so they
+ * cost what a wrong password costs. Made on first use, not at import: a
+ * scrypt is about 150 ms of CPU and 32 MiB, which every process importing the
+ * package (and `npm start`, before its first answer) would otherwise pay.
+ * Only the first check that needs it in a process also waits for it.
+ */
+export function decoyHash(): Promise<{ salt: string; password_hash: string }> {
+  decoy ??= hashPassword(randomBytes(18).toString('base64'))
+  return decoy
+}
+
+/** {@link decoyHash} as an awaitable value (`await DECOY_HASH`); made on first await. */
+export const DECOY_HASH: PromiseLike<{ salt: string; password_hash: string }> = {
+  // biome-ignore lint/suspicious/noThenProperty: a lazy thenable is the point.
+  then: (onFulfilled, onRejected) => decoyHash().then(onFulfilled, onRejected),
+}
 
 /** Whether the stored hash is of an older form or weaker parameters than {@link hashPassword} writes. */
 export function needsRehash(password_hash: string): boolean {
@@ -69,7 +84,7 @@ export async function verifyPassword(
       return timingSafeEqual(key, expected)
     }
   }
-  await verifyPassword(await DECOY_HASH, password)
+  await verifyPassword(await decoyHash(), password)
   if (match || !/^[0-9a-f]{64}$/.test(record.password_hash)) return false
   const legacy = createHash('sha256').update(record.salt).update(password).digest()
   return timingSafeEqual(legacy, Buffer.from(record.password_hash, 'hex'))
