@@ -1,7 +1,9 @@
 /**
  * Redis round trips per API call, counted (a count, not a timing): every
- * command the RedisStore's client sends is one round trip, since the store
- * never pipelines. A read is one round trip and so is each atomic rule;
+ * command the RedisStore's client sends is one round trip, since a call never
+ * sends a command before the reply to its previous one (commands of separate
+ * calls issued in one turn of the event loop share a socket write, checked
+ * at the end, but each waits for its own reply). A read is one round trip and so is each atomic rule;
  * authenticated requests add none while the verified-credential cache holds
  * the caller. Calls made of several steps (a rule, then a read) send one per
  * step, and this file fixes how many.
@@ -184,4 +186,30 @@ if (admin)
       await record()
       t.equal(sent.length, 1, `${label}: 1 round trip (${sent.join(', ')})`)
     }
+
+    // Concurrent calls issued in one turn leave in one socket write (a
+    // syscall saved per command); each still has its own command and reply.
+    const socket = store.client.stream as unknown as Record<'_write' | '_writev', (...args: unknown[]) => unknown>
+    let writes = 0
+    for (const method of ['_write', '_writev'] as const) {
+      const original = socket[method].bind(socket)
+      socket[method] = (...args) => {
+        writes++
+        return original(...args)
+      }
+    }
+    sent.length = 0
+    const sites = await Promise.all([
+      store.getSite('tripsite2'),
+      store.getSite('nosuchsite'),
+      store.getSites(['tripsite2']),
+      store.listSites('trips', 'created', 0, Number.MAX_SAFE_INTEGER),
+    ])
+    t.same(
+      sites.map((s) => (Array.isArray(s) ? s.length : s?.site_name)),
+      ['tripsite2', undefined, 1, 2],
+      'each call gets its own answer',
+    )
+    t.equal(sent.length, 4, `4 concurrent calls: 4 commands (${sent.join(', ')})`)
+    t.equal(writes, 1, '4 concurrent calls: one socket write')
   })

@@ -1,7 +1,8 @@
 /**
  * The connection side of RedisStore: client options that fail fast instead of
- * queueing, waiting for readiness, Lua script calls in one round trip, and the
- * mapping of connection failures to {@link StoreUnavailableError}.
+ * queueing, waiting for readiness, Lua script calls in one round trip, one
+ * socket write per turn of the event loop, and the mapping of connection
+ * failures to {@link StoreUnavailableError}.
  */
 import { createHash } from 'node:crypto'
 import { Redis, type RedisOptions } from 'ioredis'
@@ -46,6 +47,10 @@ export function toStoreError(err: unknown): unknown {
   return new StoreUnavailableError(`Redis unavailable: ${message}`, { cause: err })
 }
 
+function rethrowAsStoreError(err: unknown): never {
+  throw toStoreError(err)
+}
+
 /** A Lua script with its SHA-1, run by EVALSHA with an EVAL fallback. */
 export interface LuaScript {
   readonly lua: string
@@ -64,6 +69,8 @@ export class RedisConn {
   private readonly readyTimeout: number
   private readyWait: Promise<void> | undefined
   private closed = false
+  /** The socket corked for this turn of the event loop (see {@link send}). */
+  private corked: Redis['stream'] | undefined
 
   constructor(options: { url?: string; client?: Redis } & RedisTimeouts) {
     this.readyTimeout = options.readyTimeout ?? 1000
@@ -113,26 +120,56 @@ export class RedisConn {
     }
   }
 
-  /** Runs `fn` once the client is ready, mapping connection failures. */
-  async call<T>(fn: (client: Redis) => Promise<T>): Promise<T> {
-    await this.ready()
-    try {
-      return await fn(this.client)
-    } catch (err) {
-      throw toStoreError(err)
-    }
+  /**
+   * Runs `fn` once the client is ready, mapping connection failures. When the
+   * client is ready already (the usual case) the command goes out at once,
+   * without waiting a turn for {@link ready}.
+   */
+  call<T>(fn: (client: Redis) => Promise<T>): Promise<T> {
+    const reply =
+      this.client.status === 'ready' && !this.closed ? this.send(fn) : this.ready().then(() => this.send(fn))
+    return reply.catch(rethrowAsStoreError)
   }
 
   /** Runs a Lua script: EVALSHA, or EVAL when the server does not know it yet. */
   run(script: LuaScript, keys: string[], args: (string | number)[]): Promise<unknown> {
-    return this.call(async (c) => {
-      try {
-        return await c.evalsha(script.sha, keys.length, ...keys, ...args)
-      } catch (err) {
+    return this.call((c) =>
+      c.evalsha(script.sha, keys.length, ...keys, ...args).catch((err: unknown) => {
         if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err
-        return await c.eval(script.lua, keys.length, ...keys, ...args)
-      }
-    })
+        return c.eval(script.lua, keys.length, ...keys, ...args)
+      }),
+    )
+  }
+
+  /**
+   * Issues `fn`'s commands with the socket corked until the end of this turn
+   * of the event loop, so that every command issued in the same turn (by
+   * concurrent requests) leaves in one write. Each command keeps its own
+   * reply: this merges syscalls, not round trips. A write syscall costs more
+   * than the rest of a small command, and Redis then reads and answers the
+   * batch with one read and one write as well. The wait is bounded by the
+   * current turn: the socket is uncorked in this turn's setImmediate phase.
+   * (ioredis' enableAutoPipelining batches too, but costs more Node CPU per
+   * command and holds new commands back while a batch is in flight.)
+   */
+  private send<T>(fn: (client: Redis) => Promise<T>): Promise<T> {
+    if (this.corked === undefined) {
+      const stream = this.client.stream
+      stream.cork()
+      this.corked = stream
+      setImmediate(this.uncork)
+    }
+    try {
+      return fn(this.client)
+    } catch (err) {
+      return Promise.reject(err)
+    }
+  }
+
+  private readonly uncork = (): void => {
+    const stream = this.corked
+    this.corked = undefined
+    stream?.uncork()
   }
 
   /** Quits the client if this store created it; a caller's client stays open. */

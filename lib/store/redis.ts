@@ -119,11 +119,13 @@ export class RedisStore implements Store {
     return (await this.conn.run(S.CREATE_SITE, keys, args)) === 1
   }
 
-  async getSite(site_name: string): Promise<SiteRecord | undefined> {
+  getSite(site_name: string): Promise<SiteRecord | undefined> {
     // One key needs no script: a plain HGETALL is the same single read, and
     // cheaper for Redis than running Lua (this is the API's most frequent call).
-    const flat = await this.conn.call((c) => c.call('HGETALL', this.keys.site(site_name)))
-    return decodeFields<SiteRecord>(flat)
+    // 'HGETALL' in capitals: ioredis then leaves the reply the flat array
+    // decodeFields reads (its lower-case hgetall turns it into an object).
+    const key = this.keys.site(site_name)
+    return this.conn.call((c) => c.call('HGETALL', key)).then(decodeFields<SiteRecord>)
   }
 
   async getSites(site_names: string[]): Promise<(SiteRecord | undefined)[]> {
