@@ -40,6 +40,8 @@ function precompiled(schema: object): ValidateFunction {
 /**
  * The validator of a JSON Schema (its precompiled ajv code, looked up on
  * first use). `label` names the whole value in messages (e.g. "body", "query").
+ * Call it at a module's top level: scripts/schemas.ts precompiles the schemas
+ * that importing lib/ gives to it.
  */
 export function compile<T>(schema: object, label = 'body'): Validator<T> {
   compiledSchemas.push(schema)
