@@ -23,10 +23,10 @@
  */
 import * as crypto from 'node:crypto'
 import { createHmac, randomBytes } from 'node:crypto'
-import { LRUCache } from 'lru-cache'
 import { invalidInput } from '../errors.js'
 import type { MasterRecord, Store } from '../store/contract.js'
 import { DECOY_HASH, hashPassword, needsRehash, verifyPassword } from './password-hash.js'
+import { TtlCache } from './ttl-cache.js'
 import type { Caller } from './types.js'
 
 /** Bounds of the verified-credential cache (engine option `credentialCache`). */
@@ -74,7 +74,7 @@ const TOKEN_KEY = ':'
 export class MasterRegistry {
   /** This process's addMasterAccount records, by user: the ones re-created when the store lost them. */
   private readonly given = new Map<string, MasterRecord>()
-  private readonly verdicts: LRUCache<string, Verdict> | undefined
+  private readonly verdicts: TtlCache<Verdict> | undefined
   /** Checks in flight by cache key, so a burst of identical requests hashes once. */
   private readonly inFlight = new Map<string, Promise<Readonly<Caller> | undefined>>()
   private readonly hmacKey = randomBytes(32)
@@ -85,7 +85,7 @@ export class MasterRegistry {
     options: CredentialCacheOptions = {},
   ) {
     const ttl = options.ttlMs ?? 10_000
-    if (ttl > 0) this.verdicts = new LRUCache({ max: options.max ?? 10_000, ttl, ttlAutopurge: false })
+    if (ttl > 0) this.verdicts = new TtlCache(options.max ?? 10_000, ttl)
   }
 
   /** Adds or replaces a master account, and remembers it for re-creation. */
@@ -110,7 +110,7 @@ export class MasterRegistry {
   forget(user?: string): void {
     if (!this.verdicts) return
     if (user === undefined) return this.verdicts.clear()
-    for (const [key, verdict] of this.verdicts.entries()) if (verdict.user === user) this.verdicts.delete(key)
+    this.verdicts.deleteWhere((verdict) => verdict.user === user)
   }
 
   /**

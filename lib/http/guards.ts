@@ -43,9 +43,10 @@ function ownOrigin(req: Request): string {
 /** The reason a browser request must be refused, or undefined when it may proceed. */
 function crossSiteReason(req: Request, allowed: ReadonlySet<string>): string | undefined {
   if (!STATE_CHANGING.has(req.method)) return undefined
-  const origin = req.get('origin')
+  // req.headers directly: what req.get() returns for these names, without its lower-casing and checks.
+  const { origin } = req.headers
   if (origin !== undefined && allowed.has(origin.toLowerCase())) return undefined
-  const site = req.get('sec-fetch-site')
+  const site = req.headers['sec-fetch-site']
   if (site !== undefined && !FIRST_PARTY_FETCH.has(site.toLowerCase())) {
     return `a ${req.method} sent by a browser from another site (Sec-Fetch-Site: ${site}) is refused`
   }
