@@ -61,6 +61,18 @@ export function copySite(site: SiteRecord): SiteRecord {
   return out as unknown as SiteRecord
 }
 
+/**
+ * `{ ...record }`, key by key (same keys, same order, "__proto__" an own key
+ * as a spread makes it), for records that get more fields next: in Node 20's
+ * V8 a spread followed by literal properties costs microseconds per object.
+ */
+export function shallowCopy<T extends object>(record: T): T {
+  const out: Record<string, unknown> = {}
+  const source = record as Record<string, unknown>
+  for (const key of Object.keys(source)) setKey(out, key, source[key])
+  return out as T
+}
+
 /** Whether the stored site holds every expected value (all are scalars: a number or a build-state string). */
 export function meets(site: SiteRecord, expected: [string, unknown][]): boolean {
   return expected.every(([key, value]) => (site as unknown as Record<string, unknown>)[key] === value)

@@ -33,7 +33,7 @@ import { StoreUnavailableError } from './contract.js'
 import { accountPatchEntries, expectationEntries, sitePatchEntries } from './guards.js'
 import { MemoryAnalytics } from './memory-analytics.js'
 import { MemorySso } from './memory-sso.js'
-import { applyPatch, copy, copySite, meets } from './memory-records.js'
+import { applyPatch, copy, copySite, meets, shallowCopy } from './memory-records.js'
 import { clearMemory, exportMemory, importMemory, type MemoryParts } from './memory-state.js'
 import { OrderedIndex } from './ordered-index.js'
 
@@ -181,7 +181,10 @@ export class MemoryStore implements Store {
     const site = this.ownedSite(owner, site_name)
     if (site === undefined || !meets(site, expected)) return undefined
     const first = site.first_published_at === undefined
-    const next: SiteRecord = { ...site, published_at: at, modified_at: at }
+    // Not `{ ...site, published_at, modified_at }`: see createSite in lib/engine/sites.ts on object spreads in Node 20.
+    const next = shallowCopy(site)
+    next.published_at = at
+    next.modified_at = at
     if (first) next.first_published_at = at
     this.replaceSite(site, next)
     const charged = first && charge
