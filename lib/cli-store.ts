@@ -39,9 +39,27 @@ export async function openPostgres(url: string, env: NodeJS.ProcessEnv): Promise
     )
   })
   const schema = env.MOBISITE_PG_SCHEMA || 'mobisite'
-  const shown = url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@')
   return {
     store: new PostgresStore({ connectionString: url, schema }),
-    label: `PostgreSQL store at ${shown}, schema ${schema}`,
+    label: `PostgreSQL store at ${shownUrl(url)}, schema ${schema}`,
   }
+}
+
+/** A RedisStore on `url`, under the key prefix MOBISITE_REDIS_PREFIX if set; ioredis is loaded only here. */
+export async function openRedis(url: string, env: NodeJS.ProcessEnv): Promise<{ store: Store; label: string }> {
+  const { RedisStore } = await import('./redis.js').catch((error: unknown) => {
+    throw new Error(
+      `a Redis store was asked for but the optional peer dependency ioredis could not be loaded (npm install ioredis): ${String(error)}`,
+    )
+  })
+  const prefix = env.MOBISITE_REDIS_PREFIX
+  return {
+    store: new RedisStore({ url, ...(prefix ? { prefix } : {}) }),
+    label: `Redis store at ${shownUrl(url)}${prefix ? `, key prefix ${prefix}` : ''}`,
+  }
+}
+
+/** A store URL as it may be printed: its password, if any, replaced by `***`. */
+export function shownUrl(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:@/?#]*):[^@/?#]*@/i, '$1:***@')
 }

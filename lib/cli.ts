@@ -13,7 +13,7 @@
  * `--seed fixtures.json` seeds the state before serving.
  */
 import { randomBytes } from 'node:crypto'
-import { chooseStore, openPostgres } from './cli-store.js'
+import { chooseStore, openPostgres, openRedis } from './cli-store.js'
 import { DEMO_ACCOUNT, seedDemo } from './demo.js'
 import { readFile } from 'node:fs/promises'
 import { createEngine } from './engine/index.js'
@@ -25,16 +25,8 @@ const shellQuote = (value: string): string => `'${value.replace(/'/g, `'\\''`)}'
 async function storeFromEnv(): Promise<{ store?: Store; label: string }> {
   const choice = chooseStore(process.argv.slice(2), process.env)
   if (choice.kind === 'postgres') return openPostgres(choice.url, process.env)
-  const url = choice.kind === 'redis' ? choice.url : undefined
-  if (!url) return { label: 'memory store: state lives in this process' }
-  // Only here is ioredis loaded: a memory-store server does not need it installed.
-  const { RedisStore } = await import('./redis.js').catch((error: unknown) => {
-    throw new Error(
-      `REDIS_URL is set but the optional peer dependency ioredis could not be loaded (npm install ioredis): ${String(error)}`,
-    )
-  })
-  const prefix = process.env.MOBISITE_REDIS_PREFIX
-  return { store: new RedisStore({ url, ...(prefix ? { prefix } : {}) }), label: `Redis store at ${url}` }
+  if (choice.kind === 'redis') return openRedis(choice.url, process.env)
+  return { label: 'memory store: state lives in this process' }
 }
 
 /** `--admin` and `--seed <file>` (or `--seed=<file>`); other arguments (`--store`, `--demo`) are read elsewhere. */

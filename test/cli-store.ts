@@ -1,0 +1,67 @@
+/**
+ * Which store the CLI serves on (`--store` > MOBISITE_STORE > REDIS_URL >
+ * DATABASE_URL), and that the line it prints never shows a store password.
+ * The last test starts the real CLI on Redis (skipped without REDIS_URL).
+ */
+import { spawn } from 'node:child_process'
+import t from 'tap'
+import { chooseStore, shownUrl } from '../lib/cli-store.js'
+import { deleteUnder, randomPrefix, REDIS_URL, redisOrSkip } from './helpers/redis.js'
+
+const root = new URL('..', import.meta.url).pathname
+
+t.test('the store choice: --store, then MOBISITE_STORE, then REDIS_URL, then DATABASE_URL', async (t) => {
+  const env = { REDIS_URL: 'redis://r', DATABASE_URL: 'postgres://d', MOBISITE_STORE: 'postgres://m' }
+  t.strictSame(chooseStore(['--store', 'redis://a'], env), { kind: 'redis', url: 'redis://a' })
+  t.strictSame(chooseStore(['--store=memory'], env), { kind: 'memory' })
+  t.strictSame(chooseStore([], env), { kind: 'postgres', url: 'postgres://m' })
+  t.strictSame(chooseStore([], { ...env, MOBISITE_STORE: '' }), { kind: 'redis', url: 'redis://r' })
+  t.strictSame(chooseStore([], { DATABASE_URL: 'postgresql://d' }), { kind: 'postgres', url: 'postgresql://d' })
+  t.strictSame(chooseStore([], {}), { kind: 'memory' })
+  t.throws(() => chooseStore(['--store', 'mysql://x'], {}), /unknown store "mysql:\/\/x"/)
+})
+
+t.test('a printed store URL hides its password and nothing else', async (t) => {
+  for (const [url, shown] of [
+    ['redis://:sekret@127.0.0.1:6379/2', 'redis://:***@127.0.0.1:6379/2'],
+    ['rediss://user:sekret@cache.example.com', 'rediss://user:***@cache.example.com'],
+    ['postgres://app:se%40cret@db:5432/test', 'postgres://app:***@db:5432/test'],
+    ['postgresql://app@db/test', 'postgresql://app@db/test'],
+    ['redis://127.0.0.1:6379', 'redis://127.0.0.1:6379'],
+    ['redis://h/0?password=x:y@z', 'redis://h/0?password=x:y@z'],
+  ]) {
+    t.equal(shownUrl(url!), shown, url)
+  }
+})
+
+t.test('npm start on Redis does not print the Redis password', async (t) => {
+  const admin = await redisOrSkip(t, 'the CLI on Redis')
+  if (!admin) return
+  // The shared Redis has no password; ioredis warns and goes on when given one.
+  const url = new URL(REDIS_URL!)
+  url.password = 'sekret-in-url'
+  const prefix = randomPrefix('cli')
+  t.teardown(() => deleteUnder(admin, prefix))
+  const child = spawn(process.execPath, ['--import', 'tsx', 'lib/cli.ts', '--store', url.toString()], {
+    cwd: root,
+    env: { ...process.env, PORT: '0', MOBISITE_REDIS_PREFIX: prefix, MOBISITE_PASSWORD: '', MOBISITE_STORE: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  const started = new Promise<void>((resolve, reject) => {
+    const read = (chunk: Buffer) => {
+      output += chunk.toString()
+      if (/^try:/m.test(output)) resolve()
+    }
+    child.stdout.on('data', read)
+    child.stderr.on('data', read)
+    child.once('exit', (code) => reject(new Error(`cli exited with ${code}: ${output}`)))
+  })
+  await started
+  const exited = new Promise((resolve) => child.once('exit', resolve))
+  child.kill('SIGTERM')
+  await exited
+  t.match(output, /mobisite API: .*Redis store at redis:\/\/:\*\*\*@/, 'the store line names Redis, password hidden')
+  t.match(output, `key prefix ${prefix}`, 'and the key prefix')
+  t.notMatch(output, /sekret-in-url/, 'the password appears nowhere')
+})
