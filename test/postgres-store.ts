@@ -190,6 +190,48 @@ if (admin && DATABASE_URL) {
     t.equal((await store.listSites('alice', 'created', 0, Number.MAX_SAFE_INTEGER)).length, 120)
   })
 
+  t.test('getSite calls of one turn go as one statement, each answered alone, never stale', async (t) => {
+    const schema = randomSchema()
+    schemas.push(schema)
+    const pool = new pg.Pool({ connectionString: url, max: 4 })
+    let statements = 0
+    pool.on('connect', (client) => {
+      const query = client.query.bind(client) as (...args: unknown[]) => unknown
+      ;(client as unknown as { query: typeof query }).query = (...args) => {
+        statements++
+        return query(...args)
+      }
+    })
+    const store = new PostgresStore({ pool, schema })
+    const other = fresh(schema)
+    t.teardown(async () => {
+      await store.close()
+      await other.close()
+      await pool.end()
+    })
+    t.equal(await store.createSite(siteRecord('turn-a', 'alice')), true)
+    t.equal(await store.createSite(siteRecord('turn-b', 'bob')), true)
+    statements = 0
+    const reads = await Promise.all(['turn-a', 'nosuch', 'turn-b', 'turn-a'].map((n) => store.getSite(n)))
+    t.strictSame(
+      reads.map((r) => r?.owner),
+      ['alice', undefined, 'bob', 'alice'],
+      'each call gets its own record',
+    )
+    t.equal(statements, 1, '4 reads in one turn: one statement')
+    reads[0]!.owner = 'changed'
+    t.equal(reads[3]!.owner, 'alice', 'the same name twice: two separate records')
+    statements = 0
+    t.equal((await store.getSite('turn-b'))?.owner, 'bob', 'a lone read')
+    t.equal(statements, 1, 'a lone read: one statement')
+    // A read issued after another store acknowledged a write sees it (the
+    // read issued before the write raced it and may see either state).
+    const inFlight = store.getSite('turn-c')
+    t.equal(await other.createSite(siteRecord('turn-c', 'carol')), true)
+    t.equal((await store.getSite('turn-c'))?.owner, 'carol', 'the read issued after the acknowledged create sees it')
+    await inFlight
+  })
+
   t.test('two pools race on one schema: one winner per name, one charge, 300 of 400', async (t) => {
     const schema = randomSchema()
     const stores = [fresh(schema), fresh(schema)]

@@ -1,5 +1,8 @@
 /**
- * Group commit for PostgresStore's site creation. Every commit waits for the
+ * Grouping for PostgresStore: group commit of site creation, and reads of one
+ * turn of the event loop sent together ({@link TurnGroup}).
+ *
+ * Group commit for site creation. Every commit waits for the
  * WAL to reach the disk, and that flush, not the statement, bounds how many
  * sites a second a store can create. Creates that arrive while earlier ones
  * are in flight wait here and go together as ONE multi-row INSERT: one round
@@ -60,6 +63,43 @@ export class Batcher<I, O> {
           this.pump()
         })
     }
+  }
+}
+
+/**
+ * Sends the reads issued in one turn of the event loop together, as one
+ * statement at the end of the turn (setImmediate). A read never joins a
+ * statement already sent, so it sees every write committed before it was
+ * issued, and it waits for nothing but the rest of its own turn. Concurrent
+ * requests' reads then cost one round trip, one statement and one wake-up of
+ * a backend instead of one each.
+ */
+export class TurnGroup<I, O> {
+  private pending: Pending<I, O>[] = []
+
+  /** `run` answers the items in their order. */
+  constructor(private readonly run: (items: I[]) => Promise<O[]>) {}
+
+  add(item: I): Promise<O> {
+    return new Promise<O>((resolve, reject) => {
+      if (this.pending.length === 0) setImmediate(this.flush)
+      this.pending.push({ item, resolve, reject })
+    })
+  }
+
+  private readonly flush = (): void => {
+    const group = this.pending
+    this.pending = []
+    let outs: Promise<O[]>
+    try {
+      outs = this.run(group.map((p) => p.item))
+    } catch (err) {
+      outs = Promise.reject(err)
+    }
+    outs.then(
+      (values) => group.forEach((p, i) => p.resolve(values[i] as O)),
+      (err: unknown) => group.forEach((p) => p.reject(err)),
+    )
   }
 }
 

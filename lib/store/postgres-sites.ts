@@ -7,7 +7,7 @@
  */
 import type { BillingRecord, PublishOutcome, SiteExpectation, SitePatch, SiteRecord } from './contract.js'
 import { expectationEntries, sitePatchEntries } from './guards.js'
-import { Batcher, insertGroup } from './postgres-batch.js'
+import { Batcher, TurnGroup, insertGroup } from './postgres-batch.js'
 import { statement, type PgConn, type Statement } from './postgres-conn.js'
 
 /** A patch as two parameters: the fields to set (jsonb) and the keys to remove (text[]). */
@@ -90,10 +90,16 @@ export class PgSites {
     ),
   )
 
-  async getSite(site_name: string): Promise<SiteRecord | undefined> {
-    const [row] = await this.conn.query<RecRow>(this.st.get!, [site_name])
-    return row?.rec ?? undefined
+  /** The API's most frequent call: the getSite calls of one turn go as one statement (lib/store/postgres-batch.ts). */
+  getSite(site_name: string): Promise<SiteRecord | undefined> {
+    return this.gets.add(site_name)
   }
+
+  private readonly gets = new TurnGroup<string, SiteRecord | undefined>(async (names) => {
+    if (names.length > 1) return this.getSites(names)
+    const [row] = await this.conn.query<RecRow>(this.st.get!, names)
+    return [row?.rec ?? undefined]
+  })
 
   async getSites(site_names: string[]): Promise<(SiteRecord | undefined)[]> {
     if (site_names.length === 0) return []
