@@ -73,7 +73,7 @@ t.test('npm start prints how to get an SSO link, and the printed commands give o
 })
 
 t.test('--demo: one command to a filled dashboard', async (t) => {
-  const { lines } = await startCli(t, ['--demo'], /^open:/)
+  const { lines } = await startCli(t, ['--demo'], /a fresh one: /)
   const text = lines.join('\n')
   t.match(text, /demo: +sub-account demo@example\.com with site demo-bistro \(granted\) and 30 days of visits/)
   const link = /^open: +(\S+)$/m.exec(text)?.[1] ?? ''
