@@ -29,7 +29,7 @@ const T0 = Date.UTC(2024, 0, 1)
 const days = Array.from({ length: 30 }, (_, i) => new Date(T0 + i * DAY).toISOString().slice(0, 10))
 const prefixes: string[] = []
 
-/** Counts the commands a RedisStore sends (one per round trip: the store never pipelines). */
+/** Counts the commands a RedisStore sends (one per round trip: a call never sends before its previous reply). */
 function counter(store: Store): { reset(): void; readonly count: number } {
   let count = 0
   if (store instanceof RedisStore) {
