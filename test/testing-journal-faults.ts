@@ -67,6 +67,23 @@ for (const kind of STORES) {
     t.same(await list({ status: '400' }), [2, 7])
     t.same(await list({ user: 'alice' }), [1, 4, 7], 'calls no endpoint took (404, 405) have no user')
     t.same(await list({ user: 'alice', limit: '2' }), [4, 7], 'limit keeps the newest')
+    // Refused after authentication: still the caller's calls.
+    await http
+      .post('/api/sites/create')
+      .set('authorization', alice)
+      .set('content-type', 'text/plain')
+      .send('{}')
+      .expect(415)
+    await http
+      .post('/api/sites/create')
+      .set('authorization', alice)
+      .set('origin', 'https://evil.example')
+      .send({})
+      .expect(403)
+    const refused = (await http.get('/__admin/requests').query({ status: '415' }).expect(200)).body.requests
+    t.match(refused, [{ status: 415, user: 'alice', error_code: 'UnsupportedMediaType' }], 'a 415 names its caller')
+    const forbidden = (await http.get('/__admin/requests').query({ status: '403' }).expect(200)).body.requests
+    t.match(forbidden, [{ status: 403, user: 'alice', error_code: 'AccessForbidden' }], 'a 403 names its caller')
     for (const [query, message] of [
       [{ status: 'x' }, /status must be/],
       [{ limit: '0' }, /limit must be/],

@@ -243,7 +243,8 @@ export function apiRouter(engine: Engine, options: ApiRouterOptions = {}): Route
   // The test-double journal and faults: steps and a layer only when asked for.
   const testHooks = options.hooks
   if (testHooks) {
-    guards.push(noteCaller)
+    // First: a call a guard refuses (403, 415) was still made by this caller.
+    guards.unshift(noteCaller)
     hooks.push(faultStep(testHooks))
   }
   const observer = testHooks && observe(testHooks, (req) => dispatch.match(req.method, req.path)?.endpoint.route.path)
