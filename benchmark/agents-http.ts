@@ -4,7 +4,10 @@
  * compiled to plain JS first), in many short alternating rounds (bare then
  * middleware, then the other way round); each round gives one paired ratio
  * and the median of those ratios is reported, beside the median server CPU
- * per request. On a shared machine req/s still drifts by more than the
+ * per request. An `empty` server (an Express middleware that only calls
+ * next()) runs in the same rounds: Express's own cost of a middleware layer,
+ * which any middleware pays, set apart from mobileRedirect's work.
+ * On a shared machine req/s still drifts by more than the
  * middleware costs, so the steady figure is the middleware's own CPU per
  * request measured in-process (agents-inprocess.ts), set against bare
  * Express's CPU per request over HTTP in the same run.
@@ -39,7 +42,7 @@ type Autocannon = (opts: {
 // autocannon ships no types; this is the part used here.
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon
 
-type Mode = 'bare' | 'redirect'
+type Mode = 'bare' | 'redirect' | 'empty'
 
 interface Server {
   url: string
@@ -101,6 +104,7 @@ export async function throughput(corpus: CorpusRow[]): Promise<void> {
   try {
     servers.bare = await startServer(build.script, 'bare')
     servers.redirect = await startServer(build.script, 'redirect')
+    servers.empty = await startServer(build.script, 'empty')
     console.log(
       `\n## Express throughput (autocannon, 10 connections, ${ROUNDS} alternating rounds of ${DURATION} s per server, one plain-JS child process per server)\n`,
     )
@@ -114,14 +118,14 @@ export async function throughput(corpus: CorpusRow[]): Promise<void> {
     let bareCpu = 0
     for (const c of cases) {
       const headers = { 'user-agent': c.ua, ...c.headers }
-      for (const mode of ['bare', 'redirect'] as const) await run(servers[mode].url, headers, { duration: 1 }) // warm-up
-      const rps: Record<Mode, number[]> = { bare: [], redirect: [] }
-      const cpu: Record<Mode, number[]> = { bare: [], redirect: [] }
+      for (const mode of ['bare', 'redirect', 'empty'] as const) await run(servers[mode].url, headers, { duration: 1 }) // warm-up
+      const rps: Record<Mode, number[]> = { bare: [], redirect: [], empty: [] }
+      const cpu: Record<Mode, number[]> = { bare: [], redirect: [], empty: [] }
       const ratios: number[] = []
       let response = ''
       for (let round = 0; round < ROUNDS; round++) {
         // Alternating order, so a drift within a round hits each side first as often.
-        const order: Mode[] = round % 2 === 0 ? ['bare', 'redirect'] : ['redirect', 'bare']
+        const order: Mode[] = round % 2 === 0 ? ['bare', 'redirect', 'empty'] : ['empty', 'redirect', 'bare']
         const got = {} as Record<Mode, number>
         for (const mode of order) {
           const r = await run(servers[mode].url, headers, { duration: DURATION })
@@ -142,6 +146,8 @@ export async function throughput(corpus: CorpusRow[]): Promise<void> {
       const cpuBare = Math.min(...cpu.bare)
       const cpuWith = Math.min(...cpu.redirect)
       if (c.label.startsWith('desktop')) bareCpu = cpuBare
+      // Per round, empty-middleware CPU over mobileRedirect CPU: what mobileRedirect adds to any middleware.
+      const overEmpty = median(cpu.empty.map((empty, i) => empty / (cpu.redirect[i] as number)))
       console.log(
         `| ${c.label} | ${Math.round(median(rps.bare))} | ${Math.round(median(rps.redirect))} | ${ratio.toFixed(3)} | ${cpuBare.toFixed(1)} → ${cpuWith.toFixed(1)} | ${(cpuBare / cpuWith).toFixed(3)} | ${response} |`,
       )
@@ -153,8 +159,8 @@ export async function throughput(corpus: CorpusRow[]): Promise<void> {
         anchor: 'bare Express',
         anchorValue: Math.round(median(rps.bare)),
         ratio: Number(ratio.toFixed(3)),
-        target: c.target,
-        note: `median of ${ROUNDS} paired alternating rounds of ${DURATION} s (noisy on a shared machine)`,
+        // No target: req/s of two servers on 2 shared cores drifts by more than the middleware costs.
+        note: `median of ${ROUNDS} paired alternating rounds of ${DURATION} s (noisy on a shared machine; the CPU rows are the ones to read)`,
       })
       figure({
         group: 'redirect',
@@ -166,6 +172,21 @@ export async function throughput(corpus: CorpusRow[]): Promise<void> {
         ratio: Number((cpuBare / cpuWith).toFixed(3)),
         target: c.target,
         note: `at ${FIXED_RATE} req/s, least disturbed of ${ROUNDS} alternating rounds; ratio = bare / with (1 = free)`,
+      })
+      if (c.label.startsWith('phone navigation')) continue // redirected: less work than either anchor
+      console.log(
+        `   ${c.label}: empty middleware CPU ${Math.min(...cpu.empty).toFixed(1)} µs; empty / mobileRedirect, median of rounds ${overEmpty.toFixed(3)}`,
+      )
+      figure({
+        group: 'redirect',
+        name: `mobileRedirect server CPU per request against an empty middleware, ${c.label}`,
+        value: Number(cpuWith.toFixed(1)),
+        unit: 'µs',
+        anchor: 'Express + a middleware that only calls next()',
+        anchorValue: Number(Math.min(...cpu.empty).toFixed(1)),
+        ratio: Number(overEmpty.toFixed(3)),
+        target: '>= 0.97',
+        note: `at ${FIXED_RATE} req/s, median of ${ROUNDS} per-round ratios empty / with (1 = mobileRedirect costs no more than any middleware)`,
       })
     }
     for (const [label, ua, headers, target] of [

@@ -1,7 +1,9 @@
 /**
  * The desktop site the throughput benchmark loads, in its own process so
  * autocannon does not share its event loop: `bare` (Express only) or
- * `redirect` (mobileRedirect in front). Sends its port to the parent.
+ * `redirect` (mobileRedirect in front), or `empty` (an Express middleware
+ * that only calls next(): the cost of any middleware layer, the floor under
+ * mobileRedirect's). Sends its port to the parent.
  */
 import type { AddressInfo } from 'node:net'
 import express from 'express'
@@ -12,6 +14,7 @@ const PAGE = `<!doctype html><html><head><title>Desktop site</title></head><body
 
 const app = express()
 if (mode === 'redirect') app.use(mobileRedirect({ mobileUrl: 'https://m.example.com' }))
+if (mode === 'empty') app.use((_req, _res, next) => next())
 app.get('/{*path}', (_req, res) => {
   res.type('html').send(PAGE)
 })
