@@ -18,6 +18,7 @@ import vm from 'node:vm'
 import UserAgent from 'user-agents'
 import { createEngine, MemoryStore } from '../lib/index.js'
 import type { Engine, SiteRecord, VisitEvent } from '../lib/index.js'
+import { COUNTRIES, KINDS } from './lib/fixtures.js'
 
 v8.setFlagsFromString('--expose_gc')
 const gc = vm.runInNewContext('gc') as () => void
@@ -25,29 +26,6 @@ const gc = vm.runInNewContext('gc') as () => void
 const DAY = 86_400_000
 const T0 = Date.UTC(2025, 0, 1)
 const dayOf = (i: number): string => new Date(T0 + i * DAY).toISOString().slice(0, 10)
-const KINDS = ['click_to_call', 'click_to_map', 'click_to_email', 'form_submit'] as const
-const COUNTRIES = [
-  'US',
-  'JP',
-  'DE',
-  'FR',
-  'BR',
-  'IN',
-  'GB',
-  'ES',
-  'IT',
-  'CA',
-  'MX',
-  'KR',
-  'AU',
-  'NL',
-  'SE',
-  'PL',
-  'TR',
-  'ID',
-  'AR',
-  'ZA',
-]
 const REGIONS = ['North', 'South', 'Unknown']
 
 /** A small deterministic PRNG, so every run seeds the same data. */

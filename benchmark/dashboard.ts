@@ -21,31 +21,10 @@ import { createEngine, dashboardRouter } from '../lib/index.js'
 import { dashboardOf } from '../lib/engine/dashboard.js'
 import { sitePage } from '../lib/dashboard/pages.js'
 import { figure } from './lib/report.js'
+import { COUNTRIES, KINDS } from './lib/fixtures.js'
 
 const DAY = 86_400_000
 const NOW = Date.UTC(2025, 5, 30, 12)
-const COUNTRIES = [
-  'US',
-  'JP',
-  'DE',
-  'FR',
-  'BR',
-  'IN',
-  'GB',
-  'ES',
-  'IT',
-  'CA',
-  'MX',
-  'KR',
-  'AU',
-  'NL',
-  'SE',
-  'PL',
-  'TR',
-  'ID',
-  'AR',
-  'ZA',
-]
 const UAS = [
   'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1',
   'Mozilla/5.0 (iPhone; CPU iPhone OS 16_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/16.6 Mobile/15E148 Safari/604.1',
@@ -56,7 +35,6 @@ const UAS = [
   'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_4) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Safari/605.1.15',
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:125.0) Gecko/20100101 Firefox/125.0',
 ]
-const KINDS = ['click_to_call', 'click_to_map', 'click_to_email', 'form_submit'] as const
 
 let seed = 7
 const random = (): number => {
