@@ -174,6 +174,11 @@ function adversarial(size: number): Record<string, string> {
     '"Android\\n" repeated': fill('Android\n'),
     '"Android\\nMobile\\n" repeated': fill('Android\nMobile\n'),
     '"Mobile Android\\n" repeated': fill('Mobile Android\n'),
+    // Every line holds the head, and "Mobile" only comes at the end: the
+    // chain has to look at every line.
+    '"Android\\n" repeated, then "Mobile"': `${fill('Android\n').slice(0, size - 6)}Mobile`,
+    // Empty lines are where the later-lines search does the most work per code unit.
+    '"Android\\n", "\\n" repeated, "Mobile"': `Android\n${fill('\n').slice(0, size - 14)}Mobile`,
     '"a" repeated': fill('a'),
   }
 }

@@ -302,6 +302,26 @@ t.test('linear form is exact on strings of any length (no cap)', async (t) => {
   t.equal(m(filler), false)
 })
 
+t.test('a chain that fails on its first line is searched on every later line', async (t) => {
+  // Eleven pieces: the later-lines regex refers to its groups as \\1 to \\11.
+  const source = Array.from({ length: 11 }, (_, i) => String.fromCharCode(97 + i)).join('.*')
+  const naive = new RegExp(source, 'i')
+  const m = compileSource(source, Infinity)
+  t.equal(m.mode, 'linear')
+  const all = 'a b c d e f g h i j k'
+  const cases = [
+    `abc\n${all}`,
+    `${all.slice(0, -1)}\r\n${all}`,
+    `a\r\n\r\n${all.toUpperCase()}`,
+    `a\u2028b c d e f g h i j\u2029${all.slice(2)}`,
+    `a\n${all.slice(0, -1)}\nk`,
+    `a\n${'a\n'.repeat(1000)}${all}`,
+  ]
+  for (const s of cases) t.equal(m.test(s), naive.test(s), printable(s.slice(0, 40)))
+  t.equal(m.test(cases[0] as string), true)
+  t.equal(m.test(cases[4] as string), false)
+})
+
 t.test('general mode reads the first maxLength code units: verdict = naive on the capped input', async (t) => {
   const source = '.*(iPhone|Android).*'
   const naive = new RegExp(source, 'i')
