@@ -14,7 +14,7 @@ import request from 'supertest'
 import t from 'tap'
 import { apiRouter, createEngine } from '../lib/index.js'
 import { RedisStore } from '../lib/redis.js'
-import { REDIS_URL, deleteUnder, randomPrefix, redisOrSkip } from './helpers/redis.js'
+import { OwnRedis, REDIS_URL, deleteUnder, freePort, randomPrefix, redisOrSkip } from './helpers/redis.js'
 
 const admin = await redisOrSkip(t, 'Redis round-trip counts')
 if (admin)
@@ -213,3 +213,58 @@ if (admin)
     t.equal(sent.length, 4, `4 concurrent calls: 4 commands (${sent.join(', ')})`)
     t.equal(writes, 1, '4 concurrent calls: one socket write')
   })
+
+if (admin)
+  void t.test(
+    'every script is loaded on connecting and again after a Redis restart: a first call is one round trip',
+    async (t) => {
+      // An own server: its script cache starts empty and is emptied again by the restart.
+      const redis = new OwnRedis(await freePort())
+      await redis.start()
+      const store = new RedisStore({ url: redis.url, prefix: randomPrefix('scripts') })
+      t.teardown(async () => {
+        await store.close()
+        await redis.stop()
+      })
+      const sent: string[] = []
+      const client = store.client as unknown as {
+        sendCommand: (command: { name: string }, ...rest: unknown[]) => unknown
+      }
+      const send = client.sendCommand.bind(client)
+      client.sendCommand = (command, ...rest) => {
+        sent.push(command.name)
+        return send(command, ...rest)
+      }
+      /** Waits until the store answers (a plain read, not a script). */
+      const connected = async (): Promise<void> => {
+        for (let i = 0; i < 200; i++) {
+          try {
+            await store.getMaster('nobody')
+            return
+          } catch {
+            await new Promise((r) => setTimeout(r, 50))
+          }
+        }
+        throw new Error('the store did not reconnect')
+      }
+      const firstCalls: [string, () => Promise<unknown>][] = [
+        ['updateAccount', () => store.updateAccount('owner', 'nobody', { first_name: 'X' })],
+        ['deleteAccount', () => store.deleteAccount('owner', 'nobody')],
+        ['grantAccess', () => store.grantAccess('owner', 'nobody', 'nosite')],
+        ['incrementWithinLimit', () => store.incrementWithinLimit('calls', 300, Date.now() + 60_000)],
+        ['getBilling', () => store.getBilling('owner')],
+      ]
+      for (const when of ['after connecting', 'after a restart']) {
+        if (when === 'after a restart') {
+          await redis.stop()
+          await redis.start()
+        }
+        await connected()
+        for (const [label, call] of firstCalls) {
+          sent.length = 0
+          await call()
+          t.same(sent, ['evalsha'], `${when}, ${label}: one EVALSHA, no NOSCRIPT fallback`)
+        }
+      }
+    },
+  )

@@ -1,6 +1,7 @@
 /**
  * The connection side of RedisStore: client options that fail fast instead of
- * queueing, waiting for readiness, Lua script calls in one round trip, one
+ * queueing, waiting for readiness, Lua scripts loaded on every (re)connection
+ * and called in one round trip, one
  * socket write per turn of the event loop, and the mapping of connection
  * failures to {@link StoreUnavailableError}.
  */
@@ -57,9 +58,14 @@ export interface LuaScript {
   readonly sha: string
 }
 
+/** Every script {@link lua} prepared, by SHA-1: what a connection loads when it becomes ready. */
+const SCRIPTS = new Map<string, LuaScript>()
+
 /** Prepares a Lua source for {@link RedisConn.run}. */
 export function lua(source: string): LuaScript {
-  return { lua: source, sha: createHash('sha1').update(source).digest('hex') }
+  const script = { lua: source, sha: createHash('sha1').update(source).digest('hex') }
+  SCRIPTS.set(script.sha, script)
+  return script
 }
 
 /** One Redis connection as RedisStore uses it. */
@@ -89,6 +95,22 @@ export class RedisConn {
       // report unavailability themselves.
       this.client.on('error', () => {})
     }
+    this.client.on('ready', this.loadScripts)
+    if (this.client.status === 'ready') this.loadScripts()
+  }
+
+  /**
+   * Loads every script into the server's script cache, in one write, each
+   * time the connection becomes ready: so the first call of each script after
+   * a start, or after a Redis restart emptied that cache, is one round trip
+   * (EVALSHA) instead of two (EVALSHA, NOSCRIPT, EVAL). Calls waiting for
+   * readiness are sent after it. Fire and forget: a script that did not load
+   * still runs, through the EVAL fallback of {@link run}.
+   */
+  private readonly loadScripts = (): void => {
+    const pipeline = this.client.pipeline()
+    for (const script of SCRIPTS.values()) pipeline.script('LOAD', script.lua)
+    pipeline.exec().catch(() => {})
   }
 
   /**
@@ -176,6 +198,7 @@ export class RedisConn {
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
+    this.client.off('ready', this.loadScripts)
     if (!this.owned) return
     try {
       if (this.client.status === 'ready') await this.client.quit()
