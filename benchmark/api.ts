@@ -157,13 +157,15 @@ const servers = await Promise.all(variants.map(start))
 const results = new Map<string, Map<string, Summary>>()
 try {
   console.log(
-    `autocannon, ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds x ${DURATION} s per variant and load`,
+    `autocannon, ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds (every other one in reverse order) x ${DURATION} s per variant and load`,
   )
   for (const load of Object.keys(LOADS)) {
     for (const server of servers) await run(server, load, 1) // warm-up
     const samples = new Map<string, Sample[]>(servers.map((s) => [s.label, []]))
     for (let round = 0; round < ROUNDS; round++) {
-      for (const server of servers) samples.get(server.label)!.push(await run(server, load, DURATION))
+      // Every other round in reverse order, so no variant always runs right after another.
+      const order = round % 2 === 0 ? servers : [...servers].reverse()
+      for (const server of order) samples.get(server.label)!.push(await run(server, load, DURATION))
     }
     // Ratios are taken round by round (variants measured moments apart share the machine's load), then the median.
     const bareSamples = samples.get('bare Express')!
@@ -194,7 +196,7 @@ try {
     const memory = summary.get('apiRouter, MemoryStore')!
     const round3 = (x: number) => Number(x.toFixed(3))
     const rps = (s: Sample) => s.rps
-    const note = `medians of ${ROUNDS} interleaved ${DURATION} s autocannon runs, ${CONNECTIONS} connections; ratio = median of per-round ratios`
+    const note = `medians of ${ROUNDS} interleaved (alternately reversed) ${DURATION} s autocannon runs, ${CONNECTIONS} connections; ratio = median of per-round ratios`
     figure({
       group: 'API',
       name: `${short}: bare Express`,

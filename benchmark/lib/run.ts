@@ -172,6 +172,9 @@ function document(outcomes: Outcome[], command: string, started: Date, load: num
     '- **API throughput** is read as req/s of autocannon against one server process per variant, and as server CPU per request (steadier on a shared machine); ratios are medians of per-round ratios.',
   )
   out.push(
+    "- **mobileRedirect's cost** is judged in-process: an Express app with `app.use(mobileRedirect(...))` against the same app without it, both dispatched by Express, set against bare Express's CPU per request over HTTP. Over HTTP the per-round ratios spread by ±10–20 % on this machine, about ten times the middleware's cost, so those rows carry their quartiles and no target.",
+  )
+  out.push(
     "- **Scale figures** report the process's CPU time beside the wall time: on a shared machine a process waits for a core, which only the wall time counts. Slopes are log-log between sizes (1 = linear).",
     '',
   )
