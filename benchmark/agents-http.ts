@@ -218,7 +218,7 @@ export async function throughput(corpus: CorpusRow[]): Promise<void> {
         anchorValue: Number(bareCpu.toFixed(1)),
         ratio: Number((own / bareCpu).toFixed(4)),
         target,
-        note: `ratio = (app with mobileRedirect − bare app), in-process through Express's own dispatch, best of 9 interleaved rounds / bare Express CPU per request over HTTP; Express's layer alone (an empty middleware): ${(cost.empty / 1000).toFixed(2)} µs`,
+        note: `ratio = (app with mobileRedirect − bare app), in-process through Express's own dispatch, median of 21 paired rounds / bare Express CPU per request over HTTP; Express's layer alone (an empty middleware): ${(cost.empty / 1000).toFixed(2)} µs`,
       })
     }
   } finally {

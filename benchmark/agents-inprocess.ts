@@ -32,19 +32,25 @@ function pair(ua: string, headers: Record<string, string>): [http.IncomingMessag
 
 const pool = (ua: string, headers: Record<string, string>) => Array.from({ length: 64 }, () => pair(ua, headers))
 
-/** Nanoseconds per request, best of 9 interleaved rounds per app. */
+/** Nanoseconds added per request over the bare app: medians of per-round differences. */
 export interface LayerCost {
-  /** mobileRedirect mounted with app.use, over the bare app. */
+  /** mobileRedirect mounted with app.use. */
   redirect: number
-  /** A middleware that only calls next(), over the bare app: Express's cost of any layer. */
+  /** A middleware that only calls next(): Express's cost of any layer. */
   empty: number
 }
+
+const ROUNDS = 21
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1] as number
 
 /**
  * Nanoseconds mobileRedirect adds to a request it passes through (a desktop
  * navigation, or a phone's fetch()), and what an empty middleware adds, each
- * over the bare app: best of 9 interleaved rounds of each app, subtracted
- * (best minus best, so one noisy round cannot inflate a difference).
+ * over the bare app. The three apps run back to back in each of 21 rounds
+ * (the order alternating), so a slow spell of the machine hits a round's
+ * three alike; the difference is taken within each round and its median
+ * reported.
  */
 export function passThroughCostNs(ua: string, headers: Record<string, string>): LayerCost {
   const apps = {
@@ -55,7 +61,7 @@ export function passThroughCostNs(ua: string, headers: Record<string, string>): 
   // A pool per app: Express gives each request its app's prototypes.
   const pools = { bare: pool(ua, headers), empty: pool(ua, headers), redirect: pool(ua, headers) }
   const time = (handle: express.Express, pairs: ReturnType<typeof pool>): number => {
-    const n = 50_000
+    const n = 20_000
     const start = process.hrtime.bigint()
     for (let i = 0; i < n; i++) {
       const [req, res] = pairs[i & 63] as [http.IncomingMessage, http.ServerResponse]
@@ -66,10 +72,15 @@ export function passThroughCostNs(ua: string, headers: Record<string, string>): 
     }
     return Number(process.hrtime.bigint() - start) / n
   }
-  const best = { bare: Infinity, empty: Infinity, redirect: Infinity }
-  for (let round = 0; round < 9; round++) {
-    for (const name of ['bare', 'empty', 'redirect'] as const)
-      best[name] = Math.min(best[name], time(apps[name], pools[name]))
+  const names = ['bare', 'empty', 'redirect'] as const
+  for (const name of names) time(apps[name], pools[name]) // warm-up
+  const redirect: number[] = []
+  const empty: number[] = []
+  for (let round = 0; round < ROUNDS; round++) {
+    const ns = { bare: 0, empty: 0, redirect: 0 }
+    for (const name of round % 2 === 0 ? names : [...names].reverse()) ns[name] = time(apps[name], pools[name])
+    redirect.push(ns.redirect - ns.bare)
+    empty.push(ns.empty - ns.bare)
   }
-  return { redirect: best.redirect - best.bare, empty: best.empty - best.bare }
+  return { redirect: median(redirect), empty: median(empty) }
 }

@@ -51,7 +51,7 @@ const canonical = ((): string[] => {
     return copy
   })
 })()
-const ROUNDS = 5
+const ROUNDS = 9
 const fmt = (n: number, digits = 1): string =>
   n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })
 

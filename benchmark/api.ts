@@ -42,7 +42,7 @@ type Autocannon = (opts: {
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 1)
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 9)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15)
 const CONNECTIONS = 10
 const REDIS_URL = process.env.REDIS_URL
 const HEADERS = { authorization: `Basic ${Buffer.from('bench:bench-password').toString('base64')}` }
