@@ -17,19 +17,23 @@ import { RedisStore } from '../lib/redis.js'
 import { OwnRedis, REDIS_URL, deleteUnder, freePort, randomPrefix, redisOrSkip } from './helpers/redis.js'
 
 const admin = await redisOrSkip(t, 'Redis round-trip counts')
+
+/** The names of the commands the store's client sends from now on; empty it to start a count. */
+function sentCommands(store: RedisStore): string[] {
+  const sent: string[] = []
+  const client = store.client as unknown as { sendCommand: (command: { name: string }, ...rest: unknown[]) => unknown }
+  const send = client.sendCommand.bind(client)
+  client.sendCommand = (command, ...rest) => {
+    sent.push(command.name)
+    return send(command, ...rest)
+  }
+  return sent
+}
 if (admin)
   void t.test('one round trip per read and per atomic rule, over HTTP and in-process', async (t) => {
     const prefix = randomPrefix('trips')
     const store = new RedisStore({ url: REDIS_URL!, prefix })
-    const sent: string[] = []
-    const client = store.client as unknown as {
-      sendCommand: (command: { name: string }, ...rest: unknown[]) => unknown
-    }
-    const send = client.sendCommand.bind(client)
-    client.sendCommand = (command, ...rest) => {
-      sent.push(command.name)
-      return send(command, ...rest)
-    }
+    const sent = sentCommands(store)
     const engine = createEngine({ store })
     const app = express().use('/api', apiRouter(engine))
     const server: Server = app.listen(0, '127.0.0.1')
@@ -226,15 +230,7 @@ if (admin)
         await store.close()
         await redis.stop()
       })
-      const sent: string[] = []
-      const client = store.client as unknown as {
-        sendCommand: (command: { name: string }, ...rest: unknown[]) => unknown
-      }
-      const send = client.sendCommand.bind(client)
-      client.sendCommand = (command, ...rest) => {
-        sent.push(command.name)
-        return send(command, ...rest)
-      }
+      const sent = sentCommands(store)
       /** Waits until the store answers (a plain read, not a script). */
       const connected = async (): Promise<void> => {
         for (let i = 0; i < 200; i++) {
