@@ -2,7 +2,9 @@
 // package so no TypeScript loader adds to its memory or time. Run with
 // --expose-gc. argv: the mobisite entry (dist/esm/lib/index.js), then
 //   seed <n> <checkpoint,...>   create n sites through the engine with a frozen clock
-//   traffic <sites> <days>      time Get Sites with Most Traffic over that much data
+//   traffic <sites> <days> [<history days>]
+//                               time Get Sites with Most Traffic over <days> days, with
+//                               visits on the <history days> (default <days>) up to the last
 // Prints one JSON line.
 const [entry, mode, ...args] = process.argv.slice(2)
 const { createEngine, MemoryStore } = await import(entry)
@@ -49,6 +51,7 @@ if (mode === 'seed') {
 } else if (mode === 'traffic') {
   const sites = Number(args[0])
   const days = Number(args[1])
+  const history = Number(args[2] ?? days)
   const store = new MemoryStore()
   let now = T0 + 400 * DAY
   const engine = createEngine({ store, now: () => new Date((now += 300_000)) })
@@ -59,7 +62,7 @@ if (mode === 'seed') {
   let seed = 42
   const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648
   let visits = 0
-  for (let d = 0; d < days; d++) {
+  for (let d = days - history; d < days; d++) {
     const day = new Date(T0 + d * DAY).toISOString().slice(0, 10)
     for (let s = 0; s < sites; s++) {
       // 1 to 3 visits a day per site, from a pool of 30 visitors per site.
@@ -96,6 +99,6 @@ if (mode === 'seed') {
     cpu.push((used.user + used.system) / 1000)
   }
   const median = (xs) => xs.sort((a, b) => a - b)[15]
-  console.log(JSON.stringify({ sites, days, visits, ms: median(times), cpuMs: median(cpu) }))
+  console.log(JSON.stringify({ sites, days, history, visits, ms: median(times), cpuMs: median(cpu) }))
 }
 process.exit(0)

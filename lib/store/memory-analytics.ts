@@ -16,9 +16,11 @@
  * - dimension values are interned once per store to integer ids; the
  *   cells of a bucket are one flat array sorted by id, not Maps or objects.
  *
- * Ranking (most traffic) reads per-owner day lists of (site slot, visits), so
- * it sums plain numbers for every site and counts distinct visitors only for
- * the winners.
+ * Ranking (most traffic) counts distinct visitors only for the winners. It
+ * finds them in the owner's all-time visit order (visit-ranking.ts) when the
+ * period holds all of the owner's visits, reading about as many sites as it
+ * returns; otherwise it sums per-owner day lists of (site slot, visits), plain
+ * numbers for every site.
  */
 import type { ActivityKind } from '../../types/index.js'
 import type {
@@ -45,6 +47,7 @@ import {
   type Cells,
 } from './analytics-cells.js'
 import { DistinctCounter, membersOf } from './visitor-set.js'
+import { TopSlots, VisitRanking } from './visit-ranking.js'
 
 const DAY_MS = 86_400_000
 const KIND_INDEX: Readonly<Record<ActivityKind, number>> = {
@@ -54,10 +57,32 @@ const KIND_INDEX: Readonly<Record<ActivityKind, number>> = {
   form_submit: 3,
 }
 
-/** The visits of one owner on one day, as parallel lists (site slot, visits). */
-interface OwnerDay {
-  slots: number[]
-  visits: number[]
+/**
+ * The visits of one owner on one day: parallel lists (site slot, visits) and
+ * their sum. Typed arrays, grown by doubling, keep each list in one block of
+ * memory, which the ranking's pass over every site reads front to back.
+ */
+class OwnerDay {
+  slots = new Int32Array(4)
+  visits = new Float64Array(4)
+  length = 0
+  total = 0
+
+  /** Appends a site's first visits of the day; returns their index in the lists. */
+  append(slot: number, visits: number): number {
+    if (this.length === this.slots.length) {
+      const slots = new Int32Array(this.length * 2)
+      slots.set(this.slots)
+      this.slots = slots
+      const counts = new Float64Array(this.length * 2)
+      counts.set(this.visits)
+      this.visits = counts
+    }
+    this.slots[this.length] = slot
+    this.visits[this.length] = visits
+    this.total += visits
+    return this.length++
+  }
 }
 
 /** One site on one UTC day. */
@@ -90,6 +115,7 @@ class Bucket {
 interface SiteData {
   name: string
   owner: string
+  ownerData: OwnerData
   slot: number
   days: Map<string, Bucket>
   /** visitor_id → interned integer, dense from 0. */
@@ -104,6 +130,8 @@ interface OwnerData {
   sites: (SiteData | undefined)[]
   free: number[]
   days: Map<string, OwnerDay>
+  /** The slots by all-time visits. */
+  ranking: VisitRanking
 }
 
 /** Interning of a two-part dimension value to an integer id, shared by all sites of the store. */
@@ -188,17 +216,18 @@ export class MemoryAnalytics {
     countVisit(bucket.sys, sys, pages, visitor)
     const geo = bucket.geoAt(this.geos.id(visit.country, visit.region))
     countVisit(bucket.geo, geo, pages, visitor)
-    if (bucket.ownerDay === undefined) {
-      const owner = this.owners.get(site.owner)!
-      let day = owner.days.get(visit.day)
-      if (day === undefined) owner.days.set(visit.day, (day = { slots: [], visits: [] }))
+    let day = bucket.ownerDay
+    if (day === undefined) {
+      const { days } = site.ownerData
+      day = days.get(visit.day)
+      if (day === undefined) days.set(visit.day, (day = new OwnerDay()))
       bucket.ownerDay = day
-      bucket.rank = day.slots.length
-      day.slots.push(site.slot)
-      day.visits.push(1)
+      bucket.rank = day.append(site.slot, 1)
     } else {
-      bucket.ownerDay.visits[bucket.rank]! += 1
+      day.visits[bucket.rank]! += 1
+      day.total += 1
     }
+    site.ownerData.ranking.addOne(site.slot)
   }
 
   /** Adds an activity to its day bucket and its two cells; `owner` is the site's owner. */
@@ -268,27 +297,30 @@ export class MemoryAnalytics {
   mostTraffic(owner: string, from: string, to: string, limit: number): { site_name: string; data: TrafficTotals }[] {
     const data = this.owners.get(owner)
     if (data === undefined || limit <= 0) return []
-    const totals = new Float64Array(data.sites.length)
-    for (const day of inRange(data.days, from, to)) {
-      const { slots, visits } = day
-      for (let i = 0; i < slots.length; i++) totals[slots[i]!]! += visits[i]!
-    }
     const sites = data.sites
-    // Better-first; `before` decides whether slot a outranks slot b.
-    const before = (a: number, b: number): boolean =>
-      totals[a]! > totals[b]! || (totals[a] === totals[b] && sites[a]!.name < sites[b]!.name)
-    const top: number[] = []
-    for (let slot = 0; slot < totals.length; slot++) {
-      if (totals[slot]! <= 0 || sites[slot] === undefined) continue
-      if (top.length === limit && !before(slot, top[limit - 1]!)) continue
-      let i = top.length === limit ? limit - 1 : top.length
-      while (i > 0 && before(slot, top[i - 1]!)) {
-        top[i] = top[i - 1]!
-        i--
+    const nameOf = (slot: number) => sites[slot]!.name
+    const days = inRange(data.days, from, to)
+    let inPeriod = 0
+    for (const day of days) inPeriod += day.total
+    let winners: number[]
+    let visitsOf: (slot: number) => number
+    if (inPeriod === data.ranking.total) {
+      // Every visit the owner has lies in the period: all-time order is the answer.
+      winners = data.ranking.top(limit, nameOf)
+      visitsOf = (slot) => data.ranking.visitsOf(slot)
+    } else {
+      const totals = new Float64Array(sites.length)
+      for (const { slots, visits, length } of days) {
+        for (let i = 0; i < length; i++) totals[slots[i]!]! += visits[i]!
       }
-      top[i] = slot
+      const top = new TopSlots(limit, (slot) => totals[slot]!, nameOf)
+      for (let slot = 0; slot < totals.length; slot++) {
+        if (totals[slot]! > 0 && sites[slot] !== undefined) top.offer(slot)
+      }
+      winners = top.slots
+      visitsOf = (slot) => totals[slot]!
     }
-    return top.map((slot) => {
+    return winners.map((slot) => {
       const site = sites[slot]!
       let page_views = 0
       this.distinct.start(site.visitorIds.size)
@@ -296,7 +328,10 @@ export class MemoryAnalytics {
         page_views += bucket.page_views
         uniteVisitors(this.distinct, bucket.sys)
       }
-      return { site_name: site.name, data: { visits: totals[slot]!, page_views, unique_visitors: this.distinct.count } }
+      return {
+        site_name: site.name,
+        data: { visits: visitsOf(slot), page_views, unique_visitors: this.distinct.count },
+      }
     })
   }
 
@@ -378,17 +413,18 @@ export class MemoryAnalytics {
       loadCell(bucket.geo, at, view(cell))
     }
     if (day.visits <= 0) return
-    if (bucket.ownerDay === undefined) {
-      const data = this.owners.get(site.owner)!
-      let list = data.days.get(day.day)
-      if (list === undefined) data.days.set(day.day, (list = { slots: [], visits: [] }))
+    let list = bucket.ownerDay
+    if (list === undefined) {
+      const { days } = site.ownerData
+      list = days.get(day.day)
+      if (list === undefined) days.set(day.day, (list = new OwnerDay()))
       bucket.ownerDay = list
-      bucket.rank = list.slots.length
-      list.slots.push(site.slot)
-      list.visits.push(day.visits)
+      bucket.rank = list.append(site.slot, day.visits)
     } else {
-      bucket.ownerDay.visits[bucket.rank]! += day.visits
+      list.visits[bucket.rank]! += day.visits
+      list.total += day.visits
     }
+    site.ownerData.ranking.add(site.slot, day.visits)
   }
 
   /** Forgets everything recorded for the owner's site (Delete Site). */
@@ -397,10 +433,13 @@ export class MemoryAnalytics {
     if (site === undefined || site.owner !== owner) return
     // Zeroed entries stay in the owner's day lists: a zero never ranks, and
     // removing them would mean renumbering every other bucket's rank.
-    for (const bucket of site.days.values()) {
-      if (bucket.ownerDay !== undefined) bucket.ownerDay.visits[bucket.rank] = 0
+    for (const { ownerDay, rank } of site.days.values()) {
+      if (ownerDay === undefined) continue
+      ownerDay.total -= ownerDay.visits[rank]!
+      ownerDay.visits[rank] = 0
     }
-    const data = this.owners.get(owner)!
+    const data = site.ownerData
+    data.ranking.remove(site.slot)
     data.sites[site.slot] = undefined
     data.free.push(site.slot)
     this.sites.delete(site_name)
@@ -412,11 +451,14 @@ export class MemoryAnalytics {
     // Same name, other owner: the old site was deleted and its name reused.
     if (known !== undefined) this.dropSite(known.owner, site_name)
     let data = this.owners.get(owner)
-    if (data === undefined) this.owners.set(owner, (data = { sites: [], free: [], days: new Map() }))
+    if (data === undefined) {
+      this.owners.set(owner, (data = { sites: [], free: [], days: new Map(), ranking: new VisitRanking() }))
+    }
     const slot = data.free.pop() ?? data.sites.length
     const site: SiteData = {
       name: site_name,
       owner,
+      ownerData: data,
       slot,
       days: new Map(),
       visitorIds: new Map(),

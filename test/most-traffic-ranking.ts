@@ -1,0 +1,125 @@
+// Most traffic is answered two ways: from the owner's all-time visit order
+// when the period holds every visit the owner has, else by summing day lists.
+// Both must give the ranking a plain sum gives, through visits one at a time,
+// imported days (bulk counts), deleted sites and reused ranking slots.
+import { deepStrictEqual } from 'node:assert/strict'
+import fc from 'fast-check'
+import t from 'tap'
+import type { AnalyticsDayDump } from '../lib/store/contract.js'
+import { MemoryAnalytics } from '../lib/store/memory-analytics.js'
+import { visitEvent } from '../lib/testing/conformance/analytics.js'
+
+const DAYS = ['2024-05-01', '2024-05-02', '2024-05-03', '2024-05-04']
+const WHOLE = ['2024-01-01', '2024-12-31'] as const
+const noActivity = { click_to_call: 0, click_to_map: 0, click_to_email: 0, form_submit: 0 }
+
+/** An imported site-day of `visits` visits by one visitor. */
+function importedDay(site_name: string, day: string, visits: number): AnalyticsDayDump {
+  const cell = { visits, page_views: visits, activities: noActivity, visitors: ['imported'] }
+  return {
+    site_name,
+    day,
+    visits,
+    page_views: visits,
+    activities: noActivity,
+    visitors: ['imported'],
+    system: [{ key: ['Chrome 120', 'iOS'], ...cell }],
+    geo: [{ key: ['US', 'Unknown'], ...cell }],
+  }
+}
+
+/** Visits per site in [from, to], ranked the way the API ranks them. */
+function naiveRanking(visits: Map<string, Map<string, number>>, from: string, to: string, limit: number) {
+  const rows: [string, number][] = []
+  for (const [site, days] of visits) {
+    let sum = 0
+    for (const [day, n] of days) if (day >= from && day <= to) sum += n
+    if (sum > 0) rows.push([site, sum])
+  }
+  rows.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+  return rows.slice(0, limit)
+}
+
+const siteName = fc.integer({ min: 0, max: 24 }).map((n) => (n === 0 ? '__proto__' : `site${n}`))
+const dayName = fc.constantFrom(...DAYS)
+const op = fc.oneof(
+  { weight: 12, arbitrary: fc.record({ op: fc.constant('visit' as const), site: siteName, day: dayName }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      op: fc.constant('import' as const),
+      site: siteName,
+      day: dayName,
+      visits: fc.integer({ min: 1, max: 6 }),
+    }),
+  },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant('drop' as const), site: siteName }) },
+  { weight: 2, arbitrary: fc.record({ op: fc.constant('rank' as const), limit: fc.integer({ min: 1, max: 12 }) }) },
+)
+
+t.test('both ways rank exactly as a plain sum does', async (t) => {
+  t.doesNotThrow(() =>
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 300 }), (ops) => {
+        const analytics = new MemoryAnalytics()
+        const visits = new Map<string, Map<string, number>>()
+        const add = (site: string, day: string, n: number) => {
+          const days = visits.get(site) ?? new Map<string, number>()
+          days.set(day, (days.get(day) ?? 0) + n)
+          visits.set(site, days)
+        }
+        const check = (limit: number) => {
+          deepStrictEqual(
+            analytics.mostTraffic('owner', ...WHOLE, limit).map((r) => [r.site_name, r.data.visits]),
+            naiveRanking(visits, ...WHOLE, limit),
+          )
+          // Only part of the visits in the period: the day lists answer.
+          deepStrictEqual(
+            analytics.mostTraffic('owner', DAYS[1]!, DAYS[2]!, limit).map((r) => [r.site_name, r.data.visits]),
+            naiveRanking(visits, DAYS[1]!, DAYS[2]!, limit),
+          )
+        }
+        for (const step of ops) {
+          if (step.op === 'visit') {
+            analytics.recordVisit(visitEvent(step.site, step.day, 'v'), 'owner')
+            add(step.site, step.day, 1)
+          } else if (step.op === 'import') {
+            analytics.load(importedDay(step.site, step.day, step.visits), 'owner')
+            add(step.site, step.day, step.visits)
+          } else if (step.op === 'drop') {
+            analytics.dropSite('owner', step.site)
+            visits.delete(step.site)
+          } else {
+            check(step.limit)
+          }
+        }
+        check(10)
+      }),
+      { numRuns: 400 },
+    ),
+  )
+})
+
+t.test('ties at the cut are broken by name, however many sites tie', async (t) => {
+  const analytics = new MemoryAnalytics()
+  // 500 sites with 2 visits, visited in reverse name order, then 3 with 3 visits.
+  for (let i = 499; i >= 0; i--) {
+    for (const day of DAYS.slice(0, 2))
+      analytics.recordVisit(visitEvent(`s${String(i).padStart(3, '0')}`, day, 'v'), 'o')
+  }
+  for (const name of ['z1', 'z2', 'z3']) {
+    for (const day of DAYS.slice(0, 3)) analytics.recordVisit(visitEvent(name, day, 'v'), 'o')
+  }
+  t.strictSame(
+    analytics.mostTraffic('o', ...WHOLE, 6).map((r) => [r.site_name, r.data.visits]),
+    [
+      ['z1', 3],
+      ['z2', 3],
+      ['z3', 3],
+      ['s000', 2],
+      ['s001', 2],
+      ['s002', 2],
+    ],
+  )
+  t.strictSame(analytics.mostTraffic('o', ...WHOLE, 1)[0]!.data, { visits: 3, page_views: 3, unique_visitors: 1 })
+})
