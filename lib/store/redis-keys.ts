@@ -140,3 +140,28 @@ export function decodeFields<T>(flat: unknown): T | undefined {
   }
   return record as T
 }
+
+const OPEN = Buffer.from('{"')
+const QUOTE_COLON = Buffer.from('":')
+const COMMA_QUOTE = Buffer.from(',"')
+const CLOSE = Buffer.from('}')
+
+/**
+ * {@link decodeFields} for a reply of Buffers (ioredis `callBuffer`), on the
+ * hottest read: the fields are joined into one JSON text and parsed once,
+ * instead of a string conversion per field and value and a JSON.parse per
+ * value (about 0.9 of 11 µs of Node CPU per getSite). Field names are the
+ * store's own record keys, which need no JSON escaping.
+ */
+export function decodeFieldBuffers<T>(flat: unknown): T | undefined {
+  if (!Array.isArray(flat) || flat.length === 0) return undefined
+  const parts: Buffer[] = []
+  for (let i = 0; i + 1 < flat.length; i += 2) {
+    const field = flat[i] as Buffer
+    if (field[0] === 0x23) continue // '#': bookkeeping
+    parts.push(parts.length === 0 ? OPEN : COMMA_QUOTE, field, QUOTE_COLON, flat[i + 1] as Buffer)
+  }
+  if (parts.length === 0) return {} as T
+  parts.push(CLOSE)
+  return JSON.parse(Buffer.concat(parts).toString()) as T
+}

@@ -40,6 +40,7 @@ import {
   RedisKeys,
   checkAccountPatch,
   checkSitePatch,
+  decodeFieldBuffers,
   decodeFields,
   encodeExpectation,
   encodeFields,
@@ -122,10 +123,9 @@ export class RedisStore implements Store {
   getSite(site_name: string): Promise<SiteRecord | undefined> {
     // One key needs no script: a plain HGETALL is the same single read, and
     // cheaper for Redis than running Lua (this is the API's most frequent call).
-    // 'HGETALL' in capitals: ioredis then leaves the reply the flat array
-    // decodeFields reads (its lower-case hgetall turns it into an object).
+    // callBuffer leaves the reply a flat array of Buffers, decoded in one parse.
     const key = this.keys.site(site_name)
-    return this.conn.call((c) => c.call('HGETALL', key)).then(decodeFields<SiteRecord>)
+    return this.conn.call((c) => c.callBuffer('HGETALL', key)).then(decodeFieldBuffers<SiteRecord>)
   }
 
   async getSites(site_names: string[]): Promise<(SiteRecord | undefined)[]> {

@@ -17,6 +17,15 @@ export function siteGroups(t: Tap, factory: StoreFactory): void {
     t.equal(await store.createSite(siteRecord('fullsite', 'bob')), false, 'names are global across owners')
     t.strictSame(await store.getSite('fullsite'), full, 'a refused create changes nothing')
 
+    const text = {
+      ...fullSiteRecord('textsite', 'alice'),
+      site_vertical: 'Café 東京 😀 "quoted" \\ back\u2028 {"a":1} __proto__',
+      site_vertical_category: '',
+      external_uid: 'ext-text',
+    }
+    await store.createSite(text)
+    t.strictSame(await store.getSite('textsite'), text, 'any text, escapes and all, round-trips')
+
     t.equal(await store.getSite('missing'), undefined, 'unknown name')
     t.equal(await store.getSite('FULLSITE'), undefined, 'names are case-sensitive')
 
