@@ -172,6 +172,12 @@ function document(outcomes: Outcome[], command: string, started: Date, load: num
     '- **API throughput** is read as req/s of autocannon against one server process per variant, and as server CPU per request (steadier on a shared machine); ratios are medians of per-round ratios.',
   )
   out.push(
+    "- **RedisStore against MemoryStore is judged at 100 connections.** At 10, each connection waits for its answer before asking again, so the one Redis round trip per read (about 17 µs of wall time here, mostly redis-server waiting for one of the two cores that autocannon and the server also use) lengthens every request, and the ratio follows latency while the server CPU per request stays within a few percent of MemoryStore's. At 100 connections (as in fastify's own benchmarks) the server is never idle and the ratio measures its work. Both rows are reported.",
+  )
+  out.push(
+    "- **Bare Express costs about 9 times raw node:http per request here** (about 90 against 10 µs of CPU). Most of it is Express's `Object.setPrototypeOf` on every request and response: a raw node:http handler that does only that went from 10 to 36 µs per request on this machine (Node 20). Every Express app pays it, apiRouter's host included, so the API's ratios are to bare Express.",
+  )
+  out.push(
     "- **mobileRedirect's cost** is judged in-process: an Express app with `app.use(mobileRedirect(...))` against the same app without it, both dispatched by Express, set against bare Express's CPU per request over HTTP. Over HTTP the per-round ratios spread by ±10–20 % on this machine, about ten times the middleware's cost, so those rows carry their quartiles and no target.",
   )
   out.push(
