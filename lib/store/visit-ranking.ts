@@ -9,11 +9,13 @@
  * `limit` sites, however many the owner has.
  *
  * The order lists the slots with visits, most first. Slots with equal visits
- * form one block, and `blockStart` maps a visit count to its block's first
- * index. A visit swaps the site to the front of its block and moves that
- * block's start one on, which leaves the site as the last member of the block
- * one visit up (the O(1) LFU layout). Bulk changes (an import, a deleted site)
- * only mark the order stale; the next read rebuilds it with one sort.
+ * form one block, and each slot points at its block's record, which holds
+ * the index where the block starts. A visit swaps the site to the front of
+ * its block and moves that block's start one on, which leaves the site right
+ * after the block one visit up: it joins that block, or starts one there (the
+ * O(1) LFU layout, with no map lookups on the recording path). Bulk changes
+ * (an import, a deleted site) only mark the order stale; the next read
+ * rebuilds it with one sort.
  */
 export class VisitRanking {
   /** All-time visits per slot (0 or a hole for a slot without visits). */
@@ -22,8 +24,8 @@ export class VisitRanking {
   private order: number[] = []
   /** Index of each slot in `order`; meaningful only for slots with visits. */
   private readonly position: number[] = []
-  /** Visit count → index in `order` of the first slot with that count. */
-  private readonly blockStart = new Map<number, number>()
+  /** The block of each slot with visits: shared by the slots with the same count. */
+  private readonly blockOf: Block[] = []
   private stale = false
   /** All-time visits of all the owner's sites together. */
   total = 0
@@ -35,29 +37,29 @@ export class VisitRanking {
 
   /** One more visit for the site in `slot`. */
   addOne(slot: number): void {
-    const had = this.visits[slot] ?? 0
-    this.visits[slot] = had + 1
+    const { visits, order, position, blockOf } = this
+    const had = visits[slot] ?? 0
+    visits[slot] = had + 1
     this.total += 1
     if (this.stale) return
-    const { order, position, blockStart } = this
+    let front: number
     if (had === 0) {
       // One visit is the fewest a listed slot has: its place is at the end.
-      if (!blockStart.has(1)) blockStart.set(1, order.length)
-      position[slot] = order.length
+      front = order.length
       order.push(slot)
-      return
+    } else {
+      const block = blockOf[slot]!
+      front = block.start
+      const displaced = order[front]!
+      const at = position[slot]!
+      order[at] = displaced
+      position[displaced] = at
+      order[front] = slot
+      block.start = front + 1 // empty if the slot was its only member: then nothing points at it
     }
-    const front = blockStart.get(had)!
-    const displaced = order[front]!
-    const at = position[slot]!
-    order[at] = displaced
-    position[displaced] = at
-    order[front] = slot
     position[slot] = front
-    const next = front + 1
-    if (next < order.length && this.visits[order[next]!] === had) blockStart.set(had, next)
-    else blockStart.delete(had)
-    if (!blockStart.has(had + 1)) blockStart.set(had + 1, front)
+    const above = front > 0 ? order[front - 1]! : -1
+    blockOf[slot] = above >= 0 && visits[above] === had + 1 ? blockOf[above]! : { start: front }
   }
 
   /** Adds `count` visits at once (a state import); the order is rebuilt when next read. */
@@ -93,19 +95,25 @@ export class VisitRanking {
   }
 
   private rebuild(): void {
-    const { visits, position, blockStart } = this
+    const { visits, position, blockOf } = this
     const order: number[] = []
     for (let slot = 0; slot < visits.length; slot++) if ((visits[slot] ?? 0) > 0) order.push(slot)
     order.sort((a, b) => visits[b]! - visits[a]!)
-    blockStart.clear()
+    let block: Block = { start: 0 }
     for (let i = 0; i < order.length; i++) {
       const slot = order[i]!
+      if (i > 0 && visits[slot] !== visits[order[i - 1]!]) block = { start: i }
       position[slot] = i
-      if (!blockStart.has(visits[slot]!)) blockStart.set(visits[slot]!, i)
+      blockOf[slot] = block
     }
     this.order = order
     this.stale = false
   }
+}
+
+/** Where a block of equal visit counts starts in the order. */
+interface Block {
+  start: number
 }
 
 /**
