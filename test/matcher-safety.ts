@@ -83,17 +83,27 @@ t.test('alternatives: linear pieces or general', async (t) => {
   t.same(analyzeAlternative('.*Android.*Mobile.*'), {
     kind: 'pieces',
     pieces: [
-      { source: 'Android', length: 7 },
-      { source: 'Mobile', length: 6 },
+      { source: 'Android', length: 7, last: 'd' },
+      { source: 'Mobile', length: 6, last: 'e' },
     ],
   })
-  t.same(analyzeAlternative('.*BB10;.*'), { kind: 'pieces', pieces: [{ source: 'BB10;', length: 5 }] })
-  t.same(analyzeAlternative('.*Opera\\ Mini.*'), { kind: 'pieces', pieces: [{ source: 'Opera\\ Mini', length: 10 }] })
+  t.same(analyzeAlternative('.*BB10;.*'), { kind: 'pieces', pieces: [{ source: 'BB10;', length: 5, last: ';' }] })
+  t.same(analyzeAlternative('.*Opera\\ Mini.*'), {
+    kind: 'pieces',
+    pieces: [{ source: 'Opera\\ Mini', length: 10, last: 'i' }],
+  })
   t.same(analyzeAlternative('a.+b'), {
     kind: 'pieces',
     pieces: [
-      { source: 'a.', length: 2 },
-      { source: 'b', length: 1 },
+      { source: 'a.', length: 2, last: '.' },
+      { source: 'b', length: 1, last: 'b' },
+    ],
+  })
+  t.same(analyzeAlternative('.*x\\..*y\\d.*'), {
+    kind: 'pieces',
+    pieces: [
+      { source: 'x\\.', length: 2, last: '\\.' },
+      { source: 'y\\d', length: 2, last: '\\d' },
     ],
   })
   t.same(analyzeAlternative('.*'), { kind: 'pieces', pieces: [] })

@@ -46,6 +46,8 @@ interface Chain {
   readonly rest: RegExp[]
   /** The whole chain on any later line, in one search: see {@link makeChain}. */
   readonly laterLines: RegExp
+  /** The source of the first piece's last atom. */
+  readonly last: string
 }
 
 /**
@@ -53,6 +55,7 @@ interface Chain {
  * @param maxLength code units given to general-mode alternatives.
  */
 export function compileSource(source: string, maxLength: number): CompiledAgents {
+  if (NON_ASCII.test(source)) return asItself(source, maxLength)
   const singles: string[] = []
   const singleLengths: number[] = []
   const chains: Chain[] = []
@@ -90,6 +93,7 @@ export function compileSource(source: string, maxLength: number): CompiledAgents
   // there. If none did, a one-piece name matched: a verdict.
   const trigger = new RegExp([...singles, ...chains.map((c) => c.first)].join('|'), 'gi')
   const heads = chains.map((c) => c.headAt)
+  const headEnds = lastCodeUnits(chains.map((c) => c.last))
   // The leftmost trigger match starts at most this far before lastIndex, and
   // no chain's first piece occurs before that start: chain searches begin there.
   const longest = Math.max(...singleLengths, ...chains.map((c) => c.headAt.length))
@@ -104,16 +108,22 @@ export function compileSource(source: string, maxLength: number): CompiledAgents
           trigger.lastIndex = 0
           if (!trigger.test(ua)) return false
           const end = trigger.lastIndex
-          let chainHead = false
+          // A match ending in a code unit no chain's first piece ends in is
+          // a one-piece name: decided without running the sticky tests.
+          if (headEnds !== undefined && headEnds[ua.charCodeAt(end - 1)] !== 1) return true
+          let chainHead = -1
           for (let i = 0; i < heads.length; i++) {
             const head = heads[i] as { re: RegExp; length: number }
             head.re.lastIndex = end - head.length
             if (head.re.test(ua)) {
-              chainHead = true
+              chainHead = i
               break
             }
           }
-          if (!chainHead) return true
+          if (chainHead < 0) return true
+          // Usually the chain goes on from the first piece just found. If it
+          // does not, the general search below decides, from every start.
+          if (chainMatches(ua, chains[chainHead] as Chain, end, true)) return true
           const from = end > longest ? end - longest : 0
           for (let i = 0; i < chains.length; i++) if (chainMatches(ua, chains[i] as Chain, from)) return true
           return single !== undefined && single.test(ua)
@@ -124,6 +134,29 @@ export function compileSource(source: string, maxLength: number): CompiledAgents
     mode: 'general',
     maxLength,
     test: (ua) => linear(ua) || rest.test(ua.length > maxLength ? ua.slice(0, maxLength) : ua),
+  }
+}
+
+/**
+ * V8's case-insensitive alternation does not always agree with its own
+ * alternatives tried one by one when a pattern holds a non-ASCII letter that
+ * case-folds to an ASCII one (ſ, K, İ, ı): `/sa|ſa|ſ/i` matches "s" while no
+ * alternative does, and `/K|KkS/i` misses "kbk", which `/K/i` finds (Node
+ * 20). The linear form joins and splits alternatives, so it could not give
+ * the naive regex's verdicts there; such sources run as that regex, on the
+ * first `maxLength` code units, like general alternatives. A fuzz of 300,000
+ * ASCII-only alternations against non-ASCII subjects found no disagreement.
+ */
+const NON_ASCII = /[^\0-\x7f]/
+
+function asItself(source: string, maxLength: number): CompiledAgents {
+  const re = new RegExp(source, 'i')
+  return {
+    source,
+    fragments: [...new Set(source.match(/[a-z0-9][a-z0-9 ._/-]*/gi) ?? [])].slice(0, 64),
+    mode: 'general',
+    maxLength,
+    test: (ua) => re.test(ua.length > maxLength ? ua.slice(0, maxLength) : ua),
   }
 }
 
@@ -146,7 +179,26 @@ function makeChain(pieces: readonly Piece[]): Chain {
     // the line ended before the piece.
     rest: tail.map((p) => new RegExp(`${p.source}|[\\n\\r\\u2028\\u2029]`, 'gi')),
     laterLines: new RegExp(`^(?=.*?${head.source})${atomic}`, 'gim'),
+    last: head.last,
   }
+}
+
+/**
+ * A table of the code units (below 128) that atoms with these sources match
+ * under the `i` flag, or undefined when one of them is not a plain ASCII
+ * character (`.`, `\d`, `\w`, non-ASCII), for which the table would not be exact.
+ * Without the `u` flag, case folding never maps a non-ASCII code unit to an
+ * ASCII one, so an ASCII letter matches exactly its two cases.
+ */
+function lastCodeUnits(atoms: readonly string[]): Uint8Array | undefined {
+  const table = new Uint8Array(128)
+  for (const atom of atoms) {
+    const char = atom.length === 2 && atom[0] === '\\' && !/[dw]/.test(atom[1]!) ? atom[1]! : atom
+    if (char.length !== 1 || char === '.' || char.charCodeAt(0) >= 128) return undefined
+    table[char.toLowerCase().charCodeAt(0)] = 1
+    table[char.toUpperCase().charCodeAt(0)] = 1
+  }
+  return table
 }
 
 /**
@@ -160,12 +212,19 @@ function makeChain(pieces: readonly Piece[]): Chain {
  * Linear time: each search on the first line starts where the previous one
  * stopped, and `laterLines` reads each later line a bounded number of times
  * (once per piece plus its atomic re-reads).
+ *
+ * With `headEndsAtStart`, the caller has found the first piece ending at
+ * `start`, and the chain goes on from there: a true answer is then still a
+ * match, but a false one only says "not from this occurrence".
  */
-function chainMatches(s: string, chain: Chain, start: number): boolean {
+function chainMatches(s: string, chain: Chain, start: number, headEndsAtStart = false): boolean {
   const { head, rest } = chain
-  head.lastIndex = start
-  if (!head.test(s)) return false
-  let cur = head.lastIndex
+  let cur = start
+  if (!headEndsAtStart) {
+    head.lastIndex = start
+    if (!head.test(s)) return false
+    cur = head.lastIndex
+  }
   for (let i = 0; i < rest.length; i++) {
     const re = rest[i] as RegExp
     re.lastIndex = cur

@@ -23,6 +23,8 @@ export interface Piece {
   readonly source: string
   /** Code units matched: every atom of a piece matches exactly one. */
   readonly length: number
+  /** The source of its last atom (one character, `.`, or an escape). */
+  readonly last: string
 }
 
 /**
@@ -89,6 +91,7 @@ function linearPieces(alt: string): Piece[] | undefined {
   const pieces: Piece[] = []
   let text = ''
   let length = 0
+  let last = ''
   let i = 0
   while (i < alt.length) {
     const atom = simpleAtom(alt, i)
@@ -100,9 +103,10 @@ function linearPieces(alt: string): Piece[] | undefined {
       if (next === '+') {
         text += atom
         length++
+        last = atom
       }
       i += alt[i + 1] === '?' ? 2 : 1
-      if (length > 0) pieces.push({ source: text, length })
+      if (length > 0) pieces.push({ source: text, length, last })
       text = ''
       length = 0
       continue
@@ -110,8 +114,9 @@ function linearPieces(alt: string): Piece[] | undefined {
     if (next === '*' || next === '+' || next === '?' || next === '{') return undefined
     text += atom
     length++
+    last = atom
   }
-  if (length > 0) pieces.push({ source: text, length })
+  if (length > 0) pieces.push({ source: text, length, last })
   return pieces
 }
 
