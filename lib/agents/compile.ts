@@ -55,7 +55,6 @@ interface Chain {
  * @param maxLength code units given to general-mode alternatives.
  */
 export function compileSource(source: string, maxLength: number): CompiledAgents {
-  if (NON_ASCII.test(source)) return asItself(source, maxLength)
   const singles: string[] = []
   const singleLengths: number[] = []
   const chains: Chain[] = []
@@ -134,29 +133,6 @@ export function compileSource(source: string, maxLength: number): CompiledAgents
     mode: 'general',
     maxLength,
     test: (ua) => linear(ua) || rest.test(ua.length > maxLength ? ua.slice(0, maxLength) : ua),
-  }
-}
-
-/**
- * V8's case-insensitive alternation does not always agree with its own
- * alternatives tried one by one when a pattern holds a non-ASCII letter that
- * case-folds to an ASCII one (ſ, K, İ, ı): `/sa|ſa|ſ/i` matches "s" while no
- * alternative does, and `/K|KkS/i` misses "kbk", which `/K/i` finds (Node
- * 20). The linear form joins and splits alternatives, so it could not give
- * the naive regex's verdicts there; such sources run as that regex, on the
- * first `maxLength` code units, like general alternatives. A fuzz of 300,000
- * ASCII-only alternations against non-ASCII subjects found no disagreement.
- */
-const NON_ASCII = /[^\0-\x7f]/
-
-function asItself(source: string, maxLength: number): CompiledAgents {
-  const re = new RegExp(source, 'i')
-  return {
-    source,
-    fragments: [...new Set(source.match(/[a-z0-9][a-z0-9 ._/-]*/gi) ?? [])].slice(0, 64),
-    mode: 'general',
-    maxLength,
-    test: (ua) => re.test(ua.length > maxLength ? ua.slice(0, maxLength) : ua),
   }
 }
 
