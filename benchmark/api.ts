@@ -209,6 +209,28 @@ try {
   const rps = (s: Sample) => s.rps
   const noteFor = (connections: number) =>
     `medians of ${ROUNDS} interleaved (alternately reversed) ${DURATION} s autocannon runs, ${connections} connections; ratio = median of per-round ratios`
+  /** A req/s figure of `label` in `short`, against `anchorLabel`. */
+  const rpsFigure = (
+    short: string,
+    label: string,
+    s: Summary,
+    anchorLabel: string,
+    anchor: Summary,
+    ratio: number,
+    note: string,
+    target?: string,
+  ) =>
+    figure({
+      group: 'API',
+      name: `${short}: ${label}`,
+      value: Math.round(s.rps),
+      unit: 'req/s',
+      anchor: anchorLabel,
+      anchorValue: Math.round(anchor.rps),
+      ratio: round3(ratio),
+      ...(target ? { target } : {}),
+      note,
+    })
   const report = (load: string, short: string, target: string | undefined) => {
     const summary = results.get(load)!
     const bare = summary.get('bare Express')!
@@ -258,16 +280,15 @@ try {
     })
     const redis = summary.get('apiRouter, RedisStore')
     if (redis) {
-      figure({
-        group: 'API',
-        name: `${short}: apiRouter, RedisStore`,
-        value: Math.round(redis.rps),
-        unit: 'req/s',
-        anchor: 'apiRouter, MemoryStore',
-        anchorValue: Math.round(memory.rps),
-        ratio: round3(pairedRatio(redis.samples, memory.samples, rps)),
-        note: `${note}; Redis on loopback${load.startsWith('GET') ? `; latency-bound, the target is on the ${SATURATED}-connection row` : ''}`,
-      })
+      rpsFigure(
+        short,
+        'apiRouter, RedisStore',
+        redis,
+        'apiRouter, MemoryStore',
+        memory,
+        pairedRatio(redis.samples, memory.samples, rps),
+        `${note}; Redis on loopback${load.startsWith('GET') ? `; latency-bound, the target is on the ${SATURATED}-connection row` : ''}`,
+      )
     }
   }
   /** The stores side by side with the server saturated; bare Express for reference. */
@@ -278,27 +299,17 @@ try {
     const memory = summary.get('apiRouter, MemoryStore')!
     const redis = summary.get('apiRouter, RedisStore')!
     const short = `GET one site, ${SATURATED} connections`
-    figure({
-      group: 'API',
-      name: `${short}: apiRouter, MemoryStore`,
-      value: Math.round(memory.rps),
-      unit: 'req/s',
-      anchor: 'bare Express',
-      anchorValue: Math.round(bare.rps),
-      ratio: round3(memory.rpsRatio),
-      note: noteFor(SATURATED),
-    })
-    figure({
-      group: 'API',
-      name: `${short}: apiRouter, RedisStore`,
-      value: Math.round(redis.rps),
-      unit: 'req/s',
-      anchor: 'apiRouter, MemoryStore',
-      anchorValue: Math.round(memory.rps),
-      ratio: round3(pairedRatio(redis.samples, memory.samples, rps)),
-      target: '>= 0.90',
-      note: `${noteFor(SATURATED)}; Redis on loopback; server CPU per request ${redis.cpu.toFixed(1)} µs vs ${memory.cpu.toFixed(1)} µs`,
-    })
+    rpsFigure(short, 'apiRouter, MemoryStore', memory, 'bare Express', bare, memory.rpsRatio, noteFor(SATURATED))
+    rpsFigure(
+      short,
+      'apiRouter, RedisStore',
+      redis,
+      'apiRouter, MemoryStore',
+      memory,
+      pairedRatio(redis.samples, memory.samples, rps),
+      `${noteFor(SATURATED)}; Redis on loopback; server CPU per request ${redis.cpu.toFixed(1)} µs vs ${memory.cpu.toFixed(1)} µs`,
+      '>= 0.90',
+    )
   }
   report('GET /sites/{site_name}', 'GET one site', '>= 0.90 (aim 0.95)')
   report('POST /sites/create + DELETE /sites/{site_name}', 'create + delete', '>= 0.80')
