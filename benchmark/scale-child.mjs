@@ -2,9 +2,10 @@
 // package so no TypeScript loader adds to its memory or time. Run with
 // --expose-gc. argv: the mobisite entry (dist/esm/lib/index.js), then
 //   seed <n> <checkpoint,...>   create n sites through the engine with a frozen clock
-//   traffic <sites> <days> [<history days>]
+//   traffic <sites> <days> [<history days>] [uniform|zipf]
 //                               time Get Sites with Most Traffic over <days> days, with
-//                               visits on the <history days> (default <days>) up to the last
+//                               visits on the <history days> (default <days>) up to the last,
+//                               1 to 3 a day per site (uniform) or Zipf-distributed over sites
 // Prints one JSON line.
 const [entry, mode, ...args] = process.argv.slice(2)
 const { createEngine, MemoryStore } = await import(entry)
@@ -52,6 +53,7 @@ if (mode === 'seed') {
   const sites = Number(args[0])
   const days = Number(args[1])
   const history = Number(args[2] ?? days)
+  const spread = args[3] ?? 'uniform'
   const store = new MemoryStore()
   let now = T0 + 400 * DAY
   const engine = createEngine({ store, now: () => new Date((now += 300_000)) })
@@ -61,12 +63,23 @@ if (mode === 'seed') {
     await api.createSite({ site_data: { site_name: `rank${s}`, original_site_url: 'https://www.example.com' } })
   let seed = 42
   const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648
+  // Zipf: site s draws visits in proportion to 1 / (s + 1), as web traffic
+  // does; a day has 2 visits per site in all, with the fraction drawn at random.
+  let harmonic = 0
+  for (let s = 1; s <= sites; s++) harmonic += 1 / s
+  const dailyVisits =
+    spread === 'zipf'
+      ? (s) => {
+          const mean = (2 * sites) / (harmonic * (s + 1))
+          return Math.floor(mean) + (random() < mean % 1 ? 1 : 0)
+        }
+      : () => 1 + Math.floor(random() * 3)
   let visits = 0
   for (let d = days - history; d < days; d++) {
     const day = new Date(T0 + d * DAY).toISOString().slice(0, 10)
     for (let s = 0; s < sites; s++) {
-      // 1 to 3 visits a day per site, from a pool of 30 visitors per site.
-      const count = 1 + Math.floor(random() * 3)
+      // Uniform: 1 to 3 visits a day per site. Visitors come from a pool of 30 per site.
+      const count = dailyVisits(s)
       for (let v = 0; v < count; v++, visits++) {
         await store.recordVisit({
           site_name: `rank${s}`,
@@ -99,6 +112,6 @@ if (mode === 'seed') {
     cpu.push((used.user + used.system) / 1000)
   }
   const median = (xs) => xs.sort((a, b) => a - b)[15]
-  console.log(JSON.stringify({ sites, days, history, visits, ms: median(times), cpuMs: median(cpu) }))
+  console.log(JSON.stringify({ sites, days, history, spread, visits, ms: median(times), cpuMs: median(cpu) }))
 }
 process.exit(0)

@@ -85,9 +85,12 @@ for (const m of marks) {
 }
 
 // -------------------------------------------------------- most traffic
-// Two shapes of data. "All of it": every visit lies in the period, which is
-// ranked from the owner's all-time visit order. "One day more": the owner also
-// has visits the day before the period, so every site's days are summed.
+// Four shapes of data, each ranked over the last 30 days of its history:
+// - all visits in the period: the head of the owner's all-time visit order;
+// - visits also the day before, 1 to 3 a day per site: scored down that order;
+// - 60 days of Zipf-distributed visits, as real traffic is: scored down that order;
+// - 60 days of 1 to 3 visits a day per site: no site can be passed over, so
+//   every site is summed. That is the linear worst case, and has no slope target.
 interface TrafficRun {
   sites: number
   visits: number
@@ -95,12 +98,14 @@ interface TrafficRun {
   cpuMs: number
 }
 const SHAPES = [
-  { label: 'all visits in the period', history: 30, target: true },
-  { label: 'visits also the day before (every site summed)', history: 31, target: false },
+  { label: 'all visits in the period', history: 30, spread: 'uniform', target: true },
+  { label: 'visits also the day before', history: 31, spread: 'uniform', target: true },
+  { label: '60 days of Zipf-distributed visits', history: 60, spread: 'zipf', target: true },
+  { label: '60 days of even visits (every site summed)', history: 60, spread: 'uniform', target: false },
 ]
 for (const shape of SHAPES) {
   const traffic = [10_000, 100_000].map(
-    (n) => run('traffic', String(n), '30', String(shape.history)) as unknown as TrafficRun,
+    (n) => run('traffic', String(n), '30', String(shape.history), shape.spread) as unknown as TrafficRun,
   )
   for (const r of traffic) {
     console.log(

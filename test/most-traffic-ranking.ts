@@ -1,12 +1,14 @@
-// Most traffic is answered two ways: from the owner's all-time visit order
-// when the period holds every visit the owner has, else by summing day lists.
-// Both must give the ranking a plain sum gives, through visits one at a time,
-// imported days (bulk counts), deleted sites and reused ranking slots.
+// Most traffic is answered three ways: from the head of the owner's all-time
+// visit order when the period holds every visit the owner has; by scoring
+// sites down that order until no later one can rank; else by summing day
+// lists. All must give the ranking a plain sum gives, through visits one at a
+// time, imported days (bulk counts), deleted sites and reused ranking slots.
 import { deepStrictEqual } from 'node:assert/strict'
 import fc from 'fast-check'
 import t from 'tap'
 import type { AnalyticsDayDump } from '../lib/store/contract.js'
 import { MemoryAnalytics } from '../lib/store/memory-analytics.js'
+import { VisitRanking } from '../lib/store/visit-ranking.js'
 import { visitEvent } from '../lib/testing/conformance/analytics.js'
 
 const DAYS = ['2024-05-01', '2024-05-02', '2024-05-03', '2024-05-04']
@@ -40,7 +42,14 @@ function naiveRanking(visits: Map<string, Map<string, number>>, from: string, to
   return rows.slice(0, limit)
 }
 
-const siteName = fc.integer({ min: 0, max: 24 }).map((n) => (n === 0 ? '__proto__' : `site${n}`))
+// A few sites get most of the visits, as on the web: the all-time order can
+// then pass over the rest, which exercises its bound as well as the plain sum.
+const siteName = fc
+  .oneof(
+    { weight: 3, arbitrary: fc.integer({ min: 0, max: 3 }) },
+    { weight: 2, arbitrary: fc.integer({ min: 0, max: 24 }) },
+  )
+  .map((n) => (n === 0 ? '__proto__' : `site${n}`))
 const dayName = fc.constantFrom(...DAYS)
 const op = fc.oneof(
   { weight: 12, arbitrary: fc.record({ op: fc.constant('visit' as const), site: siteName, day: dayName }) },
@@ -123,3 +132,83 @@ t.test('ties at the cut are broken by name, however many sites tie', async (t) =
   )
   t.strictSame(analytics.mostTraffic('o', ...WHOLE, 1)[0]!.data, { visits: 3, page_views: 3, unique_visitors: 1 })
 })
+
+/** Records `perDay(site, day)` visits for sites s0..s(n-1) on `days` consecutive days from 2024-01-01. */
+function trafficOf(sites: number, days: number, perDay: (site: number, day: number) => number) {
+  const analytics = new MemoryAnalytics()
+  const visits = new Map<string, Map<string, number>>()
+  for (let d = 0; d < days; d++) {
+    const day = new Date(Date.UTC(2024, 0, 1 + d)).toISOString().slice(0, 10)
+    for (let s = 0; s < sites; s++) {
+      const name = `s${s}`
+      const n = perDay(s, d)
+      for (let v = 0; v < n; v++) analytics.recordVisit(visitEvent(name, day, `v${v}`), 'o')
+      if (n > 0) visits.set(name, (visits.get(name) ?? new Map()).set(day, n))
+    }
+  }
+  return { analytics, visits }
+}
+
+t.test('the last weeks of a long history rank as a plain sum does, however the visits are spread', async (t) => {
+  let seed = 7
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648
+  const spreads = {
+    // Every site about the same: the all-time order can pass over almost none.
+    even: () => 1 + Math.floor(random() * 3),
+    // A few sites take most visits: it passes over almost all.
+    skewed: (s: number) => Math.floor(40 / (s + 1) + random()),
+    // Popular before the period and quiet in it: all-time order misleads.
+    faded: (s: number, d: number) => (d < 40 ? Math.floor(40 / (s + 1)) : s % 7),
+  }
+  for (const [spread, perDay] of Object.entries(spreads)) {
+    const { analytics, visits } = trafficOf(400, 60, perDay)
+    for (const [from, to] of [
+      ['2024-02-01', '2024-02-29'],
+      ['2024-02-20', '2024-02-20'],
+      ['2024-03-05', '2024-03-09'],
+    ] as const) {
+      t.strictSame(
+        analytics.mostTraffic('o', from, to, 10).map((r) => [r.site_name, r.data.visits]),
+        naiveRanking(visits, from, to, 10),
+        `${spread}, ${from} to ${to}`,
+      )
+    }
+  }
+})
+
+t.test(
+  'the all-time order scores about `limit` sites when visits are skewed, and gives up early when even',
+  async (t) => {
+    const ranking = new VisitRanking()
+    const sites = 10_000
+    // All-time visits fall with the slot; the period holds 9 in 10 of each site's.
+    for (let slot = 0; slot < sites; slot++) ranking.add(slot, Math.floor(100_000 / (slot + 1)) + 1)
+    const nameOf = (slot: number) => `s${String(slot).padStart(5, '0')}`
+    let scored = 0
+    const top = ranking.topBounded(
+      10,
+      (slot) => (scored++, Math.floor((ranking.visitsOf(slot) * 9) / 10)),
+      nameOf,
+      1000,
+    )
+    t.strictSame(top, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9])
+    t.ok(scored < 20, `scored ${scored} sites`)
+
+    const even = new VisitRanking()
+    for (let slot = 0; slot < sites; slot++) even.add(slot, 60 + (slot % 5))
+    scored = 0
+    t.equal(
+      even.topBounded(10, () => (scored++, 30), nameOf, 1000),
+      undefined,
+      'every site could still rank: over budget',
+    )
+    t.ok(scored <= 10, `gave up after scoring ${scored} sites`)
+    scored = 0
+    t.equal(
+      even.topBounded(10, () => (scored++, 0), nameOf, 1000),
+      undefined,
+      'no site has visits in the period',
+    )
+    t.equal(scored, 1000, 'gives up at the budget')
+  },
+)

@@ -5,8 +5,10 @@
  * period, which is linear in the owner's sites. When the period holds every
  * visit the owner ever had (seeded or imported test data, an owner younger
  * than the period), each site's visits in the period are its all-time visits,
- * so the head of this order is the answer: the ranking then reads about
- * `limit` sites, however many the owner has.
+ * so the head of this order is the answer (`top`). Otherwise all-time visits
+ * still bound a site's visits in the period, which lets the ranking stop
+ * reading this order early (`topBounded`). Either way it reads about as many
+ * sites as it returns when visits are skewed, however many the owner has.
  *
  * The order lists the slots with visits, most first. Slots with equal visits
  * form one block, and each slot points at its block's record, which holds
@@ -92,6 +94,66 @@ export class VisitRanking {
     const top = new TopSlots(limit, (slot) => visits[slot]!, nameOf)
     for (let i = 0; i < end; i++) top.offer(order[i]!)
     return top.slots
+  }
+
+  /**
+   * The `limit` best slots by `score`, a slot's visits in some period, then
+   * `nameOf` ascending; or undefined, having scored few slots, when that
+   * would mean scoring more than `budget` slots.
+   *
+   * A slot never has more visits in a period than in all time, so slots are
+   * scored in all-time order until the next one's all-time visits cannot
+   * reach the `limit`-th score. When visits are skewed, or the period holds
+   * most of them, that is a few more than `limit` slots. When every site has
+   * about the same visits, few can be passed over: once the first `limit`
+   * scores are known, the order says how many slots could still reach them,
+   * and if that is over budget the question goes back to a plain sum.
+   */
+  topBounded(
+    limit: number,
+    score: (slot: number) => number,
+    nameOf: (slot: number) => string,
+    budget: number,
+  ): number[] | undefined {
+    if (this.stale) this.rebuild()
+    const { order, visits } = this
+    const scores = new Map<number, number>()
+    const top = new TopSlots(limit, (slot) => scores.get(slot)!, nameOf)
+    let end = -1
+    for (let i = 0; i < order.length; i++) {
+      const slot = order[i]!
+      if (top.slots.length === limit) {
+        const last = top.slots[limit - 1]!
+        const least = scores.get(last)!
+        const bound = visits[slot]!
+        if (bound < least) break
+        // The scores only rise, so the slots left to read never grow past this.
+        if (end < 0 && (end = this.firstBelow(least)) - i > budget) return undefined
+        // At best a tie, which a later name loses.
+        if (bound === least && nameOf(slot) > nameOf(last)) continue
+      } else if (i >= budget) {
+        return undefined
+      }
+      const visitsInPeriod = score(slot)
+      if (visitsInPeriod > 0) {
+        scores.set(slot, visitsInPeriod)
+        top.offer(slot)
+      }
+    }
+    return top.slots
+  }
+
+  /** The index in the order of the first slot with fewer than `count` visits. */
+  private firstBelow(count: number): number {
+    const { order, visits } = this
+    let lo = 0
+    let hi = order.length
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1
+      if (visits[order[mid]!]! >= count) lo = mid + 1
+      else hi = mid
+    }
+    return lo
   }
 
   private rebuild(): void {
