@@ -52,12 +52,24 @@ const USER_AGENTS = ((): string[] => {
   }
 })()
 
-/** Bytes in use, typed-array backing stores (outside the V8 heap) included. */
-function heap(): number {
-  gc()
-  gc()
-  const { heapUsed, external } = process.memoryUsage()
-  return heapUsed + external
+/**
+ * Bytes in use, typed-array backing stores (outside the V8 heap) included.
+ * Backing stores of collected arrays are freed on a background thread after
+ * the collection, so this collects and waits until two readings agree;
+ * reading at once counted an earlier section's freed stores, and a site-day
+ * came out negative.
+ */
+async function heap(): Promise<number> {
+  let last = Number.NaN
+  for (let i = 0; i < 20; i++) {
+    gc()
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    const { heapUsed, external } = process.memoryUsage()
+    const now = heapUsed + external
+    if (Math.abs(now - last) < 64 * 1024) return now
+    last = now
+  }
+  return last
 }
 
 /** Median ms of `runs` calls after `warm` warm-up calls. */
@@ -194,7 +206,7 @@ const fmt = (n: number, digits = 0): string =>
   const VISITS_PER_DAY = 1000
   const engine = benchEngine()
   await createSites(engine, 'busy', 1, () => 'busysite')
-  const before = heap()
+  const before = await heap()
   const dates = Array.from({ length: 90 }, (_, d) => new Date(T0 + d * DAY + 3_600_000))
   for (let d = 0; d < 90; d++) {
     for (let v = 0; v < VISITS_PER_DAY; v++) {
@@ -218,7 +230,7 @@ const fmt = (n: number, digits = 0): string =>
         country: pick(COUNTRIES),
       })
   }
-  const busyBytes = (heap() - before) / 90
+  const busyBytes = ((await heap()) - before) / 90
   const api = engine.as('busy')
   const period = { from: dayOf(0), to: dayOf(89) }
   const systemRows = ((await api.siteAnalytics('busysite', { ...period, dimension: 'system' })) as unknown[]).length
@@ -253,7 +265,7 @@ const fmt = (n: number, digits = 0): string =>
   const store = new MemoryStore()
   const engine = benchEngine(store)
   await createSites(engine, 'ranker', SITES, (i) => `rank${String(i).padStart(5, '0')}`)
-  const before = heap()
+  const before = await heap()
   let visits = 0
   for (let d = 0; d < DAYS; d++) {
     for (let s = 0; s < SITES; s++) {
@@ -273,7 +285,7 @@ const fmt = (n: number, digits = 0): string =>
       }
     }
   }
-  const perSiteDay = (heap() - before) / (SITES * DAYS)
+  const perSiteDay = ((await heap()) - before) / (SITES * DAYS)
   const api = engine.as('ranker')
   const period = { from: dayOf(0), to: dayOf(DAYS - 1) }
   const ms = await median(51, () => api.sitesWithMostTraffic(period))
