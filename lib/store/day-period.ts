@@ -22,33 +22,28 @@ export class DayPeriod {
   /** The values of `days` whose day lies in the period. */
   of<T>(days: Map<string, T>): T[] {
     const out: T[] = []
-    if (this.length === 0) return out
-    if (this.length <= days.size) {
-      for (const key of this.dayKeys()) {
-        const value = days.get(key)
-        if (value !== undefined) out.push(value)
-      }
-    } else {
-      const { from, to } = this
-      for (const [day, value] of days) if (day >= from && day <= to) out.push(value)
-    }
+    this.forEach(days, (value) => out.push(value))
     return out
   }
 
   /** The sum of `count` over the values of `days` in the period, with no array built. */
   sum<T>(days: Map<string, T>, count: (value: T) => number): number {
     let sum = 0
-    if (this.length === 0) return sum
+    this.forEach(days, (value) => (sum += count(value)))
+    return sum
+  }
+
+  private forEach<T>(days: Map<string, T>, visit: (value: T) => void): void {
+    if (this.length === 0) return
     if (this.length <= days.size) {
       for (const key of this.dayKeys()) {
         const value = days.get(key)
-        if (value !== undefined) sum += count(value)
+        if (value !== undefined) visit(value)
       }
     } else {
       const { from, to } = this
-      for (const [day, value] of days) if (day >= from && day <= to) sum += count(value)
+      for (const [day, value] of days) if (day >= from && day <= to) visit(value)
     }
-    return sum
   }
 
   private dayKeys(): string[] {
