@@ -7,7 +7,7 @@
 import t from 'tap'
 import { Redis } from 'ioredis'
 import { StoreUnavailableError } from '../lib/store/contract.js'
-import { RedisStore } from '../lib/store/redis.js'
+import { RedisStore } from '../lib/store/redis/store.js'
 import { accountRecord, siteRecord } from '../lib/testing/conformance/fixtures.js'
 import { storeConformance } from '../lib/testing/conformance/index.js'
 import { analyticsConformance } from '../lib/testing/conformance/analytics.js'
