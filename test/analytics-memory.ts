@@ -11,7 +11,7 @@ import type {
 } from '../lib/store/contract.js'
 import { MemoryAnalytics } from '../lib/store/memory/analytics-buckets.js'
 import { DistinctCounter, addInt, type IntSet } from '../lib/store/memory/visitor-set.js'
-import { visitEvent } from '../lib/testing/conformance/analytics.js'
+import { visitEvent } from '../lib/testing/conformance/fixtures.js'
 
 t.test('distinct visitors are exact at every size', async (t) => {
   const analytics = new MemoryAnalytics()
