@@ -8,21 +8,22 @@ import type { MemoryData } from './data.js'
 
 /** The analytics methods of the Store contract, in memory. */
 export function memoryAnalytics(data: MemoryData): AnalyticsOps {
+  /** Finds the event's site and records the event under its owner, in one synchronous step. */
+  const record = <E extends { site_name: string }>(event: E, add: (event: E, owner: string) => void) => {
+    data.ensureOpen()
+    const site = data.sites.get(event.site_name)
+    if (site === undefined) return undefined
+    add(event, site.owner)
+    return { owner: site.owner, build: site.build }
+  }
+
   return {
     async recordVisit(visit) {
-      data.ensureOpen()
-      const site = data.sites.get(visit.site_name)
-      if (site === undefined) return undefined
-      data.analytics.recordVisit(visit, site.owner)
-      return { owner: site.owner, build: site.build }
+      return record(visit, (v, owner) => data.analytics.recordVisit(v, owner))
     },
 
     async recordActivity(activity) {
-      data.ensureOpen()
-      const site = data.sites.get(activity.site_name)
-      if (site === undefined) return undefined
-      data.analytics.recordActivity(activity, site.owner)
-      return { owner: site.owner, build: site.build }
+      return record(activity, (a, owner) => data.analytics.recordActivity(a, owner))
     },
 
     async siteTraffic(site_name, from, to, dimension) {

@@ -7,21 +7,26 @@
  * one statement, one round trip.
  */
 import { ACTIVITY_KINDS } from '../../../types/index.js'
-import type { BuildState, Dimension, PeriodRow, RecordOutcome, TrafficTotals } from '../contract.js'
-import { ACTIVITIES, type Measure, TRAFFIC, activityTotals, byVisits, dimensionRows } from '../shared/analytics-rows.js'
+import type { BuildState, Dimension, RecordOutcome, TrafficTotals } from '../contract.js'
+import { type Measure, activityTotals, byVisits, dimensionRows, periodMethods } from '../shared/analytics-rows.js'
 import type { AnalyticsOps } from '../shared/composed-store.js'
 import { type PgConn, statement } from './conn.js'
 
 type Row = Record<string, unknown>
 
-/** How each measure reads a row of its query; zeros for no row. */
-const READ = {
-  traffic: (row: Row | undefined): TrafficTotals => ({
+/** Traffic totals from a row; zeros for no row. */
+function trafficOf(row: Row | undefined): TrafficTotals {
+  return {
     visits: Number(row?.visits ?? 0),
     page_views: Number(row?.page_views ?? 0),
     unique_visitors: Number(row?.unique_visitors ?? 0),
-  }),
-  activities: (row: Row | undefined) => activityTotals((kind) => Number(row?.[kind] ?? 0)),
+  }
+}
+
+/** How each measure reads a row of its query. */
+const READ: Record<Measure<unknown>['name'], (row: Row | undefined) => unknown> = {
+  traffic: trafficOf,
+  activities: (row) => activityTotals((kind) => Number(row?.[kind] ?? 0)),
 }
 
 function recordOutcome(rows: Row[]): RecordOutcome | undefined {
@@ -47,14 +52,8 @@ export function pgAnalytics(conn: PgConn): AnalyticsOps {
   }
 
   /** One period query: the measure without a dimension, or a row per value of the dimension. */
-  async function period<T>(
-    measure: Measure<T>,
-    read: (row: Row | undefined) => T,
-    site: string,
-    from: string,
-    to: string,
-    dimension: Dimension | undefined,
-  ): Promise<PeriodRow<T>[]> {
+  async function period<T>(measure: Measure<T>, site: string, from: string, to: string, dimension?: Dimension) {
+    const read = READ[measure.name] as (row: Row | undefined) => T
     if (!dimension) {
       const [row] = from > to ? [] : await conn.query<Row>(st[measure.name], [site, from, to])
       return [{ key: [], data: read(row) }]
@@ -79,18 +78,12 @@ export function pgAnalytics(conn: PgConn): AnalyticsOps {
       return recordOutcome(await conn.query<Row>(st.activity, values, 'write'))
     },
 
-    siteTraffic(site, from, to, dimension) {
-      return period(TRAFFIC, READ.traffic, site, from, to, dimension)
-    },
-
-    siteActivities(site, from, to, dimension) {
-      return period(ACTIVITIES, READ.activities, site, from, to, dimension)
-    },
+    ...periodMethods(period),
 
     async mostTraffic(owner, from, to, limit) {
       if (from > to || limit < 1) return []
       const rows = await conn.query<Row>(st.mostTraffic, [owner, from, to, limit])
-      return rows.map((r) => ({ site_name: r.site_name as string, data: READ.traffic(r) })).sort(byVisits)
+      return rows.map((r) => ({ site_name: r.site_name as string, data: trafficOf(r) })).sort(byVisits)
     },
   }
 }

@@ -6,8 +6,8 @@
  * the period's HyperLogLogs, i.e. the size of their union, with about 0.81 %
  * standard error. Every call is one Lua script (lua/analytics.ts).
  */
-import type { BuildState, Dimension, PeriodRow, RecordOutcome, TrafficTotals } from '../contract.js'
-import { ACTIVITIES, type Measure, TRAFFIC, activityTotals, byVisits, dimensionRows } from '../shared/analytics-rows.js'
+import type { BuildState, Dimension, RecordOutcome, TrafficTotals } from '../contract.js'
+import { type Measure, activityTotals, byVisits, dimensionRows, periodMethods } from '../shared/analytics-rows.js'
 import type { AnalyticsOps } from '../shared/composed-store.js'
 import type { RedisConn } from './conn.js'
 import type { RedisKeys } from './keys.js'
@@ -31,7 +31,7 @@ function sums(flat: unknown): Map<string, number> {
 }
 
 /** How each measure reads the sums and distinct count of a PERIOD reply. */
-const READ = {
+const READ: Record<Measure<unknown>['name'], (sums: Map<string, number>, visitors: unknown) => unknown> = {
   traffic: (m: Map<string, number>, visitors: unknown): TrafficTotals => ({
     visits: m.get('visits') ?? 0,
     page_views: m.get('page_views') ?? 0,
@@ -45,14 +45,8 @@ export function redisAnalytics(conn: RedisConn, keys: RedisKeys): AnalyticsOps {
   const P = keys.prefix
 
   /** One PERIOD call: the measure without a dimension, or a row per value of the dimension. */
-  async function period<T>(
-    measure: Measure<T>,
-    read: (sums: Map<string, number>, visitors: unknown) => T,
-    site: string,
-    from: string,
-    to: string,
-    dimension: Dimension | undefined,
-  ): Promise<PeriodRow<T>[]> {
+  async function period<T>(measure: Measure<T>, site: string, from: string, to: string, dimension?: Dimension) {
+    const read = READ[measure.name] as (sums: Map<string, number>, visitors: unknown) => T
     const visitors = measure.name === 'traffic' ? '1' : '0'
     const reply = await conn.run(PERIOD, [], [P, site, from, to, dimension ? DIM[dimension] : '', visitors])
     if (!dimension) {
@@ -79,13 +73,7 @@ export function redisAnalytics(conn: RedisConn, keys: RedisKeys): AnalyticsOps {
       return recordOutcome(await conn.run(RECORD_ACTIVITY, [keys.site(a.site_name)], [...args, ...dims]))
     },
 
-    siteTraffic(site, from, to, dimension) {
-      return period(TRAFFIC, READ.traffic, site, from, to, dimension)
-    },
-
-    siteActivities(site, from, to, dimension) {
-      return period(ACTIVITIES, READ.activities, site, from, to, dimension)
-    },
+    ...periodMethods(period),
 
     async mostTraffic(owner, from, to, limit) {
       if (from > to || limit < 1) return []

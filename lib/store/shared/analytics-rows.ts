@@ -4,7 +4,8 @@
  * the order of the most-traffic ranking.
  */
 import { ACTIVITY_KINDS } from '../../../types/index.js'
-import type { ActivityTotals, PeriodRow, TrafficTotals } from '../contract.js'
+import type { ActivityTotals, Dimension, PeriodRow, TrafficTotals } from '../contract.js'
+import type { AnalyticsOps } from './composed-store.js'
 import { compareKeys, compareText } from './order.js'
 
 /** What a period query adds up, and which dimension values it reports. */
@@ -39,6 +40,27 @@ export function activityTotals(count: (kind: keyof ActivityTotals) => number | u
 /** The rows of a query by dimension as the contract has them: values with data only, sorted by key. */
 export function dimensionRows<T>(measure: Measure<T>, rows: PeriodRow<T>[]): PeriodRow<T>[] {
   return rows.filter((row) => measure.counted(row.data)).sort((a, b) => compareKeys(a.key, b.key))
+}
+
+/**
+ * A store's one period query, serving both measures: the measure's totals
+ * over the days [from, to], as one row without a dimension and one row per
+ * dimension value with one.
+ */
+export type PeriodQuery = <T>(
+  measure: Measure<T>,
+  site_name: string,
+  from: string,
+  to: string,
+  dimension?: Dimension,
+) => Promise<PeriodRow<T>[]>
+
+/** siteTraffic and siteActivities of a store that answers both with one {@link PeriodQuery}. */
+export function periodMethods(query: PeriodQuery): Pick<AnalyticsOps, 'siteTraffic' | 'siteActivities'> {
+  return {
+    siteTraffic: (site_name, from, to, dimension) => query(TRAFFIC, site_name, from, to, dimension),
+    siteActivities: (site_name, from, to, dimension) => query(ACTIVITIES, site_name, from, to, dimension),
+  }
 }
 
 /** The most-traffic order: visits descending, then site_name ascending. */

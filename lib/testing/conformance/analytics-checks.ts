@@ -3,7 +3,7 @@
  * figure is exact for every store except distinct visitors, which a store
  * may estimate (see ConformanceOptions.uniqueVisitors).
  */
-import type { Store, TrafficTotals, VisitEvent } from '../../store/contract.js'
+import type { PeriodRow, Store, TrafficTotals, VisitEvent } from '../../store/contract.js'
 import { type Settings, type Tap, siteRecord } from './fixtures.js'
 
 /** Traffic totals, in the contract's order: visits, page views, unique visitors. */
@@ -22,6 +22,8 @@ export interface AnalyticsChecks {
   traffic(got: TrafficTotals | undefined, expected: TrafficTotals, message: string): void
   /** The site's traffic over the days [from, to], without a dimension. */
   totals(site: string, from: string, to: string, expected: TrafficTotals, message: string): Promise<void>
+  /** The rows' keys, in order; each expected key is written `first / second`. */
+  keys(rows: PeriodRow<unknown>[], expected: string[], message?: string): void
   /** Creates the owner's sites: a store records only for sites that exist, under their owner. */
   createSites(owner: string, ...names: string[]): Promise<void>
   /** Records the visits all at once. */
@@ -47,6 +49,14 @@ export function analyticsChecks(t: Tap, store: Store, settings: Settings): Analy
     async totals(site, from, to, expected, message) {
       const rows = await store.siteTraffic(site, from, to)
       checks.traffic(rows.length === 0 ? NONE : rows[0]!.data, expected, message)
+    },
+
+    keys(rows, expected, message = 'the keys, in order') {
+      t.strictSame(
+        rows.map((row) => row.key),
+        expected.map((key) => key.split(' / ')),
+        message,
+      )
     },
 
     async createSites(owner, ...names) {

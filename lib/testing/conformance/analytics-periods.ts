@@ -50,38 +50,19 @@ export function periodGroups(t: Tap, factory: StoreFactory, settings: Settings):
     const firefox = { browser: 'Firefox 115', os: 'Linux', country: 'DE', region: 'Berlin' }
     await store.recordActivity(activityEvent('s1', '2024-03-03', 'form_submit', firefox))
     const system = await store.siteTraffic('s1', '2024-03-01', '2024-03-03', 'system')
-    t.strictSame(
-      system.map((r) => r.key),
-      [
-        ['Chrome 120', 'Android'],
-        ['Chrome 121', 'Android'],
-        ['Mobile Safari 17', 'iOS'],
-      ],
+    check.keys(
+      system,
+      ['Chrome 120 / Android', 'Chrome 121 / Android', 'Mobile Safari 17 / iOS'],
       'system rows sorted by key; values without visits absent',
     )
     check.traffic(system[0]?.data, traffic(2, 2, 2), 'Chrome 120')
     check.traffic(system[1]?.data, traffic(1, 1, 1), 'Chrome 121')
     check.traffic(system[2]?.data, traffic(2, 5, 1), 'Safari: one visitor on two days')
     const geo = await store.siteTraffic('s1', '2024-03-01', '2024-03-03', 'geo')
-    t.strictSame(
-      geo.map((r) => r.key),
-      [
-        ['FR', 'Unknown'],
-        ['JP', 'Osaka'],
-        ['JP', 'Tokyo'],
-      ],
-      'geo rows sorted by country then region',
-    )
+    check.keys(geo, ['FR / Unknown', 'JP / Osaka', 'JP / Tokyo'], 'geo rows sorted by country then region')
     check.traffic(geo[2]?.data, traffic(3, 3, 2), 'JP/Tokyo')
     const narrow = await store.siteTraffic('s1', '2024-03-02', '2024-03-02', 'geo')
-    t.strictSame(
-      narrow.map((r) => r.key),
-      [
-        ['JP', 'Osaka'],
-        ['JP', 'Tokyo'],
-      ],
-      'a narrower period has only its values',
-    )
+    check.keys(narrow, ['JP / Osaka', 'JP / Tokyo'], 'a narrower period has only its values')
     t.strictSame(await store.siteTraffic('s1', '2024-04-01', '2024-04-30', 'system'), [], 'no visits: no rows')
     t.strictSame(await store.siteTraffic('nosuch', '2024-03-01', '2024-03-03', 'geo'), [], 'unknown site: no rows')
   })
@@ -134,13 +115,7 @@ export function periodGroups(t: Tap, factory: StoreFactory, settings: Settings):
       'system rows: only values with activities, sorted',
     )
     const geo = await store.siteActivities('s1', '2024-05-01', '2024-05-03', 'geo')
-    t.strictSame(
-      geo.map((r) => r.key),
-      [
-        ['JP', 'Tokyo'],
-        ['US', 'CA'],
-      ],
-    )
+    check.keys(geo, ['JP / Tokyo', 'US / CA'])
     t.strictSame(
       await store.siteActivities('nosuch', '2024-05-01', '2024-05-03'),
       [{ key: [], data: { click_to_call: 0, click_to_map: 0, click_to_email: 0, form_submit: 0 } }],
