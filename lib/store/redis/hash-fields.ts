@@ -9,7 +9,7 @@ import { accountPatchEntries, expectationEntries, sitePatchEntries } from '../sh
 
 /**
  * Rejects (TypeError, before anything changes) a site patch that would corrupt
- * the record or the store's bookkeeping (the `#` fields): the shared guards.
+ * the record or the store's bookkeeping (the `#` fields): the shared patch checks.
  */
 export function checkSitePatch(patch: object): void {
   sitePatchEntries(patch, (key) => key.startsWith('#'))

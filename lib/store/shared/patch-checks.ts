@@ -1,6 +1,6 @@
 /**
  * Checks every store applies to what the engine hands it, before anything
- * changes. The engine never sends such input; the guards keep a bug from
+ * changes. The engine never sends such input; the checks keep a bug from
  * corrupting stored records, and make every adapter fail the same way.
  */
 import type { SiteExpectation } from '../contract.js'

@@ -34,7 +34,7 @@ end
 
 /**
  * Lua functions: `drop_site_analytics` drops every analytics key of a site
- * and its ranking entries (DELETE_SITE in lua/sites.ts embeds
+ * and its ranking entries (DELETE_SITE in sites.ts, beside this file, embeds
  * it); `claim` records which owner (stored form) a site's analytics belong
  * to, and drops them first when another owner starts recording under that
  * name, so a site never inherits analytics. Delete Site drops them already;
