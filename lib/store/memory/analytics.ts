@@ -3,6 +3,7 @@
  * reads in the same synchronous step. The day buckets, rankings and visitor
  * sets behind them are in analytics-buckets.ts.
  */
+import type { ActivityEvent, VisitEvent } from '../contract.js'
 import type { AnalyticsOps } from '../shared/composed-store.js'
 import type { MemoryData } from './data.js'
 
@@ -17,13 +18,16 @@ export function memoryAnalytics(data: MemoryData): AnalyticsOps {
     return { owner: site.owner, build: site.build }
   }
 
+  const addVisit = (visit: VisitEvent, owner: string) => data.analytics.recordVisit(visit, owner)
+  const addActivity = (activity: ActivityEvent, owner: string) => data.analytics.recordActivity(activity, owner)
+
   return {
     async recordVisit(visit) {
-      return record(visit, (v, owner) => data.analytics.recordVisit(v, owner))
+      return record(visit, addVisit)
     },
 
     async recordActivity(activity) {
-      return record(activity, (a, owner) => data.analytics.recordActivity(a, owner))
+      return record(activity, addActivity)
     },
 
     async siteTraffic(site_name, from, to, dimension) {
