@@ -11,10 +11,10 @@
  */
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
-import { analyticsQueries } from '../lib/store/postgres-analytics-sql.js'
-import { quoteIdent } from '../lib/store/postgres-conn.js'
-import { PostgresStore } from '../lib/store/postgres.js'
-import { siteStatements } from '../lib/store/postgres-sites.js'
+import { analyticsQueries } from '../lib/store/postgres/analytics.js'
+import { quoteIdent } from '../lib/store/postgres/conn.js'
+import { PostgresStore } from '../lib/store/postgres/store.js'
+import { siteStatements } from '../lib/store/postgres/sites.js'
 
 const url = process.env.DATABASE_URL
 if (!url) {

@@ -23,9 +23,9 @@ import pg from 'pg'
 import { Redis } from 'ioredis'
 import { createEngine, startServer } from '../lib/index.js'
 import type { Store, VisitEvent } from '../lib/store/contract.js'
-import { MemoryStore } from '../lib/store/memory.js'
-import { PostgresStore } from '../lib/store/postgres.js'
-import { RedisStore } from '../lib/store/redis.js'
+import { MemoryStore } from '../lib/store/memory/store.js'
+import { PostgresStore } from '../lib/store/postgres/store.js'
+import { RedisStore } from '../lib/store/redis/store.js'
 import { figure } from './lib/report.js'
 
 interface CannonResult {

@@ -12,8 +12,8 @@ import { randomBytes } from 'node:crypto'
 import { Redis } from 'ioredis'
 import { createEngine, startServer } from '../lib/index.js'
 import type { SiteRecord, Store } from '../lib/store/contract.js'
-import { MemoryStore } from '../lib/store/memory.js'
-import { RedisStore } from '../lib/store/redis.js'
+import { MemoryStore } from '../lib/store/memory/store.js'
+import { RedisStore } from '../lib/store/redis/store.js'
 import { figure } from './lib/report.js'
 
 if (!process.env.REDIS_URL) {

@@ -8,5 +8,5 @@
  * const engine = createEngine({ store: new PostgresStore({ connectionString: process.env.DATABASE_URL }) })
  * ```
  */
-export { PostgresStore, type PostgresStoreOptions } from './store/postgres.js'
-export { APPLICATION_NAME } from './store/postgres-conn.js'
+export { PostgresStore, type PostgresStoreOptions } from './store/postgres/store.js'
+export { APPLICATION_NAME } from './store/postgres/conn.js'

@@ -3,5 +3,5 @@
  * state. A separate entry so that the package root never loads ioredis;
  * install `ioredis` (an optional peer dependency) to use it.
  */
-export { RedisStore, type RedisStoreOptions } from './store/redis.js'
-export type { RedisTimeouts } from './store/redis-conn.js'
+export { RedisStore, type RedisStoreOptions } from './store/redis/store.js'
+export type { RedisTimeouts } from './store/redis/conn.js'

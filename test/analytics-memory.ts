@@ -9,9 +9,9 @@ import type {
   TrafficTotals,
   VisitEvent,
 } from '../lib/store/contract.js'
-import { MemoryAnalytics } from '../lib/store/memory-analytics.js'
-import { DistinctCounter, addInt, type IntSet } from '../lib/store/visitor-set.js'
-import { visitEvent } from '../lib/testing/conformance/analytics.js'
+import { MemoryAnalytics } from '../lib/store/memory/analytics-buckets.js'
+import { DistinctCounter, addInt, type IntSet } from '../lib/store/memory/visitor-set.js'
+import { visitEvent } from '../lib/testing/conformance/fixtures.js'
 
 t.test('distinct visitors are exact at every size', async (t) => {
   const analytics = new MemoryAnalytics()

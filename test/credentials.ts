@@ -9,7 +9,7 @@ import express from 'express'
 import { checkedRequest } from './helpers/openapi-check.js'
 import t from 'tap'
 import { MemoryStore, apiRouter, createEngine, type Engine } from '../lib/index.js'
-import { RedisStore } from '../lib/store/redis.js'
+import { RedisStore } from '../lib/store/redis/store.js'
 import { deleteUnder, keysUnder, randomPrefix, redisOrSkip } from './helpers/redis.js'
 
 const basic = (user: string, password: string): string =>

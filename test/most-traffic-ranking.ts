@@ -7,9 +7,9 @@ import { deepStrictEqual } from 'node:assert/strict'
 import fc from 'fast-check'
 import t from 'tap'
 import type { AnalyticsDayDump } from '../lib/store/contract.js'
-import { MemoryAnalytics } from '../lib/store/memory-analytics.js'
-import { VisitRanking } from '../lib/store/visit-ranking.js'
-import { visitEvent } from '../lib/testing/conformance/analytics.js'
+import { MemoryAnalytics } from '../lib/store/memory/analytics-buckets.js'
+import { VisitRanking } from '../lib/store/memory/visit-ranking.js'
+import { visitEvent } from '../lib/testing/conformance/fixtures.js'
 
 const DAYS = ['2024-05-01', '2024-05-02', '2024-05-03', '2024-05-04']
 const WHOLE = ['2024-01-01', '2024-12-31'] as const

@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto'
 import t from 'tap'
 import { createEngine, startServer } from '../lib/index.js'
 import { StoreUnavailableError } from '../lib/store/contract.js'
-import { PostgresStore } from '../lib/store/postgres.js'
+import { PostgresStore } from '../lib/store/postgres/store.js'
 import { siteRecord } from '../lib/testing/conformance/fixtures.js'
 import type { Test } from 'tap'
 import {

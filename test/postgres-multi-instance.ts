@@ -8,8 +8,8 @@
  * Needs DATABASE_URL; without it the file skips and says so.
  */
 import t from 'tap'
-import { PostgresStore } from '../lib/store/postgres.js'
-import { MIGRATIONS } from '../lib/store/postgres-migrations.js'
+import { PostgresStore } from '../lib/store/postgres/store.js'
+import { MIGRATIONS } from '../lib/store/postgres/migrate.js'
 import { DATABASE_URL, dropSchema, postgresOrSkip, randomSchema } from './helpers/postgres.js'
 import { request, spawnMobisite, type ApiResponse, type MobisiteProcess } from './helpers/redis.js'
 

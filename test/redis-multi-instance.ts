@@ -6,7 +6,7 @@
  * Needs REDIS_URL; without it the file skips and says so.
  */
 import t from 'tap'
-import { RedisStore } from '../lib/store/redis.js'
+import { RedisStore } from '../lib/store/redis/store.js'
 import {
   REDIS_URL,
   deleteUnder,

@@ -1,5 +1,5 @@
 /**
- * RedisStore against a real Redis: the shared Store conformance suites, then
+ * RedisStore against a real Redis: the shared Store conformance suite, then
  * what only a shared store has to show (prefix isolation, several clients
  * racing, fast failure when Redis is away, closing rules).
  * Needs REDIS_URL; without it the file skips and says so.
@@ -7,10 +7,9 @@
 import t from 'tap'
 import { Redis } from 'ioredis'
 import { StoreUnavailableError } from '../lib/store/contract.js'
-import { RedisStore } from '../lib/store/redis.js'
+import { RedisStore } from '../lib/store/redis/store.js'
 import { accountRecord, siteRecord } from '../lib/testing/conformance/fixtures.js'
 import { storeConformance } from '../lib/testing/conformance/index.js'
-import { analyticsConformance } from '../lib/testing/conformance/analytics.js'
 import { REDIS_URL, deleteUnder, freePort, keysUnder, randomPrefix, redisOrSkip } from './helpers/redis.js'
 
 const admin = await redisOrSkip(t, 'Redis suite')
@@ -27,8 +26,7 @@ if (admin && REDIS_URL) {
     for (const p of prefixes) await deleteUnder(admin, p)
   })
 
-  await storeConformance(t, 'RedisStore', () => fresh())
-  analyticsConformance(t, 'RedisStore', () => fresh())
+  await storeConformance(t, 'RedisStore', () => fresh(), { visitorSketches: true })
 
   t.test('every key sits under the prefix, and two prefixes never see each other', async (t) => {
     const pa = randomPrefix()

@@ -7,14 +7,13 @@ import fc from 'fast-check'
 import t from 'tap'
 import { StoreUnavailableError } from '../lib/store/contract.js'
 import type { Store } from '../lib/store/contract.js'
-import { MemoryAnalytics } from '../lib/store/memory-analytics.js'
-import { MemoryStore } from '../lib/store/memory.js'
-import { OrderedIndex } from '../lib/store/ordered-index.js'
+import { MemoryAnalytics } from '../lib/store/memory/analytics-buckets.js'
+import { MemoryStore } from '../lib/store/memory/store.js'
+import { OrderedIndex } from '../lib/store/memory/ordered-index.js'
 import { storeConformance } from '../lib/testing/conformance/index.js'
-import { analyticsConformance } from '../lib/testing/conformance/analytics.js'
 import { T0, accountRecord, at, siteRecord } from '../lib/testing/conformance/fixtures.js'
 
-storeConformance(t, 'MemoryStore', () => new MemoryStore())
+storeConformance(t, 'MemoryStore', () => new MemoryStore(), { uniqueVisitors: 'exact' })
 
 t.test('after close every method rejects with StoreUnavailableError; closing twice is fine', async (t) => {
   const store = new MemoryStore()
@@ -210,5 +209,3 @@ t.test('OrderedIndex behaves like a sorted set (property)', async (t) => {
   )
   t.pass('300 random operation sequences matched the model')
 })
-
-analyticsConformance(t, 'MemoryStore', () => new MemoryStore())

@@ -7,7 +7,7 @@
 import fc from 'fast-check'
 import t from 'tap'
 import { type CreateSiteBody, createEngine, MemoryStore } from '../lib/index.js'
-import { OrderedIndex } from '../lib/store/ordered-index.js'
+import { OrderedIndex } from '../lib/store/memory/ordered-index.js'
 
 /** The reference: a plain list sorted by (time, name). */
 function modelRange(entries: Map<string, number>, from: number, to: number): string[] {

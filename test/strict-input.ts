@@ -9,7 +9,7 @@
 import request from 'supertest'
 import t, { type Test } from 'tap'
 import { createEngine, type Engine } from '../lib/index.js'
-import { RedisStore } from '../lib/store/redis.js'
+import { RedisStore } from '../lib/store/redis/store.js'
 import { isError, rejectsWith, setup } from './helpers/api.js'
 import { deleteUnder, randomPrefix, redisOrSkip } from './helpers/redis.js'
 

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Redis } from 'ioredis'
 import { createEngine } from '../../lib/index.js'
-import { RedisStore } from '../../lib/store/redis.js'
+import { RedisStore } from '../../lib/store/redis/store.js'
 import { basic, send, sleep, startChild } from './common.js'
 
 function freePort(): Promise<number> {

@@ -7,7 +7,7 @@ import { createEngine, startServer } from '../../dist/esm/lib/index.js'
 const config = JSON.parse(process.argv[2] ?? '{}')
 let store
 if (config.redisUrl) {
-  const { RedisStore } = await import('../../dist/esm/lib/store/redis.js')
+  const { RedisStore } = await import('../../dist/esm/lib/store/redis/store.js')
   store = new RedisStore({ url: config.redisUrl, prefix: config.prefix })
 }
 const engine = createEngine(store ? { store } : {})

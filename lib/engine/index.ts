@@ -5,7 +5,7 @@
 import { ServiceError } from '../errors.js'
 import { DEFAULT_AGENTS } from '../agents/default.js'
 import { AgentsSourceError, validateAgentsSource } from '../agents/matcher.js'
-import { MemoryStore } from '../store/memory.js'
+import { MemoryStore } from '../store/memory/store.js'
 import * as analytics from './analytics.js'
 import type { CallContext, EngineContext } from './context.js'
 import { registerContext } from './internal.js'

@@ -6,9 +6,10 @@
  *   billing, request journal and faults, in process (`server.controls` of
  *   `startServer` is the same object).
  * - `adminRouter(engine, { token })`: the same calls over HTTP (`/__admin`).
- * - `storeConformance` and `analyticsConformance`: the suites every Store
- *   passes; run them on your own Store with node-tap (or any runner whose test
- *   object fits {@link Tap}).
+ * - `storeConformance`: the suite every Store passes, analytics included;
+ *   run it on your own Store with node-tap (or any runner whose test object
+ *   fits {@link Tap}), with {@link ConformanceOptions} for what your store
+ *   does differently. `analyticsConformance` is its deprecated analytics half.
  * - Record builders for such tests (`siteRecord`, `accountRecord`, ...).
  */
 export { adminRouter, type AdminRouterOptions } from './admin.js'
@@ -19,14 +20,16 @@ export { DEFAULT_JOURNAL_SIZE, MAX_JOURNAL_BODY, type JournalEntry, type Journal
 export { ROUTE_TEMPLATES, type Fault, type FaultSpec } from './faults.js'
 export type { SeedBody } from './seed.js'
 export type { ApiCallRecord, ApiFault, ApiHooks } from '../http/hooks.js'
-export { storeConformance, type StoreFactory, type Tap } from './conformance/index.js'
-export { analyticsConformance, activityEvent, visitEvent } from './conformance/analytics.js'
+export { storeConformance, type ConformanceOptions, type StoreFactory, type Tap } from './conformance/index.js'
+export { analyticsConformance } from './conformance/analytics.js'
 export {
   T0,
   accountRecord,
+  activityEvent,
   at,
   fullSiteRecord,
   masterRecord,
   siteRecord,
   TRICKY_NAMES,
+  visitEvent,
 } from './conformance/fixtures.js'

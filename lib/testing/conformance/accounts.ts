@@ -69,11 +69,8 @@ export function accountGroups(t: Tap, factory: StoreFactory): void {
     const store = await open(t, factory)
     const acc = accountRecord('acc', 'alice')
     await store.createAccount(acc)
-    t.equal(
-      await store.updateAccount('bob', 'acc', { first_name: 'Eve' }),
-      false,
-      "another owner's account is not found",
-    )
+    const foreign = await store.updateAccount('bob', 'acc', { first_name: 'Eve' })
+    t.equal(foreign, false, "another owner's account is not found")
     t.equal(await store.updateAccount('alice', 'missing', { first_name: 'Eve' }), false, 'missing account')
     t.strictSame(await store.getAccount('acc'), acc, 'refused updates change nothing')
     t.equal(await store.getAccount('missing'), undefined)
@@ -177,21 +174,21 @@ export function accountGroups(t: Tap, factory: StoreFactory): void {
 
   t.test('grants racing deletes leave no dangling grant', async (t) => {
     const store = await open(t, factory)
+    /** Ten grants before and ten after `remove`, all at once; each answers ok or, once removed, `gone`. */
+    const race = async (account: string, site: string, remove: () => Promise<boolean>, gone: string, round: number) => {
+      const grants = () => Array.from({ length: 10 }, () => store.grantAccess('alice', account, site))
+      const [before, removed, after] = await Promise.all([Promise.all(grants()), remove(), Promise.all(grants())])
+      t.equal(removed, true)
+      t.ok(
+        [...before, ...after].every((o) => o === 'ok' || o === gone),
+        `round ${round}: ok or ${gone}`,
+      )
+    }
     await store.createAccount(accountRecord('racer', 'alice'))
     for (let round = 0; round < 10; round++) {
       const site = `race-${round}`
       await store.createSite(siteRecord(site, 'alice'))
-      const grants = () => Array.from({ length: 10 }, () => store.grantAccess('alice', 'racer', site))
-      const [before, deleted, after] = await Promise.all([
-        Promise.all(grants()),
-        store.deleteSite('alice', site),
-        Promise.all(grants()),
-      ])
-      t.equal(deleted, true)
-      t.ok(
-        [...before, ...after].every((o) => o === 'ok' || o === 'no-site'),
-        `round ${round}: ok or no-site`,
-      )
+      await race('racer', site, () => store.deleteSite('alice', site), 'no-site', round)
       await store.createSite(siteRecord(site, 'alice'))
       t.notOk(
         (await store.listGrants('alice', 'racer'))?.includes(site),
@@ -202,17 +199,7 @@ export function accountGroups(t: Tap, factory: StoreFactory): void {
     for (let round = 0; round < 10; round++) {
       const account = `acc-race-${round}`
       await store.createAccount(accountRecord(account, 'alice'))
-      const grants = () => Array.from({ length: 10 }, () => store.grantAccess('alice', account, 'stay'))
-      const [before, deleted, after] = await Promise.all([
-        Promise.all(grants()),
-        store.deleteAccount('alice', account),
-        Promise.all(grants()),
-      ])
-      t.equal(deleted, true)
-      t.ok(
-        [...before, ...after].every((o) => o === 'ok' || o === 'no-account'),
-        `round ${round}: ok or no-account`,
-      )
+      await race(account, 'stay', () => store.deleteAccount('alice', account), 'no-account', round)
       await store.createAccount(accountRecord(account, 'alice'))
       t.strictSame(await store.listGrants('alice', account), [], `round ${round}: the account's grant died with it`)
     }

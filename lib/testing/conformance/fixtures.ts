@@ -2,7 +2,7 @@
  * Shared pieces of the store conformance suite: how a test opens a store, and
  * record builders with sensible defaults.
  */
-import type { AccountRecord, MasterRecord, SiteRecord, Store } from '../../store/contract.js'
+import type { AccountRecord, ActivityEvent, MasterRecord, SiteRecord, Store, VisitEvent } from '../../store/contract.js'
 
 /**
  * The part of a test object the suite uses. node-tap's `Test` (the root `t` or
@@ -38,6 +38,34 @@ export interface Tap {
 
 /** Makes a new, EMPTY store each call (a shared store uses a fresh key prefix or schema). */
 export type StoreFactory = () => Promise<Store> | Store
+
+/**
+ * What a store under test offers, where the contract lets stores differ; the
+ * suite holds each store to what it says. The defaults ask the least.
+ */
+export interface ConformanceOptions {
+  /**
+   * How the store counts distinct visitors (`unique_visitors`): `'exact'`,
+   * or `'estimated'`, within the contract's tolerance (2 %, and at least 1,
+   * above one visitor), as RedisStore's HyperLogLog does. Default `'estimated'`.
+   */
+  uniqueVisitors?: 'exact' | 'estimated'
+  /**
+   * Whether `exportState` gives visitors as a store-specific sketch
+   * (`visitors_sketch`, which only a store of the same kind imports; RedisStore)
+   * rather than exact ids (`visitors`). Default false: the suite then checks
+   * the exported ids, and that a dump holding sketches is refused.
+   */
+  visitorSketches?: boolean
+}
+
+/** {@link ConformanceOptions} with every default filled in. */
+export type Settings = Required<ConformanceOptions>
+
+/** Fills in the defaults of {@link ConformanceOptions}. */
+export function settingsOf(options: ConformanceOptions = {}): Settings {
+  return { uniqueVisitors: options.uniqueVisitors ?? 'estimated', visitorSketches: options.visitorSketches ?? false }
+}
 
 /** An arbitrary fixed instant: 2024-01-01T00:00:00Z. Every fixture time is an offset from it. */
 export const T0 = Date.UTC(2024, 0, 1)
@@ -126,3 +154,33 @@ export function masterRecord(user: string, partner = false): MasterRecord {
 
 /** Names that break stores keeping user input in plain objects. */
 export const TRICKY_NAMES = ['__proto__', 'constructor', 'toString', 'hasOwnProperty'] as const
+
+/** A visit with neutral dimension values; `over` replaces fields. */
+export function visitEvent(
+  site_name: string,
+  day: string,
+  visitor_id: string,
+  over: Partial<VisitEvent> = {},
+): VisitEvent {
+  return {
+    site_name,
+    day,
+    visitor_id,
+    page_views: 1,
+    browser: 'Chrome 120',
+    os: 'Android',
+    country: 'US',
+    region: 'CA',
+    ...over,
+  }
+}
+
+/** An activity with neutral dimension values. */
+export function activityEvent(
+  site_name: string,
+  day: string,
+  kind: ActivityEvent['kind'],
+  over: Partial<ActivityEvent> = {},
+): ActivityEvent {
+  return { site_name, day, kind, browser: 'Chrome 120', os: 'Android', country: 'US', region: 'CA', ...over }
+}

@@ -1,32 +1,44 @@
 /**
- * The shared Store conformance suite: every Store adapter runs it through its
- * own test file, e.g.
+ * The shared Store conformance suite, one entry for all of it: every Store
+ * adapter runs it through its own test file, e.g.
  *
  * ```ts
- * storeConformance(t, 'MemoryStore', () => new MemoryStore())
+ * storeConformance(t, 'MemoryStore', () => new MemoryStore(), { uniqueVisitors: 'exact' })
  * ```
  *
  * It uses only the Store contract, never an adapter's internals. Each group
  * opens a store from the factory, which must hand out an EMPTY store on every
- * call, and closes it when the group ends.
+ * call, and closes it when the group ends. The groups live one file per area
+ * of the contract in this folder.
  */
 import { accountGroups } from './accounts.js'
+import { analyticsGroups } from './analytics.js'
 import { expectationGroups } from './expect.js'
 import { hardeningGroups } from './hardening.js'
-import { open, siteRecord } from './fixtures.js'
-import type { StoreFactory, Tap } from './fixtures.js'
+import { type ConformanceOptions, type StoreFactory, type Tap, open, settingsOf, siteRecord } from './fixtures.js'
 import { lifecycleGroups } from './lifecycle.js'
 import { siteGroups } from './sites.js'
 import { ssoGroups } from './sso.js'
 import { stateGroups } from './state.js'
 
-export type { StoreFactory, Tap } from './fixtures.js'
+export type { ConformanceOptions, StoreFactory, Tap } from './fixtures.js'
 
 /** A far-future expiry, so counting never meets expiry in these tests. */
 const FAR = Date.UTC(2999, 0, 1)
 
-/** Runs the whole conformance suite against stores made by `factory`, as one subtest named `name`. */
-export function storeConformance(t: Tap, name: string, factory: StoreFactory): Promise<unknown> {
+/**
+ * Runs the whole conformance suite, analytics included, against stores made
+ * by `factory`, as one subtest named `${name} conformance`. `options` says
+ * where the store differs as the contract allows (how it counts distinct
+ * visitors, whether it exports visitor sketches); the suite holds it to that.
+ */
+export function storeConformance(
+  t: Tap,
+  name: string,
+  factory: StoreFactory,
+  options: ConformanceOptions = {},
+): Promise<unknown> {
+  const settings = settingsOf(options)
   return t.test(`${name} conformance`, async (t) => {
     t.test('sites', async (t) => siteGroups(t, factory))
     t.test('publish, billing, delete', async (t) => lifecycleGroups(t, factory))
@@ -36,9 +48,8 @@ export function storeConformance(t: Tap, name: string, factory: StoreFactory): P
     t.test('close', async (t) => closeGroups(t, factory))
     t.test('hardening (conditional masters, case-insensitive names)', async (t) => hardeningGroups(t, factory))
     t.test('SSO tokens and sessions', async (t) => ssoGroups(t, factory))
-    t.test('state: clear, export, import', async (t) => stateGroups(t, factory))
-    // ANALYTICS: the analytics suite (test/helpers/store-conformance-analytics.ts)
-    // registers its groups here, as one more t.test(...) taking the same factory.
+    t.test('state: clear, export, import', async (t) => stateGroups(t, factory, settings))
+    t.test('analytics', async (t) => analyticsGroups(t, factory, settings))
   })
 }
 

@@ -130,11 +130,8 @@ export function siteGroups(t: Tap, factory: StoreFactory): void {
     t.notOk('publish_when_built' in (restored ?? {}))
 
     const before = await store.getSite('upd')
-    t.equal(
-      await store.updateSite('bob', 'upd', { site_domain: 'stolen.example' }),
-      undefined,
-      "another owner's site is not found",
-    )
+    const foreign = await store.updateSite('bob', 'upd', { site_domain: 'stolen.example' })
+    t.equal(foreign, undefined, "another owner's site is not found")
     t.equal(await store.updateSite('alice', 'nope', { site_domain: 'x.example' }), undefined, 'missing site')
     t.strictSame(await store.getSite('upd'), before, 'refused updates change nothing')
     t.strictSame(await store.getSite('nope'), undefined, 'updating a missing site does not create it')
@@ -143,53 +140,39 @@ export function siteGroups(t: Tap, factory: StoreFactory): void {
 
   t.test('findSiteByExternalUid', async (t) => {
     const store = await open(t, factory)
+    /** The name of the site found, or undefined. */
+    const found = async (owner: string, uid: string) => (await store.findSiteByExternalUid(owner, uid))?.site_name
     // Created in call order newest-first, so "most recently created" must come from created_at.
     await store.createSite(siteRecord('newer', 'alice', { external_uid: 'shared', created_at: at(20) }))
     await store.createSite(siteRecord('older', 'alice', { external_uid: 'shared', created_at: at(10) }))
     await store.createSite(siteRecord('bobsite', 'bob', { external_uid: 'shared', created_at: at(30) }))
     await store.createSite(siteRecord('plain', 'alice', { created_at: at(40) }))
 
-    t.equal((await store.findSiteByExternalUid('alice', 'shared'))?.site_name, 'newer', 'the most recently created')
-    t.equal((await store.findSiteByExternalUid('bob', 'shared'))?.site_name, 'bobsite', 'only the owner’s sites')
+    t.equal(await found('alice', 'shared'), 'newer', 'the most recently created')
+    t.equal(await found('bob', 'shared'), 'bobsite', 'only the owner’s sites')
     t.equal(await store.findSiteByExternalUid('carol', 'shared'), undefined, 'another owner sees nothing')
     t.equal(await store.findSiteByExternalUid('alice', 'missing'), undefined)
     t.strictSame(await store.findSiteByExternalUid('alice', 'shared'), await store.getSite('newer'), 'the full record')
 
     await store.updateSite('alice', 'newer', { site_domain: 'm.example' })
-    t.equal((await store.findSiteByExternalUid('alice', 'shared'))?.site_name, 'newer', 'other updates keep the entry')
+    t.equal(await found('alice', 'shared'), 'newer', 'other updates keep the entry')
 
     await store.updateSite('alice', 'newer', { external_uid: 'moved' })
-    t.equal(
-      (await store.findSiteByExternalUid('alice', 'shared'))?.site_name,
-      'older',
-      'a changed uid leaves the old entry',
-    )
-    t.equal((await store.findSiteByExternalUid('alice', 'moved'))?.site_name, 'newer', 'and is found under the new one')
+    t.equal(await found('alice', 'shared'), 'older', 'a changed uid leaves the old entry')
+    t.equal(await found('alice', 'moved'), 'newer', 'and is found under the new one')
 
     await store.updateSite('alice', 'plain', { external_uid: 'shared' })
-    t.equal(
-      (await store.findSiteByExternalUid('alice', 'shared'))?.site_name,
-      'plain',
-      'a uid added by update is indexed',
-    )
+    t.equal(await found('alice', 'shared'), 'plain', 'a uid added by update is indexed')
 
     await store.updateSite('alice', 'plain', { external_uid: null })
-    t.equal(
-      (await store.findSiteByExternalUid('alice', 'shared'))?.site_name,
-      'older',
-      'a uid removed by null leaves the index',
-    )
+    t.equal(await found('alice', 'shared'), 'older', 'a uid removed by null leaves the index')
 
     await store.updateSite('bob', 'older', { external_uid: 'hijack' })
-    t.equal(
-      await store.findSiteByExternalUid('bob', 'hijack'),
-      undefined,
-      "a refused update does not index another owner's site",
-    )
+    t.equal(await found('bob', 'hijack'), undefined, "a refused update does not index another owner's site")
 
     t.equal(await store.deleteSite('alice', 'older'), true)
     t.equal(await store.findSiteByExternalUid('alice', 'shared'), undefined, 'a deleted site leaves the index')
-    t.equal((await store.findSiteByExternalUid('alice', 'moved'))?.site_name, 'newer')
+    t.equal(await found('alice', 'moved'), 'newer')
   })
 
   t.test('listSites: ordered index, inclusive ranges', async (t) => {

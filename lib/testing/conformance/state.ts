@@ -6,9 +6,20 @@
  */
 import type { StateDump, Store } from '../../store/contract.js'
 import { StateConflictError } from '../../store/contract.js'
-import { activityEvent, visitEvent } from './analytics.js'
-import { TRICKY_NAMES, accountRecord, at, fullSiteRecord, masterRecord, open, siteRecord } from './fixtures.js'
-import type { StoreFactory, Tap } from './fixtures.js'
+import {
+  type Settings,
+  type StoreFactory,
+  type Tap,
+  TRICKY_NAMES,
+  accountRecord,
+  activityEvent,
+  at,
+  fullSiteRecord,
+  masterRecord,
+  open,
+  siteRecord,
+  visitEvent,
+} from './fixtures.js'
 
 const ALL: [number, number] = [0, Number.MAX_SAFE_INTEGER]
 const FAR = Date.UTC(2999, 0, 1)
@@ -70,7 +81,7 @@ function empty(): StateDump {
 }
 
 /** Registers the state groups on `t`. */
-export function stateGroups(t: Tap, factory: StoreFactory): void {
+export function stateGroups(t: Tap, factory: StoreFactory, settings: Settings): void {
   t.test('clearState empties everything, limit counters, tokens and sessions included', async (t) => {
     const store = await open(t, factory)
     await populate(store)
@@ -257,4 +268,40 @@ export function stateGroups(t: Tap, factory: StoreFactory): void {
       t.equal((await store.getSite(name))?.site_name, name, `a site named ${name}`)
     }
   })
+  t.test(
+    settings.visitorSketches
+      ? 'an export gives visitors as sketches'
+      : 'an export gives exact visitor ids; a dump holding sketches is refused',
+    async (t) => {
+      const store = await open(t, factory)
+      await populate(store)
+      const dump = await store.exportState()
+      const day = dump.analytics.find((d) => d.site_name === 'plain' && d.day === '2024-01-02')
+      const us = day?.geo.find((cell) => cell.key[0] === 'US')
+      if (settings.visitorSketches) {
+        t.equal(typeof day?.visitors_sketch, 'string', 'the day has a sketch')
+        t.equal(typeof us?.visitors_sketch, 'string', 'so has a cell with visits')
+      } else {
+        t.strictSame(day?.visitors, ['v0', 'v1'], 'the day lists its visitors, sorted')
+        t.strictSame(us?.visitors, ['v0'], 'so does each cell')
+        t.notOk(JSON.stringify(dump).includes('visitors_sketch'), 'and nothing is a sketch')
+      }
+      const unreadable = 'bm90IGEgc2tldGNo' // base64 of "not a sketch"
+      const error = await store
+        .importState({
+          ...empty(),
+          analytics: [{ ...day!, day: '2024-02-01', visitors: undefined, visitors_sketch: unreadable }],
+        })
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        )
+      t.ok(error instanceof StateConflictError, 'a sketch this store cannot read is refused')
+      t.ok(
+        (error as StateConflictError).problems.some((p) => p.includes('analytics of plain on 2024-02-01')),
+        'naming the day',
+      )
+      t.strictSame(await store.exportState(), dump, 'and nothing was applied')
+    },
+  )
 }

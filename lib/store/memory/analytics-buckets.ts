@@ -1,0 +1,414 @@
+/**
+ * In-memory analytics behind MemoryStore: one bucket per site and UTC day.
+ *
+ * A bucket keeps the visit and page-view counters, the activity counters, and
+ * one cell per `system` value (browser, os) and per `geo` value (country,
+ * region) seen that day (analytics-cells.ts). Each cell holds its own counters
+ * and the exact set of visitors seen in it; the day's distinct visitors are the
+ * union of its system cells (every visit lands in exactly one), so no third
+ * set is kept.
+ *
+ * Memory is what this layout is shaped by:
+ * - visitor ids are interned per site to small integers, so a set holds
+ *   numbers (one number, a short array, or a typed-array hash set; see
+ *   visitor-set.ts), and a union over any period is a pass over
+ *   generation-stamped integers, not string hashing;
+ * - dimension values are interned once per store to integer ids; the
+ *   cells of a bucket are one flat array sorted by id, not Maps or objects.
+ *
+ * Ranking (most traffic) counts distinct visitors only for the winners. It
+ * finds them in the owner's all-time visit order (visit-ranking.ts) when the
+ * period holds all of the owner's visits, reading about as many sites as it
+ * returns; otherwise it sums per-owner day lists of (site slot, visits), plain
+ * numbers for every site.
+ */
+import type { ActivityKind } from '../../../types/index.js'
+import type {
+  ActivityEvent,
+  ActivityTotals,
+  AnalyticsCellDump,
+  AnalyticsDayDump,
+  Dimension,
+  PeriodRow,
+  TrafficTotals,
+  VisitEvent,
+} from '../contract.js'
+import { ACTIVITIES, TRAFFIC, activityTotals as totalsOf, dimensionRows } from '../shared/analytics-rows.js'
+import { compareKeys, compareText } from '../shared/order.js'
+import {
+  NO_CELLS,
+  cellsOf,
+  countActivity,
+  countVisit,
+  findCell,
+  insertCell,
+  loadCell,
+  sumCells,
+  uniteVisitors,
+  PairDictionary,
+  type CellTotals,
+  type Cells,
+} from './analytics-cells.js'
+import { DayPeriod } from './day-period.js'
+import { DistinctCounter, membersOf } from './visitor-set.js'
+import { OwnerDay, TopSlots, VisitRanking } from './visit-ranking.js'
+
+const visitsOf = (bucket: { visits: number }): number => bucket.visits
+const KIND_INDEX: Readonly<Record<ActivityKind, number>> = {
+  click_to_call: 0,
+  click_to_map: 1,
+  click_to_email: 2,
+  form_submit: 3,
+}
+
+/** One site on one UTC day. */
+class Bucket {
+  visits = 0
+  page_views = 0
+  acts: number[] | undefined = undefined
+  sys: Cells = NO_CELLS
+  geo: Cells = NO_CELLS
+  /** Where this bucket's visits sit in its owner's day list (set on the first visit). */
+  ownerDay: OwnerDay | undefined = undefined
+  rank = -1
+
+  /** Offset of the system cell for `id`, added if new. */
+  sysAt(id: number): number {
+    let at = findCell(this.sys, id)
+    if (at < 0) this.sys = insertCell(this.sys, (at = -at - 1), id)
+    return at
+  }
+
+  /** Offset of the geo cell for `id`, added if new. */
+  geoAt(id: number): number {
+    let at = findCell(this.geo, id)
+    if (at < 0) this.geo = insertCell(this.geo, (at = -at - 1), id)
+    return at
+  }
+}
+
+/** Everything recorded for one site. */
+interface SiteData {
+  name: string
+  owner: string
+  ownerData: OwnerData
+  slot: number
+  days: Map<string, Bucket>
+  /** visitor_id → interned integer, dense from 0. */
+  visitorIds: Map<string, number>
+  /** The bucket written last: consecutive events mostly share a day. */
+  lastDay: string
+  last: Bucket | undefined
+}
+
+/** Per-owner ranking state: each site has a slot; slots of dropped sites are reused. */
+interface OwnerData {
+  sites: (SiteData | undefined)[]
+  free: number[]
+  days: Map<string, OwnerDay>
+  /** The slots by all-time visits. */
+  ranking: VisitRanking
+}
+
+function activityTotals(counts: readonly number[] | undefined): ActivityTotals {
+  return totalsOf((kind) => counts?.[KIND_INDEX[kind]])
+}
+
+/** In-memory analytics: one day bucket per site. All methods are synchronous. */
+export class MemoryAnalytics {
+  private readonly sites = new Map<string, SiteData>()
+  private readonly owners = new Map<string, OwnerData>()
+  private readonly systems = new PairDictionary()
+  private readonly geos = new PairDictionary()
+  private readonly distinct = new DistinctCounter()
+
+  /** Adds a visit to its day bucket, its two cells and the ranking of `owner`, the site's owner. */
+  recordVisit(visit: VisitEvent, owner: string): void {
+    const site = this.siteData(visit.site_name, owner)
+    const bucket = this.bucket(site, visit.day)
+    let visitor = site.visitorIds.get(visit.visitor_id)
+    if (visitor === undefined) {
+      visitor = site.visitorIds.size
+      site.visitorIds.set(visit.visitor_id, visitor)
+    }
+    const pages = visit.page_views
+    bucket.visits += 1
+    bucket.page_views += pages
+    const sys = bucket.sysAt(this.systems.id(visit.browser, visit.os))
+    countVisit(bucket.sys, sys, pages, visitor)
+    const geo = bucket.geoAt(this.geos.id(visit.country, visit.region))
+    countVisit(bucket.geo, geo, pages, visitor)
+    this.countOwnerVisits(site, bucket, visit.day, 1)
+  }
+
+  /** Adds an activity to its day bucket and its two cells; `owner` is the site's owner. */
+  recordActivity(activity: ActivityEvent, owner: string): void {
+    const site = this.siteData(activity.site_name, owner)
+    const bucket = this.bucket(site, activity.day)
+    const kind = KIND_INDEX[activity.kind]
+    const acts = (bucket.acts ??= [0, 0, 0, 0])
+    acts[kind]! += 1
+    const sys = bucket.sysAt(this.systems.id(activity.browser, activity.os))
+    countActivity(bucket.sys, sys, kind)
+    const geo = bucket.geoAt(this.geos.id(activity.country, activity.region))
+    countActivity(bucket.geo, geo, kind)
+  }
+
+  /** Traffic over the days [from, to]: one row without a dimension, else one row per value with visits. */
+  siteTraffic(site_name: string, from: string, to: string, dimension?: Dimension): PeriodRow<TrafficTotals>[] {
+    const site = this.sites.get(site_name)
+    if (dimension === undefined) return [{ key: [], data: this.traffic(site, new DayPeriod(from, to)) }]
+    const rows: PeriodRow<TrafficTotals>[] = []
+    for (const [id, sum] of this.sum(site, from, to, dimension)) {
+      if (sum.visits === 0) continue
+      this.distinct.start(site!.visitorIds.size)
+      for (const visitors of sum.visitors) this.distinct.add(visitors)
+      rows.push({
+        key: this.dictionary(dimension).pair(id),
+        data: { visits: sum.visits, page_views: sum.page_views, unique_visitors: this.distinct.count },
+      })
+    }
+    return dimensionRows(TRAFFIC, rows)
+  }
+
+  /** Activities over the days [from, to]: one row without a dimension, else one row per value with activities. */
+  siteActivities(site_name: string, from: string, to: string, dimension?: Dimension): PeriodRow<ActivityTotals>[] {
+    const site = this.sites.get(site_name)
+    if (dimension === undefined) {
+      const counts = [0, 0, 0, 0]
+      for (const bucket of site ? new DayPeriod(from, to).of(site.days) : [])
+        if (bucket.acts !== undefined) for (let k = 0; k < 4; k++) counts[k]! += bucket.acts[k]!
+      return [{ key: [], data: activityTotals(counts) }]
+    }
+    const rows = [...this.sum(site, from, to, dimension)].map(([id, sum]) => ({
+      key: this.dictionary(dimension).pair(id),
+      data: activityTotals(sum.acts),
+    }))
+    return dimensionRows(ACTIVITIES, rows)
+  }
+
+  /**
+   * The owner's sites with visits in [from, to]: visits descending, then
+   * site_name ascending, at most `limit`. The winners come from the owner's
+   * all-time visit order when that can tell them (visit-ranking.ts), else
+   * from a sum of the owner's day lists; buckets are then read only for them.
+   */
+  mostTraffic(owner: string, from: string, to: string, limit: number): { site_name: string; data: TrafficTotals }[] {
+    const data = this.owners.get(owner)
+    if (data === undefined || limit <= 0) return []
+    const period = new DayPeriod(from, to)
+    const winners = this.winners(data, period, period.of(data.days), limit)
+    return winners.map((slot) => {
+      const site = data.sites[slot]!
+      return { site_name: site.name, data: this.traffic(site, period) }
+    })
+  }
+
+  /** A site's traffic over a period; zeros for a site without analytics. */
+  private traffic(site: SiteData | undefined, period: DayPeriod): TrafficTotals {
+    let visits = 0
+    let page_views = 0
+    this.distinct.start(site?.visitorIds.size ?? 0)
+    for (const bucket of site ? period.of(site.days) : []) {
+      visits += bucket.visits
+      page_views += bucket.page_views
+      uniteVisitors(this.distinct, bucket.sys)
+    }
+    return { visits, page_views, unique_visitors: this.distinct.count }
+  }
+
+  /** The slots of the owner's `limit` sites with the most visits in the period, best first. */
+  private winners(data: OwnerData, period: DayPeriod, days: OwnerDay[], limit: number): number[] {
+    const { sites, ranking } = data
+    const nameOf = (slot: number) => sites[slot]!.name
+    let inPeriod = 0
+    let entries = 0
+    for (const day of days) {
+      inPeriod += day.total
+      entries += day.length
+    }
+    // Every visit the owner has lies in the period: all-time order is the answer.
+    if (inPeriod === ranking.total) return ranking.top(limit, nameOf)
+    // Scoring a site costs about what summing 400 day-list entries does
+    // (measured at 100k sites), so the bound may score that share of them;
+    // and a few times `limit` in any case, which is cheap either way.
+    const bounded = ranking.topBounded(
+      limit,
+      (slot) => period.sum(sites[slot]!.days, visitsOf),
+      nameOf,
+      Math.max(entries / 400, 4 * limit),
+    )
+    if (bounded !== undefined) return bounded
+    const totals = new Float64Array(sites.length)
+    for (const { slots, visits, length } of days) {
+      for (let i = 0; i < length; i++) totals[slots[i]!]! += visits[i]!
+    }
+    const top = new TopSlots(limit, (slot) => totals[slot]!, nameOf)
+    for (let slot = 0; slot < totals.length; slot++) {
+      if (totals[slot]! > 0 && sites[slot] !== undefined) top.offer(slot)
+    }
+    return top.slots
+  }
+
+  /** Forgets everything (a state reset). */
+  clear(): void {
+    this.sites.clear()
+    this.owners.clear()
+  }
+
+  /** Every site-day, sorted by site then day, visitors by id (a state export). */
+  dump(): AnalyticsDayDump[] {
+    const out: AnalyticsDayDump[] = []
+    const bySite = [...this.sites.values()].sort((a, b) => compareText(a.name, b.name))
+    for (const site of bySite) {
+      const ids: string[] = []
+      for (const [id, n] of site.visitorIds) ids[n] = id
+      const cells = (flat: Cells, dictionary: PairDictionary): AnalyticsCellDump[] =>
+        cellsOf(flat)
+          .map((cell) => ({
+            key: dictionary.pair(cell.id),
+            visits: cell.visits,
+            page_views: cell.page_views,
+            activities: activityTotals(cell.acts),
+            visitors: membersOf(cell.visitors)
+              .map((n) => ids[n]!)
+              .sort(),
+          }))
+          .sort((a, b) => compareKeys(a.key, b.key))
+      for (const day of [...site.days.keys()].sort()) {
+        const bucket = site.days.get(day)!
+        const system = cells(bucket.sys, this.systems)
+        out.push({
+          site_name: site.name,
+          day,
+          visits: bucket.visits,
+          page_views: bucket.page_views,
+          activities: activityTotals(bucket.acts),
+          visitors: [...new Set(system.flatMap((cell) => cell.visitors!))].sort(),
+          system,
+          geo: cells(bucket.geo, this.geos),
+        })
+      }
+    }
+    return out
+  }
+
+  /**
+   * Adds one exported site-day to `owner`'s site (a state import). Its
+   * visitors must be exact ids; the day's own list is implied by its system cells.
+   */
+  load(day: AnalyticsDayDump, owner: string): void {
+    const site = this.siteData(day.site_name, owner)
+    const bucket = this.bucket(site, day.day)
+    const intern = (id: string): number => {
+      let n = site.visitorIds.get(id)
+      if (n === undefined) site.visitorIds.set(id, (n = site.visitorIds.size))
+      return n
+    }
+    const counts = (a: ActivityTotals): number[] => [a.click_to_call, a.click_to_map, a.click_to_email, a.form_submit]
+    const view = (cell: AnalyticsCellDump) => ({
+      visits: cell.visits,
+      page_views: cell.page_views,
+      visitors: (cell.visitors ?? []).map(intern),
+      acts: counts(cell.activities).some((n) => n > 0) ? counts(cell.activities) : undefined,
+    })
+    bucket.visits += day.visits
+    bucket.page_views += day.page_views
+    if (counts(day.activities).some((n) => n > 0)) {
+      const acts = (bucket.acts ??= [0, 0, 0, 0])
+      counts(day.activities).forEach((n, k) => (acts[k]! += n))
+    }
+    // sysAt/geoAt may replace the cell array, so the array is read after them.
+    for (const cell of day.system) {
+      const at = bucket.sysAt(this.systems.id(...cell.key))
+      loadCell(bucket.sys, at, view(cell))
+    }
+    for (const cell of day.geo) {
+      const at = bucket.geoAt(this.geos.id(...cell.key))
+      loadCell(bucket.geo, at, view(cell))
+    }
+    if (day.visits > 0) this.countOwnerVisits(site, bucket, day.day, day.visits)
+  }
+
+  /** Forgets everything recorded for the owner's site (Delete Site). */
+  dropSite(owner: string, site_name: string): void {
+    const site = this.sites.get(site_name)
+    if (site === undefined || site.owner !== owner) return
+    // Zeroed entries stay in the owner's day lists: a zero never ranks, and
+    // removing them would mean renumbering every other bucket's rank.
+    for (const { ownerDay, rank } of site.days.values()) {
+      if (ownerDay === undefined) continue
+      ownerDay.total -= ownerDay.visits[rank]!
+      ownerDay.visits[rank] = 0
+    }
+    const data = site.ownerData
+    data.ranking.remove(site.slot)
+    data.sites[site.slot] = undefined
+    data.free.push(site.slot)
+    this.sites.delete(site_name)
+  }
+
+  private siteData(site_name: string, owner: string): SiteData {
+    const known = this.sites.get(site_name)
+    if (known !== undefined && known.owner === owner) return known
+    // Same name, other owner: the old site was deleted and its name reused.
+    if (known !== undefined) this.dropSite(known.owner, site_name)
+    let data = this.owners.get(owner)
+    if (data === undefined) {
+      this.owners.set(owner, (data = { sites: [], free: [], days: new Map(), ranking: new VisitRanking() }))
+    }
+    const slot = data.free.pop() ?? data.sites.length
+    const site: SiteData = {
+      name: site_name,
+      owner,
+      ownerData: data,
+      slot,
+      days: new Map(),
+      visitorIds: new Map(),
+      lastDay: '',
+      last: undefined,
+    }
+    data.sites[slot] = site
+    this.sites.set(site_name, site)
+    return site
+  }
+
+  private bucket(site: SiteData, day: string): Bucket {
+    if (site.lastDay === day && site.last !== undefined) return site.last
+    let bucket = site.days.get(day)
+    if (bucket === undefined) site.days.set(day, (bucket = new Bucket()))
+    site.lastDay = day
+    site.last = bucket
+    return bucket
+  }
+
+  private dictionary(dimension: Dimension): PairDictionary {
+    return dimension === 'system' ? this.systems : this.geos
+  }
+
+  /** The cells of one dimension of the site's buckets in [from, to], added up by value id. */
+  private sum(site: SiteData | undefined, from: string, to: string, dimension: Dimension): Map<number, CellTotals> {
+    const buckets = site ? new DayPeriod(from, to).of(site.days) : []
+    return sumCells(buckets.map((bucket) => (dimension === 'system' ? bucket.sys : bucket.geo)))
+  }
+
+  /**
+   * Adds `visits` of the site on `day` to its owner's day list and all-time
+   * ranking. A recorded visit (one) keeps the ranking current in O(1); an
+   * imported day marks it to be rebuilt.
+   */
+  private countOwnerVisits(site: SiteData, bucket: Bucket, day: string, visits: number): void {
+    let list = bucket.ownerDay
+    if (list === undefined) {
+      const { days } = site.ownerData
+      list = days.get(day)
+      if (list === undefined) days.set(day, (list = new OwnerDay()))
+      bucket.ownerDay = list
+      bucket.rank = list.append(site.slot, visits)
+    } else {
+      list.visits[bucket.rank]! += visits
+      list.total += visits
+    }
+    site.ownerData.ranking.add(site.slot, visits)
+  }
+}

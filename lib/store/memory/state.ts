@@ -1,0 +1,73 @@
+/**
+ * MemoryStore's state operations (clear, export, import) for the test-double
+ * controls.
+ */
+import type { StateDump } from '../contract.js'
+import { StateConflictError } from '../contract.js'
+import type { AccountOps, SiteOps, StateOps } from '../shared/composed-store.js'
+import { checkDump } from '../shared/dump-checks.js'
+import { byText } from '../shared/order.js'
+import type { MemoryData } from './data.js'
+import { copy } from './records.js'
+
+/**
+ * The state methods of the Store contract, in memory. An import is checked
+ * whole, then applied in one synchronous run through the `sites` and
+ * `accounts` parts (async in signature, they do their work before their first,
+ * absent, await), so no other call sees half of it.
+ */
+export function memoryState(data: MemoryData, parts: { sites: SiteOps; accounts: AccountOps }): StateOps {
+  return {
+    async clearState() {
+      data.ensureOpen()
+      data.clear()
+    },
+
+    async exportState() {
+      data.ensureOpen()
+      const grants: StateDump['grants'] = []
+      for (const [account_name, sites] of data.grantsByAccount)
+        for (const site_name of sites) grants.push({ account_name, site_name })
+      return {
+        masters: [...data.masters.values()].map(copy).sort(byText((r) => r.user)),
+        sites: [...data.sites.values()].map(copy).sort(byText((r) => r.site_name)),
+        accounts: [...data.accounts.values()].map(copy).sort(byText((r) => r.account_name)),
+        grants: grants.sort(byText((g) => JSON.stringify([g.account_name, g.site_name]))),
+        billing: [...data.ledgers]
+          .filter(([, ledger]) => ledger.charges.length + ledger.subscriptions.length > 0)
+          .map(([owner, ledger]) => ({ owner, ...copy(ledger) }))
+          .sort(byText((l) => l.owner)),
+        analytics: data.analytics.dump(),
+      }
+    },
+
+    async importState(dump) {
+      data.ensureOpen()
+      const existing = {
+        sites: new Map([...data.sites].map(([name, site]) => [name, site.owner])),
+        accounts: new Map([...data.accounts].map(([name, account]) => [name, account.owner])),
+        siteFolds: data.siteFolds,
+        accountFolds: data.accountFolds,
+      }
+      const { problems, siteOwners } = checkDump(dump, existing, false)
+      if (problems.length > 0) throw new StateConflictError(problems)
+      for (const master of dump.masters) data.masters.set(master.user, copy(master))
+      for (const site of dump.sites) void parts.sites.createSite(site)
+      for (const account of dump.accounts) void parts.accounts.createAccount(account)
+      for (const { account_name, site_name } of dump.grants)
+        void parts.accounts.grantAccess(siteOwners.get(site_name)!, account_name, site_name)
+      for (const { owner, charges, subscriptions } of dump.billing) {
+        const ledger = data.ledgerOf(owner)
+        ledger.charges.push(...copy(charges))
+        for (const subscription of copy(subscriptions)) {
+          ledger.subscriptions.push(subscription)
+          // The live subscription of a site that exists: Delete Site must cancel it.
+          if (subscription.status === 'active' && data.sites.get(subscription.site_name)?.owner === owner) {
+            data.activeSubscriptions.set(subscription.site_name, subscription)
+          }
+        }
+      }
+      for (const day of dump.analytics) data.analytics.load(day, siteOwners.get(day.site_name)!)
+    },
+  }
+}

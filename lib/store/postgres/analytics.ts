@@ -1,0 +1,156 @@
+/**
+ * PostgresStore's analytics: per-day aggregate rows (`site_days`, and
+ * `dim_days` per dimension value), so a period query reads at most one row
+ * per day and value, plus one row per distinct (visitor, system, geo) of a
+ * site-day (`day_visitors`) for exact distinct visitors. Recording is one
+ * call of `record_visit` or `record_activity` (migrations/); every call is
+ * one statement, one round trip.
+ */
+import { ACTIVITY_KINDS } from '../../../types/index.js'
+import type { BuildState, Dimension, RecordOutcome, TrafficTotals } from '../contract.js'
+import { type Measure, activityTotals, byVisits, dimensionRows, periodMethods } from '../shared/analytics-rows.js'
+import type { AnalyticsOps } from '../shared/composed-store.js'
+import { type PgConn, statement } from './conn.js'
+
+type Row = Record<string, unknown>
+
+/** Traffic totals from a row; zeros for no row. */
+function trafficOf(row: Row | undefined): TrafficTotals {
+  return {
+    visits: Number(row?.visits ?? 0),
+    page_views: Number(row?.page_views ?? 0),
+    unique_visitors: Number(row?.unique_visitors ?? 0),
+  }
+}
+
+/** How each measure reads a row of its query. */
+const READ: Record<Measure<unknown>['name'], (row: Row | undefined) => unknown> = {
+  traffic: trafficOf,
+  activities: (row) => activityTotals((kind) => Number(row?.[kind] ?? 0)),
+}
+
+function recordOutcome(rows: Row[]): RecordOutcome | undefined {
+  const row = rows[0]
+  if (row === undefined) return undefined
+  return { owner: row.o_owner as string, build: row.o_build as BuildState }
+}
+
+/** The analytics methods of the Store contract, on PostgreSQL. */
+export function pgAnalytics(conn: PgConn): AnalyticsOps {
+  const S = conn.s
+  const q = analyticsQueries(S)
+  const st = {
+    visit: statement(`SELECT o_owner, o_build FROM ${S}.record_visit($1, $2, $3, $4, $5, $6, $7, $8)`),
+    activity: statement(`SELECT o_owner, o_build FROM ${S}.record_activity($1, $2, $3, $4, $5, $6, $7)`),
+    traffic: statement(q.traffic),
+    activities: statement(q.activities),
+    trafficBysystem: statement(q.trafficBySystem),
+    trafficBygeo: statement(q.trafficByGeo),
+    activitiesBysystem: statement(q.activitiesBySystem),
+    activitiesBygeo: statement(q.activitiesByGeo),
+    mostTraffic: statement(q.mostTraffic),
+  }
+
+  /** One period query: the measure without a dimension, or a row per value of the dimension. */
+  async function period<T>(measure: Measure<T>, site: string, from: string, to: string, dimension?: Dimension) {
+    const read = READ[measure.name] as (row: Row | undefined) => T
+    if (!dimension) {
+      const [row] = from > to ? [] : await conn.query<Row>(st[measure.name], [site, from, to])
+      return [{ key: [], data: read(row) }]
+    }
+    if (from > to) return []
+    const rows = await conn.query<Row>(st[`${measure.name}By${dimension}`], [site, from, to])
+    return dimensionRows(
+      measure,
+      rows.map((r) => ({ key: [r.k1 as string, r.k2 as string], data: read(r) })),
+    )
+  }
+
+  return {
+    async recordVisit(v) {
+      const values = [v.site_name, v.day, v.visitor_id, v.page_views, v.browser, v.os, v.country, v.region]
+      return recordOutcome(await conn.query<Row>(st.visit, values, 'write'))
+    },
+
+    async recordActivity(a) {
+      const kinds = ACTIVITY_KINDS.map((k) => (k === a.kind ? 1 : 0))
+      const values = [a.site_name, a.day, kinds, a.browser, a.os, a.country, a.region]
+      return recordOutcome(await conn.query<Row>(st.activity, values, 'write'))
+    },
+
+    ...periodMethods(period),
+
+    async mostTraffic(owner, from, to, limit) {
+      if (from > to || limit < 1) return []
+      const rows = await conn.query<Row>(st.mostTraffic, [owner, from, to, limit])
+      return rows.map((r) => ({ site_name: r.site_name as string, data: trafficOf(r) })).sort(byVisits)
+    },
+  }
+}
+
+/** The period queries, for the schema `S` (quoted). Parameters: $1 site (or owner), $2 from day, $3 to day. */
+export function analyticsQueries(S: string) {
+  const site = `(SELECT id FROM ${S}.sites WHERE site_name = $1)`
+  /** Per dimension value: sums and, for traffic, distinct visitors of that value. */
+  const byValue = (dim: 0 | 1, traffic: boolean) => {
+    const column = dim === 0 ? 'sys_id' : 'geo_id'
+    const metrics = traffic
+      ? 'sum(d.visits) AS visits, sum(d.page_views) AS page_views'
+      : 'sum(d.click_to_call) AS click_to_call, sum(d.click_to_map) AS click_to_map, sum(d.click_to_email) AS click_to_email, sum(d.form_submit) AS form_submit'
+    const visitors = traffic
+      ? `, (SELECT count(DISTINCT x.visitor_id) FROM ${S}.day_visitors x
+            WHERE x.site_id = t.site_id AND x.day BETWEEN $2 AND $3 AND x.${column} = t.dim_id) AS unique_visitors`
+      : ''
+    return `
+SELECT v.k1, v.k2, t.*${visitors}
+  FROM (SELECT d.site_id, d.dim_id, ${metrics}
+          FROM ${S}.dim_days d
+         WHERE d.site_id = ${site} AND d.day BETWEEN $2 AND $3
+         GROUP BY d.site_id, d.dim_id) t
+  JOIN ${S}.dim_values v ON v.id = t.dim_id AND v.dim = ${dim}`
+  }
+  return {
+    traffic: `
+SELECT coalesce(sum(d.visits), 0) AS visits, coalesce(sum(d.page_views), 0) AS page_views,
+       (SELECT count(DISTINCT x.visitor_id) FROM ${S}.day_visitors x
+         WHERE x.site_id = ${site} AND x.day BETWEEN $2 AND $3) AS unique_visitors
+  FROM ${S}.site_days d
+ WHERE d.site_id = ${site} AND d.day BETWEEN $2 AND $3`,
+    activities: `
+SELECT coalesce(sum(d.click_to_call), 0) AS click_to_call, coalesce(sum(d.click_to_map), 0) AS click_to_map,
+       coalesce(sum(d.click_to_email), 0) AS click_to_email, coalesce(sum(d.form_submit), 0) AS form_submit
+  FROM ${S}.site_days d
+ WHERE d.site_id = ${site} AND d.day BETWEEN $2 AND $3`,
+    trafficBySystem: byValue(0, true),
+    trafficByGeo: byValue(1, true),
+    activitiesBySystem: byValue(0, false),
+    activitiesByGeo: byValue(1, false),
+    /**
+     * $1 owner, $4 limit. Sums the owner's site-days (an index-only scan of
+     * site_days_by_owner), finds the visits of the limit-th site, joins names
+     * only for the sites at or above it (the tie-break needs them), then reads
+     * page views and distinct visitors for the winners only.
+     */
+    mostTraffic: `
+WITH ranked AS (
+  SELECT d.site_id, sum(d.visits) AS visits
+    FROM ${S}.site_days d
+   WHERE d.owner = $1 AND d.day BETWEEN $2 AND $3
+   GROUP BY d.site_id
+  HAVING sum(d.visits) > 0
+), cutoff AS (
+  SELECT visits FROM ranked ORDER BY visits DESC OFFSET $4 - 1 LIMIT 1
+), top AS (
+  SELECT r.site_id, s.site_name, r.visits
+    FROM ranked r JOIN ${S}.sites s ON s.id = r.site_id
+   WHERE r.visits >= coalesce((SELECT visits FROM cutoff), 0)
+   ORDER BY r.visits DESC, s.site_name
+   LIMIT $4
+)
+SELECT top.site_name, top.visits,
+       (SELECT sum(d.page_views) FROM ${S}.site_days d WHERE d.site_id = top.site_id AND d.day BETWEEN $2 AND $3) AS page_views,
+       (SELECT count(DISTINCT x.visitor_id) FROM ${S}.day_visitors x
+         WHERE x.site_id = top.site_id AND x.day BETWEEN $2 AND $3) AS unique_visitors
+  FROM top`,
+  }
+}

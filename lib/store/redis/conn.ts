@@ -1,0 +1,210 @@
+/**
+ * The connection side of RedisStore: client options that fail fast instead of
+ * queueing, waiting for readiness, Lua scripts loaded on every (re)connection
+ * and called in one round trip, one
+ * socket write per turn of the event loop, and the mapping of connection
+ * failures to {@link StoreUnavailableError}.
+ */
+import { createHash } from 'node:crypto'
+import { Redis, type RedisOptions } from 'ioredis'
+import { StoreUnavailableError } from '../contract.js'
+
+/** Timeouts of a RedisStore connection, in milliseconds. */
+export interface RedisTimeouts {
+  /** How long a call waits for a (re)connection before failing. Default 1000. */
+  readyTimeout?: number
+  /** How long a command may go unanswered (a hung server). Default 3000. */
+  commandTimeout?: number
+}
+
+/**
+ * Options for a client the store creates itself. No offline queue and no
+ * retries per request: a command issued or in flight while Redis is away fails
+ * at once rather than waiting (or being resent after a reconnect, which could
+ * apply a write twice). The client itself keeps reconnecting forever.
+ */
+export function clientOptions(timeouts: RedisTimeouts): RedisOptions {
+  return {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    autoResendUnfulfilledCommands: false,
+    commandTimeout: timeouts.commandTimeout ?? 3000,
+    connectTimeout: 2000,
+    retryStrategy: (times: number) => Math.min(50 * times, 1000),
+  }
+}
+
+/** Reply errors that mean "the server cannot serve now", not "the call is wrong". */
+const UNAVAILABLE_REPLY = /^(LOADING|BUSY|MASTERDOWN|TRYAGAIN|CLUSTERDOWN|READONLY|OOM|NOREPLICAS|MISCONF)\b/
+
+/**
+ * Turns a connection failure into StoreUnavailableError; a genuine reply error
+ * (a bug: wrong type, script error) is passed on unchanged.
+ */
+export function toStoreError(err: unknown): unknown {
+  if (err instanceof StoreUnavailableError) return err
+  if (err instanceof Error && err.name === 'ReplyError' && !UNAVAILABLE_REPLY.test(err.message)) return err
+  const message = err instanceof Error ? err.message : String(err)
+  return new StoreUnavailableError(`Redis unavailable: ${message}`, { cause: err })
+}
+
+function rethrowAsStoreError(err: unknown): never {
+  throw toStoreError(err)
+}
+
+/** A Lua script with its SHA-1, run by EVALSHA with an EVAL fallback. */
+export interface LuaScript {
+  readonly lua: string
+  readonly sha: string
+}
+
+/** Every script {@link lua} prepared, by SHA-1: what a connection loads when it becomes ready. */
+const SCRIPTS = new Map<string, LuaScript>()
+
+/** Prepares a Lua source for {@link RedisConn.run}. */
+export function lua(source: string): LuaScript {
+  const script = { lua: source, sha: createHash('sha1').update(source).digest('hex') }
+  SCRIPTS.set(script.sha, script)
+  return script
+}
+
+/** One Redis connection as RedisStore uses it. */
+export class RedisConn {
+  readonly client: Redis
+  private readonly owned: boolean
+  private readonly readyTimeout: number
+  private readyWait: Promise<void> | undefined
+  private closed = false
+  /** The socket corked for this turn of the event loop (see {@link send}). */
+  private corked: Redis['stream'] | undefined
+
+  constructor(options: { url?: string; client?: Redis } & RedisTimeouts) {
+    this.readyTimeout = options.readyTimeout ?? 1000
+    if (options.client) {
+      if (options.client.options.keyPrefix) {
+        // Keys computed inside the Lua scripts would not get ioredis' keyPrefix.
+        throw new TypeError('RedisStore: use the `prefix` option, not a client with `keyPrefix`')
+      }
+      this.client = options.client
+      this.owned = false
+    } else {
+      const opts = clientOptions(options)
+      this.client = options.url ? new Redis(options.url, opts) : new Redis(opts)
+      this.owned = true
+      // Without a listener ioredis prints every reconnect failure; calls
+      // report unavailability themselves.
+      this.client.on('error', () => {})
+    }
+    this.client.on('ready', this.loadScripts)
+    if (this.client.status === 'ready') this.loadScripts()
+  }
+
+  /**
+   * Loads every script into the server's script cache, in one write, each
+   * time the connection becomes ready: so the first call of each script after
+   * a start, or after a Redis restart emptied that cache, is one round trip
+   * (EVALSHA) instead of two (EVALSHA, NOSCRIPT, EVAL). Calls waiting for
+   * readiness are sent after it. Fire and forget: a script that did not load
+   * still runs, through the EVAL fallback of {@link run}.
+   */
+  private readonly loadScripts = (): void => {
+    const pipeline = this.client.pipeline()
+    for (const script of SCRIPTS.values()) pipeline.script('LOAD', script.lua)
+    pipeline.exec().catch(() => {})
+  }
+
+  /**
+   * Resolves once the client is ready, or rejects with StoreUnavailableError
+   * after `readyTimeout`. One shared listener, however many calls wait.
+   */
+  async ready(): Promise<void> {
+    const c = this.client
+    if (c.status === 'ready' && !this.closed) return
+    if (this.closed || c.status === 'end') throw new StoreUnavailableError('Redis connection is closed')
+    if (c.status === 'wait') c.connect().catch(() => {})
+    this.readyWait ??= new Promise<void>((resolve) => {
+      c.once('ready', () => {
+        this.readyWait = undefined
+        resolve()
+      })
+    })
+    let timer: NodeJS.Timeout | undefined
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new StoreUnavailableError(`Redis not reachable (status ${c.status})`)),
+        this.readyTimeout,
+      )
+    })
+    try {
+      await Promise.race([this.readyWait, timeout])
+    } finally {
+      clearTimeout(timer)
+    }
+  }
+
+  /**
+   * Runs `fn` once the client is ready, mapping connection failures. When the
+   * client is ready already (the usual case) the command goes out at once,
+   * without waiting a turn for {@link ready}.
+   */
+  call<T>(fn: (client: Redis) => Promise<T>): Promise<T> {
+    const reply =
+      this.client.status === 'ready' && !this.closed ? this.send(fn) : this.ready().then(() => this.send(fn))
+    return reply.catch(rethrowAsStoreError)
+  }
+
+  /** Runs a Lua script: EVALSHA, or EVAL when the server does not know it yet. */
+  run(script: LuaScript, keys: string[], args: (string | number)[]): Promise<unknown> {
+    return this.call((c) =>
+      c.evalsha(script.sha, keys.length, ...keys, ...args).catch((err: unknown) => {
+        if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err
+        return c.eval(script.lua, keys.length, ...keys, ...args)
+      }),
+    )
+  }
+
+  /**
+   * Issues `fn`'s commands with the socket corked until the end of this turn
+   * of the event loop, so that every command issued in the same turn (by
+   * concurrent requests) leaves in one write. Each command keeps its own
+   * reply: this merges syscalls, not round trips. A write syscall costs more
+   * than the rest of a small command, and Redis then reads and answers the
+   * batch with one read and one write as well. The wait is bounded by the
+   * current turn: the socket is uncorked in this turn's setImmediate phase.
+   * (ioredis' enableAutoPipelining batches too, but costs more Node CPU per
+   * command and holds new commands back while a batch is in flight.)
+   */
+  private send<T>(fn: (client: Redis) => Promise<T>): Promise<T> {
+    if (this.corked === undefined) {
+      const stream = this.client.stream
+      stream.cork()
+      this.corked = stream
+      setImmediate(this.uncork)
+    }
+    try {
+      return fn(this.client)
+    } catch (err) {
+      return Promise.reject(err)
+    }
+  }
+
+  private readonly uncork = (): void => {
+    const stream = this.corked
+    this.corked = undefined
+    stream?.uncork()
+  }
+
+  /** Quits the client if this store created it; a caller's client stays open. */
+  async close(): Promise<void> {
+    if (this.closed) return
+    this.closed = true
+    this.client.off('ready', this.loadScripts)
+    if (!this.owned) return
+    try {
+      if (this.client.status === 'ready') await this.client.quit()
+      else this.client.disconnect()
+    } catch {
+      this.client.disconnect()
+    }
+  }
+}

@@ -1,0 +1,362 @@
+/**
+ * RedisStore's state operations (clear, export, import) for the test-double
+ * controls. They walk the store's key prefix with SCAN, so they cost time in
+ * proportion to the state: fine for a test double, not for a hot path.
+ *
+ * Import is all or nothing: the names it needs are WATCHed and checked, and
+ * every write goes in one MULTI/EXEC. Visitors are exported as the
+ * HyperLogLogs themselves (base64), which only a RedisStore can import; exact
+ * visitor ids from another store are added with PFADD.
+ */
+import { randomBytes } from 'node:crypto'
+import type { Redis } from 'ioredis'
+import { ACTIVITY_KINDS, type ActivityKind } from '../../../types/index.js'
+import type {
+  AccountRecord,
+  AnalyticsCellDump,
+  AnalyticsDayDump,
+  MasterRecord,
+  SiteRecord,
+  StateDump,
+  VisitorsDump,
+} from '../contract.js'
+import { StateConflictError } from '../contract.js'
+import { zeroActivities } from '../shared/analytics-rows.js'
+import type { StateOps } from '../shared/composed-store.js'
+import { checkDump, referencedNames } from '../shared/dump-checks.js'
+import { foldName } from '../shared/name-fold.js'
+import { byText } from '../shared/order.js'
+import type { RedisConn } from './conn.js'
+import { decodeFields, encodeFields } from './hash-fields.js'
+import type { RedisKeys } from './keys.js'
+
+const DIMS = [
+  ['system', 'sys'],
+  ['geo', 'geo'],
+] as const
+
+type Multi = ReturnType<Redis['multi']>
+
+/** A glob pattern matching exactly the keys that start with `prefix`. */
+function globOf(prefix: string): string {
+  return `${prefix.replace(/[*?[\]\\]/g, (c) => `\\${c}`)}*`
+}
+
+async function scanKeys(c: Redis, pattern: string): Promise<string[]> {
+  const keys: string[] = []
+  let cursor = '0'
+  do {
+    const [next, batch] = await c.scan(cursor, 'MATCH', pattern, 'COUNT', 1000)
+    keys.push(...batch)
+    cursor = next
+  } while (cursor !== '0')
+  return [...new Set(keys)]
+}
+
+/** Runs a pipeline and returns its replies, throwing the first command error. */
+async function replies(pipeline: ReturnType<Redis['pipeline']>): Promise<unknown[]> {
+  const results = (await pipeline.exec()) ?? []
+  return results.map(([error, value]) => {
+    if (error) throw error
+    return value
+  })
+}
+
+/** The state methods of the Store contract, on Redis. */
+export function redisState(conn: RedisConn, k: RedisKeys): StateOps {
+  return {
+    /** UNLINKs every key under the prefix. */
+    clearState() {
+      return conn.call(async (c) => {
+        const keys = await scanKeys(c, globOf(k.prefix))
+        for (let i = 0; i < keys.length; i += 500) await c.unlink(...keys.slice(i, i + 500))
+      })
+    },
+
+    /** Visitors come out as HyperLogLogs (`visitors_sketch`), which only a RedisStore imports. */
+    exportState() {
+      return conn.call((c) => exportAll(c, k))
+    },
+
+    async importState(dump) {
+      // Problems come back as a value: conn.call reports any error it sees as an outage.
+      const problems = await conn.call(async (c) => {
+        for (let attempt = 0; attempt < 5; attempt++) {
+          const outcome = await tryImport(c, k, dump)
+          if (outcome !== 'changed') return outcome
+          // Another client changed a watched key between the check and EXEC: check again.
+        }
+        return ['the store kept changing during the import; try again']
+      })
+      if (problems.length > 0) throw new StateConflictError(problems)
+    },
+  }
+}
+
+async function exportAll(c: Redis, k: RedisKeys): Promise<StateDump> {
+  const P = k.prefix
+  const names = async (namespace: string): Promise<string[]> =>
+    (await scanKeys(c, globOf(`${P}${namespace}:`))).map((key) => key.slice(P.length + namespace.length + 1))
+  const masterNames = await names('master')
+  const siteNames = await names('site')
+  const accountNames = await names('acct')
+  const grantAccounts = await names('gacct')
+  const chargeOwners = await names('charges')
+  const subOwners = await names('subs')
+  const p = c.pipeline()
+  for (const n of masterNames) p.get(k.master(n))
+  for (const n of siteNames) p.hgetall(k.site(n))
+  for (const n of accountNames) p.hgetall(k.account(n))
+  for (const n of grantAccounts) p.smembers(k.accountGrants(n))
+  const owners = [...new Set([...chargeOwners, ...subOwners])]
+  for (const n of owners) p.lrange(k.charges(n), 0, -1).lrange(k.subscriptions(n), 0, -1)
+  const r = await replies(p)
+  let i = 0
+  const masters = masterNames.map(() => JSON.parse(r[i++] as string) as MasterRecord)
+  const hash = (value: unknown) => decodeFields(Object.entries(value as object).flat())
+  const sites = siteNames.map(() => hash(r[i++]) as SiteRecord)
+  const accounts = accountNames.map(() => hash(r[i++]) as AccountRecord)
+  const grants = grantAccounts.flatMap((account_name) =>
+    (r[i++] as string[]).map((site_name) => ({ account_name, site_name })),
+  )
+  const billing = owners.map((owner) => ({
+    owner,
+    charges: (r[i++] as string[]).map((j) => JSON.parse(j)),
+    subscriptions: (r[i++] as string[]).map((j) => JSON.parse(j)),
+  }))
+  return {
+    masters: masters.sort(byText((m) => m.user)),
+    sites: sites.sort(byText((s) => s.site_name)),
+    accounts: accounts.sort(byText((a) => a.account_name)),
+    grants: grants.sort(byText((g) => JSON.stringify([g.account_name, g.site_name]))),
+    billing: billing.sort(byText((b) => b.owner)),
+    analytics: await exportAnalytics(c, k),
+  }
+}
+
+async function exportAnalytics(c: Redis, k: RedisKeys): Promise<AnalyticsDayDump[]> {
+  const out: AnalyticsDayDump[] = []
+  const sites = Object.keys(await c.hgetall(k.analyticsOwners())).sort()
+  for (const site of sites) {
+    for (const day of await c.zrange(k.siteDays(site), 0, -1)) {
+      const [counters, dayu, sys, geo] = (await replies(
+        c
+          .pipeline()
+          .hgetall(k.day(day, site))
+          .getBuffer(k.dayVisitors(day, site))
+          .hgetall(k.dimension(day, 'sys', site))
+          .hgetall(k.dimension(day, 'geo', site)),
+      )) as [Record<string, string>, Buffer | null, Record<string, string>, Record<string, string>]
+      const dump: AnalyticsDayDump = {
+        site_name: site,
+        day,
+        visits: Number(counters.visits ?? 0),
+        page_views: Number(counters.page_views ?? 0),
+        activities: zeroActivities(),
+        system: await exportCells(c, k, day, 'sys', site, sys),
+        geo: await exportCells(c, k, day, 'geo', site, geo),
+      }
+      for (const kind of ACTIVITY_KINDS) dump.activities[kind] = Number(counters[kind] ?? 0)
+      if (dayu) dump.visitors_sketch = dayu.toString('base64')
+      out.push(dump)
+    }
+  }
+  return out
+}
+
+async function exportCells(
+  c: Redis,
+  k: RedisKeys,
+  day: string,
+  dim: string,
+  site: string,
+  fields: Record<string, string>,
+): Promise<AnalyticsCellDump[]> {
+  const cells = new Map<string, AnalyticsCellDump>()
+  for (const [field, value] of Object.entries(fields)) {
+    const colon = field.indexOf(':')
+    const metric = field.slice(0, colon)
+    const jk = field.slice(colon + 1)
+    let cell = cells.get(jk)
+    if (cell === undefined) {
+      cell = { key: JSON.parse(jk) as [string, string], visits: 0, page_views: 0, activities: zeroActivities() }
+      cells.set(jk, cell)
+    }
+    if (metric === 'visits' || metric === 'page_views') cell[metric] = Number(value)
+    else cell.activities[metric as ActivityKind] = Number(value)
+  }
+  const jks = [...cells.keys()].filter((jk) => cells.get(jk)!.visits > 0)
+  const p = c.pipeline()
+  for (const jk of jks) p.getBuffer(k.dimensionVisitors(day, dim, site, jk))
+  const sketches = (await replies(p)) as (Buffer | null)[]
+  jks.forEach((jk, i) => {
+    if (sketches[i]) cells.get(jk)!.visitors_sketch = sketches[i]!.toString('base64')
+  })
+  return [...cells.values()].sort(byText((cell) => JSON.stringify(cell.key)))
+}
+
+/** The problems (nothing written), none (all written), or 'changed' (a watched key moved: nothing written). */
+async function tryImport(c: Redis, k: RedisKeys, dump: StateDump): Promise<string[] | 'changed'> {
+  const refs = referencedNames(dump)
+  const owners = [...new Set(dump.billing.map((ledger) => ledger.owner))]
+  const watched = [
+    ...refs.sites.map((n) => k.site(n)),
+    ...refs.accounts.map((n) => k.account(n)),
+    ...owners.map((o) => k.subscriptions(o)),
+    k.siteFolds(),
+    k.accountFolds(),
+  ]
+  if (watched.length > 0) await c.watch(...watched)
+  try {
+    const p = c.pipeline()
+    for (const n of refs.sites) p.hget(k.site(n), 'owner')
+    for (const n of refs.accounts) p.hget(k.account(n), 'owner')
+    for (const o of owners) p.llen(k.subscriptions(o))
+    const siteFolded = dump.sites.map((site) => foldName(site.site_name))
+    const accountFolded = dump.accounts.map((account) => foldName(account.account_name))
+    if (siteFolded.length > 0) p.hmget(k.siteFolds(), ...siteFolded)
+    if (accountFolded.length > 0) p.hmget(k.accountFolds(), ...accountFolded)
+    const r = await replies(p)
+    const foldsOf = (folded: string[], reply: unknown) =>
+      new Map(
+        folded.flatMap((f, i) =>
+          (reply as (string | null)[])[i] == null ? [] : [[f, (reply as string[])[i]!] as const],
+        ),
+      )
+    let at = refs.sites.length + refs.accounts.length + owners.length
+    const siteFolds = siteFolded.length > 0 ? foldsOf(siteFolded, r[at++]) : new Map<string, string>()
+    const accountFolds = accountFolded.length > 0 ? foldsOf(accountFolded, r[at++]) : new Map<string, string>()
+    const found = (names: string[], offset: number) =>
+      new Map(
+        names.flatMap((n, i) =>
+          r[offset + i] === null ? [] : [[n, JSON.parse(r[offset + i] as string) as string] as const],
+        ),
+      )
+    const existing = {
+      sites: found(refs.sites, 0),
+      accounts: found(refs.accounts, refs.sites.length),
+      siteFolds,
+      accountFolds,
+    }
+    const subLengths = new Map(owners.map((o, i) => [o, Number(r[refs.sites.length + refs.accounts.length + i])]))
+    const { problems, siteOwners } = checkDump(dump, existing, true)
+    problems.push(...(await badSketches(c, k, dump)))
+    if (problems.length > 0) return problems
+    const m = c.multi()
+    writeRecords(m, k, dump, siteOwners, subLengths)
+    for (const day of dump.analytics) writeDay(m, k, day, siteOwners.get(day.site_name)!)
+    return (await m.exec()) === null ? 'changed' : []
+  } finally {
+    if (watched.length > 0) await c.unwatch()
+  }
+}
+
+/** Sketches Redis would refuse: each is tried as a HyperLogLog in a scratch key first. */
+async function badSketches(c: Redis, k: RedisKeys, dump: StateDump): Promise<string[]> {
+  const checks: [string, string][] = []
+  for (const day of dump.analytics) {
+    for (const cell of [day, ...day.system, ...day.geo] as VisitorsDump[]) {
+      if (cell.visitors_sketch !== undefined)
+        checks.push([`analytics of ${day.site_name} on ${day.day}`, cell.visitors_sketch])
+    }
+  }
+  if (checks.length === 0) return []
+  const scratch = k.scratch(`check:${randomBytes(8).toString('hex')}`)
+  const problems: string[] = []
+  for (const [where, sketch] of checks) {
+    const bytes = Buffer.from(sketch, 'base64')
+    if (bytes.subarray(0, 4).toString('latin1') !== 'HYLL') {
+      problems.push(`${where}: visitors_sketch is not a Redis HyperLogLog`)
+      continue
+    }
+    try {
+      await c.set(scratch, bytes)
+      await c.pfcount(scratch)
+    } catch {
+      problems.push(`${where}: visitors_sketch is a damaged HyperLogLog`)
+    }
+  }
+  await c.unlink(scratch)
+  return problems
+}
+
+function writeRecords(
+  m: Multi,
+  k: RedisKeys,
+  dump: StateDump,
+  siteOwners: Map<string, string>,
+  subLengths: Map<string, number>,
+): void {
+  for (const master of dump.masters) m.set(k.master(master.user), JSON.stringify(master))
+  for (const site of dump.sites) {
+    m.hset(k.site(site.site_name), ...encodeFields(site))
+    m.hset(k.siteFolds(), foldName(site.site_name), site.site_name)
+    m.zadd(k.created(site.owner), site.created_at, site.site_name)
+    m.zadd(k.modified(site.owner), site.modified_at, site.site_name)
+    if (site.external_uid !== undefined) {
+      const xkey = k.externalUid(site.owner, site.external_uid)
+      m.zadd(xkey, site.created_at, site.site_name)
+      m.hset(k.site(site.site_name), '#xkey', xkey)
+    }
+  }
+  for (const account of dump.accounts) {
+    m.hset(k.account(account.account_name), ...encodeFields(account))
+    m.hset(k.accountFolds(), foldName(account.account_name), account.account_name)
+  }
+  for (const { account_name, site_name } of dump.grants) {
+    m.sadd(k.accountGrants(account_name), site_name)
+    m.sadd(k.siteGrants(site_name), account_name)
+  }
+  for (const { owner, charges, subscriptions } of dump.billing) {
+    for (const charge of charges) m.rpush(k.charges(owner), JSON.stringify(charge))
+    let index = subLengths.get(owner) ?? 0
+    for (const subscription of subscriptions) {
+      m.rpush(k.subscriptions(owner), JSON.stringify(subscription))
+      // The live subscription of a site that exists: Delete Site must cancel it.
+      if (subscription.status === 'active' && siteOwners.get(subscription.site_name) === owner) {
+        m.hset(k.site(subscription.site_name), '#sub', index)
+      }
+      index++
+    }
+  }
+}
+
+function writeDay(m: Multi, k: RedisKeys, day: AnalyticsDayDump, owner: string): void {
+  const site = day.site_name
+  const d = day.day
+  const ownerJson = JSON.stringify(owner)
+  const visitors = (key: string, cell: VisitorsDump): void => {
+    if (cell.visitors !== undefined) {
+      if (cell.visitors.length > 0) m.pfadd(key, ...cell.visitors)
+    } else if (cell.visitors_sketch !== undefined) {
+      const scratch = k.scratch('load')
+      m.set(scratch, Buffer.from(cell.visitors_sketch, 'base64'))
+      m.pfmerge(key, scratch)
+      m.del(scratch)
+    }
+  }
+  m.hset(k.analyticsOwners(), site, ownerJson)
+  const dk = k.day(d, site)
+  if (day.visits > 0) m.hincrby(dk, 'visits', day.visits)
+  if (day.page_views > 0) m.hincrby(dk, 'page_views', day.page_views)
+  for (const kind of ACTIVITY_KINDS) if (day.activities[kind] > 0) m.hincrby(dk, kind, day.activities[kind])
+  // Without a day-level list the day's visitors are those of its system cells, as in MemoryStore.
+  if (day.visitors !== undefined || day.visitors_sketch !== undefined) visitors(k.dayVisitors(d, site), day)
+  else for (const cell of day.system) visitors(k.dayVisitors(d, site), cell)
+  for (const [dimension, dim] of DIMS) {
+    const hk = k.dimension(d, dim, site)
+    for (const cell of day[dimension]) {
+      const jk = JSON.stringify(cell.key)
+      if (cell.visits > 0) m.hincrby(hk, `visits:${jk}`, cell.visits)
+      if (cell.page_views > 0 || cell.visits > 0) m.hincrby(hk, `page_views:${jk}`, cell.page_views)
+      for (const kind of ACTIVITY_KINDS)
+        if (cell.activities[kind] > 0) m.hincrby(hk, `${kind}:${jk}`, cell.activities[kind])
+      if (cell.visits > 0) visitors(k.dimensionVisitors(d, dim, site, jk), cell)
+    }
+  }
+  m.zadd(k.siteDays(site), 0, d)
+  if (day.visits > 0) {
+    m.zadd(k.ownerDays(ownerJson), 0, d)
+    m.zincrby(k.rank(d, ownerJson), day.visits, site)
+  }
+}
