@@ -16,7 +16,7 @@ import type { CallContext } from './context.js'
 import { resolvePeriod } from './dates.js'
 import { ownSite, siteNotFound } from './own-site.js'
 import { build } from './lifecycle.js'
-import { baseName, suffixedName } from './names.js'
+import { baseName, suffixedName } from './site-name-generator.js'
 import { toSite, toSummary } from './site-view.js'
 import type { Query } from './types.js'
 

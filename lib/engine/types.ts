@@ -27,7 +27,9 @@ import type {
 } from '../schema/sites.js'
 import type { SsoLinkQuery } from '../schema/sso.js'
 import type { Store } from '../store/contract.js'
-import type { CredentialCacheOptions } from './masters.js'
+import type { Caller, CredentialCacheOptions } from './masters.js'
+
+export type { Caller }
 
 /** Query values as Express parses them: strings, or arrays when repeated. */
 export type Query = Record<string, unknown>
@@ -60,12 +62,6 @@ export interface EngineOptions {
    * Default: cryptographic randomness.
    */
   randomSeed?: string | number
-}
-
-/** Who is calling: a master account after authentication. */
-export interface Caller {
-  user: string
-  partner: boolean
 }
 
 /** Input of {@link Engine.recordVisit}. */

@@ -8,7 +8,7 @@ import express, { type Request, type RequestHandler, type Router } from 'express
 import type { Engine } from '../engine/types.js'
 import { ServiceError } from '../errors.js'
 import { bodyReadError, errorHandler } from '../http/errors.js'
-import { requestGuards } from '../http/guards.js'
+import { requestGuards } from '../http/cross-site-and-content.js'
 import { Controls, createControls } from './controls.js'
 
 /** Options of {@link adminRouter}. */
