@@ -21,11 +21,15 @@ import {
   type TrafficMetrics,
 } from '../../types/index.js'
 import { ServiceError, invalidInput } from '../errors.js'
-import { validateMostTrafficQuery, validateSiteAnalyticsQuery } from '../schema/analytics.js'
+import {
+  type MostTrafficQuery,
+  type SiteAnalyticsQuery,
+  validateMostTrafficQuery,
+  validateSiteAnalyticsQuery,
+} from '../schema/analytics.js'
 import type { ActivityTotals, Dimension, PeriodRow, TrafficTotals } from '../store/contract.js'
 import type { CallContext, EngineContext } from './context.js'
 import { DAY_MS, formatDay, resolvePeriod, secondsToNextUtcDay, startOfDay, utc } from './dates.js'
-import type { Query } from './types.js'
 import { buildOnFirstVisit } from './lifecycle.js'
 import { ownSite, siteNotFound } from './own-site.js'
 import { UNKNOWN, systemOf, userAgentParserReady, type SystemInfo } from './user-agent.js'
@@ -177,9 +181,9 @@ export async function recordActivity(ctx: EngineContext, input: unknown): Promis
 // --------------------------------------------------------------- queries
 
 /** Drops keys whose value is undefined: in-process callers write `{ from: undefined }` for "absent". */
-function definedEntries(query: Query): Query {
+function definedEntries(query: Record<string, unknown>): Record<string, unknown> {
   if (typeof query !== 'object' || query === null) return query
-  const out: Query = Object.create(null) as Query
+  const out = Object.create(null) as Record<string, unknown>
   for (const [key, value] of Object.entries(query)) if (value !== undefined) out[key] = value
   return out
 }
@@ -249,7 +253,7 @@ const ZERO_ACTIVITIES: ActivityTotals = { click_to_call: 0, click_to_map: 0, cli
 export async function siteAnalytics(
   ctx: CallContext,
   site_name: string,
-  query: Query = {},
+  query: SiteAnalyticsQuery = {},
 ): Promise<TrafficMetrics | ActivityMetrics | AnalyticsRow[]> {
   const q = validateSiteAnalyticsQuery(definedEntries(query))
   const now = ctx.now()
@@ -314,7 +318,7 @@ export async function readSiteAnalytics(
 }
 
 /** Get Sites with Most Traffic: the caller's top 10 sites by visits in the period. */
-export async function sitesWithMostTraffic(ctx: CallContext, query: Query = {}): Promise<MostTrafficRow[]> {
+export async function sitesWithMostTraffic(ctx: CallContext, query: MostTrafficQuery = {}): Promise<MostTrafficRow[]> {
   const q = validateMostTrafficQuery(definedEntries(query))
   const now = ctx.now()
   const { from, to } = periodDays(q, now)

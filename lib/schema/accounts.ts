@@ -50,8 +50,13 @@ export const updateAccountSchema = {
   properties: { first_name: personNameSchema, last_name: personNameSchema, email: emailSchema, lang },
 } as const
 
-export type CreateAccountBody = FromSchema<typeof createAccountSchema>
-export type UpdateAccountBody = FromSchema<typeof updateAccountSchema>
+// Mapped over the schema's type so that editors show these names (see schema/sites.ts).
+type CreateAccount = FromSchema<typeof createAccountSchema>
+type UpdateAccount = FromSchema<typeof updateAccountSchema>
+/** The body of Create Account. */
+export type CreateAccountBody = { [K in keyof CreateAccount]: CreateAccount[K] }
+/** The body of Update Account: at least one field. */
+export type UpdateAccountBody = { [K in keyof UpdateAccount]: UpdateAccount[K] }
 
 export const validateCreateAccount = compile<CreateAccountBody>(createAccountSchema)
 export const validateUpdateAccount = compile<UpdateAccountBody>(updateAccountSchema)

@@ -34,10 +34,13 @@ export const mostTrafficQuerySchema = {
   properties: { from: date, to: date },
 } as const
 
+// Mapped over the schema's type so that editors show these names (see schema/sites.ts).
+type SiteAnalytics = FromSchema<typeof siteAnalyticsQuerySchema, { keepDefaultedPropertiesOptional: true }>
+type MostTraffic = FromSchema<typeof mostTrafficQuerySchema>
 /** Query of Get Site Analytics. */
-export type SiteAnalyticsQuery = FromSchema<typeof siteAnalyticsQuerySchema, { keepDefaultedPropertiesOptional: true }>
+export type SiteAnalyticsQuery = { [K in keyof SiteAnalytics]: SiteAnalytics[K] }
 /** Query of Get Sites with Most Traffic. */
-export type MostTrafficQuery = FromSchema<typeof mostTrafficQuerySchema>
+export type MostTrafficQuery = { [K in keyof MostTraffic]: MostTraffic[K] }
 
 /** Validates a Get Site Analytics query; throws InvalidInput naming the parameter. */
 export const validateSiteAnalyticsQuery = compile<SiteAnalyticsQuery>(siteAnalyticsQuerySchema, 'query')

@@ -182,12 +182,29 @@ export const emptyObjectSchema = { type: 'object', additionalProperties: false, 
 /** Defaults are documented, not applied by the validator: the engine reads an absent field as its default. */
 type Input<S extends JSONSchema> = FromSchema<S, { keepDefaultedPropertiesOptional: true }>
 
-export type CreateSiteBody = Input<typeof createSiteSchema>
-export type SiteData = Input<typeof siteDataSchema>
-export type UpdateSiteBody = Input<typeof updateSiteSchema>
-export type RecreateSiteBody = Input<typeof recreateSiteSchema>
-export type PublishQuery = Input<typeof publishQuerySchema>
-export type PeriodQuery = Input<typeof periodQuerySchema>
+// Each object type is a mapped type over the schema's type rather than the
+// FromSchema type itself: editors then show MasterApi's parameters by these
+// names instead of their expansion. The types are the same.
+type CreateSite = Input<typeof createSiteSchema>
+type SiteDataInput = Input<typeof siteDataSchema>
+type UpdateSite = Input<typeof updateSiteSchema>
+type RecreateSite = Input<typeof recreateSiteSchema>
+type Publish = Input<typeof publishQuerySchema>
+type Period = Input<typeof periodQuerySchema>
+
+/** The body of Create Site. */
+export type CreateSiteBody = { [K in keyof CreateSite]: CreateSite[K] }
+/** The `site_data` of Create Site. */
+export type SiteData = { [K in keyof SiteDataInput]: SiteDataInput[K] }
+/** The body of Update Site: at least one field. */
+export type UpdateSiteBody = { [K in keyof UpdateSite]: UpdateSite[K] }
+/** The optional body of Recreate Site. */
+export type RecreateSiteBody = { [K in keyof RecreateSite]: RecreateSite[K] }
+/** The query of Publish Site. */
+export type PublishQuery = { [K in keyof Publish]: Publish[K] }
+/** The query of the created and modified listings. */
+export type PeriodQuery = { [K in keyof Period]: Period[K] }
+/** The body of Retrieve Multiple Sites: 1 to 50 `{ site_name }`. */
 export type GetManyBody = Input<typeof getManySchema>
 
 export const validateCreateSite = compile<CreateSiteBody>(createSiteSchema)

@@ -31,10 +31,13 @@ export const ssoLinkSchema = {
   },
 } as const
 
+// Mapped over the schema's type so that editors show these names (see schema/sites.ts).
+type SsoLinkInput = FromSchema<typeof ssoLinkQuerySchema>
+type SsoLinkAnswer = FromSchema<typeof ssoLinkSchema>
 /** Query of Get SSO Link. */
-export type SsoLinkQuery = FromSchema<typeof ssoLinkQuerySchema>
+export type SsoLinkQuery = { [K in keyof SsoLinkInput]: SsoLinkInput[K] }
 /** Answer of Get SSO Link. */
-export type SsoLink = FromSchema<typeof ssoLinkSchema>
+export type SsoLink = { [K in keyof SsoLinkAnswer]: SsoLinkAnswer[K] }
 
 /** Validates a Get SSO Link query; throws InvalidInput naming the parameter. */
 export const validateSsoLinkQuery = compile<SsoLinkQuery>(ssoLinkQuerySchema, 'query')
