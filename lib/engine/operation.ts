@@ -15,6 +15,7 @@
  */
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts'
 import type { ErrorCode } from '../errors.js'
+import type { Same } from '../schema/same-type.js'
 import type { CallContext } from './context.js'
 
 /** What an HTTP request carries for the rule's argument after the path parameters. */
@@ -67,9 +68,6 @@ export interface Operation<F extends Rule = Rule> {
 
 /** The type a schema gives an input: defaults are documented, not applied (the rule reads absent as default). */
 type InputOf<S> = S extends JSONSchema ? FromSchema<S, { keepDefaultedPropertiesOptional: true }> : never
-
-/** Exact type equality (not mutual assignability): optional and readonly count. */
-type Same<A, B> = (<X>() => X extends A ? 1 : 2) extends <X>() => X extends B ? 1 : 2 ? true : false
 
 /** `true` if some member of the union `U` is exactly `T` (`U` is naked, so the check distributes). */
 type SomeIs<U, T> = U extends unknown ? Same<U, T> : never

@@ -38,6 +38,19 @@ const notExist: readonly ErrorCode[] = ['ResourceNotExist']
 /** Every Accounts operation is for partner master accounts only. */
 const partner: readonly ErrorCode[] = ['AccessForbidden', 'ResourceNotExist']
 
+/** Retrieve Sites created (or modified) in a period: the two listings differ only in the time they read. */
+function listing(by: 'created' | 'modified', run: typeof sites.sitesCreated) {
+  return operation({
+    operationId: by === 'created' ? 'listSitesCreated' : 'listSitesModified',
+    tag: 'Sites',
+    summary: `Retrieve Sites ${by} in a period`,
+    http: { method: 'GET', path: `/sites/${by}`, input: 'query' },
+    request: periodQuerySchema,
+    response: { type: 'array', items: siteNameRefSchema },
+    run,
+  })
+}
+
 export const OPERATIONS = {
   /**
    * Create Site: a new site of the caller, built at once (`create_now` true,
@@ -55,25 +68,9 @@ export const OPERATIONS = {
     run: sites.createSite,
   }),
   /** The caller's sites created in the period (default: the 7 days before `to`). */
-  sitesCreated: operation({
-    operationId: 'listSitesCreated',
-    tag: 'Sites',
-    summary: 'Retrieve Sites created in a period',
-    http: { method: 'GET', path: '/sites/created', input: 'query' },
-    request: periodQuerySchema,
-    response: { type: 'array', items: siteNameRefSchema },
-    run: sites.sitesCreated,
-  }),
+  sitesCreated: listing('created', sites.sitesCreated),
   /** The caller's sites modified in the period (default: the 7 days before `to`). */
-  sitesModified: operation({
-    operationId: 'listSitesModified',
-    tag: 'Sites',
-    summary: 'Retrieve Sites modified in a period',
-    http: { method: 'GET', path: '/sites/modified', input: 'query' },
-    request: periodQuerySchema,
-    response: { type: 'array', items: siteNameRefSchema },
-    run: sites.sitesModified,
-  }),
+  sitesModified: listing('modified', sites.sitesModified),
   /** Retrieve Multiple Sites, in request order; any name missing fails the call naming it. */
   getManySites: operation({
     operationId: 'getManySites',

@@ -5,14 +5,13 @@
  */
 import { faultSchema } from './admin.js'
 import { seedLedgerSchema } from './seed.js'
+import { closedObject } from './closed-object.js'
 
 /** Every clock call's answer. */
-export const clockAnswerSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['now', 'frozen'],
-  properties: { now: { type: 'string', description: 'engine time, YYYY-MM-DDThh:mm:ss' }, frozen: { type: 'boolean' } },
-} as const
+export const clockAnswerSchema = closedObject(
+  { now: { type: 'string', description: 'engine time, YYYY-MM-DDThh:mm:ss' }, frozen: { type: 'boolean' } },
+  ['now', 'frozen'],
+)
 
 /** `GET /__admin/health`, 200 or 503. */
 export const healthAnswerSchema = {

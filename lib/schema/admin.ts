@@ -8,6 +8,7 @@ import type { FromSchema } from 'json-schema-to-ts'
 import { ACTIVITY_KINDS } from '../../types/index.js'
 import { siteNameSchema } from './sites.js'
 import { compile } from './validate.js'
+import { closedObject } from './closed-object.js'
 
 /** "Dates in" (`YYYY-MM-DD`, `YYYY-MM-DDThh:mm:ss`) or a full ISO time with milliseconds and Z, as snapshots write. */
 export const adminDateSchema = {
@@ -19,78 +20,59 @@ export const adminDateSchema = {
 /** A non-empty string of at most `max` characters. */
 export const text = <const N extends number>(max: N) => ({ type: 'string', minLength: 1, maxLength: max }) as const
 
-export const clockSetSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['now'],
-  properties: { now: adminDateSchema },
-} as const
+export const clockSetSchema = closedObject({ now: adminDateSchema }, ['now'])
 
-export const clockAdvanceSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['seconds'],
-  properties: {
+export const clockAdvanceSchema = closedObject(
+  {
     seconds: { type: 'number', minimum: 0, maximum: 3.2e11, description: 'seconds to move forward, 0 or more' },
   },
-} as const
+  ['seconds'],
+)
 
-export const builderSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['outcome'],
-  properties: {
+export const builderSchema = closedObject(
+  {
     outcome: { enum: ['ok', 'FAILED', 'FAILED_FRAMESET_UNSUPPORTED', 'FAILED_CONTENT_TOO_BIG'] },
     delay_ms: { type: 'integer', minimum: 0, maximum: 600_000 },
     site_name: siteNameSchema,
     times: { type: 'integer', minimum: 1, maximum: 1_000_000 },
   },
-} as const
+  ['outcome'],
+)
 
-export const faultSchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    method: { type: 'string', pattern: '^[A-Za-z]{1,16}$', description: 'an HTTP method name (any letter case)' },
-    route: {
-      type: 'string',
-      minLength: 1,
-      maxLength: 200,
-      description: 'an OpenAPI path of the API, e.g. /sites/{site_name}',
-    },
-    site_name: siteNameSchema,
-    times: { type: 'integer', minimum: 1, maximum: 1_000_000 },
-    probability: { type: 'number', minimum: 0, maximum: 1 },
-    latency_ms: { type: 'integer', minimum: 0, maximum: 60_000 },
-    error: {
-      type: 'object',
-      additionalProperties: false,
-      required: ['status', 'error_code'],
-      properties: {
-        status: { type: 'integer', minimum: 400, maximum: 599 },
-        error_code: {
-          type: 'string',
-          pattern: '^[A-Za-z][A-Za-z0-9_]{0,63}$',
-          description: 'a name of letters, digits and _',
-        },
-        message: { type: 'string', maxLength: 1000 },
+export const faultSchema = closedObject({
+  method: { type: 'string', pattern: '^[A-Za-z]{1,16}$', description: 'an HTTP method name (any letter case)' },
+  route: {
+    type: 'string',
+    minLength: 1,
+    maxLength: 200,
+    description: 'an OpenAPI path of the API, e.g. /sites/{site_name}',
+  },
+  site_name: siteNameSchema,
+  times: { type: 'integer', minimum: 1, maximum: 1_000_000 },
+  probability: { type: 'number', minimum: 0, maximum: 1 },
+  latency_ms: { type: 'integer', minimum: 0, maximum: 60_000 },
+  error: closedObject(
+    {
+      status: { type: 'integer', minimum: 400, maximum: 599 },
+      error_code: {
+        type: 'string',
+        pattern: '^[A-Za-z][A-Za-z0-9_]{0,63}$',
+        description: 'a name of letters, digits and _',
       },
+      message: { type: 'string', maxLength: 1000 },
     },
-    drop: { const: true },
-  },
-} as const
+    ['status', 'error_code'],
+  ),
+  drop: { const: true },
+})
 
-export const journalQuerySchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    method: { type: 'string', pattern: '^[A-Za-z]{1,16}$', description: 'an HTTP method name' },
-    route: { type: 'string', maxLength: 200 },
-    status: { type: 'string', pattern: '^[1-5]\\d\\d$', description: 'an HTTP status, 100 to 599' },
-    user: { type: 'string', maxLength: 200 },
-    limit: { type: 'string', pattern: '^[1-9]\\d{0,5}$', description: 'a whole number from 1 to 999999' },
-  },
-} as const
+export const journalQuerySchema = closedObject({
+  method: { type: 'string', pattern: '^[A-Za-z]{1,16}$', description: 'an HTTP method name' },
+  route: { type: 'string', maxLength: 200 },
+  status: { type: 'string', pattern: '^[1-5]\\d\\d$', description: 'an HTTP status, 100 to 599' },
+  user: { type: 'string', maxLength: 200 },
+  limit: { type: 'string', pattern: '^[1-9]\\d{0,5}$', description: 'a whole number from 1 to 999999' },
+})
 
 /** What a recorded visit or activity may say about its visitor, for the system and geo dimensions. */
 const eventContext = {
@@ -99,30 +81,26 @@ const eventContext = {
   region: { type: 'string', maxLength: 100 },
 } as const
 
-export const visitSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['site_name', 'visitor_id'],
-  properties: {
+export const visitSchema = closedObject(
+  {
     site_name: siteNameSchema,
     at: adminDateSchema,
     visitor_id: text(256),
     ...eventContext,
     page_views: { type: 'integer', minimum: 1, maximum: 10_000 },
   },
-} as const
+  ['site_name', 'visitor_id'],
+)
 
-export const activitySchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['site_name', 'kind'],
-  properties: {
+export const activitySchema = closedObject(
+  {
     site_name: siteNameSchema,
     at: adminDateSchema,
     kind: { enum: ACTIVITY_KINDS },
     ...eventContext,
   },
-} as const
+  ['site_name', 'kind'],
+)
 
 /** One recorded event, or an array of them (all or nothing). */
 export const events = <const E extends object>(entry: E) =>

@@ -8,17 +8,15 @@ import { accountNameSchema, createAccountSchema } from './accounts.js'
 import { activitySchema, adminDateSchema, text, visitSchema, type ActivityBody, type VisitBody } from './admin.js'
 import { siteDataSchema, siteNameSchema } from './sites.js'
 import { compile } from './validate.js'
+import { closedObject } from './closed-object.js'
 
 const count = { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER } as const
 const BUILD = {
   enum: ['built', 'delayed', 'pending', 'FAILED', 'FAILED_FRAMESET_UNSUPPORTED', 'FAILED_CONTENT_TOO_BIG'],
 } as const
 
-export const seedMasterSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['user'],
-  properties: {
+export const seedMasterSchema = closedObject(
+  {
     user: {
       type: 'string',
       minLength: 1,
@@ -30,15 +28,13 @@ export const seedMasterSchema = {
     password_hash: text(4000),
     partner: { type: 'boolean' },
   },
-} as const
+  ['user'],
+)
 
 const siteProps = siteDataSchema.properties
 /** Create Site's site_data fields, flat, plus the owner and the state a snapshot carries. */
-export const seedSiteSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['owner', 'site_name', 'original_site_url'],
-  properties: {
+export const seedSiteSchema = closedObject(
+  {
     ...siteProps,
     owner: text(200),
     published: { type: 'boolean' },
@@ -52,68 +48,51 @@ export const seedSiteSchema = {
     publish_when_built: { type: 'boolean' },
     initial: siteDataSchema,
   },
-} as const
+  ['owner', 'site_name', 'original_site_url'],
+)
 
-export const seedAccountSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['owner', 'account_name'],
-  properties: {
+export const seedAccountSchema = closedObject(
+  {
     ...createAccountSchema.properties,
     owner: text(200),
     created_at: adminDateSchema,
     /** Which incarnation of the name this account is (dashboard sessions die with it); snapshots carry it. */
     incarnation: text(200),
   },
-} as const
+  ['owner', 'account_name'],
+)
 
-export const seedGrantSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['owner', 'account_name', 'site_name'],
-  properties: { owner: text(200), account_name: accountNameSchema, site_name: siteNameSchema },
-} as const
+export const seedGrantSchema = closedObject(
+  { owner: text(200), account_name: accountNameSchema, site_name: siteNameSchema },
+  ['owner', 'account_name', 'site_name'],
+)
 
-export const seedLedgerSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['owner'],
-  properties: {
+export const seedLedgerSchema = closedObject(
+  {
     owner: text(200),
     charges: {
       type: 'array',
-      items: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['site_name', 'at'],
-        properties: { site_name: siteNameSchema, at: adminDateSchema },
-      },
+      items: closedObject({ site_name: siteNameSchema, at: adminDateSchema }, ['site_name', 'at']),
     },
     subscriptions: {
       type: 'array',
-      items: {
-        type: 'object',
-        additionalProperties: false,
-        required: ['site_name', 'status'],
-        properties: { site_name: siteNameSchema, status: { enum: ['active', 'cancelled'] } },
-      },
+      items: closedObject({ site_name: siteNameSchema, status: { enum: ['active', 'cancelled'] } }, [
+        'site_name',
+        'status',
+      ]),
     },
   },
-} as const
+  ['owner'],
+)
 
-const activityCounts = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['click_to_call', 'click_to_map', 'click_to_email', 'form_submit'],
-  properties: { click_to_call: count, click_to_map: count, click_to_email: count, form_submit: count },
-} as const
+const activityCounts = closedObject(
+  { click_to_call: count, click_to_map: count, click_to_email: count, form_submit: count },
+  ['click_to_call', 'click_to_map', 'click_to_email', 'form_submit'],
+)
 const visitorIds = { type: 'array', items: text(256) } as const
 const sketch = { type: 'string', maxLength: 100_000, pattern: '^[A-Za-z0-9+/]*={0,2}$', description: 'base64' } as const
-const cell = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['key', 'visits', 'page_views', 'activities'],
-  properties: {
+const cell = closedObject(
+  {
     key: { type: 'array', minItems: 2, maxItems: 2, items: { type: 'string', maxLength: 16384 } },
     visits: count,
     page_views: count,
@@ -121,14 +100,12 @@ const cell = {
     visitors: visitorIds,
     visitors_sketch: sketch,
   },
-} as const
+  ['key', 'visits', 'page_views', 'activities'],
+)
 
 /** One site-day of recorded analytics, as a snapshot gives it. */
-export const seedAnalyticsSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['site_name', 'day', 'visits', 'page_views', 'activities', 'system', 'geo'],
-  properties: {
+export const seedAnalyticsSchema = closedObject(
+  {
     site_name: siteNameSchema,
     day: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'a UTC day YYYY-MM-DD' },
     visits: count,
@@ -139,7 +116,8 @@ export const seedAnalyticsSchema = {
     system: { type: 'array', items: cell },
     geo: { type: 'array', items: cell },
   },
-} as const
+  ['site_name', 'day', 'visits', 'page_views', 'activities', 'system', 'geo'],
+)
 
 /** The entry schema of each seed section. */
 export const seedSections = {
@@ -159,29 +137,23 @@ const entries = { type: 'array', maxItems: 1_000_000, items: { type: 'object' } 
  * The seed body's outline. Entries are checked one by one against
  * {@link seedSections} (so every bad entry is reported, not the first).
  */
-export const seedSchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    masters: entries,
-    sites: entries,
-    accounts: entries,
-    grants: entries,
-    visits: entries,
-    activities: entries,
-    billing: entries,
-    analytics: entries,
-  },
-} as const
+export const seedSchema = closedObject({
+  masters: entries,
+  sites: entries,
+  accounts: entries,
+  grants: entries,
+  visits: entries,
+  activities: entries,
+  billing: entries,
+  analytics: entries,
+})
 
 /** The seed body with each section's entry schema in place: what seed accepts and snapshot answers. */
-export const seedBodySchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: Object.fromEntries(
+export const seedBodySchema = closedObject(
+  Object.fromEntries(
     Object.entries(seedSections).map(([name, entry]) => [name, { type: 'array', maxItems: 1_000_000, items: entry }]),
   ),
-} as const
+)
 
 export type SeedMaster = FromSchema<typeof seedMasterSchema>
 export type SeedSite = FromSchema<typeof seedSiteSchema>
