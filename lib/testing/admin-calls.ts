@@ -6,8 +6,16 @@
  * read this table, in this order.
  */
 import type { ErrorCode } from '../errors.js'
-import { builderSchema, clockAdvanceSchema, clockSetSchema, events, faultSchema } from '../schema/admin.js'
-import { activitySchema, journalQuerySchema, visitSchema } from '../schema/admin.js'
+import {
+  activitySchema,
+  builderSchema,
+  clockAdvanceSchema,
+  clockSetSchema,
+  events,
+  faultSchema,
+  journalQuerySchema,
+  visitSchema,
+} from '../schema/admin.js'
 import {
   billingAnswerSchema,
   clockAnswerSchema,
