@@ -59,7 +59,8 @@ export interface Route extends RouteDoc {
 /**
  * How a route calls its MasterApi method: the path parameters in order,
  * then the input if it takes one, then the request fact it asks for. One
- * closure per route, made once, so a request allocates no argument list.
+ * closure per route, made once; for the shapes the table has, a request
+ * allocates no argument list.
  */
 function runnerOf(name: string, http: HttpBinding): Route['run'] {
   // A member call, so a method of another Engine's MasterApi still gets its `this`.
@@ -78,7 +79,9 @@ function runnerOf(name: string, http: HttpBinding): Route['run'] {
     case '2':
       return (api, p) => methods(api)[name]!(p[0], p[1])
     default:
-      throw new Error(`operation ${name}: no runner for the shape ${shape}`)
+      // Any other shape: the same arguments, gathered per request.
+      return (api, p, input, request) =>
+        methods(api)[name]!(...p, ...(http.input === 'none' ? [] : [input]), ...(http.fact ? [request[http.fact]] : []))
   }
 }
 
