@@ -40,17 +40,11 @@ export interface HttpBinding {
 // biome-ignore lint/suspicious/noExplicitAny: the widest rule type; `never[]` would refuse every rule's parameters.
 export type Rule = (call: CallContext, ...args: any[]) => Promise<unknown>
 
-/** One operation: its description, its HTTP binding, its schemas and its rule. */
-export interface Operation<F extends Rule = Rule> {
+/** What every operation says: its description, its schemas and its rule. */
+interface OperationBase<F extends Rule> {
   summary: string
   /** What a caller must know beyond the schemas (the OpenAPI description). */
   description?: string
-  /** Unique camelCase name: the OpenAPI operationId. Required with `http`. */
-  operationId?: string
-  /** The group it is listed under (Sites, Accounts, Analytics). Required with `http`. */
-  tag?: string
-  /** How it is served over HTTP; absent for an in-process-only operation. */
-  http?: HttpBinding
   /** The JSON Schema of the body or query, which the rule validates its input with. */
   request?: JSONSchema
   /** The JSON Schema of the answer (200); absent: the answer is empty (204). */
@@ -65,6 +59,25 @@ export interface Operation<F extends Rule = Rule> {
   /** The engine rule; its parameters after the call context are the method's. */
   run: F
 }
+
+/** An operation served over HTTP, named and grouped for the OpenAPI document. */
+interface ServedOperation<F extends Rule> extends OperationBase<F> {
+  http: HttpBinding
+  /** Unique camelCase name: the OpenAPI operationId. */
+  operationId: string
+  /** The group it is listed under (Sites, Accounts, Analytics). */
+  tag: string
+}
+
+/** An operation of the in-process API only. */
+interface InProcessOperation<F extends Rule> extends OperationBase<F> {
+  http?: undefined
+  operationId?: undefined
+  tag?: undefined
+}
+
+/** One operation: its description, its HTTP binding (if served over HTTP), its schemas and its rule. */
+export type Operation<F extends Rule = Rule> = ServedOperation<F> | InProcessOperation<F>
 
 /** The type a schema gives an input: defaults are documented, not applied (the rule reads absent as default). */
 type InputOf<S> = S extends JSONSchema ? FromSchema<S, { keepDefaultedPropertiesOptional: true }> : never
