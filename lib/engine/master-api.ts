@@ -34,14 +34,17 @@ type Binder = <A extends unknown[], R>(
 
 /** Every operation of the table, each bound by `bind` after the strict-strings check of its arguments. */
 export function buildMasterApi(bind: Binder): MasterApi {
-  const api: Record<string, unknown> = {}
-  for (const [name, { run }] of Object.entries(OPERATIONS) as [string, Operation][]) {
-    api[name] = bind((call, ...args: unknown[]) => {
+  // Object.fromEntries, not a store per key: V8 turns an object that gets
+  // more than a dozen properties by keyed stores into a hash table, which
+  // every method lookup on the hot path would then pay for.
+  const methods = (Object.entries(OPERATIONS) as [string, Operation][]).map(([name, { run }]) => [
+    name,
+    bind((call, ...args: unknown[]) => {
       checkStrings(args)
       return run(call, ...args)
-    })
-  }
-  return api as unknown as MasterApi
+    }),
+  ])
+  return Object.fromEntries(methods) as MasterApi
 }
 
 /** How many callers' API objects an engine keeps; beyond it the oldest is rebuilt on next use. */
