@@ -1,6 +1,9 @@
 /**
  * The public resource types of mobisite, as docs/api.md describes them and
  * as the HTTP API returns them. Absent optional keys are absent, never `null`.
+ * Each response type is exactly the type of its JSON Schema (the one the
+ * answers are documented and checked with): lib/schema/responses.ts makes
+ * tsc fail when the two differ.
  */
 
 /** How long the mobile site cache is kept (VERY_SHORT 30 min, SHORT 2 h, LONG 12 h, VERY_LONG 24 h). */

@@ -102,7 +102,7 @@ export function compileSource(source: string, maxLength: number): CompiledAgents
 
   const linear =
     chains.length === 0
-      ? (ua: string): boolean => single !== undefined && single.test(ua)
+      ? (ua: string): boolean => single?.test(ua) === true
       : (ua: string): boolean => {
           trigger.lastIndex = 0
           if (!trigger.test(ua)) return false
@@ -125,7 +125,7 @@ export function compileSource(source: string, maxLength: number): CompiledAgents
           if (chainMatches(ua, chains[chainHead] as Chain, end, true)) return true
           const from = end > longest ? end - longest : 0
           for (let i = 0; i < chains.length; i++) if (chainMatches(ua, chains[i] as Chain, from)) return true
-          return single !== undefined && single.test(ua)
+          return single?.test(ua) === true
         }
   if (rest === undefined) return { ...base, mode: 'linear', maxLength: Infinity, test: linear }
   return {

@@ -46,21 +46,32 @@ const LINE_TERMINATORS = '\n\r\u2028\u2029'
  */
 export function splitAlternatives(source: string): string[] {
   const out: string[] = []
-  let depth = 0
   let start = 0
+  for (const bar of topLevel(source, '|')) {
+    out.push(source.slice(start, bar))
+    start = bar + 1
+  }
+  out.push(source.slice(start))
+  return out
+}
+
+/**
+ * Where `char` stands as itself at the top level of a source: not escaped,
+ * not in a class, not in a group. Read token by token, so `\\|` and `[|]` do
+ * not count.
+ */
+function topLevel(source: string, char: string): number[] {
+  const at: number[] = []
+  let depth = 0
   for (let i = 0; i < source.length; i++) {
     const c = source[i]
     if (c === '\\') i++
     else if (c === '[') i = classEnd(source, i)
     else if (c === '(') depth++
     else if (c === ')') depth--
-    else if (c === '|' && depth === 0) {
-      out.push(source.slice(start, i))
-      start = i + 1
-    }
+    else if (c === char && depth === 0) at.push(i)
   }
-  out.push(source.slice(start))
-  return out
+  return at
 }
 
 /** Index of the `]` closing the class opened at `open` (JS: `[]` is empty, `]` first does not count as literal). */
@@ -149,16 +160,7 @@ export function stripWrappers(alt: string): string {
   let body = alt
   const lead = /^\.\*\??/.exec(body)
   if (lead !== null) body = body.slice(lead[0].length)
-  let lastDot = -1
-  let depth = 0
-  for (let i = 0; i < body.length; i++) {
-    const c = body[i]
-    if (c === '\\') i++
-    else if (c === '[') i = classEnd(body, i)
-    else if (c === '(') depth++
-    else if (c === ')') depth--
-    else if (c === '.' && depth === 0) lastDot = i
-  }
+  const lastDot = topLevel(body, '.').at(-1) ?? -1
   if (lastDot >= 0) {
     const tail = body.slice(lastDot)
     if (tail === '.*' || tail === '.*?') body = body.slice(0, lastDot)

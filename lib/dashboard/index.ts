@@ -261,7 +261,7 @@ function wantsPage(req: Request): boolean {
 }
 
 /**
- * The browser rule of the API (lib/http/guards.ts), for the one
+ * The browser rule of the API (lib/http/cross-site-and-content.ts), for the one
  * state-changing request here: an `Origin` listed in `allowedOrigins` may
  * post (a partner's own "sign out" button); otherwise a `Sec-Fetch-Site`
  * other than same-origin/none, `Origin: null`, or an `Origin` other than the

@@ -5,7 +5,13 @@
 import { randomUUID } from 'node:crypto'
 import type { Account } from '../../types/index.js'
 import { ServiceError, alreadyExist, invalidInput, notExist } from '../errors.js'
-import { accountNameSchema, validateCreateAccount, validateUpdateAccount } from '../schema/accounts.js'
+import {
+  accountNameSchema,
+  type CreateAccountBody,
+  type UpdateAccountBody,
+  validateCreateAccount,
+  validateUpdateAccount,
+} from '../schema/accounts.js'
 import { siteNameSchema } from '../schema/sites.js'
 import type { GrantOutcome } from '../store/contract.js'
 import type { CallContext } from './context.js'
@@ -40,7 +46,7 @@ function grantError(outcome: GrantOutcome, account_name: string, site_name: stri
 }
 
 /** Create Account; names are unique across all master accounts. */
-export async function createAccount(ctx: CallContext, body: unknown): Promise<void> {
+export async function createAccount(ctx: CallContext, body: CreateAccountBody): Promise<void> {
   requirePartner(ctx)
   const input = validateCreateAccount(body)
   const created = await ctx.store.createAccount({
@@ -68,7 +74,7 @@ export async function getAccount(ctx: CallContext, account_name: string): Promis
 }
 
 /** Update Account; account_name cannot change. */
-export async function updateAccount(ctx: CallContext, account_name: string, body: unknown): Promise<void> {
+export async function updateAccount(ctx: CallContext, account_name: string, body: UpdateAccountBody): Promise<void> {
   requirePartner(ctx)
   const patch = validateUpdateAccount(body)
   if (!(await ctx.store.updateAccount(ctx.caller.user, account_name, patch))) {

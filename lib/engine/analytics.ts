@@ -21,11 +21,22 @@ import {
   type TrafficMetrics,
 } from '../../types/index.js'
 import { ServiceError, invalidInput } from '../errors.js'
-import { validateMostTrafficQuery, validateSiteAnalyticsQuery } from '../schema/analytics.js'
-import type { ActivityTotals, Dimension, PeriodRow, TrafficTotals } from '../store/contract.js'
+import {
+  type MostTrafficQuery,
+  type SiteAnalyticsQuery,
+  validateMostTrafficQuery,
+  validateSiteAnalyticsQuery,
+} from '../schema/analytics.js'
+import type {
+  ActivityEvent,
+  ActivityTotals,
+  Dimension,
+  PeriodRow,
+  TrafficTotals,
+  VisitEvent,
+} from '../store/contract.js'
 import type { CallContext, EngineContext } from './context.js'
 import { DAY_MS, formatDay, resolvePeriod, secondsToNextUtcDay, startOfDay, utc } from './dates.js'
-import type { Query } from './types.js'
 import { buildOnFirstVisit } from './lifecycle.js'
 import { ownSite, siteNotFound } from './own-site.js'
 import { UNKNOWN, systemOf, userAgentParserReady, type SystemInfo } from './user-agent.js'
@@ -91,23 +102,33 @@ function dayOf(ctx: EngineContext, at: unknown): string {
   return lastDay
 }
 
-/** The site name of an event, checked last as it always was: the store then resolves it. */
-function siteNameOf(fields: Record<string, unknown>): string {
-  const site_name = fields.site_name
-  if (typeof site_name !== 'string') throw invalidInput('site_name must be a string')
-  return site_name
-}
-
-/** The `system` dimension of an event (shared, frozen: no allocation per event). */
-function systemFor(fields: Record<string, unknown>): SystemInfo {
-  const userAgent = fields.user_agent
-  if (userAgent !== undefined && typeof userAgent !== 'string') throw invalidInput('user_agent must be a string')
-  return systemOf(userAgent)
-}
-
 /** A geo part of an event: country or region. */
 function geoOf(fields: Record<string, unknown>, name: 'country' | 'region'): string {
   return optionalString(fields[name], name, MAX_GEO) || UNKNOWN
+}
+
+/** What every event records besides its own fields. */
+type Located<T> = T & Pick<VisitEvent, 'site_name' | 'browser' | 'os' | 'country' | 'region'>
+
+/**
+ * Completes an event with its dimensions (the `system` one shared and
+ * frozen: no allocation per event) and its site name, which is checked last
+ * as it always was: the store then resolves it. The event object is the one
+ * given, so recording allocates nothing more.
+ */
+function located<T extends object>(event: T, fields: Record<string, unknown>): Located<T> {
+  const userAgent = fields.user_agent
+  if (userAgent !== undefined && typeof userAgent !== 'string') throw invalidInput('user_agent must be a string')
+  const system: SystemInfo = systemOf(userAgent)
+  const out = event as Located<T>
+  out.browser = system.browser
+  out.os = system.os
+  out.country = geoOf(fields, 'country')
+  out.region = geoOf(fields, 'region')
+  const site_name = fields.site_name
+  if (typeof site_name !== 'string') throw invalidInput('site_name must be a string')
+  out.site_name = site_name
+  return out
 }
 
 /**
@@ -132,22 +153,10 @@ export async function recordVisit(ctx: EngineContext, input: unknown): Promise<v
   const day = dayOf(ctx, fields.at)
   const loading = userAgentParserReady(fields.user_agent)
   if (loading !== undefined) await loading
-  const system = systemFor(fields)
-  const country = geoOf(fields, 'country')
-  const region = geoOf(fields, 'region')
-  const site_name = siteNameOf(fields)
-  const recorded = await ctx.store.recordVisit({
-    site_name,
-    day,
-    visitor_id,
-    page_views,
-    browser: system.browser,
-    os: system.os,
-    country,
-    region,
-  })
-  if (recorded === undefined) throw siteNotFound(site_name)
-  if (recorded.build === 'delayed') await buildOnFirstVisit(ctx, site_name)
+  const visit: VisitEvent = located({ day, visitor_id, page_views }, fields)
+  const recorded = await ctx.store.recordVisit(visit)
+  if (recorded === undefined) throw siteNotFound(visit.site_name)
+  if (recorded.build === 'delayed') await buildOnFirstVisit(ctx, visit.site_name)
 }
 
 /** Records an activity (`engine.recordActivity`): one store call, as {@link recordVisit}. */
@@ -158,28 +167,16 @@ export async function recordActivity(ctx: EngineContext, input: unknown): Promis
   const day = dayOf(ctx, fields.at)
   const loading = userAgentParserReady(fields.user_agent)
   if (loading !== undefined) await loading
-  const system = systemFor(fields)
-  const country = geoOf(fields, 'country')
-  const region = geoOf(fields, 'region')
-  const site_name = siteNameOf(fields)
-  const recorded = await ctx.store.recordActivity({
-    site_name,
-    day,
-    kind: kind as ActivityKind,
-    browser: system.browser,
-    os: system.os,
-    country,
-    region,
-  })
-  if (recorded === undefined) throw siteNotFound(site_name)
+  const activity: ActivityEvent = located({ day, kind: kind as ActivityKind }, fields)
+  if ((await ctx.store.recordActivity(activity)) === undefined) throw siteNotFound(activity.site_name)
 }
 
 // --------------------------------------------------------------- queries
 
 /** Drops keys whose value is undefined: in-process callers write `{ from: undefined }` for "absent". */
-function definedEntries(query: Query): Query {
+function definedEntries(query: Record<string, unknown>): Record<string, unknown> {
   if (typeof query !== 'object' || query === null) return query
-  const out: Query = Object.create(null) as Query
+  const out = Object.create(null) as Record<string, unknown>
   for (const [key, value] of Object.entries(query)) if (value !== undefined) out[key] = value
   return out
 }
@@ -249,7 +246,7 @@ const ZERO_ACTIVITIES: ActivityTotals = { click_to_call: 0, click_to_map: 0, cli
 export async function siteAnalytics(
   ctx: CallContext,
   site_name: string,
-  query: Query = {},
+  query: SiteAnalyticsQuery = {},
 ): Promise<TrafficMetrics | ActivityMetrics | AnalyticsRow[]> {
   const q = validateSiteAnalyticsQuery(definedEntries(query))
   const now = ctx.now()
@@ -259,62 +256,34 @@ export async function siteAnalytics(
   return readSiteAnalytics(ctx, site.site_name, from, to, q.result ?? 'traffic', q.dimension)
 }
 
+/** The metrics of a result kind. */
+type MetricsOf<R extends 'traffic' | 'activities'> = R extends 'traffic' ? TrafficMetrics : ActivityMetrics
+
+/** Get Site Analytics' answer for a result kind: totals, or rows with a dimension. */
+type AnswerOf<R extends 'traffic' | 'activities', D extends Dimension | undefined> = D extends Dimension
+  ? AnalyticsRow<MetricsOf<R>>[]
+  : MetricsOf<R>
+
 /**
  * The answer of Get Site Analytics for days [from, to] of a site whose access
  * the caller has already checked, without counting toward the daily limit.
  * The API and the sub-account dashboard both read through it, so their
  * numbers are the same by construction.
  */
-export function readSiteAnalytics(
-  ctx: EngineContext,
-  site_name: string,
-  from: string,
-  to: string,
-  result: 'traffic',
-  dimension?: undefined,
-): Promise<TrafficMetrics>
-export function readSiteAnalytics(
-  ctx: EngineContext,
-  site_name: string,
-  from: string,
-  to: string,
-  result: 'activities',
-  dimension?: undefined,
-): Promise<ActivityMetrics>
-export function readSiteAnalytics<R extends 'traffic' | 'activities'>(
-  ctx: EngineContext,
-  site_name: string,
-  from: string,
-  to: string,
-  result: R,
-  dimension: Dimension,
-): Promise<AnalyticsRow<R extends 'traffic' ? TrafficMetrics : ActivityMetrics>[]>
-export function readSiteAnalytics(
-  ctx: EngineContext,
-  site_name: string,
-  from: string,
-  to: string,
-  result: 'traffic' | 'activities',
-  dimension?: Dimension,
-): Promise<TrafficMetrics | ActivityMetrics | AnalyticsRow[]>
-export async function readSiteAnalytics(
-  ctx: EngineContext,
-  site_name: string,
-  from: string,
-  to: string,
-  result: 'traffic' | 'activities',
-  dimension?: Dimension,
-): Promise<TrafficMetrics | ActivityMetrics | AnalyticsRow[]> {
+export async function readSiteAnalytics<
+  R extends 'traffic' | 'activities',
+  D extends Dimension | undefined = undefined,
+>(ctx: EngineContext, site_name: string, from: string, to: string, result: R, dimension?: D): Promise<AnswerOf<R, D>> {
   if (result === 'activities') {
     const rows = await ctx.store.siteActivities(site_name, from, to, dimension)
-    return shape(rows, dimension, activityMetrics, ZERO_ACTIVITIES)
+    return shape(rows, dimension, activityMetrics, ZERO_ACTIVITIES) as AnswerOf<R, D>
   }
   const rows = await ctx.store.siteTraffic(site_name, from, to, dimension)
-  return shape(rows, dimension, trafficMetrics, ZERO_TRAFFIC)
+  return shape(rows, dimension, trafficMetrics, ZERO_TRAFFIC) as AnswerOf<R, D>
 }
 
 /** Get Sites with Most Traffic: the caller's top 10 sites by visits in the period. */
-export async function sitesWithMostTraffic(ctx: CallContext, query: Query = {}): Promise<MostTrafficRow[]> {
+export async function sitesWithMostTraffic(ctx: CallContext, query: MostTrafficQuery = {}): Promise<MostTrafficRow[]> {
   const q = validateMostTrafficQuery(definedEntries(query))
   const now = ctx.now()
   const { from, to } = periodDays(q, now)

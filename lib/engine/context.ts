@@ -5,8 +5,7 @@
  */
 import type { Site } from '../../types/index.js'
 import type { Store } from '../store/contract.js'
-import type { MasterRegistry } from './masters.js'
-import type { Caller } from './types.js'
+import type { Caller, MasterRegistry } from './masters.js'
 
 /** Shared state of one engine instance. */
 export interface EngineContext {

@@ -5,12 +5,16 @@
  */
 import type { CreationFailure } from '../../types/index.js'
 import { invalidInput } from '../errors.js'
-import { validatePublishQuery, validateRecreateSite } from '../schema/sites.js'
+import {
+  type PublishQuery,
+  type RecreateSiteBody,
+  validatePublishQuery,
+  validateRecreateSite,
+} from '../schema/sites.js'
 import type { SitePatch, SiteRecord } from '../store/contract.js'
 import type { CallContext, EngineContext } from './context.js'
 import { ownSite, siteNotFound } from './own-site.js'
 import { PROPERTY_KEYS, toSite } from './site-view.js'
-import type { Query } from './types.js'
 
 const FAILURES: readonly CreationFailure[] = ['FAILED_FRAMESET_UNSUPPORTED', 'FAILED_CONTENT_TOO_BIG']
 
@@ -83,7 +87,7 @@ export function buildOnFirstVisit(ctx: EngineContext, site_name: string): Promis
 }
 
 /** Publish Site; `test=true` skips the first-publish charge (later publishes never charge). */
-export async function publishSite(ctx: CallContext, site_name: string, query: Query = {}): Promise<void> {
+export async function publishSite(ctx: CallContext, site_name: string, query: PublishQuery = {}): Promise<void> {
   const test = String(validatePublishQuery(query).test ?? 'false') === 'true'
   const outcome = await ctx.store.publishSite(ctx.caller.user, site_name, ctx.now().getTime(), !test)
   if (!outcome) throw siteNotFound(site_name)
@@ -106,7 +110,7 @@ export function resetCache(ctx: CallContext, site_name: string): Promise<void> {
 }
 
 /** Recreate Site: creation properties restored, rebuilt, unpublished unless `republish`. */
-export async function recreateSite(ctx: CallContext, site_name: string, body: unknown): Promise<void> {
+export async function recreateSite(ctx: CallContext, site_name: string, body?: RecreateSiteBody): Promise<void> {
   const { republish = false } = validateRecreateSite(body ?? {})
   const site = await ownSite(ctx, site_name)
   const patch: SitePatch = {

@@ -1,54 +1,50 @@
 /**
- * The MasterApi object behind `engine.as(caller)`. Building it means 21
- * closures, which cost more than a cached read on the API's hot path, so an
- * authenticated Caller's object is built once and kept (bounded), and every
- * call goes straight to its rule with no per-call allocation of a context.
+ * MasterApi, the in-process API, follows from the operations table: one
+ * method per entry, typed by its rule (the parameters after the call
+ * context) and documented by the entry's comment.
+ *
+ * The object behind `engine.as(caller)` costs one closure per operation to
+ * build, more than a cached read on the API's hot path, so an authenticated
+ * Caller's object is built once and kept (bounded), and every call goes
+ * straight to its rule with no per-call allocation of a context.
  */
-import * as accounts from './accounts.js'
-import * as analytics from './analytics.js'
 import type { CallContext, EngineContext } from './context.js'
-import * as lifecycle from './lifecycle.js'
-import * as sites from './sites.js'
-import * as sso from './sso.js'
+import type { Caller } from './masters.js'
+import type { MethodOf, Operation } from './operation.js'
+import { OPERATIONS } from './operations.js'
 import { checkStrings } from './strict-strings.js'
-import type { Caller, MasterApi } from './types.js'
+
+type Operations = typeof OPERATIONS
+
+/** One method per operation, named by its key in the table. */
+type Methods = { [K in keyof Operations]: MethodOf<Operations[K]> }
+
+/**
+ * Every operation of the API (docs/api.md) on behalf of one master account.
+ * Bodies and queries are typed from the same JSON Schemas that validate them,
+ * and are still validated at run time exactly as over HTTP, so a JavaScript
+ * caller passing anything gets InvalidInput, never a crash.
+ */
+export interface MasterApi extends Methods {}
 
 /** Wraps a rule so it runs in the context `resolve` gives, with the engine's error translation. */
 type Binder = <A extends unknown[], R>(
   operation: (call: CallContext, ...args: A) => Promise<R>,
 ) => (...args: A) => Promise<R>
 
-/** Every operation of the API, each bound by `bind` after the strict-strings check of its arguments. */
+/** Every operation of the table, each bound by `bind` after the strict-strings check of its arguments. */
 export function buildMasterApi(bind: Binder): MasterApi {
-  const on: Binder = (operation) =>
-    bind((call, ...args) => {
+  // Object.fromEntries, not a store per key: V8 turns an object that gets
+  // more than a dozen properties by keyed stores into a hash table, which
+  // every method lookup on the hot path would then pay for.
+  const methods = (Object.entries(OPERATIONS) as [string, Operation][]).map(([name, { run }]) => [
+    name,
+    bind((call, ...args: unknown[]) => {
       checkStrings(args)
-      return operation(call, ...args)
-    })
-  return {
-    createSite: on(sites.createSite),
-    getSite: on(sites.getSite),
-    getSiteByExternalUid: on(sites.getSiteByExternalUid),
-    updateSite: on(sites.updateSite),
-    deleteSite: on(sites.deleteSite),
-    recreateSite: on(lifecycle.recreateSite),
-    publishSite: on(lifecycle.publishSite),
-    unpublishSite: on(lifecycle.unpublishSite),
-    resetCache: on(lifecycle.resetCache),
-    sitesCreated: on((call, query) => sites.listSites(call, 'created', query)),
-    sitesModified: on((call, query) => sites.listSites(call, 'modified', query)),
-    getManySites: on(sites.getManySites),
-    createAccount: on(accounts.createAccount),
-    getAccount: on(accounts.getAccount),
-    updateAccount: on(accounts.updateAccount),
-    deleteAccount: on(accounts.deleteAccount),
-    grantAccess: on(accounts.grantAccess),
-    revokeAccess: on(accounts.revokeAccess),
-    accountSites: on(accounts.accountSites),
-    ssoLink: on(sso.ssoLink),
-    siteAnalytics: on(analytics.siteAnalytics),
-    sitesWithMostTraffic: on(analytics.sitesWithMostTraffic),
-  }
+      return run(call, ...args)
+    }),
+  ])
+  return Object.fromEntries(methods) as MasterApi
 }
 
 /** How many callers' API objects an engine keeps; beyond it the oldest is rebuilt on next use. */

@@ -27,7 +27,12 @@ import { invalidInput } from '../errors.js'
 import type { MasterRecord, Store } from '../store/contract.js'
 import { DECOY_HASH, hashPassword, needsRehash, verifyPassword } from './password-hash.js'
 import { TtlCache } from './ttl-cache.js'
-import type { Caller } from './types.js'
+
+/** Who is calling: a master account after authentication. */
+export interface Caller {
+  user: string
+  partner: boolean
+}
 
 /** Bounds of the verified-credential cache (engine option `credentialCache`). */
 export interface CredentialCacheOptions {

@@ -5,20 +5,23 @@
 import type { BusinessInfo, Site, SiteNameRef, SiteProperties, SiteSummary } from '../../types/index.js'
 import { alreadyExist, invalidInput, notExist } from '../errors.js'
 import {
+  type CreateSiteBody,
+  type GetManyBody,
+  type PeriodQuery,
+  type SiteData,
+  type UpdateSiteBody,
   validateCreateSite,
   validateGetMany,
   validatePeriodQuery,
   validateUpdateSite,
-  type SiteData,
 } from '../schema/sites.js'
 import type { SitePatch, SiteRecord } from '../store/contract.js'
 import type { CallContext } from './context.js'
 import { resolvePeriod } from './dates.js'
 import { ownSite, siteNotFound } from './own-site.js'
 import { build } from './lifecycle.js'
-import { baseName, suffixedName } from './names.js'
+import { baseName, suffixedName } from './site-name-generator.js'
 import { toSite, toSummary } from './site-view.js'
-import type { Query } from './types.js'
 
 /** How many random suffixes a generated name tries before giving up. */
 const NAME_ATTEMPTS = 8
@@ -56,7 +59,7 @@ export function propertiesFrom(data: SiteData): SiteProperties {
 }
 
 /** Create Site. The name is reserved atomically before any build runs. */
-export async function createSite(ctx: CallContext, body: unknown): Promise<SiteNameRef> {
+export async function createSite(ctx: CallContext, body: CreateSiteBody): Promise<SiteNameRef> {
   const input = validateCreateSite(body)
   const props = propertiesFrom(input.site_data)
   const mode = String(input.create_now ?? 'true') as 'true' | 'false' | 'async'
@@ -128,7 +131,7 @@ export async function getSiteByExternalUid(ctx: CallContext, external_uid: strin
 }
 
 /** Update Site. Creation properties stay as they were, for Recreate Site. */
-export async function updateSite(ctx: CallContext, site_name: string, body: unknown): Promise<void> {
+export async function updateSite(ctx: CallContext, site_name: string, body: UpdateSiteBody): Promise<void> {
   const patch: SitePatch = { ...validateUpdateSite(body), modified_at: ctx.now().getTime() }
   const updated = await ctx.store.updateSite(ctx.caller.user, site_name, patch)
   if (!updated) throw siteNotFound(site_name)
@@ -140,21 +143,31 @@ export async function deleteSite(ctx: CallContext, site_name: string): Promise<v
 }
 
 /** Retrieve Sites created (or modified) in a period; default the 7 days before `to`. */
-export async function listSites(
+async function listSites(
   ctx: CallContext,
   by: 'created' | 'modified',
-  query: Query = {},
+  query: PeriodQuery = {},
 ): Promise<SiteNameRef[]> {
   const period = resolvePeriod(validatePeriodQuery(query), ctx.now(), 7)
   const names = await ctx.store.listSites(ctx.caller.user, by, period.from, period.to)
   return names.map((site_name) => ({ site_name }))
 }
 
+/** Retrieve Sites created in a period. */
+export function sitesCreated(ctx: CallContext, query?: PeriodQuery): Promise<SiteNameRef[]> {
+  return listSites(ctx, 'created', query)
+}
+
+/** Retrieve Sites modified in a period. */
+export function sitesModified(ctx: CallContext, query?: PeriodQuery): Promise<SiteNameRef[]> {
+  return listSites(ctx, 'modified', query)
+}
+
 /** Retrieve Multiple Sites, in request order; any missing name fails the call naming it. */
-export async function getManySites(ctx: CallContext, body: unknown): Promise<SiteSummary[]> {
+export async function getManySites(ctx: CallContext, body: GetManyBody): Promise<SiteSummary[]> {
   const names = validateGetMany(body).map((entry) => entry.site_name)
   const records = await ctx.store.getSites(names)
-  const missing = names.filter((name, i) => records[i]?.owner !== ctx.caller.user)
+  const missing = names.filter((_, i) => records[i]?.owner !== ctx.caller.user)
   if (missing.length > 0) throw notExist(`sites do not exist: ${[...new Set(missing)].join(', ')}`)
   return records.map((record) => toSummary(record!))
 }

@@ -8,12 +8,11 @@
  */
 import { createHash, randomBytes } from 'node:crypto'
 import { ServiceError, invalidInput, notExist } from '../errors.js'
-import { type SsoLink, isDashboardUrl, validateSsoLinkQuery } from '../schema/sso.js'
+import { type SsoLink, type SsoLinkQuery, isDashboardUrl, validateSsoLinkQuery } from '../schema/sso.js'
 import type { AccountRecord, SsoGrant, SsoRecord, SsoTarget } from '../store/contract.js'
 import { requirePartner } from './accounts.js'
 import type { CallContext, EngineContext } from './context.js'
 import { ownSite } from './own-site.js'
-import type { Query } from './types.js'
 
 /** A sign-in token lives 120 s on the engine clock. */
 export const TOKEN_TTL_MS = 120_000
@@ -63,7 +62,7 @@ function dashboardBase(dashboardUrl: string): string {
 export async function ssoLink(
   ctx: CallContext,
   account_name: string,
-  query: Query = {},
+  query: SsoLinkQuery = {},
   dashboardUrl = '/dashboard',
 ): Promise<SsoLink> {
   requirePartner(ctx)

@@ -3,31 +3,12 @@
  * HTTP router, the redirect middleware and in-process callers
  * all go through it and get the same validation and the same errors.
  */
-import type {
-  Account,
-  ActivityKind,
-  ActivityMetrics,
-  AnalyticsRow,
-  Billing,
-  MostTrafficRow,
-  Site,
-  SiteNameRef,
-  SiteSummary,
-  TrafficMetrics,
-} from '../../types/index.js'
-import type { CreateAccountBody, UpdateAccountBody } from '../schema/accounts.js'
-import type { MostTrafficQuery, SiteAnalyticsQuery } from '../schema/analytics.js'
-import type {
-  CreateSiteBody,
-  GetManyBody,
-  PeriodQuery,
-  PublishQuery,
-  RecreateSiteBody,
-  UpdateSiteBody,
-} from '../schema/sites.js'
-import type { SsoLinkQuery } from '../schema/sso.js'
+import type { ActivityKind, Billing, Site } from '../../types/index.js'
 import type { Store } from '../store/contract.js'
-import type { CredentialCacheOptions } from './masters.js'
+import type { MasterApi } from './master-api.js'
+import type { Caller, CredentialCacheOptions } from './masters.js'
+
+export type { Caller, MasterApi }
 
 /** Query values as Express parses them: strings, or arrays when repeated. */
 export type Query = Record<string, unknown>
@@ -62,12 +43,6 @@ export interface EngineOptions {
   randomSeed?: string | number
 }
 
-/** Who is calling: a master account after authentication. */
-export interface Caller {
-  user: string
-  partner: boolean
-}
-
 /** Input of {@link Engine.recordVisit}. */
 export interface VisitInput {
   site_name: string
@@ -91,51 +66,6 @@ export interface ActivityInput {
   /** Optional, so activities can be broken down by the geo dimension too. */
   country?: string
   region?: string
-}
-
-/**
- * Every operation of the API (docs/api.md) on behalf of one master account.
- * Bodies and queries are typed from the same JSON Schemas that validate them,
- * and are still validated at run time exactly as over HTTP, so a JavaScript
- * caller passing anything gets InvalidInput, never a crash.
- */
-export interface MasterApi {
-  createSite(body: CreateSiteBody): Promise<SiteNameRef>
-  getSite(site_name: string): Promise<Site>
-  getSiteByExternalUid(external_uid: string): Promise<SiteSummary>
-  updateSite(site_name: string, body: UpdateSiteBody): Promise<void>
-  deleteSite(site_name: string): Promise<void>
-  recreateSite(site_name: string, body?: RecreateSiteBody): Promise<void>
-  /** `query.test` = true or "true" skips the first-publish charge. */
-  publishSite(site_name: string, query?: PublishQuery): Promise<void>
-  unpublishSite(site_name: string): Promise<void>
-  resetCache(site_name: string): Promise<void>
-  sitesCreated(query?: PeriodQuery): Promise<SiteNameRef[]>
-  sitesModified(query?: PeriodQuery): Promise<SiteNameRef[]>
-  getManySites(body: GetManyBody): Promise<SiteSummary[]>
-
-  createAccount(body: CreateAccountBody): Promise<void>
-  getAccount(account_name: string): Promise<Account>
-  updateAccount(account_name: string, body: UpdateAccountBody): Promise<void>
-  deleteAccount(account_name: string): Promise<void>
-  grantAccess(account_name: string, site_name: string): Promise<void>
-  revokeAccess(account_name: string, site_name: string): Promise<void>
-  /** Sites the account has been granted, sorted (what its dashboard shows). */
-  accountSites(account_name: string): Promise<string[]>
-  /**
-   * Get SSO Link: a single-use sign-in link (valid 120 s) for the caller's
-   * sub-account. `query`: `target` DASHBOARD (default) or STATS, and
-   * `site_name` (required for STATS; must be granted to the account).
-   * `dashboardUrl`: where dashboardRouter is served, an absolute URL or a
-   * path (default `/dashboard`).
-   */
-  ssoLink(account_name: string, query?: SsoLinkQuery, dashboardUrl?: string): Promise<{ url: string }>
-
-  siteAnalytics(
-    site_name: string,
-    query?: SiteAnalyticsQuery,
-  ): Promise<TrafficMetrics | ActivityMetrics | AnalyticsRow[]>
-  sitesWithMostTraffic(query?: MostTrafficQuery): Promise<MostTrafficRow[]>
 }
 
 /** What {@link createEngine} returns. */

@@ -6,7 +6,7 @@
  */
 import type { Request, Response } from 'express'
 import type { Caller } from '../engine/types.js'
-import type { ApiCall, ApiStep } from './router.js'
+import type { ApiCall, ApiStep } from './steps.js'
 
 /** One finished call under the API, as the router saw it. */
 export interface ApiCallRecord {

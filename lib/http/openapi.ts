@@ -7,9 +7,9 @@
  */
 import { ERROR_CODES, type ErrorCode } from '../errors.js'
 import { createAccountSchema, updateAccountSchema } from '../schema/accounts.js'
-import { ADMIN_OPERATIONS, type AdminOperation } from '../schema/admin.js'
 import * as R from '../schema/responses.js'
 import * as S from '../schema/sites.js'
+import { ADMIN_CALLS, type AdminCall } from '../testing/admin-calls.js'
 import { ROUTES, SERVICE_ROUTES, type RouteDoc } from './routes.js'
 
 /** Schemas named in components/schemas; anywhere else they appear, a `$ref` stands for them. */
@@ -83,13 +83,13 @@ export function errorCodesOf(route: RouteDoc): ErrorCode[] {
   return (Object.keys(ERROR_CODES) as ErrorCode[]).filter((code) => codes.has(code))
 }
 
-/** Error statuses of a route and, for each, the codes and what they mean there. */
-export function errorStatusesOf(route: RouteDoc): Map<number, { code: ErrorCode; meaning: string }[]> {
+/** The statuses of these error codes and, for each, the codes and what they mean there, by status. */
+function statusesOf(codes: readonly ErrorCode[]): Map<number, { code: ErrorCode; meaning: string }[]> {
   const statuses = new Map<number, { code: ErrorCode; meaning: string }[]>()
   const add = (status: number, code: ErrorCode, meaning: string) => {
     statuses.set(status, [...(statuses.get(status) ?? []), { code, meaning }])
   }
-  for (const code of errorCodesOf(route)) {
+  for (const code of codes) {
     const info = ERROR_CODES[code]
     add(info.status, code, info.meaning)
     for (const [status, meaning] of Object.entries('alsoStatus' in info ? info.alsoStatus : {})) {
@@ -97,6 +97,11 @@ export function errorStatusesOf(route: RouteDoc): Map<number, { code: ErrorCode;
     }
   }
   return new Map([...statuses].sort(([a], [b]) => a - b))
+}
+
+/** Error statuses of a route and, for each, the codes and what they mean there. */
+export function errorStatusesOf(route: RouteDoc): Map<number, { code: ErrorCode; meaning: string }[]> {
+  return statusesOf(errorCodesOf(route))
 }
 
 /** Response headers by status, as components/headers names them. */
@@ -176,66 +181,62 @@ function operation(route: RouteDoc): object {
 export const ADMIN_MOUNT = '/__admin'
 
 /** Codes every admin call can answer with; writes also 403 (cross-site) like the API. */
-export function adminErrorCodesOf(op: AdminOperation): ErrorCode[] {
+export function adminErrorCodesOf(call: AdminCall): ErrorCode[] {
   const codes = new Set<ErrorCode>([
     'InvalidInput',
     'Unauthorized',
     'UnsupportedMediaType',
     'InternalError',
-    ...(op.errors ?? []),
+    ...(call.errors ?? []),
   ])
-  if (op.method !== 'GET') codes.add('AccessForbidden')
+  if (call.method !== 'GET') codes.add('AccessForbidden')
   // Health answers 503 with its own body; every other call fails with ServiceUnavailable when the store is down.
-  if (op.path !== '/health') codes.add('ServiceUnavailable')
+  if (!call.outage) codes.add('ServiceUnavailable')
   return (Object.keys(ERROR_CODES) as ErrorCode[]).filter((code) => codes.has(code))
 }
 
-function adminOperation(op: AdminOperation): object {
-  const causes = new Map<number, { code: ErrorCode; meaning: string }[]>()
-  for (const code of adminErrorCodesOf(op)) {
-    const info = ERROR_CODES[code]
-    const statuses: [number, string][] = [
-      [info.status, info.meaning],
-      ...Object.entries('alsoStatus' in info ? info.alsoStatus : {}).map(
-        ([s, m]) => [Number(s), m] as [number, string],
-      ),
-    ]
-    for (const [status, meaning] of statuses) causes.set(status, [...(causes.get(status) ?? []), { code, meaning }])
-  }
+/** The body schema of an admin call, or undefined. */
+export function adminBodyOf(call: AdminCall): object | undefined {
+  return call.input === 'body' || call.input === 'optional-body' ? call.schema : undefined
+}
+
+/** The query schema of an admin call, or undefined. */
+export function adminQueryOf(call: AdminCall): object | undefined {
+  return call.input === 'query' ? call.schema : undefined
+}
+
+function adminOperation(call: AdminCall): object {
   const errors = Object.fromEntries(
-    [...causes]
-      .sort(([a], [b]) => a - b)
-      .map(([status, list]) => {
-        const response = errorResponse(status, list) as { headers?: object }
-        // The admin token is a bearer token, not the API's Basic credentials.
-        return [
-          status,
-          status === 401
-            ? { ...response, headers: { 'WWW-Authenticate': { $ref: '#/components/headers/WWW-Authenticate-Bearer' } } }
-            : response,
-        ]
-      }),
+    [...statusesOf(adminErrorCodesOf(call))].map(([status, list]) => {
+      const response = errorResponse(status, list) as { headers?: object }
+      // The admin token is a bearer token, not the API's Basic credentials.
+      return [
+        status,
+        status === 401
+          ? { ...response, headers: { 'WWW-Authenticate': { $ref: '#/components/headers/WWW-Authenticate-Bearer' } } }
+          : response,
+      ]
+    }),
   )
   const success =
-    op.success === 204
+    call.success === 204
       ? { 204: { description: 'Done; no content.' } }
       : {
-          [op.success]: {
-            description: op.success === 201 ? 'Created.' : 'The result.',
-            content: json(withRefs(op.answer)),
+          [call.success]: {
+            description: call.success === 201 ? 'Created.' : 'The result.',
+            content: json(withRefs(call.response)),
           },
         }
-  const health =
-    op.path === '/health'
-      ? { 503: { description: 'The store cannot be reached.', content: json(withRefs(op.answer)) } }
-      : {}
-  const path = [...op.path.matchAll(/\{([a-z_]+)\}/g)].map(([, name]) => ({
+  const health = call.outage
+    ? { 503: { description: 'The store cannot be reached.', content: json(withRefs(call.response)) } }
+    : {}
+  const path = [...call.path.matchAll(/:([a-z_]+)/g)].map(([, name]) => ({
     name,
     in: 'path',
     required: true,
     schema: { type: 'string' },
   }))
-  const query = Object.entries((op.query as { properties?: object } | undefined)?.properties ?? {}).map(
+  const query = Object.entries((adminQueryOf(call) as { properties?: object } | undefined)?.properties ?? {}).map(
     ([name, schema]) => ({
       name,
       in: 'query',
@@ -245,13 +246,15 @@ function adminOperation(op: AdminOperation): object {
   )
   const parameters = [...path, ...query]
   return {
-    operationId: op.operationId,
+    operationId: call.operationId,
     tags: [ADMIN_TAG.name],
-    summary: op.summary,
+    summary: call.summary,
     // Open unless the server was given an admin token; then the bearer token is needed.
     security: [{ bearerAuth: [] }, {}],
     ...(parameters.length > 0 ? { parameters } : {}),
-    ...(op.body ? { requestBody: { required: op.path !== '/seed', content: json(withRefs(op.body)) } } : {}),
+    ...(adminBodyOf(call)
+      ? { requestBody: { required: call.input === 'body', content: json(withRefs(adminBodyOf(call))) } }
+      : {}),
     responses: { ...success, ...health, ...errors },
   }
 }
@@ -264,8 +267,8 @@ function adminOperation(op: AdminOperation): object {
 function adminPaths(serverUrl: string): Record<string, Record<string, unknown>> {
   const root = /^[a-z][a-z0-9+.-]*:/i.test(serverUrl) ? `${new URL(serverUrl).origin}/` : '/'
   const paths: Record<string, Record<string, unknown>> = {}
-  for (const op of ADMIN_OPERATIONS) {
-    const item = (paths[`${ADMIN_MOUNT}${op.path}`] ??= {
+  for (const call of ADMIN_CALLS) {
+    const item = (paths[`${ADMIN_MOUNT}${openApiPath(call.path)}`] ??= {
       servers: [
         {
           url: root,
@@ -273,7 +276,7 @@ function adminPaths(serverUrl: string): Record<string, Record<string, unknown>> 
         },
       ],
     })
-    item[op.method.toLowerCase()] = adminOperation(op)
+    item[call.method.toLowerCase()] = adminOperation(call)
   }
   return paths
 }

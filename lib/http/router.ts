@@ -10,16 +10,17 @@
  */
 import express, { type Request, type Response, type Router } from 'express'
 import { tokenAuthenticator } from '../engine/internal.js'
-import type { Caller, Engine } from '../engine/types.js'
+import type { Engine } from '../engine/types.js'
 import { ServiceError } from '../errors.js'
 import { isDashboardUrl } from '../schema/sso.js'
 import { requestCaller } from './auth.js'
 import { compileDispatch, type Endpoint, type Match } from './dispatch.js'
 import { bodyReadError, errorHandler } from './errors.js'
-import { requestGuards, utf8Body, utf8Query, type GuardOptions } from './guards.js'
+import { requestGuards, utf8Body, utf8Query, type GuardOptions } from './cross-site-and-content.js'
 import { faultStep, noteCaller, observe, type ApiHooks } from './hooks.js'
 import { openApiDocument } from './openapi.js'
 import { sendEmpty, sendJson } from './reply.js'
+import { runSteps, type ApiCall, type ApiStep } from './steps.js'
 import {
   AGENTS_PATH,
   OPENAPI_PATH,
@@ -82,24 +83,6 @@ class RequestFacts implements RouteRequest {
   }
 }
 
-/** One authenticated API request, as the steps before the engine see it. */
-export interface ApiCall {
-  readonly req: Request
-  readonly res: Response
-  readonly route: Route
-  /** Decoded path parameters in the route's order. */
-  readonly params: readonly string[]
-  readonly caller: Caller
-  /** The body or query the engine will get; undefined until the input is read. */
-  input: unknown
-}
-
-/**
- * A step of the request pipeline. It may throw (or reject with) a
- * ServiceError to answer with that error instead of calling the engine.
- */
-export type ApiStep = (call: ApiCall) => void | Promise<void>
-
 /** Characters after which parseurl hands a URL to url.parse instead of reading it in place. */
 function defersToUrlParse(c: number): boolean {
   return c === 0x09 || c === 0x0a || c === 0x0c || c === 0x0d || c === 0x20 || c === 0x23 || c === 0xa0 || c === 0xfeff
@@ -123,15 +106,6 @@ function pathOf(req: Request): string {
     }
   }
   return query < 0 ? url : url.slice(0, query)
-}
-
-/** Runs the steps in order; only a step that returns a promise is awaited (an await of nothing still costs a turn). */
-function runSteps(steps: readonly ApiStep[], call: ApiCall): Promise<void> | undefined {
-  for (let i = 0; i < steps.length; i++) {
-    const pending = steps[i]!(call)
-    if (pending !== undefined) return pending.then(() => runSteps(steps.slice(i + 1), call))
-  }
-  return undefined
 }
 
 /** Reads a request body to its end and discards it (the server's request timeout bounds how long). */

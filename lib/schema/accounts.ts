@@ -3,6 +3,7 @@
  */
 import type { FromSchema } from 'json-schema-to-ts'
 import { compile } from './validate.js'
+import { closedObject } from './closed-object.js'
 
 export const accountNameSchema = {
   type: 'string',
@@ -30,18 +31,15 @@ export const emailSchema = {
 } as const
 const lang = { type: 'string', enum: ['en', 'es', 'ja'], description: 'the language of the account' } as const
 
-export const createAccountSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['account_name'],
-  properties: {
-    account_name: accountNameSchema,
-    first_name: personNameSchema,
-    last_name: personNameSchema,
-    email: emailSchema,
-    lang,
-  },
+/** The fields of an account that Retrieve Account shows (it never shows `lang`). */
+export const accountFields = {
+  account_name: accountNameSchema,
+  first_name: personNameSchema,
+  last_name: personNameSchema,
+  email: emailSchema,
 } as const
+
+export const createAccountSchema = closedObject({ ...accountFields, lang }, ['account_name'])
 
 export const updateAccountSchema = {
   type: 'object',
@@ -50,8 +48,13 @@ export const updateAccountSchema = {
   properties: { first_name: personNameSchema, last_name: personNameSchema, email: emailSchema, lang },
 } as const
 
-export type CreateAccountBody = FromSchema<typeof createAccountSchema>
-export type UpdateAccountBody = FromSchema<typeof updateAccountSchema>
+// Mapped over the schema's type so that editors show these names (see schema/sites.ts).
+type CreateAccount = FromSchema<typeof createAccountSchema>
+type UpdateAccount = FromSchema<typeof updateAccountSchema>
+/** The body of Create Account. */
+export type CreateAccountBody = { [K in keyof CreateAccount]: CreateAccount[K] }
+/** The body of Update Account: at least one field. */
+export type UpdateAccountBody = { [K in keyof UpdateAccount]: UpdateAccount[K] }
 
 export const validateCreateAccount = compile<CreateAccountBody>(createAccountSchema)
 export const validateUpdateAccount = compile<UpdateAccountBody>(updateAccountSchema)

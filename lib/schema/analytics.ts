@@ -7,37 +7,33 @@
 import type { FromSchema } from 'json-schema-to-ts'
 import { dateInputSchema as date } from './dates.js'
 import { compile } from './validate.js'
+import { closedObject } from './closed-object.js'
 
-export const siteAnalyticsQuerySchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    from: date,
-    to: date,
-    dimension: {
-      type: 'string',
-      enum: ['system', 'geo'],
-      description: 'break the figures down by browser and OS, or by country and region',
-    },
-    result: {
-      type: 'string',
-      enum: ['traffic', 'activities'],
-      default: 'traffic',
-      description: 'visitor figures or activity counts',
-    },
+export const siteAnalyticsQuerySchema = closedObject({
+  from: date,
+  to: date,
+  dimension: {
+    type: 'string',
+    enum: ['system', 'geo'],
+    description: 'break the figures down by browser and OS, or by country and region',
   },
-} as const
+  result: {
+    type: 'string',
+    enum: ['traffic', 'activities'],
+    default: 'traffic',
+    description: 'visitor figures or activity counts',
+  },
+})
 
-export const mostTrafficQuerySchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: { from: date, to: date },
-} as const
+export const mostTrafficQuerySchema = closedObject({ from: date, to: date })
 
+// Mapped over the schema's type so that editors show these names (see schema/sites.ts).
+type SiteAnalytics = FromSchema<typeof siteAnalyticsQuerySchema, { keepDefaultedPropertiesOptional: true }>
+type MostTraffic = FromSchema<typeof mostTrafficQuerySchema>
 /** Query of Get Site Analytics. */
-export type SiteAnalyticsQuery = FromSchema<typeof siteAnalyticsQuerySchema, { keepDefaultedPropertiesOptional: true }>
+export type SiteAnalyticsQuery = { [K in keyof SiteAnalytics]: SiteAnalytics[K] }
 /** Query of Get Sites with Most Traffic. */
-export type MostTrafficQuery = FromSchema<typeof mostTrafficQuerySchema>
+export type MostTrafficQuery = { [K in keyof MostTraffic]: MostTraffic[K] }
 
 /** Validates a Get Site Analytics query; throws InvalidInput naming the parameter. */
 export const validateSiteAnalyticsQuery = compile<SiteAnalyticsQuery>(siteAnalyticsQuerySchema, 'query')

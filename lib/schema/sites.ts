@@ -6,6 +6,7 @@
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts'
 import { dateInputSchema } from './dates.js'
 import { compile } from './validate.js'
+import { closedObject } from './closed-object.js'
 
 /** Free-text fields the spec gives no limit: a generous cap keeps bodies sane. */
 export const textSchema = { type: 'string', maxLength: 255 } as const
@@ -46,42 +47,27 @@ export const ttlSchema = {
 export const externalUidSchema = { type: 'string', minLength: 1, maxLength: 45 } as const
 const externalUid = externalUidSchema
 
-export const reservationInfoSchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: { restaurant_id: TEXT, location: TEXT, country: TEXT },
-} as const
+export const reservationInfoSchema = closedObject({ restaurant_id: TEXT, location: TEXT, country: TEXT })
 
 const reservationList = { type: 'array', minItems: 1, maxItems: 100, items: reservationInfoSchema } as const
 
-export const addressSchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    street: TEXT,
-    city: TEXT,
-    state: TEXT,
-    country: TEXT,
-    zip_code: { type: 'string', maxLength: 20, pattern: '^[0-9]+(?:-[0-9]+)?$', description: 'a numeric string' },
-  },
-} as const
+export const addressSchema = closedObject({
+  street: TEXT,
+  city: TEXT,
+  state: TEXT,
+  country: TEXT,
+  zip_code: { type: 'string', maxLength: 20, pattern: '^[0-9]+(?:-[0-9]+)?$', description: 'a numeric string' },
+})
 
-export const businessInfoSchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    business_name: TEXT,
-    phone_number: { type: 'string', maxLength: 50 },
-    address: addressSchema,
-    reservation_info: reservationList,
-  },
-} as const
+export const businessInfoSchema = closedObject({
+  business_name: TEXT,
+  phone_number: { type: 'string', maxLength: 50 },
+  address: addressSchema,
+  reservation_info: reservationList,
+})
 
-export const siteDataSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['original_site_url'],
-  properties: {
+export const siteDataSchema = closedObject(
+  {
     site_name: siteNameSchema,
     original_site_url: httpUrlSchema,
     // null means "the same as original_site_url".
@@ -98,13 +84,11 @@ export const siteDataSchema = {
     reservation_info: reservationList,
     external_uid: externalUid,
   },
-} as const
+  ['original_site_url'],
+)
 
-export const createSiteSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['site_data'],
-  properties: {
+export const createSiteSchema = closedObject(
+  {
     site_data: siteDataSchema,
     publish_now: {
       type: ['boolean', 'string'],
@@ -120,7 +104,8 @@ export const createSiteSchema = {
         'true: build before answering; false: build on the first visit; async: answer at once, build in the background',
     },
   },
-} as const
+  ['site_data'],
+)
 
 export const updateSiteSchema = {
   type: 'object',
@@ -134,46 +119,29 @@ export const updateSiteSchema = {
   },
 } as const
 
-export const recreateSiteSchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    republish: { type: 'boolean', default: false, description: 'publish the site again after recreating it' },
-  },
-} as const
+export const recreateSiteSchema = closedObject({
+  republish: { type: 'boolean', default: false, description: 'publish the site again after recreating it' },
+})
 
-export const publishQuerySchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    test: {
-      type: ['boolean', 'string'],
-      enum: [true, false, 'true', 'false'],
-      default: false,
-      description: 'true: a test publish, which never charges',
-    },
+export const publishQuerySchema = closedObject({
+  test: {
+    type: ['boolean', 'string'],
+    enum: [true, false, 'true', 'false'],
+    default: false,
+    description: 'true: a test publish, which never charges',
   },
-} as const
+})
 
-export const periodQuerySchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    from: dateInputSchema,
-    to: dateInputSchema,
-  },
-} as const
+export const periodQuerySchema = closedObject({
+  from: dateInputSchema,
+  to: dateInputSchema,
+})
 
 export const getManySchema = {
   type: 'array',
   minItems: 1,
   maxItems: 50,
-  items: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['site_name'],
-    properties: { site_name: { type: 'string' } },
-  },
+  items: closedObject({ site_name: { type: 'string' } }, ['site_name']),
 } as const
 
 /** An empty query or body: only used where an endpoint takes none. */
@@ -182,12 +150,29 @@ export const emptyObjectSchema = { type: 'object', additionalProperties: false, 
 /** Defaults are documented, not applied by the validator: the engine reads an absent field as its default. */
 type Input<S extends JSONSchema> = FromSchema<S, { keepDefaultedPropertiesOptional: true }>
 
-export type CreateSiteBody = Input<typeof createSiteSchema>
-export type SiteData = Input<typeof siteDataSchema>
-export type UpdateSiteBody = Input<typeof updateSiteSchema>
-export type RecreateSiteBody = Input<typeof recreateSiteSchema>
-export type PublishQuery = Input<typeof publishQuerySchema>
-export type PeriodQuery = Input<typeof periodQuerySchema>
+// Each object type is a mapped type over the schema's type rather than the
+// FromSchema type itself: editors then show MasterApi's parameters by these
+// names instead of their expansion. The types are the same.
+type CreateSite = Input<typeof createSiteSchema>
+type SiteDataInput = Input<typeof siteDataSchema>
+type UpdateSite = Input<typeof updateSiteSchema>
+type RecreateSite = Input<typeof recreateSiteSchema>
+type Publish = Input<typeof publishQuerySchema>
+type Period = Input<typeof periodQuerySchema>
+
+/** The body of Create Site. */
+export type CreateSiteBody = { [K in keyof CreateSite]: CreateSite[K] }
+/** The `site_data` of Create Site. */
+export type SiteData = { [K in keyof SiteDataInput]: SiteDataInput[K] }
+/** The body of Update Site: at least one field. */
+export type UpdateSiteBody = { [K in keyof UpdateSite]: UpdateSite[K] }
+/** The optional body of Recreate Site. */
+export type RecreateSiteBody = { [K in keyof RecreateSite]: RecreateSite[K] }
+/** The query of Publish Site. */
+export type PublishQuery = { [K in keyof Publish]: Publish[K] }
+/** The query of the created and modified listings. */
+export type PeriodQuery = { [K in keyof Period]: Period[K] }
+/** The body of Retrieve Multiple Sites: 1 to 50 `{ site_name }`. */
 export type GetManyBody = Input<typeof getManySchema>
 
 export const validateCreateSite = compile<CreateSiteBody>(createSiteSchema)

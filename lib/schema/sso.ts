@@ -4,37 +4,35 @@
 import type { FromSchema } from 'json-schema-to-ts'
 import { siteNameSchema } from './sites.js'
 import { compile } from './validate.js'
+import { closedObject } from './closed-object.js'
 
-export const ssoLinkQuerySchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    site_name: siteNameSchema,
-    target: {
-      type: 'string',
-      enum: ['DASHBOARD', 'STATS'],
-      description: 'where the link lands; default DASHBOARD; STATS needs site_name',
-    },
+export const ssoLinkQuerySchema = closedObject({
+  site_name: siteNameSchema,
+  target: {
+    type: 'string',
+    enum: ['DASHBOARD', 'STATS'],
+    description: 'where the link lands; default DASHBOARD; STATS needs site_name',
   },
-} as const
+})
 
 /** The answer of Get SSO Link. */
-export const ssoLinkSchema = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['url'],
-  properties: {
+export const ssoLinkSchema = closedObject(
+  {
     url: {
       type: 'string',
       description: 'the single-use sign-in link: `<dashboard>/sso?token=<token>`, valid for 120 seconds',
     },
   },
-} as const
+  ['url'],
+)
 
+// Mapped over the schema's type so that editors show these names (see schema/sites.ts).
+type SsoLinkInput = FromSchema<typeof ssoLinkQuerySchema>
+type SsoLinkAnswer = FromSchema<typeof ssoLinkSchema>
 /** Query of Get SSO Link. */
-export type SsoLinkQuery = FromSchema<typeof ssoLinkQuerySchema>
+export type SsoLinkQuery = { [K in keyof SsoLinkInput]: SsoLinkInput[K] }
 /** Answer of Get SSO Link. */
-export type SsoLink = FromSchema<typeof ssoLinkSchema>
+export type SsoLink = { [K in keyof SsoLinkAnswer]: SsoLinkAnswer[K] }
 
 /** Validates a Get SSO Link query; throws InvalidInput naming the parameter. */
 export const validateSsoLinkQuery = compile<SsoLinkQuery>(ssoLinkQuerySchema, 'query')

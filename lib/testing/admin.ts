@@ -1,14 +1,16 @@
 /**
  * adminRouter: the test-double controls over HTTP, for test suites in any
  * language. Mount it beside the API (the standalone server uses `/__admin`).
- * It only translates HTTP into {@link Controls} calls and back.
+ * It only translates HTTP into {@link Controls} calls and back, as the
+ * table of admin calls (admin-calls.ts) says.
  */
 import { timingSafeEqual, createHash } from 'node:crypto'
 import express, { type Request, type RequestHandler, type Router } from 'express'
 import type { Engine } from '../engine/types.js'
 import { ServiceError } from '../errors.js'
 import { bodyReadError, errorHandler } from '../http/errors.js'
-import { requestGuards } from '../http/guards.js'
+import { requestGuards } from '../http/cross-site-and-content.js'
+import { ADMIN_CALLS, type AdminCall } from './admin-calls.js'
 import { Controls, createControls } from './controls.js'
 
 /** Options of {@link adminRouter}. */
@@ -37,15 +39,29 @@ function bearer(token: string): RequestHandler {
   }
 }
 
-/** Rejects a body or query on calls that take none, naming the first field. */
+/** Rejects a body (and, unless `query` is false, a query) on calls that take none, naming the first field. */
 function nothing(req: Request, query = true): void {
   const body = req.body as unknown
   if (body !== undefined && body !== null) {
     const [first] = typeof body === 'object' && !Array.isArray(body) ? Object.keys(body) : ['(body)']
     if (first !== undefined) throw new ServiceError('InvalidInput', `unknown field ${first}: this call takes no body`)
   }
-  const [param] = Object.keys(req.query)
-  if (query && param !== undefined) throw new ServiceError('InvalidInput', `unknown query parameter ${param}`)
+  const [param] = query ? Object.keys(req.query) : []
+  if (param !== undefined) throw new ServiceError('InvalidInput', `unknown query parameter ${param}`)
+}
+
+/** The call's input, after refusing what it does not take. */
+function inputOf(req: Request, input: AdminCall['input']): unknown {
+  switch (input) {
+    case 'none':
+      return nothing(req)
+    case 'query':
+      nothing(req, false)
+      return req.query
+    default:
+      nothing({ body: undefined, query: req.query } as Request)
+      return req.body
+  }
 }
 
 /** Whether a request path is an admin path (`:name` matches one segment). */
@@ -54,61 +70,18 @@ function pathMatcher(path: string): (actual: string) => boolean {
   return (actual) => pattern.test(actual)
 }
 
-type Handler = (req: Request) => Promise<[number, unknown?]> | [number, unknown?]
-interface AdminRoute {
-  method: 'GET' | 'PUT' | 'POST' | 'DELETE'
-  path: string
-  run: Handler
-}
-
-/** The admin calls, as data: the router and the 405 fallback read this table. */
-function routes(c: Controls): AdminRoute[] {
-  const body = (req: Request): unknown => {
-    nothing({ body: undefined, query: req.query } as Request)
-    return req.body
+/** The Express handler of one call. */
+function handlerOf(call: AdminCall, controls: Controls): RequestHandler {
+  const names = [...call.path.matchAll(/:([a-z_]+)/g)].map(([, name]) => name!)
+  return async (req, res) => {
+    const answer = await call.run(
+      controls,
+      names.map((name) => req.params[name] as string),
+      inputOf(req, call.input),
+    )
+    if (call.success === 204) res.status(204).end()
+    else res.status(call.outage?.(answer as never) ? 503 : call.success).json(answer)
   }
-  return [
-    {
-      method: 'GET',
-      path: '/health',
-      run: async (req) => {
-        nothing(req)
-        const health = await c.health()
-        return [health.status === 'ok' ? 200 : 503, health]
-      },
-    },
-    { method: 'POST', path: '/reset', run: async (req) => (nothing(req), await c.reset(), [204]) },
-    { method: 'POST', path: '/seed', run: async (req) => (await c.seed(body(req) ?? {}), [204]) },
-    { method: 'GET', path: '/snapshot', run: async (req) => (nothing(req), [200, await c.snapshot()]) },
-    { method: 'GET', path: '/clock', run: (req) => (nothing(req), [200, c.clock()]) },
-    { method: 'PUT', path: '/clock', run: (req) => [200, c.setClock(body(req))] },
-    { method: 'DELETE', path: '/clock', run: (req) => (nothing(req), [200, c.resetClock()]) },
-    { method: 'POST', path: '/clock/advance', run: (req) => [200, c.advanceClock(body(req))] },
-    { method: 'PUT', path: '/builder', run: (req) => (c.setBuilder(body(req)), [204]) },
-    { method: 'DELETE', path: '/builder', run: (req) => (nothing(req), c.resetBuilder(), [204]) },
-    { method: 'POST', path: '/builds/settle', run: async (req) => (nothing(req), await c.settleBuilds(), [204]) },
-    { method: 'POST', path: '/visits', run: async (req) => (await c.recordVisits(body(req)), [204]) },
-    { method: 'POST', path: '/activities', run: async (req) => (await c.recordActivities(body(req)), [204]) },
-    {
-      method: 'GET',
-      path: '/billing/:user',
-      run: async (req) => (nothing(req), [200, await c.billing(req.params.user as string)]),
-    },
-    {
-      method: 'GET',
-      path: '/requests',
-      run: (req) => (nothing(req, false), [200, c.requests(req.query as Record<string, unknown>)]),
-    },
-    { method: 'DELETE', path: '/requests', run: (req) => (nothing(req), c.clearRequests(), [204]) },
-    { method: 'POST', path: '/faults', run: (req) => [201, c.addFault(body(req))] },
-    { method: 'GET', path: '/faults', run: (req) => (nothing(req), [200, c.faults()]) },
-    { method: 'DELETE', path: '/faults', run: (req) => (nothing(req), c.clearFaults(), [204]) },
-    {
-      method: 'DELETE',
-      path: '/faults/:id',
-      run: (req) => (nothing(req), c.deleteFault(req.params.id as string), [204]),
-    },
-  ]
 }
 
 /**
@@ -133,16 +106,10 @@ export function adminRouter(target: Engine | Controls, options: AdminRouterOptio
   router.use((req, res, next) => {
     parse(req, res, (error?: unknown) => next(error === undefined ? undefined : bodyReadError(error)))
   })
-  const table = routes(controls)
-  for (const route of table) {
-    const method = route.method.toLowerCase() as 'get' | 'put' | 'post' | 'delete'
-    router[method](route.path, async (req, res) => {
-      const [status, answer] = await route.run(req)
-      if (answer === undefined) res.status(status).end()
-      else res.status(status).json(answer)
-    })
+  for (const call of ADMIN_CALLS) {
+    router[call.method.toLowerCase() as 'get' | 'put' | 'post' | 'delete'](call.path, handlerOf(call, controls))
   }
-  const known = table.map(({ method, path }) => ({ method, matches: pathMatcher(path) }))
+  const known = ADMIN_CALLS.map(({ method, path }) => ({ method, matches: pathMatcher(path) }))
   router.use((req) => {
     const allowed = [...new Set(known.filter(({ matches }) => matches(req.path)).map(({ method }) => method))]
     if (allowed.length === 0) throw new ServiceError('NotFound', `no admin call at ${req.method} ${req.path}`)
