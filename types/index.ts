@@ -134,3 +134,5 @@ export interface Billing {
   charges: { site_name: string; at: Date }[]
   subscriptions: { site_name: string; status: 'active' | 'cancelled' }[]
 }
+
+export * from './events.js'

@@ -72,6 +72,8 @@ function baseCodes(route: RouteDoc): ErrorCode[] {
     'UnsupportedMediaType',
     'InternalError',
     'ServiceUnavailable',
+    // Whenever the server sets a rate limit (off by default; the test double switches it at run time).
+    'TooManyRequests',
   ]
   if (route.method !== 'GET') codes.push('AccessForbidden')
   return codes
@@ -284,7 +286,7 @@ function adminPaths(serverUrl: string): Record<string, Record<string, unknown>> 
 /** The tag of the test-double controls (`startServer({ admin: true })`). */
 export const ADMIN_TAG = {
   name: 'Test-double controls',
-  description: `Steer a test double: reset, seed, snapshot, clock, builder, journal and faults. Served only when the server was started with admin on, at ${ADMIN_MOUNT} beside the API (these path items override servers with the server root). With an admin token every call needs Authorization: Bearer <token>.`,
+  description: `Steer a test double: reset, seed, snapshot, clock, builder, journal (with counts and near misses), faults, webhooks and the rate limit. Served only when the server was started with admin on, at ${ADMIN_MOUNT} beside the API (these path items override servers with the server root). With an admin token every call needs Authorization: Bearer <token>.`,
 }
 
 const TAGS = [
@@ -350,7 +352,8 @@ export function openApiDocument(
           schema: { type: 'string', const: 'Bearer realm="mobisite admin"' },
         },
         'Retry-After': {
-          description: 'Seconds until the next UTC midnight, when the limit resets.',
+          description:
+            'Seconds to wait: to the next UTC midnight for the daily analytics limit (DailyLimitExceeded), to the end of the second for the rate limit (TooManyRequests).',
           required: true,
           schema: { type: 'integer', minimum: 1 },
         },

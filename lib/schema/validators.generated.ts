@@ -5947,32 +5947,19 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
   validate22.errors = vErrors
   return errors === 0
 }
-export const v_1e513865 = validate23
+export const v_735feb32 = validate23
 const schema24 = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    from: {
-      type: 'string',
-      pattern: '^(\\d{4})-(\\d{2})-(\\d{2})(?:T(\\d{2}):(\\d{2}):(\\d{2}))?$',
-      description: 'a UTC date YYYY-MM-DD or YYYY-MM-DDThh:mm:ss',
-    },
-    to: {
-      type: 'string',
-      pattern: '^(\\d{4})-(\\d{2})-(\\d{2})(?:T(\\d{2}):(\\d{2}):(\\d{2}))?$',
-      description: 'a UTC date YYYY-MM-DD or YYYY-MM-DDThh:mm:ss',
-    },
-    dimension: {
-      type: 'string',
-      enum: ['system', 'geo'],
-      description: 'break the figures down by browser and OS, or by country and region',
-    },
-    result: {
-      type: 'string',
-      enum: ['traffic', 'activities'],
-      default: 'traffic',
-      description: 'visitor figures or activity counts',
-    },
+    masters: { type: 'array', maxItems: 1000000, items: { type: 'object' } },
+    sites: { type: 'array', maxItems: 1000000, items: { type: 'object' } },
+    accounts: { type: 'array', maxItems: 1000000, items: { type: 'object' } },
+    grants: { type: 'array', maxItems: 1000000, items: { type: 'object' } },
+    visits: { type: 'array', maxItems: 1000000, items: { type: 'object' } },
+    activities: { type: 'array', maxItems: 1000000, items: { type: 'object' } },
+    billing: { type: 'array', maxItems: 1000000, items: { type: 'object' } },
+    analytics: { type: 'array', maxItems: 1000000, items: { type: 'object' } },
   },
 }
 function validate23(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
@@ -5982,7 +5969,18 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
     if (data && typeof data == 'object' && !Array.isArray(data)) {
       const _errs1 = errors
       for (const key0 in data) {
-        if (!(key0 === 'from' || key0 === 'to' || key0 === 'dimension' || key0 === 'result')) {
+        if (
+          !(
+            key0 === 'masters' ||
+            key0 === 'sites' ||
+            key0 === 'accounts' ||
+            key0 === 'grants' ||
+            key0 === 'visits' ||
+            key0 === 'activities' ||
+            key0 === 'billing' ||
+            key0 === 'analytics'
+          )
+        ) {
           validate23.errors = [
             {
               instancePath,
@@ -6000,37 +5998,62 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
         }
       }
       if (_errs1 === errors) {
-        if (data.from !== undefined) {
-          let data0 = data.from
+        if (data.masters !== undefined) {
+          let data0 = data.masters
           const _errs2 = errors
           if (errors === _errs2) {
-            if (typeof data0 === 'string') {
-              if (!pattern8.test(data0)) {
+            if (Array.isArray(data0)) {
+              if (data0.length > 1000000) {
                 validate23.errors = [
                   {
-                    instancePath: instancePath + '/from',
-                    schemaPath: '#/properties/from/pattern',
-                    keyword: 'pattern',
-                    params: { pattern: '^(\\d{4})-(\\d{2})-(\\d{2})(?:T(\\d{2}):(\\d{2}):(\\d{2}))?$' },
-                    message:
-                      'must match pattern "' + '^(\\d{4})-(\\d{2})-(\\d{2})(?:T(\\d{2}):(\\d{2}):(\\d{2}))?$' + '"',
-                    schema: '^(\\d{4})-(\\d{2})-(\\d{2})(?:T(\\d{2}):(\\d{2}):(\\d{2}))?$',
-                    parentSchema: schema24.properties.from,
+                    instancePath: instancePath + '/masters',
+                    schemaPath: '#/properties/masters/maxItems',
+                    keyword: 'maxItems',
+                    params: { limit: 1000000 },
+                    message: 'must NOT have more than 1000000 items',
+                    schema: 1000000,
+                    parentSchema: schema24.properties.masters,
                     data: data0,
                   },
                 ]
                 return false
+              } else {
+                var valid1 = true
+                const len0 = data0.length
+                for (let i0 = 0; i0 < len0; i0++) {
+                  let data1 = data0[i0]
+                  const _errs4 = errors
+                  if (!(data1 && typeof data1 == 'object' && !Array.isArray(data1))) {
+                    validate23.errors = [
+                      {
+                        instancePath: instancePath + '/masters/' + i0,
+                        schemaPath: '#/properties/masters/items/type',
+                        keyword: 'type',
+                        params: { type: 'object' },
+                        message: 'must be object',
+                        schema: schema24.properties.masters.items.type,
+                        parentSchema: schema24.properties.masters.items,
+                        data: data1,
+                      },
+                    ]
+                    return false
+                  }
+                  var valid1 = _errs4 === errors
+                  if (!valid1) {
+                    break
+                  }
+                }
               }
             } else {
               validate23.errors = [
                 {
-                  instancePath: instancePath + '/from',
-                  schemaPath: '#/properties/from/type',
+                  instancePath: instancePath + '/masters',
+                  schemaPath: '#/properties/masters/type',
                   keyword: 'type',
-                  params: { type: 'string' },
-                  message: 'must be string',
-                  schema: schema24.properties.from.type,
-                  parentSchema: schema24.properties.from,
+                  params: { type: 'array' },
+                  message: 'must be array',
+                  schema: schema24.properties.masters.type,
+                  parentSchema: schema24.properties.masters,
                   data: data0,
                 },
               ]
@@ -6042,122 +6065,477 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
           var valid0 = true
         }
         if (valid0) {
-          if (data.to !== undefined) {
-            let data1 = data.to
-            const _errs4 = errors
-            if (errors === _errs4) {
-              if (typeof data1 === 'string') {
-                if (!pattern8.test(data1)) {
+          if (data.sites !== undefined) {
+            let data2 = data.sites
+            const _errs6 = errors
+            if (errors === _errs6) {
+              if (Array.isArray(data2)) {
+                if (data2.length > 1000000) {
                   validate23.errors = [
                     {
-                      instancePath: instancePath + '/to',
-                      schemaPath: '#/properties/to/pattern',
-                      keyword: 'pattern',
-                      params: { pattern: '^(\\d{4})-(\\d{2})-(\\d{2})(?:T(\\d{2}):(\\d{2}):(\\d{2}))?$' },
-                      message:
-                        'must match pattern "' + '^(\\d{4})-(\\d{2})-(\\d{2})(?:T(\\d{2}):(\\d{2}):(\\d{2}))?$' + '"',
-                      schema: '^(\\d{4})-(\\d{2})-(\\d{2})(?:T(\\d{2}):(\\d{2}):(\\d{2}))?$',
-                      parentSchema: schema24.properties.to,
-                      data: data1,
+                      instancePath: instancePath + '/sites',
+                      schemaPath: '#/properties/sites/maxItems',
+                      keyword: 'maxItems',
+                      params: { limit: 1000000 },
+                      message: 'must NOT have more than 1000000 items',
+                      schema: 1000000,
+                      parentSchema: schema24.properties.sites,
+                      data: data2,
                     },
                   ]
                   return false
+                } else {
+                  var valid2 = true
+                  const len1 = data2.length
+                  for (let i1 = 0; i1 < len1; i1++) {
+                    let data3 = data2[i1]
+                    const _errs8 = errors
+                    if (!(data3 && typeof data3 == 'object' && !Array.isArray(data3))) {
+                      validate23.errors = [
+                        {
+                          instancePath: instancePath + '/sites/' + i1,
+                          schemaPath: '#/properties/sites/items/type',
+                          keyword: 'type',
+                          params: { type: 'object' },
+                          message: 'must be object',
+                          schema: schema24.properties.sites.items.type,
+                          parentSchema: schema24.properties.sites.items,
+                          data: data3,
+                        },
+                      ]
+                      return false
+                    }
+                    var valid2 = _errs8 === errors
+                    if (!valid2) {
+                      break
+                    }
+                  }
                 }
               } else {
                 validate23.errors = [
                   {
-                    instancePath: instancePath + '/to',
-                    schemaPath: '#/properties/to/type',
+                    instancePath: instancePath + '/sites',
+                    schemaPath: '#/properties/sites/type',
                     keyword: 'type',
-                    params: { type: 'string' },
-                    message: 'must be string',
-                    schema: schema24.properties.to.type,
-                    parentSchema: schema24.properties.to,
-                    data: data1,
+                    params: { type: 'array' },
+                    message: 'must be array',
+                    schema: schema24.properties.sites.type,
+                    parentSchema: schema24.properties.sites,
+                    data: data2,
                   },
                 ]
                 return false
               }
             }
-            var valid0 = _errs4 === errors
+            var valid0 = _errs6 === errors
           } else {
             var valid0 = true
           }
           if (valid0) {
-            if (data.dimension !== undefined) {
-              let data2 = data.dimension
-              const _errs6 = errors
-              if (typeof data2 !== 'string') {
-                validate23.errors = [
-                  {
-                    instancePath: instancePath + '/dimension',
-                    schemaPath: '#/properties/dimension/type',
-                    keyword: 'type',
-                    params: { type: 'string' },
-                    message: 'must be string',
-                    schema: schema24.properties.dimension.type,
-                    parentSchema: schema24.properties.dimension,
-                    data: data2,
-                  },
-                ]
-                return false
+            if (data.accounts !== undefined) {
+              let data4 = data.accounts
+              const _errs10 = errors
+              if (errors === _errs10) {
+                if (Array.isArray(data4)) {
+                  if (data4.length > 1000000) {
+                    validate23.errors = [
+                      {
+                        instancePath: instancePath + '/accounts',
+                        schemaPath: '#/properties/accounts/maxItems',
+                        keyword: 'maxItems',
+                        params: { limit: 1000000 },
+                        message: 'must NOT have more than 1000000 items',
+                        schema: 1000000,
+                        parentSchema: schema24.properties.accounts,
+                        data: data4,
+                      },
+                    ]
+                    return false
+                  } else {
+                    var valid3 = true
+                    const len2 = data4.length
+                    for (let i2 = 0; i2 < len2; i2++) {
+                      let data5 = data4[i2]
+                      const _errs12 = errors
+                      if (!(data5 && typeof data5 == 'object' && !Array.isArray(data5))) {
+                        validate23.errors = [
+                          {
+                            instancePath: instancePath + '/accounts/' + i2,
+                            schemaPath: '#/properties/accounts/items/type',
+                            keyword: 'type',
+                            params: { type: 'object' },
+                            message: 'must be object',
+                            schema: schema24.properties.accounts.items.type,
+                            parentSchema: schema24.properties.accounts.items,
+                            data: data5,
+                          },
+                        ]
+                        return false
+                      }
+                      var valid3 = _errs12 === errors
+                      if (!valid3) {
+                        break
+                      }
+                    }
+                  }
+                } else {
+                  validate23.errors = [
+                    {
+                      instancePath: instancePath + '/accounts',
+                      schemaPath: '#/properties/accounts/type',
+                      keyword: 'type',
+                      params: { type: 'array' },
+                      message: 'must be array',
+                      schema: schema24.properties.accounts.type,
+                      parentSchema: schema24.properties.accounts,
+                      data: data4,
+                    },
+                  ]
+                  return false
+                }
               }
-              if (!(data2 === 'system' || data2 === 'geo')) {
-                validate23.errors = [
-                  {
-                    instancePath: instancePath + '/dimension',
-                    schemaPath: '#/properties/dimension/enum',
-                    keyword: 'enum',
-                    params: { allowedValues: schema24.properties.dimension.enum },
-                    message: 'must be equal to one of the allowed values',
-                    schema: schema24.properties.dimension.enum,
-                    parentSchema: schema24.properties.dimension,
-                    data: data2,
-                  },
-                ]
-                return false
-              }
-              var valid0 = _errs6 === errors
+              var valid0 = _errs10 === errors
             } else {
               var valid0 = true
             }
             if (valid0) {
-              if (data.result !== undefined) {
-                let data3 = data.result
-                const _errs8 = errors
-                if (typeof data3 !== 'string') {
-                  validate23.errors = [
-                    {
-                      instancePath: instancePath + '/result',
-                      schemaPath: '#/properties/result/type',
-                      keyword: 'type',
-                      params: { type: 'string' },
-                      message: 'must be string',
-                      schema: schema24.properties.result.type,
-                      parentSchema: schema24.properties.result,
-                      data: data3,
-                    },
-                  ]
-                  return false
+              if (data.grants !== undefined) {
+                let data6 = data.grants
+                const _errs14 = errors
+                if (errors === _errs14) {
+                  if (Array.isArray(data6)) {
+                    if (data6.length > 1000000) {
+                      validate23.errors = [
+                        {
+                          instancePath: instancePath + '/grants',
+                          schemaPath: '#/properties/grants/maxItems',
+                          keyword: 'maxItems',
+                          params: { limit: 1000000 },
+                          message: 'must NOT have more than 1000000 items',
+                          schema: 1000000,
+                          parentSchema: schema24.properties.grants,
+                          data: data6,
+                        },
+                      ]
+                      return false
+                    } else {
+                      var valid4 = true
+                      const len3 = data6.length
+                      for (let i3 = 0; i3 < len3; i3++) {
+                        let data7 = data6[i3]
+                        const _errs16 = errors
+                        if (!(data7 && typeof data7 == 'object' && !Array.isArray(data7))) {
+                          validate23.errors = [
+                            {
+                              instancePath: instancePath + '/grants/' + i3,
+                              schemaPath: '#/properties/grants/items/type',
+                              keyword: 'type',
+                              params: { type: 'object' },
+                              message: 'must be object',
+                              schema: schema24.properties.grants.items.type,
+                              parentSchema: schema24.properties.grants.items,
+                              data: data7,
+                            },
+                          ]
+                          return false
+                        }
+                        var valid4 = _errs16 === errors
+                        if (!valid4) {
+                          break
+                        }
+                      }
+                    }
+                  } else {
+                    validate23.errors = [
+                      {
+                        instancePath: instancePath + '/grants',
+                        schemaPath: '#/properties/grants/type',
+                        keyword: 'type',
+                        params: { type: 'array' },
+                        message: 'must be array',
+                        schema: schema24.properties.grants.type,
+                        parentSchema: schema24.properties.grants,
+                        data: data6,
+                      },
+                    ]
+                    return false
+                  }
                 }
-                if (!(data3 === 'traffic' || data3 === 'activities')) {
-                  validate23.errors = [
-                    {
-                      instancePath: instancePath + '/result',
-                      schemaPath: '#/properties/result/enum',
-                      keyword: 'enum',
-                      params: { allowedValues: schema24.properties.result.enum },
-                      message: 'must be equal to one of the allowed values',
-                      schema: schema24.properties.result.enum,
-                      parentSchema: schema24.properties.result,
-                      data: data3,
-                    },
-                  ]
-                  return false
-                }
-                var valid0 = _errs8 === errors
+                var valid0 = _errs14 === errors
               } else {
                 var valid0 = true
+              }
+              if (valid0) {
+                if (data.visits !== undefined) {
+                  let data8 = data.visits
+                  const _errs18 = errors
+                  if (errors === _errs18) {
+                    if (Array.isArray(data8)) {
+                      if (data8.length > 1000000) {
+                        validate23.errors = [
+                          {
+                            instancePath: instancePath + '/visits',
+                            schemaPath: '#/properties/visits/maxItems',
+                            keyword: 'maxItems',
+                            params: { limit: 1000000 },
+                            message: 'must NOT have more than 1000000 items',
+                            schema: 1000000,
+                            parentSchema: schema24.properties.visits,
+                            data: data8,
+                          },
+                        ]
+                        return false
+                      } else {
+                        var valid5 = true
+                        const len4 = data8.length
+                        for (let i4 = 0; i4 < len4; i4++) {
+                          let data9 = data8[i4]
+                          const _errs20 = errors
+                          if (!(data9 && typeof data9 == 'object' && !Array.isArray(data9))) {
+                            validate23.errors = [
+                              {
+                                instancePath: instancePath + '/visits/' + i4,
+                                schemaPath: '#/properties/visits/items/type',
+                                keyword: 'type',
+                                params: { type: 'object' },
+                                message: 'must be object',
+                                schema: schema24.properties.visits.items.type,
+                                parentSchema: schema24.properties.visits.items,
+                                data: data9,
+                              },
+                            ]
+                            return false
+                          }
+                          var valid5 = _errs20 === errors
+                          if (!valid5) {
+                            break
+                          }
+                        }
+                      }
+                    } else {
+                      validate23.errors = [
+                        {
+                          instancePath: instancePath + '/visits',
+                          schemaPath: '#/properties/visits/type',
+                          keyword: 'type',
+                          params: { type: 'array' },
+                          message: 'must be array',
+                          schema: schema24.properties.visits.type,
+                          parentSchema: schema24.properties.visits,
+                          data: data8,
+                        },
+                      ]
+                      return false
+                    }
+                  }
+                  var valid0 = _errs18 === errors
+                } else {
+                  var valid0 = true
+                }
+                if (valid0) {
+                  if (data.activities !== undefined) {
+                    let data10 = data.activities
+                    const _errs22 = errors
+                    if (errors === _errs22) {
+                      if (Array.isArray(data10)) {
+                        if (data10.length > 1000000) {
+                          validate23.errors = [
+                            {
+                              instancePath: instancePath + '/activities',
+                              schemaPath: '#/properties/activities/maxItems',
+                              keyword: 'maxItems',
+                              params: { limit: 1000000 },
+                              message: 'must NOT have more than 1000000 items',
+                              schema: 1000000,
+                              parentSchema: schema24.properties.activities,
+                              data: data10,
+                            },
+                          ]
+                          return false
+                        } else {
+                          var valid6 = true
+                          const len5 = data10.length
+                          for (let i5 = 0; i5 < len5; i5++) {
+                            let data11 = data10[i5]
+                            const _errs24 = errors
+                            if (!(data11 && typeof data11 == 'object' && !Array.isArray(data11))) {
+                              validate23.errors = [
+                                {
+                                  instancePath: instancePath + '/activities/' + i5,
+                                  schemaPath: '#/properties/activities/items/type',
+                                  keyword: 'type',
+                                  params: { type: 'object' },
+                                  message: 'must be object',
+                                  schema: schema24.properties.activities.items.type,
+                                  parentSchema: schema24.properties.activities.items,
+                                  data: data11,
+                                },
+                              ]
+                              return false
+                            }
+                            var valid6 = _errs24 === errors
+                            if (!valid6) {
+                              break
+                            }
+                          }
+                        }
+                      } else {
+                        validate23.errors = [
+                          {
+                            instancePath: instancePath + '/activities',
+                            schemaPath: '#/properties/activities/type',
+                            keyword: 'type',
+                            params: { type: 'array' },
+                            message: 'must be array',
+                            schema: schema24.properties.activities.type,
+                            parentSchema: schema24.properties.activities,
+                            data: data10,
+                          },
+                        ]
+                        return false
+                      }
+                    }
+                    var valid0 = _errs22 === errors
+                  } else {
+                    var valid0 = true
+                  }
+                  if (valid0) {
+                    if (data.billing !== undefined) {
+                      let data12 = data.billing
+                      const _errs26 = errors
+                      if (errors === _errs26) {
+                        if (Array.isArray(data12)) {
+                          if (data12.length > 1000000) {
+                            validate23.errors = [
+                              {
+                                instancePath: instancePath + '/billing',
+                                schemaPath: '#/properties/billing/maxItems',
+                                keyword: 'maxItems',
+                                params: { limit: 1000000 },
+                                message: 'must NOT have more than 1000000 items',
+                                schema: 1000000,
+                                parentSchema: schema24.properties.billing,
+                                data: data12,
+                              },
+                            ]
+                            return false
+                          } else {
+                            var valid7 = true
+                            const len6 = data12.length
+                            for (let i6 = 0; i6 < len6; i6++) {
+                              let data13 = data12[i6]
+                              const _errs28 = errors
+                              if (!(data13 && typeof data13 == 'object' && !Array.isArray(data13))) {
+                                validate23.errors = [
+                                  {
+                                    instancePath: instancePath + '/billing/' + i6,
+                                    schemaPath: '#/properties/billing/items/type',
+                                    keyword: 'type',
+                                    params: { type: 'object' },
+                                    message: 'must be object',
+                                    schema: schema24.properties.billing.items.type,
+                                    parentSchema: schema24.properties.billing.items,
+                                    data: data13,
+                                  },
+                                ]
+                                return false
+                              }
+                              var valid7 = _errs28 === errors
+                              if (!valid7) {
+                                break
+                              }
+                            }
+                          }
+                        } else {
+                          validate23.errors = [
+                            {
+                              instancePath: instancePath + '/billing',
+                              schemaPath: '#/properties/billing/type',
+                              keyword: 'type',
+                              params: { type: 'array' },
+                              message: 'must be array',
+                              schema: schema24.properties.billing.type,
+                              parentSchema: schema24.properties.billing,
+                              data: data12,
+                            },
+                          ]
+                          return false
+                        }
+                      }
+                      var valid0 = _errs26 === errors
+                    } else {
+                      var valid0 = true
+                    }
+                    if (valid0) {
+                      if (data.analytics !== undefined) {
+                        let data14 = data.analytics
+                        const _errs30 = errors
+                        if (errors === _errs30) {
+                          if (Array.isArray(data14)) {
+                            if (data14.length > 1000000) {
+                              validate23.errors = [
+                                {
+                                  instancePath: instancePath + '/analytics',
+                                  schemaPath: '#/properties/analytics/maxItems',
+                                  keyword: 'maxItems',
+                                  params: { limit: 1000000 },
+                                  message: 'must NOT have more than 1000000 items',
+                                  schema: 1000000,
+                                  parentSchema: schema24.properties.analytics,
+                                  data: data14,
+                                },
+                              ]
+                              return false
+                            } else {
+                              var valid8 = true
+                              const len7 = data14.length
+                              for (let i7 = 0; i7 < len7; i7++) {
+                                let data15 = data14[i7]
+                                const _errs32 = errors
+                                if (!(data15 && typeof data15 == 'object' && !Array.isArray(data15))) {
+                                  validate23.errors = [
+                                    {
+                                      instancePath: instancePath + '/analytics/' + i7,
+                                      schemaPath: '#/properties/analytics/items/type',
+                                      keyword: 'type',
+                                      params: { type: 'object' },
+                                      message: 'must be object',
+                                      schema: schema24.properties.analytics.items.type,
+                                      parentSchema: schema24.properties.analytics.items,
+                                      data: data15,
+                                    },
+                                  ]
+                                  return false
+                                }
+                                var valid8 = _errs32 === errors
+                                if (!valid8) {
+                                  break
+                                }
+                              }
+                            }
+                          } else {
+                            validate23.errors = [
+                              {
+                                instancePath: instancePath + '/analytics',
+                                schemaPath: '#/properties/analytics/type',
+                                keyword: 'type',
+                                params: { type: 'array' },
+                                message: 'must be array',
+                                schema: schema24.properties.analytics.type,
+                                parentSchema: schema24.properties.analytics,
+                                data: data14,
+                              },
+                            ]
+                            return false
+                          }
+                        }
+                        var valid0 = _errs30 === errors
+                      } else {
+                        var valid0 = true
+                      }
+                    }
+                  }
+                }
               }
             }
           }
@@ -6182,594 +6560,274 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
   validate23.errors = vErrors
   return errors === 0
 }
-export const v_735feb32 = validate24
+export const v_1e933deb = validate24
 const schema25 = {
   type: 'object',
   additionalProperties: false,
+  required: ['user'],
   properties: {
-    masters: { type: 'array', maxItems: 1000000, items: { type: 'object' } },
-    sites: { type: 'array', maxItems: 1000000, items: { type: 'object' } },
-    accounts: { type: 'array', maxItems: 1000000, items: { type: 'object' } },
-    grants: { type: 'array', maxItems: 1000000, items: { type: 'object' } },
-    visits: { type: 'array', maxItems: 1000000, items: { type: 'object' } },
-    activities: { type: 'array', maxItems: 1000000, items: { type: 'object' } },
-    billing: { type: 'array', maxItems: 1000000, items: { type: 'object' } },
-    analytics: { type: 'array', maxItems: 1000000, items: { type: 'object' } },
+    user: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 200,
+      pattern: '^[^:]+$',
+      description: 'a non-empty name without ":"',
+    },
+    password: { type: 'string', minLength: 1, maxLength: 1000 },
+    password_hash: { type: 'string', minLength: 1, maxLength: 4000 },
+    partner: { type: 'boolean' },
   },
 }
+const pattern18 = new RegExp('^[^:]+$', 'u')
 function validate24(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null
   let errors = 0
   if (errors === 0) {
     if (data && typeof data == 'object' && !Array.isArray(data)) {
-      const _errs1 = errors
-      for (const key0 in data) {
-        if (
-          !(
-            key0 === 'masters' ||
-            key0 === 'sites' ||
-            key0 === 'accounts' ||
-            key0 === 'grants' ||
-            key0 === 'visits' ||
-            key0 === 'activities' ||
-            key0 === 'billing' ||
-            key0 === 'analytics'
-          )
-        ) {
-          validate24.errors = [
-            {
-              instancePath,
-              schemaPath: '#/additionalProperties',
-              keyword: 'additionalProperties',
-              params: { additionalProperty: key0 },
-              message: 'must NOT have additional properties',
-              schema: false,
-              parentSchema: schema25,
-              data,
-            },
-          ]
-          return false
-          break
+      let missing0
+      if (data.user === undefined && (missing0 = 'user')) {
+        validate24.errors = [
+          {
+            instancePath,
+            schemaPath: '#/required',
+            keyword: 'required',
+            params: { missingProperty: missing0 },
+            message: "must have required property '" + missing0 + "'",
+            schema: schema25.required,
+            parentSchema: schema25,
+            data,
+          },
+        ]
+        return false
+      } else {
+        const _errs1 = errors
+        for (const key0 in data) {
+          if (!(key0 === 'user' || key0 === 'password' || key0 === 'password_hash' || key0 === 'partner')) {
+            validate24.errors = [
+              {
+                instancePath,
+                schemaPath: '#/additionalProperties',
+                keyword: 'additionalProperties',
+                params: { additionalProperty: key0 },
+                message: 'must NOT have additional properties',
+                schema: false,
+                parentSchema: schema25,
+                data,
+              },
+            ]
+            return false
+            break
+          }
         }
-      }
-      if (_errs1 === errors) {
-        if (data.masters !== undefined) {
-          let data0 = data.masters
-          const _errs2 = errors
-          if (errors === _errs2) {
-            if (Array.isArray(data0)) {
-              if (data0.length > 1000000) {
+        if (_errs1 === errors) {
+          if (data.user !== undefined) {
+            let data0 = data.user
+            const _errs2 = errors
+            if (errors === _errs2) {
+              if (typeof data0 === 'string') {
+                if (func2(data0) > 200) {
+                  validate24.errors = [
+                    {
+                      instancePath: instancePath + '/user',
+                      schemaPath: '#/properties/user/maxLength',
+                      keyword: 'maxLength',
+                      params: { limit: 200 },
+                      message: 'must NOT have more than 200 characters',
+                      schema: 200,
+                      parentSchema: schema25.properties.user,
+                      data: data0,
+                    },
+                  ]
+                  return false
+                } else {
+                  if (func2(data0) < 1) {
+                    validate24.errors = [
+                      {
+                        instancePath: instancePath + '/user',
+                        schemaPath: '#/properties/user/minLength',
+                        keyword: 'minLength',
+                        params: { limit: 1 },
+                        message: 'must NOT have fewer than 1 characters',
+                        schema: 1,
+                        parentSchema: schema25.properties.user,
+                        data: data0,
+                      },
+                    ]
+                    return false
+                  } else {
+                    if (!pattern18.test(data0)) {
+                      validate24.errors = [
+                        {
+                          instancePath: instancePath + '/user',
+                          schemaPath: '#/properties/user/pattern',
+                          keyword: 'pattern',
+                          params: { pattern: '^[^:]+$' },
+                          message: 'must match pattern "' + '^[^:]+$' + '"',
+                          schema: '^[^:]+$',
+                          parentSchema: schema25.properties.user,
+                          data: data0,
+                        },
+                      ]
+                      return false
+                    }
+                  }
+                }
+              } else {
                 validate24.errors = [
                   {
-                    instancePath: instancePath + '/masters',
-                    schemaPath: '#/properties/masters/maxItems',
-                    keyword: 'maxItems',
-                    params: { limit: 1000000 },
-                    message: 'must NOT have more than 1000000 items',
-                    schema: 1000000,
-                    parentSchema: schema25.properties.masters,
+                    instancePath: instancePath + '/user',
+                    schemaPath: '#/properties/user/type',
+                    keyword: 'type',
+                    params: { type: 'string' },
+                    message: 'must be string',
+                    schema: schema25.properties.user.type,
+                    parentSchema: schema25.properties.user,
                     data: data0,
                   },
                 ]
                 return false
-              } else {
-                var valid1 = true
-                const len0 = data0.length
-                for (let i0 = 0; i0 < len0; i0++) {
-                  let data1 = data0[i0]
-                  const _errs4 = errors
-                  if (!(data1 && typeof data1 == 'object' && !Array.isArray(data1))) {
-                    validate24.errors = [
-                      {
-                        instancePath: instancePath + '/masters/' + i0,
-                        schemaPath: '#/properties/masters/items/type',
-                        keyword: 'type',
-                        params: { type: 'object' },
-                        message: 'must be object',
-                        schema: schema25.properties.masters.items.type,
-                        parentSchema: schema25.properties.masters.items,
-                        data: data1,
-                      },
-                    ]
-                    return false
-                  }
-                  var valid1 = _errs4 === errors
-                  if (!valid1) {
-                    break
-                  }
-                }
-              }
-            } else {
-              validate24.errors = [
-                {
-                  instancePath: instancePath + '/masters',
-                  schemaPath: '#/properties/masters/type',
-                  keyword: 'type',
-                  params: { type: 'array' },
-                  message: 'must be array',
-                  schema: schema25.properties.masters.type,
-                  parentSchema: schema25.properties.masters,
-                  data: data0,
-                },
-              ]
-              return false
-            }
-          }
-          var valid0 = _errs2 === errors
-        } else {
-          var valid0 = true
-        }
-        if (valid0) {
-          if (data.sites !== undefined) {
-            let data2 = data.sites
-            const _errs6 = errors
-            if (errors === _errs6) {
-              if (Array.isArray(data2)) {
-                if (data2.length > 1000000) {
-                  validate24.errors = [
-                    {
-                      instancePath: instancePath + '/sites',
-                      schemaPath: '#/properties/sites/maxItems',
-                      keyword: 'maxItems',
-                      params: { limit: 1000000 },
-                      message: 'must NOT have more than 1000000 items',
-                      schema: 1000000,
-                      parentSchema: schema25.properties.sites,
-                      data: data2,
-                    },
-                  ]
-                  return false
-                } else {
-                  var valid2 = true
-                  const len1 = data2.length
-                  for (let i1 = 0; i1 < len1; i1++) {
-                    let data3 = data2[i1]
-                    const _errs8 = errors
-                    if (!(data3 && typeof data3 == 'object' && !Array.isArray(data3))) {
-                      validate24.errors = [
-                        {
-                          instancePath: instancePath + '/sites/' + i1,
-                          schemaPath: '#/properties/sites/items/type',
-                          keyword: 'type',
-                          params: { type: 'object' },
-                          message: 'must be object',
-                          schema: schema25.properties.sites.items.type,
-                          parentSchema: schema25.properties.sites.items,
-                          data: data3,
-                        },
-                      ]
-                      return false
-                    }
-                    var valid2 = _errs8 === errors
-                    if (!valid2) {
-                      break
-                    }
-                  }
-                }
-              } else {
-                validate24.errors = [
-                  {
-                    instancePath: instancePath + '/sites',
-                    schemaPath: '#/properties/sites/type',
-                    keyword: 'type',
-                    params: { type: 'array' },
-                    message: 'must be array',
-                    schema: schema25.properties.sites.type,
-                    parentSchema: schema25.properties.sites,
-                    data: data2,
-                  },
-                ]
-                return false
               }
             }
-            var valid0 = _errs6 === errors
+            var valid0 = _errs2 === errors
           } else {
             var valid0 = true
           }
           if (valid0) {
-            if (data.accounts !== undefined) {
-              let data4 = data.accounts
-              const _errs10 = errors
-              if (errors === _errs10) {
-                if (Array.isArray(data4)) {
-                  if (data4.length > 1000000) {
+            if (data.password !== undefined) {
+              let data1 = data.password
+              const _errs4 = errors
+              if (errors === _errs4) {
+                if (typeof data1 === 'string') {
+                  if (func2(data1) > 1000) {
                     validate24.errors = [
                       {
-                        instancePath: instancePath + '/accounts',
-                        schemaPath: '#/properties/accounts/maxItems',
-                        keyword: 'maxItems',
-                        params: { limit: 1000000 },
-                        message: 'must NOT have more than 1000000 items',
-                        schema: 1000000,
-                        parentSchema: schema25.properties.accounts,
-                        data: data4,
+                        instancePath: instancePath + '/password',
+                        schemaPath: '#/properties/password/maxLength',
+                        keyword: 'maxLength',
+                        params: { limit: 1000 },
+                        message: 'must NOT have more than 1000 characters',
+                        schema: 1000,
+                        parentSchema: schema25.properties.password,
+                        data: data1,
                       },
                     ]
                     return false
                   } else {
-                    var valid3 = true
-                    const len2 = data4.length
-                    for (let i2 = 0; i2 < len2; i2++) {
-                      let data5 = data4[i2]
-                      const _errs12 = errors
-                      if (!(data5 && typeof data5 == 'object' && !Array.isArray(data5))) {
-                        validate24.errors = [
-                          {
-                            instancePath: instancePath + '/accounts/' + i2,
-                            schemaPath: '#/properties/accounts/items/type',
-                            keyword: 'type',
-                            params: { type: 'object' },
-                            message: 'must be object',
-                            schema: schema25.properties.accounts.items.type,
-                            parentSchema: schema25.properties.accounts.items,
-                            data: data5,
-                          },
-                        ]
-                        return false
-                      }
-                      var valid3 = _errs12 === errors
-                      if (!valid3) {
-                        break
-                      }
+                    if (func2(data1) < 1) {
+                      validate24.errors = [
+                        {
+                          instancePath: instancePath + '/password',
+                          schemaPath: '#/properties/password/minLength',
+                          keyword: 'minLength',
+                          params: { limit: 1 },
+                          message: 'must NOT have fewer than 1 characters',
+                          schema: 1,
+                          parentSchema: schema25.properties.password,
+                          data: data1,
+                        },
+                      ]
+                      return false
                     }
                   }
                 } else {
                   validate24.errors = [
                     {
-                      instancePath: instancePath + '/accounts',
-                      schemaPath: '#/properties/accounts/type',
+                      instancePath: instancePath + '/password',
+                      schemaPath: '#/properties/password/type',
                       keyword: 'type',
-                      params: { type: 'array' },
-                      message: 'must be array',
-                      schema: schema25.properties.accounts.type,
-                      parentSchema: schema25.properties.accounts,
-                      data: data4,
+                      params: { type: 'string' },
+                      message: 'must be string',
+                      schema: schema25.properties.password.type,
+                      parentSchema: schema25.properties.password,
+                      data: data1,
                     },
                   ]
                   return false
                 }
               }
-              var valid0 = _errs10 === errors
+              var valid0 = _errs4 === errors
             } else {
               var valid0 = true
             }
             if (valid0) {
-              if (data.grants !== undefined) {
-                let data6 = data.grants
-                const _errs14 = errors
-                if (errors === _errs14) {
-                  if (Array.isArray(data6)) {
-                    if (data6.length > 1000000) {
+              if (data.password_hash !== undefined) {
+                let data2 = data.password_hash
+                const _errs6 = errors
+                if (errors === _errs6) {
+                  if (typeof data2 === 'string') {
+                    if (func2(data2) > 4000) {
                       validate24.errors = [
                         {
-                          instancePath: instancePath + '/grants',
-                          schemaPath: '#/properties/grants/maxItems',
-                          keyword: 'maxItems',
-                          params: { limit: 1000000 },
-                          message: 'must NOT have more than 1000000 items',
-                          schema: 1000000,
-                          parentSchema: schema25.properties.grants,
-                          data: data6,
+                          instancePath: instancePath + '/password_hash',
+                          schemaPath: '#/properties/password_hash/maxLength',
+                          keyword: 'maxLength',
+                          params: { limit: 4000 },
+                          message: 'must NOT have more than 4000 characters',
+                          schema: 4000,
+                          parentSchema: schema25.properties.password_hash,
+                          data: data2,
                         },
                       ]
                       return false
                     } else {
-                      var valid4 = true
-                      const len3 = data6.length
-                      for (let i3 = 0; i3 < len3; i3++) {
-                        let data7 = data6[i3]
-                        const _errs16 = errors
-                        if (!(data7 && typeof data7 == 'object' && !Array.isArray(data7))) {
-                          validate24.errors = [
-                            {
-                              instancePath: instancePath + '/grants/' + i3,
-                              schemaPath: '#/properties/grants/items/type',
-                              keyword: 'type',
-                              params: { type: 'object' },
-                              message: 'must be object',
-                              schema: schema25.properties.grants.items.type,
-                              parentSchema: schema25.properties.grants.items,
-                              data: data7,
-                            },
-                          ]
-                          return false
-                        }
-                        var valid4 = _errs16 === errors
-                        if (!valid4) {
-                          break
-                        }
+                      if (func2(data2) < 1) {
+                        validate24.errors = [
+                          {
+                            instancePath: instancePath + '/password_hash',
+                            schemaPath: '#/properties/password_hash/minLength',
+                            keyword: 'minLength',
+                            params: { limit: 1 },
+                            message: 'must NOT have fewer than 1 characters',
+                            schema: 1,
+                            parentSchema: schema25.properties.password_hash,
+                            data: data2,
+                          },
+                        ]
+                        return false
                       }
                     }
                   } else {
                     validate24.errors = [
                       {
-                        instancePath: instancePath + '/grants',
-                        schemaPath: '#/properties/grants/type',
+                        instancePath: instancePath + '/password_hash',
+                        schemaPath: '#/properties/password_hash/type',
                         keyword: 'type',
-                        params: { type: 'array' },
-                        message: 'must be array',
-                        schema: schema25.properties.grants.type,
-                        parentSchema: schema25.properties.grants,
-                        data: data6,
+                        params: { type: 'string' },
+                        message: 'must be string',
+                        schema: schema25.properties.password_hash.type,
+                        parentSchema: schema25.properties.password_hash,
+                        data: data2,
                       },
                     ]
                     return false
                   }
                 }
-                var valid0 = _errs14 === errors
+                var valid0 = _errs6 === errors
               } else {
                 var valid0 = true
               }
               if (valid0) {
-                if (data.visits !== undefined) {
-                  let data8 = data.visits
-                  const _errs18 = errors
-                  if (errors === _errs18) {
-                    if (Array.isArray(data8)) {
-                      if (data8.length > 1000000) {
-                        validate24.errors = [
-                          {
-                            instancePath: instancePath + '/visits',
-                            schemaPath: '#/properties/visits/maxItems',
-                            keyword: 'maxItems',
-                            params: { limit: 1000000 },
-                            message: 'must NOT have more than 1000000 items',
-                            schema: 1000000,
-                            parentSchema: schema25.properties.visits,
-                            data: data8,
-                          },
-                        ]
-                        return false
-                      } else {
-                        var valid5 = true
-                        const len4 = data8.length
-                        for (let i4 = 0; i4 < len4; i4++) {
-                          let data9 = data8[i4]
-                          const _errs20 = errors
-                          if (!(data9 && typeof data9 == 'object' && !Array.isArray(data9))) {
-                            validate24.errors = [
-                              {
-                                instancePath: instancePath + '/visits/' + i4,
-                                schemaPath: '#/properties/visits/items/type',
-                                keyword: 'type',
-                                params: { type: 'object' },
-                                message: 'must be object',
-                                schema: schema25.properties.visits.items.type,
-                                parentSchema: schema25.properties.visits.items,
-                                data: data9,
-                              },
-                            ]
-                            return false
-                          }
-                          var valid5 = _errs20 === errors
-                          if (!valid5) {
-                            break
-                          }
-                        }
-                      }
-                    } else {
-                      validate24.errors = [
-                        {
-                          instancePath: instancePath + '/visits',
-                          schemaPath: '#/properties/visits/type',
-                          keyword: 'type',
-                          params: { type: 'array' },
-                          message: 'must be array',
-                          schema: schema25.properties.visits.type,
-                          parentSchema: schema25.properties.visits,
-                          data: data8,
-                        },
-                      ]
-                      return false
-                    }
+                if (data.partner !== undefined) {
+                  let data3 = data.partner
+                  const _errs8 = errors
+                  if (typeof data3 !== 'boolean') {
+                    validate24.errors = [
+                      {
+                        instancePath: instancePath + '/partner',
+                        schemaPath: '#/properties/partner/type',
+                        keyword: 'type',
+                        params: { type: 'boolean' },
+                        message: 'must be boolean',
+                        schema: schema25.properties.partner.type,
+                        parentSchema: schema25.properties.partner,
+                        data: data3,
+                      },
+                    ]
+                    return false
                   }
-                  var valid0 = _errs18 === errors
+                  var valid0 = _errs8 === errors
                 } else {
                   var valid0 = true
-                }
-                if (valid0) {
-                  if (data.activities !== undefined) {
-                    let data10 = data.activities
-                    const _errs22 = errors
-                    if (errors === _errs22) {
-                      if (Array.isArray(data10)) {
-                        if (data10.length > 1000000) {
-                          validate24.errors = [
-                            {
-                              instancePath: instancePath + '/activities',
-                              schemaPath: '#/properties/activities/maxItems',
-                              keyword: 'maxItems',
-                              params: { limit: 1000000 },
-                              message: 'must NOT have more than 1000000 items',
-                              schema: 1000000,
-                              parentSchema: schema25.properties.activities,
-                              data: data10,
-                            },
-                          ]
-                          return false
-                        } else {
-                          var valid6 = true
-                          const len5 = data10.length
-                          for (let i5 = 0; i5 < len5; i5++) {
-                            let data11 = data10[i5]
-                            const _errs24 = errors
-                            if (!(data11 && typeof data11 == 'object' && !Array.isArray(data11))) {
-                              validate24.errors = [
-                                {
-                                  instancePath: instancePath + '/activities/' + i5,
-                                  schemaPath: '#/properties/activities/items/type',
-                                  keyword: 'type',
-                                  params: { type: 'object' },
-                                  message: 'must be object',
-                                  schema: schema25.properties.activities.items.type,
-                                  parentSchema: schema25.properties.activities.items,
-                                  data: data11,
-                                },
-                              ]
-                              return false
-                            }
-                            var valid6 = _errs24 === errors
-                            if (!valid6) {
-                              break
-                            }
-                          }
-                        }
-                      } else {
-                        validate24.errors = [
-                          {
-                            instancePath: instancePath + '/activities',
-                            schemaPath: '#/properties/activities/type',
-                            keyword: 'type',
-                            params: { type: 'array' },
-                            message: 'must be array',
-                            schema: schema25.properties.activities.type,
-                            parentSchema: schema25.properties.activities,
-                            data: data10,
-                          },
-                        ]
-                        return false
-                      }
-                    }
-                    var valid0 = _errs22 === errors
-                  } else {
-                    var valid0 = true
-                  }
-                  if (valid0) {
-                    if (data.billing !== undefined) {
-                      let data12 = data.billing
-                      const _errs26 = errors
-                      if (errors === _errs26) {
-                        if (Array.isArray(data12)) {
-                          if (data12.length > 1000000) {
-                            validate24.errors = [
-                              {
-                                instancePath: instancePath + '/billing',
-                                schemaPath: '#/properties/billing/maxItems',
-                                keyword: 'maxItems',
-                                params: { limit: 1000000 },
-                                message: 'must NOT have more than 1000000 items',
-                                schema: 1000000,
-                                parentSchema: schema25.properties.billing,
-                                data: data12,
-                              },
-                            ]
-                            return false
-                          } else {
-                            var valid7 = true
-                            const len6 = data12.length
-                            for (let i6 = 0; i6 < len6; i6++) {
-                              let data13 = data12[i6]
-                              const _errs28 = errors
-                              if (!(data13 && typeof data13 == 'object' && !Array.isArray(data13))) {
-                                validate24.errors = [
-                                  {
-                                    instancePath: instancePath + '/billing/' + i6,
-                                    schemaPath: '#/properties/billing/items/type',
-                                    keyword: 'type',
-                                    params: { type: 'object' },
-                                    message: 'must be object',
-                                    schema: schema25.properties.billing.items.type,
-                                    parentSchema: schema25.properties.billing.items,
-                                    data: data13,
-                                  },
-                                ]
-                                return false
-                              }
-                              var valid7 = _errs28 === errors
-                              if (!valid7) {
-                                break
-                              }
-                            }
-                          }
-                        } else {
-                          validate24.errors = [
-                            {
-                              instancePath: instancePath + '/billing',
-                              schemaPath: '#/properties/billing/type',
-                              keyword: 'type',
-                              params: { type: 'array' },
-                              message: 'must be array',
-                              schema: schema25.properties.billing.type,
-                              parentSchema: schema25.properties.billing,
-                              data: data12,
-                            },
-                          ]
-                          return false
-                        }
-                      }
-                      var valid0 = _errs26 === errors
-                    } else {
-                      var valid0 = true
-                    }
-                    if (valid0) {
-                      if (data.analytics !== undefined) {
-                        let data14 = data.analytics
-                        const _errs30 = errors
-                        if (errors === _errs30) {
-                          if (Array.isArray(data14)) {
-                            if (data14.length > 1000000) {
-                              validate24.errors = [
-                                {
-                                  instancePath: instancePath + '/analytics',
-                                  schemaPath: '#/properties/analytics/maxItems',
-                                  keyword: 'maxItems',
-                                  params: { limit: 1000000 },
-                                  message: 'must NOT have more than 1000000 items',
-                                  schema: 1000000,
-                                  parentSchema: schema25.properties.analytics,
-                                  data: data14,
-                                },
-                              ]
-                              return false
-                            } else {
-                              var valid8 = true
-                              const len7 = data14.length
-                              for (let i7 = 0; i7 < len7; i7++) {
-                                let data15 = data14[i7]
-                                const _errs32 = errors
-                                if (!(data15 && typeof data15 == 'object' && !Array.isArray(data15))) {
-                                  validate24.errors = [
-                                    {
-                                      instancePath: instancePath + '/analytics/' + i7,
-                                      schemaPath: '#/properties/analytics/items/type',
-                                      keyword: 'type',
-                                      params: { type: 'object' },
-                                      message: 'must be object',
-                                      schema: schema25.properties.analytics.items.type,
-                                      parentSchema: schema25.properties.analytics.items,
-                                      data: data15,
-                                    },
-                                  ]
-                                  return false
-                                }
-                                var valid8 = _errs32 === errors
-                                if (!valid8) {
-                                  break
-                                }
-                              }
-                            }
-                          } else {
-                            validate24.errors = [
-                              {
-                                instancePath: instancePath + '/analytics',
-                                schemaPath: '#/properties/analytics/type',
-                                keyword: 'type',
-                                params: { type: 'array' },
-                                message: 'must be array',
-                                schema: schema25.properties.analytics.type,
-                                parentSchema: schema25.properties.analytics,
-                                data: data14,
-                              },
-                            ]
-                            return false
-                          }
-                        }
-                        var valid0 = _errs30 === errors
-                      } else {
-                        var valid0 = true
-                      }
-                    }
-                  }
                 }
               }
             }
@@ -6795,301 +6853,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
   validate24.errors = vErrors
   return errors === 0
 }
-export const v_1e933deb = validate25
+export const v_6d3ce318 = validate25
 const schema26 = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['user'],
-  properties: {
-    user: {
-      type: 'string',
-      minLength: 1,
-      maxLength: 200,
-      pattern: '^[^:]+$',
-      description: 'a non-empty name without ":"',
-    },
-    password: { type: 'string', minLength: 1, maxLength: 1000 },
-    password_hash: { type: 'string', minLength: 1, maxLength: 4000 },
-    partner: { type: 'boolean' },
-  },
-}
-const pattern20 = new RegExp('^[^:]+$', 'u')
-function validate25(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
-  let vErrors = null
-  let errors = 0
-  if (errors === 0) {
-    if (data && typeof data == 'object' && !Array.isArray(data)) {
-      let missing0
-      if (data.user === undefined && (missing0 = 'user')) {
-        validate25.errors = [
-          {
-            instancePath,
-            schemaPath: '#/required',
-            keyword: 'required',
-            params: { missingProperty: missing0 },
-            message: "must have required property '" + missing0 + "'",
-            schema: schema26.required,
-            parentSchema: schema26,
-            data,
-          },
-        ]
-        return false
-      } else {
-        const _errs1 = errors
-        for (const key0 in data) {
-          if (!(key0 === 'user' || key0 === 'password' || key0 === 'password_hash' || key0 === 'partner')) {
-            validate25.errors = [
-              {
-                instancePath,
-                schemaPath: '#/additionalProperties',
-                keyword: 'additionalProperties',
-                params: { additionalProperty: key0 },
-                message: 'must NOT have additional properties',
-                schema: false,
-                parentSchema: schema26,
-                data,
-              },
-            ]
-            return false
-            break
-          }
-        }
-        if (_errs1 === errors) {
-          if (data.user !== undefined) {
-            let data0 = data.user
-            const _errs2 = errors
-            if (errors === _errs2) {
-              if (typeof data0 === 'string') {
-                if (func2(data0) > 200) {
-                  validate25.errors = [
-                    {
-                      instancePath: instancePath + '/user',
-                      schemaPath: '#/properties/user/maxLength',
-                      keyword: 'maxLength',
-                      params: { limit: 200 },
-                      message: 'must NOT have more than 200 characters',
-                      schema: 200,
-                      parentSchema: schema26.properties.user,
-                      data: data0,
-                    },
-                  ]
-                  return false
-                } else {
-                  if (func2(data0) < 1) {
-                    validate25.errors = [
-                      {
-                        instancePath: instancePath + '/user',
-                        schemaPath: '#/properties/user/minLength',
-                        keyword: 'minLength',
-                        params: { limit: 1 },
-                        message: 'must NOT have fewer than 1 characters',
-                        schema: 1,
-                        parentSchema: schema26.properties.user,
-                        data: data0,
-                      },
-                    ]
-                    return false
-                  } else {
-                    if (!pattern20.test(data0)) {
-                      validate25.errors = [
-                        {
-                          instancePath: instancePath + '/user',
-                          schemaPath: '#/properties/user/pattern',
-                          keyword: 'pattern',
-                          params: { pattern: '^[^:]+$' },
-                          message: 'must match pattern "' + '^[^:]+$' + '"',
-                          schema: '^[^:]+$',
-                          parentSchema: schema26.properties.user,
-                          data: data0,
-                        },
-                      ]
-                      return false
-                    }
-                  }
-                }
-              } else {
-                validate25.errors = [
-                  {
-                    instancePath: instancePath + '/user',
-                    schemaPath: '#/properties/user/type',
-                    keyword: 'type',
-                    params: { type: 'string' },
-                    message: 'must be string',
-                    schema: schema26.properties.user.type,
-                    parentSchema: schema26.properties.user,
-                    data: data0,
-                  },
-                ]
-                return false
-              }
-            }
-            var valid0 = _errs2 === errors
-          } else {
-            var valid0 = true
-          }
-          if (valid0) {
-            if (data.password !== undefined) {
-              let data1 = data.password
-              const _errs4 = errors
-              if (errors === _errs4) {
-                if (typeof data1 === 'string') {
-                  if (func2(data1) > 1000) {
-                    validate25.errors = [
-                      {
-                        instancePath: instancePath + '/password',
-                        schemaPath: '#/properties/password/maxLength',
-                        keyword: 'maxLength',
-                        params: { limit: 1000 },
-                        message: 'must NOT have more than 1000 characters',
-                        schema: 1000,
-                        parentSchema: schema26.properties.password,
-                        data: data1,
-                      },
-                    ]
-                    return false
-                  } else {
-                    if (func2(data1) < 1) {
-                      validate25.errors = [
-                        {
-                          instancePath: instancePath + '/password',
-                          schemaPath: '#/properties/password/minLength',
-                          keyword: 'minLength',
-                          params: { limit: 1 },
-                          message: 'must NOT have fewer than 1 characters',
-                          schema: 1,
-                          parentSchema: schema26.properties.password,
-                          data: data1,
-                        },
-                      ]
-                      return false
-                    }
-                  }
-                } else {
-                  validate25.errors = [
-                    {
-                      instancePath: instancePath + '/password',
-                      schemaPath: '#/properties/password/type',
-                      keyword: 'type',
-                      params: { type: 'string' },
-                      message: 'must be string',
-                      schema: schema26.properties.password.type,
-                      parentSchema: schema26.properties.password,
-                      data: data1,
-                    },
-                  ]
-                  return false
-                }
-              }
-              var valid0 = _errs4 === errors
-            } else {
-              var valid0 = true
-            }
-            if (valid0) {
-              if (data.password_hash !== undefined) {
-                let data2 = data.password_hash
-                const _errs6 = errors
-                if (errors === _errs6) {
-                  if (typeof data2 === 'string') {
-                    if (func2(data2) > 4000) {
-                      validate25.errors = [
-                        {
-                          instancePath: instancePath + '/password_hash',
-                          schemaPath: '#/properties/password_hash/maxLength',
-                          keyword: 'maxLength',
-                          params: { limit: 4000 },
-                          message: 'must NOT have more than 4000 characters',
-                          schema: 4000,
-                          parentSchema: schema26.properties.password_hash,
-                          data: data2,
-                        },
-                      ]
-                      return false
-                    } else {
-                      if (func2(data2) < 1) {
-                        validate25.errors = [
-                          {
-                            instancePath: instancePath + '/password_hash',
-                            schemaPath: '#/properties/password_hash/minLength',
-                            keyword: 'minLength',
-                            params: { limit: 1 },
-                            message: 'must NOT have fewer than 1 characters',
-                            schema: 1,
-                            parentSchema: schema26.properties.password_hash,
-                            data: data2,
-                          },
-                        ]
-                        return false
-                      }
-                    }
-                  } else {
-                    validate25.errors = [
-                      {
-                        instancePath: instancePath + '/password_hash',
-                        schemaPath: '#/properties/password_hash/type',
-                        keyword: 'type',
-                        params: { type: 'string' },
-                        message: 'must be string',
-                        schema: schema26.properties.password_hash.type,
-                        parentSchema: schema26.properties.password_hash,
-                        data: data2,
-                      },
-                    ]
-                    return false
-                  }
-                }
-                var valid0 = _errs6 === errors
-              } else {
-                var valid0 = true
-              }
-              if (valid0) {
-                if (data.partner !== undefined) {
-                  let data3 = data.partner
-                  const _errs8 = errors
-                  if (typeof data3 !== 'boolean') {
-                    validate25.errors = [
-                      {
-                        instancePath: instancePath + '/partner',
-                        schemaPath: '#/properties/partner/type',
-                        keyword: 'type',
-                        params: { type: 'boolean' },
-                        message: 'must be boolean',
-                        schema: schema26.properties.partner.type,
-                        parentSchema: schema26.properties.partner,
-                        data: data3,
-                      },
-                    ]
-                    return false
-                  }
-                  var valid0 = _errs8 === errors
-                } else {
-                  var valid0 = true
-                }
-              }
-            }
-          }
-        }
-      }
-    } else {
-      validate25.errors = [
-        {
-          instancePath,
-          schemaPath: '#/type',
-          keyword: 'type',
-          params: { type: 'object' },
-          message: 'must be object',
-          schema: schema26.type,
-          parentSchema: schema26,
-          data,
-        },
-      ]
-      return false
-    }
-  }
-  validate25.errors = vErrors
-  return errors === 0
-}
-export const v_6d3ce318 = validate26
-const schema27 = {
   type: 'object',
   additionalProperties: false,
   required: ['owner', 'site_name', 'original_site_url'],
@@ -7372,7 +7137,7 @@ const schema27 = {
     },
   },
 }
-function validate26(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate25(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null
   let errors = 0
   if (errors === 0) {
@@ -7383,15 +7148,15 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
         (data.site_name === undefined && (missing0 = 'site_name')) ||
         (data.original_site_url === undefined && (missing0 = 'original_site_url'))
       ) {
-        validate26.errors = [
+        validate25.errors = [
           {
             instancePath,
             schemaPath: '#/required',
             keyword: 'required',
             params: { missingProperty: missing0 },
             message: "must have required property '" + missing0 + "'",
-            schema: schema27.required,
-            parentSchema: schema27,
+            schema: schema26.required,
+            parentSchema: schema26,
             data,
           },
         ]
@@ -7399,8 +7164,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
       } else {
         const _errs1 = errors
         for (const key0 in data) {
-          if (!func14.call(schema27.properties, key0)) {
-            validate26.errors = [
+          if (!func14.call(schema26.properties, key0)) {
+            validate25.errors = [
               {
                 instancePath,
                 schemaPath: '#/additionalProperties',
@@ -7408,7 +7173,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { additionalProperty: key0 },
                 message: 'must NOT have additional properties',
                 schema: false,
-                parentSchema: schema27,
+                parentSchema: schema26,
                 data,
               },
             ]
@@ -7423,7 +7188,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             if (errors === _errs2) {
               if (typeof data0 === 'string') {
                 if (func2(data0) > 45) {
-                  validate26.errors = [
+                  validate25.errors = [
                     {
                       instancePath: instancePath + '/site_name',
                       schemaPath: '#/properties/site_name/maxLength',
@@ -7431,14 +7196,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                       params: { limit: 45 },
                       message: 'must NOT have more than 45 characters',
                       schema: 45,
-                      parentSchema: schema27.properties.site_name,
+                      parentSchema: schema26.properties.site_name,
                       data: data0,
                     },
                   ]
                   return false
                 } else {
                   if (func2(data0) < 4) {
-                    validate26.errors = [
+                    validate25.errors = [
                       {
                         instancePath: instancePath + '/site_name',
                         schemaPath: '#/properties/site_name/minLength',
@@ -7446,14 +7211,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                         params: { limit: 4 },
                         message: 'must NOT have fewer than 4 characters',
                         schema: 4,
-                        parentSchema: schema27.properties.site_name,
+                        parentSchema: schema26.properties.site_name,
                         data: data0,
                       },
                     ]
                     return false
                   } else {
                     if (!pattern5.test(data0)) {
-                      validate26.errors = [
+                      validate25.errors = [
                         {
                           instancePath: instancePath + '/site_name',
                           schemaPath: '#/properties/site_name/pattern',
@@ -7461,7 +7226,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                           params: { pattern: '^[A-Za-z0-9_-]+$' },
                           message: 'must match pattern "' + '^[A-Za-z0-9_-]+$' + '"',
                           schema: '^[A-Za-z0-9_-]+$',
-                          parentSchema: schema27.properties.site_name,
+                          parentSchema: schema26.properties.site_name,
                           data: data0,
                         },
                       ]
@@ -7470,15 +7235,15 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                 }
               } else {
-                validate26.errors = [
+                validate25.errors = [
                   {
                     instancePath: instancePath + '/site_name',
                     schemaPath: '#/properties/site_name/type',
                     keyword: 'type',
                     params: { type: 'string' },
                     message: 'must be string',
-                    schema: schema27.properties.site_name.type,
-                    parentSchema: schema27.properties.site_name,
+                    schema: schema26.properties.site_name.type,
+                    parentSchema: schema26.properties.site_name,
                     data: data0,
                   },
                 ]
@@ -7497,7 +7262,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 if (errors === _errs4) {
                   if (typeof data1 === 'string') {
                     if (func2(data1) > 2048) {
-                      validate26.errors = [
+                      validate25.errors = [
                         {
                           instancePath: instancePath + '/original_site_url',
                           schemaPath: '#/properties/original_site_url/maxLength',
@@ -7505,14 +7270,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                           params: { limit: 2048 },
                           message: 'must NOT have more than 2048 characters',
                           schema: 2048,
-                          parentSchema: schema27.properties.original_site_url,
+                          parentSchema: schema26.properties.original_site_url,
                           data: data1,
                         },
                       ]
                       return false
                     } else {
                       if (!formats4.validate(data1)) {
-                        validate26.errors = [
+                        validate25.errors = [
                           {
                             instancePath: instancePath + '/original_site_url',
                             schemaPath: '#/properties/original_site_url/format',
@@ -7520,7 +7285,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                             params: { format: 'http-url' },
                             message: 'must match format "' + 'http-url' + '"',
                             schema: 'http-url',
-                            parentSchema: schema27.properties.original_site_url,
+                            parentSchema: schema26.properties.original_site_url,
                             data: data1,
                           },
                         ]
@@ -7528,15 +7293,15 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                       }
                     }
                   } else {
-                    validate26.errors = [
+                    validate25.errors = [
                       {
                         instancePath: instancePath + '/original_site_url',
                         schemaPath: '#/properties/original_site_url/type',
                         keyword: 'type',
                         params: { type: 'string' },
                         message: 'must be string',
-                        schema: schema27.properties.original_site_url.type,
-                        parentSchema: schema27.properties.original_site_url,
+                        schema: schema26.properties.original_site_url.type,
+                        parentSchema: schema26.properties.original_site_url,
                         data: data1,
                       },
                     ]
@@ -7566,7 +7331,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                           params: { limit: 2048 },
                           message: 'must NOT have more than 2048 characters',
                           schema: 2048,
-                          parentSchema: schema27.properties.preview_site_url.anyOf[0],
+                          parentSchema: schema26.properties.preview_site_url.anyOf[0],
                           data: data2,
                         }
                         if (vErrors === null) {
@@ -7584,7 +7349,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                             params: { format: 'http-url' },
                             message: 'must match format "' + 'http-url' + '"',
                             schema: 'http-url',
-                            parentSchema: schema27.properties.preview_site_url.anyOf[0],
+                            parentSchema: schema26.properties.preview_site_url.anyOf[0],
                             data: data2,
                           }
                           if (vErrors === null) {
@@ -7602,8 +7367,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                         keyword: 'type',
                         params: { type: 'string' },
                         message: 'must be string',
-                        schema: schema27.properties.preview_site_url.anyOf[0].type,
-                        parentSchema: schema27.properties.preview_site_url.anyOf[0],
+                        schema: schema26.properties.preview_site_url.anyOf[0].type,
+                        parentSchema: schema26.properties.preview_site_url.anyOf[0],
                         data: data2,
                       }
                       if (vErrors === null) {
@@ -7626,8 +7391,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                       keyword: 'type',
                       params: { type: 'null' },
                       message: 'must be null',
-                      schema: schema27.properties.preview_site_url.anyOf[1].type,
-                      parentSchema: schema27.properties.preview_site_url.anyOf[1],
+                      schema: schema26.properties.preview_site_url.anyOf[1].type,
+                      parentSchema: schema26.properties.preview_site_url.anyOf[1],
                       data: data2,
                     }
                     if (vErrors === null) {
@@ -7647,8 +7412,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                     keyword: 'anyOf',
                     params: {},
                     message: 'must match a schema in anyOf',
-                    schema: schema27.properties.preview_site_url.anyOf,
-                    parentSchema: schema27.properties.preview_site_url,
+                    schema: schema26.properties.preview_site_url.anyOf,
+                    parentSchema: schema26.properties.preview_site_url,
                     data: data2,
                   }
                   if (vErrors === null) {
@@ -7657,7 +7422,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                     vErrors.push(err4)
                   }
                   errors++
-                  validate26.errors = vErrors
+                  validate25.errors = vErrors
                   return false
                 } else {
                   errors = _errs7
@@ -7681,7 +7446,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                     if (errors === _errs12) {
                       if (typeof data3 === 'string') {
                         if (func2(data3) > 253) {
-                          validate26.errors = [
+                          validate25.errors = [
                             {
                               instancePath: instancePath + '/site_domain',
                               schemaPath: '#/properties/site_domain/maxLength',
@@ -7689,14 +7454,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                               params: { limit: 253 },
                               message: 'must NOT have more than 253 characters',
                               schema: 253,
-                              parentSchema: schema27.properties.site_domain,
+                              parentSchema: schema26.properties.site_domain,
                               data: data3,
                             },
                           ]
                           return false
                         } else {
                           if (!formats8.validate(data3)) {
-                            validate26.errors = [
+                            validate25.errors = [
                               {
                                 instancePath: instancePath + '/site_domain',
                                 schemaPath: '#/properties/site_domain/format',
@@ -7704,7 +7469,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                 params: { format: 'fqdn' },
                                 message: 'must match format "' + 'fqdn' + '"',
                                 schema: 'fqdn',
-                                parentSchema: schema27.properties.site_domain,
+                                parentSchema: schema26.properties.site_domain,
                                 data: data3,
                               },
                             ]
@@ -7712,15 +7477,15 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                           }
                         }
                       } else {
-                        validate26.errors = [
+                        validate25.errors = [
                           {
                             instancePath: instancePath + '/site_domain',
                             schemaPath: '#/properties/site_domain/type',
                             keyword: 'type',
                             params: { type: 'string' },
                             message: 'must be string',
-                            schema: schema27.properties.site_domain.type,
-                            parentSchema: schema27.properties.site_domain,
+                            schema: schema26.properties.site_domain.type,
+                            parentSchema: schema26.properties.site_domain,
                             data: data3,
                           },
                         ]
@@ -7737,30 +7502,30 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                     let data4 = data.auto_sync_cache_ttl
                     const _errs14 = errors
                     if (typeof data4 !== 'string') {
-                      validate26.errors = [
+                      validate25.errors = [
                         {
                           instancePath: instancePath + '/auto_sync_cache_ttl',
                           schemaPath: '#/properties/auto_sync_cache_ttl/type',
                           keyword: 'type',
                           params: { type: 'string' },
                           message: 'must be string',
-                          schema: schema27.properties.auto_sync_cache_ttl.type,
-                          parentSchema: schema27.properties.auto_sync_cache_ttl,
+                          schema: schema26.properties.auto_sync_cache_ttl.type,
+                          parentSchema: schema26.properties.auto_sync_cache_ttl,
                           data: data4,
                         },
                       ]
                       return false
                     }
                     if (!(data4 === 'VERY_SHORT' || data4 === 'SHORT' || data4 === 'LONG' || data4 === 'VERY_LONG')) {
-                      validate26.errors = [
+                      validate25.errors = [
                         {
                           instancePath: instancePath + '/auto_sync_cache_ttl',
                           schemaPath: '#/properties/auto_sync_cache_ttl/enum',
                           keyword: 'enum',
-                          params: { allowedValues: schema27.properties.auto_sync_cache_ttl.enum },
+                          params: { allowedValues: schema26.properties.auto_sync_cache_ttl.enum },
                           message: 'must be equal to one of the allowed values',
-                          schema: schema27.properties.auto_sync_cache_ttl.enum,
-                          parentSchema: schema27.properties.auto_sync_cache_ttl,
+                          schema: schema26.properties.auto_sync_cache_ttl.enum,
+                          parentSchema: schema26.properties.auto_sync_cache_ttl,
                           data: data4,
                         },
                       ]
@@ -7777,7 +7542,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                       if (errors === _errs16) {
                         if (typeof data5 === 'string') {
                           if (func2(data5) > 255) {
-                            validate26.errors = [
+                            validate25.errors = [
                               {
                                 instancePath: instancePath + '/site_vertical',
                                 schemaPath: '#/properties/site_vertical/maxLength',
@@ -7785,22 +7550,22 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                 params: { limit: 255 },
                                 message: 'must NOT have more than 255 characters',
                                 schema: 255,
-                                parentSchema: schema27.properties.site_vertical,
+                                parentSchema: schema26.properties.site_vertical,
                                 data: data5,
                               },
                             ]
                             return false
                           }
                         } else {
-                          validate26.errors = [
+                          validate25.errors = [
                             {
                               instancePath: instancePath + '/site_vertical',
                               schemaPath: '#/properties/site_vertical/type',
                               keyword: 'type',
                               params: { type: 'string' },
                               message: 'must be string',
-                              schema: schema27.properties.site_vertical.type,
-                              parentSchema: schema27.properties.site_vertical,
+                              schema: schema26.properties.site_vertical.type,
+                              parentSchema: schema26.properties.site_vertical,
                               data: data5,
                             },
                           ]
@@ -7818,7 +7583,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                         if (errors === _errs18) {
                           if (typeof data6 === 'string') {
                             if (func2(data6) > 255) {
-                              validate26.errors = [
+                              validate25.errors = [
                                 {
                                   instancePath: instancePath + '/site_vertical_category',
                                   schemaPath: '#/properties/site_vertical_category/maxLength',
@@ -7826,22 +7591,22 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                   params: { limit: 255 },
                                   message: 'must NOT have more than 255 characters',
                                   schema: 255,
-                                  parentSchema: schema27.properties.site_vertical_category,
+                                  parentSchema: schema26.properties.site_vertical_category,
                                   data: data6,
                                 },
                               ]
                               return false
                             }
                           } else {
-                            validate26.errors = [
+                            validate25.errors = [
                               {
                                 instancePath: instancePath + '/site_vertical_category',
                                 schemaPath: '#/properties/site_vertical_category/type',
                                 keyword: 'type',
                                 params: { type: 'string' },
                                 message: 'must be string',
-                                schema: schema27.properties.site_vertical_category.type,
-                                parentSchema: schema27.properties.site_vertical_category,
+                                schema: schema26.properties.site_vertical_category.type,
+                                parentSchema: schema26.properties.site_vertical_category,
                                 data: data6,
                               },
                             ]
@@ -7868,7 +7633,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                     key1 === 'reservation_info'
                                   )
                                 ) {
-                                  validate26.errors = [
+                                  validate25.errors = [
                                     {
                                       instancePath: instancePath + '/site_business_info',
                                       schemaPath: '#/properties/site_business_info/additionalProperties',
@@ -7876,7 +7641,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                       params: { additionalProperty: key1 },
                                       message: 'must NOT have additional properties',
                                       schema: false,
-                                      parentSchema: schema27.properties.site_business_info,
+                                      parentSchema: schema26.properties.site_business_info,
                                       data: data7,
                                     },
                                   ]
@@ -7891,7 +7656,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                   if (errors === _errs23) {
                                     if (typeof data8 === 'string') {
                                       if (func2(data8) > 255) {
-                                        validate26.errors = [
+                                        validate25.errors = [
                                           {
                                             instancePath: instancePath + '/site_business_info/business_name',
                                             schemaPath:
@@ -7901,22 +7666,22 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                             message: 'must NOT have more than 255 characters',
                                             schema: 255,
                                             parentSchema:
-                                              schema27.properties.site_business_info.properties.business_name,
+                                              schema26.properties.site_business_info.properties.business_name,
                                             data: data8,
                                           },
                                         ]
                                         return false
                                       }
                                     } else {
-                                      validate26.errors = [
+                                      validate25.errors = [
                                         {
                                           instancePath: instancePath + '/site_business_info/business_name',
                                           schemaPath: '#/properties/site_business_info/properties/business_name/type',
                                           keyword: 'type',
                                           params: { type: 'string' },
                                           message: 'must be string',
-                                          schema: schema27.properties.site_business_info.properties.business_name.type,
-                                          parentSchema: schema27.properties.site_business_info.properties.business_name,
+                                          schema: schema26.properties.site_business_info.properties.business_name.type,
+                                          parentSchema: schema26.properties.site_business_info.properties.business_name,
                                           data: data8,
                                         },
                                       ]
@@ -7934,7 +7699,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                     if (errors === _errs25) {
                                       if (typeof data9 === 'string') {
                                         if (func2(data9) > 50) {
-                                          validate26.errors = [
+                                          validate25.errors = [
                                             {
                                               instancePath: instancePath + '/site_business_info/phone_number',
                                               schemaPath:
@@ -7944,23 +7709,23 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                               message: 'must NOT have more than 50 characters',
                                               schema: 50,
                                               parentSchema:
-                                                schema27.properties.site_business_info.properties.phone_number,
+                                                schema26.properties.site_business_info.properties.phone_number,
                                               data: data9,
                                             },
                                           ]
                                           return false
                                         }
                                       } else {
-                                        validate26.errors = [
+                                        validate25.errors = [
                                           {
                                             instancePath: instancePath + '/site_business_info/phone_number',
                                             schemaPath: '#/properties/site_business_info/properties/phone_number/type',
                                             keyword: 'type',
                                             params: { type: 'string' },
                                             message: 'must be string',
-                                            schema: schema27.properties.site_business_info.properties.phone_number.type,
+                                            schema: schema26.properties.site_business_info.properties.phone_number.type,
                                             parentSchema:
-                                              schema27.properties.site_business_info.properties.phone_number,
+                                              schema26.properties.site_business_info.properties.phone_number,
                                             data: data9,
                                           },
                                         ]
@@ -7988,7 +7753,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                 key2 === 'zip_code'
                                               )
                                             ) {
-                                              validate26.errors = [
+                                              validate25.errors = [
                                                 {
                                                   instancePath: instancePath + '/site_business_info/address',
                                                   schemaPath:
@@ -7998,7 +7763,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                   message: 'must NOT have additional properties',
                                                   schema: false,
                                                   parentSchema:
-                                                    schema27.properties.site_business_info.properties.address,
+                                                    schema26.properties.site_business_info.properties.address,
                                                   data: data10,
                                                 },
                                               ]
@@ -8013,7 +7778,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                               if (errors === _errs30) {
                                                 if (typeof data11 === 'string') {
                                                   if (func2(data11) > 255) {
-                                                    validate26.errors = [
+                                                    validate25.errors = [
                                                       {
                                                         instancePath:
                                                           instancePath + '/site_business_info/address/street',
@@ -8024,7 +7789,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                         message: 'must NOT have more than 255 characters',
                                                         schema: 255,
                                                         parentSchema:
-                                                          schema27.properties.site_business_info.properties.address
+                                                          schema26.properties.site_business_info.properties.address
                                                             .properties.street,
                                                         data: data11,
                                                       },
@@ -8032,7 +7797,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                     return false
                                                   }
                                                 } else {
-                                                  validate26.errors = [
+                                                  validate25.errors = [
                                                     {
                                                       instancePath: instancePath + '/site_business_info/address/street',
                                                       schemaPath:
@@ -8041,10 +7806,10 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                       params: { type: 'string' },
                                                       message: 'must be string',
                                                       schema:
-                                                        schema27.properties.site_business_info.properties.address
+                                                        schema26.properties.site_business_info.properties.address
                                                           .properties.street.type,
                                                       parentSchema:
-                                                        schema27.properties.site_business_info.properties.address
+                                                        schema26.properties.site_business_info.properties.address
                                                           .properties.street,
                                                       data: data11,
                                                     },
@@ -8063,7 +7828,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                 if (errors === _errs32) {
                                                   if (typeof data12 === 'string') {
                                                     if (func2(data12) > 255) {
-                                                      validate26.errors = [
+                                                      validate25.errors = [
                                                         {
                                                           instancePath:
                                                             instancePath + '/site_business_info/address/city',
@@ -8074,7 +7839,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                           message: 'must NOT have more than 255 characters',
                                                           schema: 255,
                                                           parentSchema:
-                                                            schema27.properties.site_business_info.properties.address
+                                                            schema26.properties.site_business_info.properties.address
                                                               .properties.city,
                                                           data: data12,
                                                         },
@@ -8082,7 +7847,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                       return false
                                                     }
                                                   } else {
-                                                    validate26.errors = [
+                                                    validate25.errors = [
                                                       {
                                                         instancePath: instancePath + '/site_business_info/address/city',
                                                         schemaPath:
@@ -8091,10 +7856,10 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                         params: { type: 'string' },
                                                         message: 'must be string',
                                                         schema:
-                                                          schema27.properties.site_business_info.properties.address
+                                                          schema26.properties.site_business_info.properties.address
                                                             .properties.city.type,
                                                         parentSchema:
-                                                          schema27.properties.site_business_info.properties.address
+                                                          schema26.properties.site_business_info.properties.address
                                                             .properties.city,
                                                         data: data12,
                                                       },
@@ -8113,7 +7878,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                   if (errors === _errs34) {
                                                     if (typeof data13 === 'string') {
                                                       if (func2(data13) > 255) {
-                                                        validate26.errors = [
+                                                        validate25.errors = [
                                                           {
                                                             instancePath:
                                                               instancePath + '/site_business_info/address/state',
@@ -8124,7 +7889,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                             message: 'must NOT have more than 255 characters',
                                                             schema: 255,
                                                             parentSchema:
-                                                              schema27.properties.site_business_info.properties.address
+                                                              schema26.properties.site_business_info.properties.address
                                                                 .properties.state,
                                                             data: data13,
                                                           },
@@ -8132,7 +7897,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                         return false
                                                       }
                                                     } else {
-                                                      validate26.errors = [
+                                                      validate25.errors = [
                                                         {
                                                           instancePath:
                                                             instancePath + '/site_business_info/address/state',
@@ -8142,10 +7907,10 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                           params: { type: 'string' },
                                                           message: 'must be string',
                                                           schema:
-                                                            schema27.properties.site_business_info.properties.address
+                                                            schema26.properties.site_business_info.properties.address
                                                               .properties.state.type,
                                                           parentSchema:
-                                                            schema27.properties.site_business_info.properties.address
+                                                            schema26.properties.site_business_info.properties.address
                                                               .properties.state,
                                                           data: data13,
                                                         },
@@ -8164,7 +7929,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                     if (errors === _errs36) {
                                                       if (typeof data14 === 'string') {
                                                         if (func2(data14) > 255) {
-                                                          validate26.errors = [
+                                                          validate25.errors = [
                                                             {
                                                               instancePath:
                                                                 instancePath + '/site_business_info/address/country',
@@ -8175,7 +7940,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                               message: 'must NOT have more than 255 characters',
                                                               schema: 255,
                                                               parentSchema:
-                                                                schema27.properties.site_business_info.properties
+                                                                schema26.properties.site_business_info.properties
                                                                   .address.properties.country,
                                                               data: data14,
                                                             },
@@ -8183,7 +7948,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                           return false
                                                         }
                                                       } else {
-                                                        validate26.errors = [
+                                                        validate25.errors = [
                                                           {
                                                             instancePath:
                                                               instancePath + '/site_business_info/address/country',
@@ -8193,10 +7958,10 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                             params: { type: 'string' },
                                                             message: 'must be string',
                                                             schema:
-                                                              schema27.properties.site_business_info.properties.address
+                                                              schema26.properties.site_business_info.properties.address
                                                                 .properties.country.type,
                                                             parentSchema:
-                                                              schema27.properties.site_business_info.properties.address
+                                                              schema26.properties.site_business_info.properties.address
                                                                 .properties.country,
                                                             data: data14,
                                                           },
@@ -8215,7 +7980,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                       if (errors === _errs38) {
                                                         if (typeof data15 === 'string') {
                                                           if (func2(data15) > 20) {
-                                                            validate26.errors = [
+                                                            validate25.errors = [
                                                               {
                                                                 instancePath:
                                                                   instancePath + '/site_business_info/address/zip_code',
@@ -8226,7 +7991,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                 message: 'must NOT have more than 20 characters',
                                                                 schema: 20,
                                                                 parentSchema:
-                                                                  schema27.properties.site_business_info.properties
+                                                                  schema26.properties.site_business_info.properties
                                                                     .address.properties.zip_code,
                                                                 data: data15,
                                                               },
@@ -8234,7 +7999,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                             return false
                                                           } else {
                                                             if (!pattern6.test(data15)) {
-                                                              validate26.errors = [
+                                                              validate25.errors = [
                                                                 {
                                                                   instancePath:
                                                                     instancePath +
@@ -8249,7 +8014,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                     '"',
                                                                   schema: '^[0-9]+(?:-[0-9]+)?$',
                                                                   parentSchema:
-                                                                    schema27.properties.site_business_info.properties
+                                                                    schema26.properties.site_business_info.properties
                                                                       .address.properties.zip_code,
                                                                   data: data15,
                                                                 },
@@ -8258,7 +8023,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                             }
                                                           }
                                                         } else {
-                                                          validate26.errors = [
+                                                          validate25.errors = [
                                                             {
                                                               instancePath:
                                                                 instancePath + '/site_business_info/address/zip_code',
@@ -8268,10 +8033,10 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                               params: { type: 'string' },
                                                               message: 'must be string',
                                                               schema:
-                                                                schema27.properties.site_business_info.properties
+                                                                schema26.properties.site_business_info.properties
                                                                   .address.properties.zip_code.type,
                                                               parentSchema:
-                                                                schema27.properties.site_business_info.properties
+                                                                schema26.properties.site_business_info.properties
                                                                   .address.properties.zip_code,
                                                               data: data15,
                                                             },
@@ -8289,15 +8054,15 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                             }
                                           }
                                         } else {
-                                          validate26.errors = [
+                                          validate25.errors = [
                                             {
                                               instancePath: instancePath + '/site_business_info/address',
                                               schemaPath: '#/properties/site_business_info/properties/address/type',
                                               keyword: 'type',
                                               params: { type: 'object' },
                                               message: 'must be object',
-                                              schema: schema27.properties.site_business_info.properties.address.type,
-                                              parentSchema: schema27.properties.site_business_info.properties.address,
+                                              schema: schema26.properties.site_business_info.properties.address.type,
+                                              parentSchema: schema26.properties.site_business_info.properties.address,
                                               data: data10,
                                             },
                                           ]
@@ -8315,7 +8080,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                         if (errors === _errs40) {
                                           if (Array.isArray(data16)) {
                                             if (data16.length > 100) {
-                                              validate26.errors = [
+                                              validate25.errors = [
                                                 {
                                                   instancePath: instancePath + '/site_business_info/reservation_info',
                                                   schemaPath:
@@ -8325,14 +8090,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                   message: 'must NOT have more than 100 items',
                                                   schema: 100,
                                                   parentSchema:
-                                                    schema27.properties.site_business_info.properties.reservation_info,
+                                                    schema26.properties.site_business_info.properties.reservation_info,
                                                   data: data16,
                                                 },
                                               ]
                                               return false
                                             } else {
                                               if (data16.length < 1) {
-                                                validate26.errors = [
+                                                validate25.errors = [
                                                   {
                                                     instancePath: instancePath + '/site_business_info/reservation_info',
                                                     schemaPath:
@@ -8342,7 +8107,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                     message: 'must NOT have fewer than 1 items',
                                                     schema: 1,
                                                     parentSchema:
-                                                      schema27.properties.site_business_info.properties
+                                                      schema26.properties.site_business_info.properties
                                                         .reservation_info,
                                                     data: data16,
                                                   },
@@ -8365,7 +8130,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                             key3 === 'country'
                                                           )
                                                         ) {
-                                                          validate26.errors = [
+                                                          validate25.errors = [
                                                             {
                                                               instancePath:
                                                                 instancePath +
@@ -8378,7 +8143,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                               message: 'must NOT have additional properties',
                                                               schema: false,
                                                               parentSchema:
-                                                                schema27.properties.site_business_info.properties
+                                                                schema26.properties.site_business_info.properties
                                                                   .reservation_info.items,
                                                               data: data17,
                                                             },
@@ -8394,7 +8159,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                           if (errors === _errs45) {
                                                             if (typeof data18 === 'string') {
                                                               if (func2(data18) > 255) {
-                                                                validate26.errors = [
+                                                                validate25.errors = [
                                                                   {
                                                                     instancePath:
                                                                       instancePath +
@@ -8408,7 +8173,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                     message: 'must NOT have more than 255 characters',
                                                                     schema: 255,
                                                                     parentSchema:
-                                                                      schema27.properties.site_business_info.properties
+                                                                      schema26.properties.site_business_info.properties
                                                                         .reservation_info.items.properties
                                                                         .restaurant_id,
                                                                     data: data18,
@@ -8417,7 +8182,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                 return false
                                                               }
                                                             } else {
-                                                              validate26.errors = [
+                                                              validate25.errors = [
                                                                 {
                                                                   instancePath:
                                                                     instancePath +
@@ -8430,11 +8195,11 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                   params: { type: 'string' },
                                                                   message: 'must be string',
                                                                   schema:
-                                                                    schema27.properties.site_business_info.properties
+                                                                    schema26.properties.site_business_info.properties
                                                                       .reservation_info.items.properties.restaurant_id
                                                                       .type,
                                                                   parentSchema:
-                                                                    schema27.properties.site_business_info.properties
+                                                                    schema26.properties.site_business_info.properties
                                                                       .reservation_info.items.properties.restaurant_id,
                                                                   data: data18,
                                                                 },
@@ -8453,7 +8218,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                             if (errors === _errs47) {
                                                               if (typeof data19 === 'string') {
                                                                 if (func2(data19) > 255) {
-                                                                  validate26.errors = [
+                                                                  validate25.errors = [
                                                                     {
                                                                       instancePath:
                                                                         instancePath +
@@ -8467,7 +8232,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                       message: 'must NOT have more than 255 characters',
                                                                       schema: 255,
                                                                       parentSchema:
-                                                                        schema27.properties.site_business_info
+                                                                        schema26.properties.site_business_info
                                                                           .properties.reservation_info.items.properties
                                                                           .location,
                                                                       data: data19,
@@ -8476,7 +8241,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                   return false
                                                                 }
                                                               } else {
-                                                                validate26.errors = [
+                                                                validate25.errors = [
                                                                   {
                                                                     instancePath:
                                                                       instancePath +
@@ -8489,11 +8254,11 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                     params: { type: 'string' },
                                                                     message: 'must be string',
                                                                     schema:
-                                                                      schema27.properties.site_business_info.properties
+                                                                      schema26.properties.site_business_info.properties
                                                                         .reservation_info.items.properties.location
                                                                         .type,
                                                                     parentSchema:
-                                                                      schema27.properties.site_business_info.properties
+                                                                      schema26.properties.site_business_info.properties
                                                                         .reservation_info.items.properties.location,
                                                                     data: data19,
                                                                   },
@@ -8512,7 +8277,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                               if (errors === _errs49) {
                                                                 if (typeof data20 === 'string') {
                                                                   if (func2(data20) > 255) {
-                                                                    validate26.errors = [
+                                                                    validate25.errors = [
                                                                       {
                                                                         instancePath:
                                                                           instancePath +
@@ -8527,7 +8292,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                           'must NOT have more than 255 characters',
                                                                         schema: 255,
                                                                         parentSchema:
-                                                                          schema27.properties.site_business_info
+                                                                          schema26.properties.site_business_info
                                                                             .properties.reservation_info.items
                                                                             .properties.country,
                                                                         data: data20,
@@ -8536,7 +8301,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                     return false
                                                                   }
                                                                 } else {
-                                                                  validate26.errors = [
+                                                                  validate25.errors = [
                                                                     {
                                                                       instancePath:
                                                                         instancePath +
@@ -8549,11 +8314,11 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                       params: { type: 'string' },
                                                                       message: 'must be string',
                                                                       schema:
-                                                                        schema27.properties.site_business_info
+                                                                        schema26.properties.site_business_info
                                                                           .properties.reservation_info.items.properties
                                                                           .country.type,
                                                                       parentSchema:
-                                                                        schema27.properties.site_business_info
+                                                                        schema26.properties.site_business_info
                                                                           .properties.reservation_info.items.properties
                                                                           .country,
                                                                       data: data20,
@@ -8570,7 +8335,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                         }
                                                       }
                                                     } else {
-                                                      validate26.errors = [
+                                                      validate25.errors = [
                                                         {
                                                           instancePath:
                                                             instancePath + '/site_business_info/reservation_info/' + i0,
@@ -8580,10 +8345,10 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                           params: { type: 'object' },
                                                           message: 'must be object',
                                                           schema:
-                                                            schema27.properties.site_business_info.properties
+                                                            schema26.properties.site_business_info.properties
                                                               .reservation_info.items.type,
                                                           parentSchema:
-                                                            schema27.properties.site_business_info.properties
+                                                            schema26.properties.site_business_info.properties
                                                               .reservation_info.items,
                                                           data: data17,
                                                         },
@@ -8599,7 +8364,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                               }
                                             }
                                           } else {
-                                            validate26.errors = [
+                                            validate25.errors = [
                                               {
                                                 instancePath: instancePath + '/site_business_info/reservation_info',
                                                 schemaPath:
@@ -8608,10 +8373,10 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                 params: { type: 'array' },
                                                 message: 'must be array',
                                                 schema:
-                                                  schema27.properties.site_business_info.properties.reservation_info
+                                                  schema26.properties.site_business_info.properties.reservation_info
                                                     .type,
                                                 parentSchema:
-                                                  schema27.properties.site_business_info.properties.reservation_info,
+                                                  schema26.properties.site_business_info.properties.reservation_info,
                                                 data: data16,
                                               },
                                             ]
@@ -8627,15 +8392,15 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                 }
                               }
                             } else {
-                              validate26.errors = [
+                              validate25.errors = [
                                 {
                                   instancePath: instancePath + '/site_business_info',
                                   schemaPath: '#/properties/site_business_info/type',
                                   keyword: 'type',
                                   params: { type: 'object' },
                                   message: 'must be object',
-                                  schema: schema27.properties.site_business_info.type,
-                                  parentSchema: schema27.properties.site_business_info,
+                                  schema: schema26.properties.site_business_info.type,
+                                  parentSchema: schema26.properties.site_business_info,
                                   data: data7,
                                 },
                               ]
@@ -8662,7 +8427,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                       key4 === 'reservation_info'
                                     )
                                   ) {
-                                    validate26.errors = [
+                                    validate25.errors = [
                                       {
                                         instancePath: instancePath + '/business_site_info',
                                         schemaPath: '#/properties/business_site_info/additionalProperties',
@@ -8670,7 +8435,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                         params: { additionalProperty: key4 },
                                         message: 'must NOT have additional properties',
                                         schema: false,
-                                        parentSchema: schema27.properties.business_site_info,
+                                        parentSchema: schema26.properties.business_site_info,
                                         data: data21,
                                       },
                                     ]
@@ -8685,7 +8450,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                     if (errors === _errs54) {
                                       if (typeof data22 === 'string') {
                                         if (func2(data22) > 255) {
-                                          validate26.errors = [
+                                          validate25.errors = [
                                             {
                                               instancePath: instancePath + '/business_site_info/business_name',
                                               schemaPath:
@@ -8695,14 +8460,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                               message: 'must NOT have more than 255 characters',
                                               schema: 255,
                                               parentSchema:
-                                                schema27.properties.business_site_info.properties.business_name,
+                                                schema26.properties.business_site_info.properties.business_name,
                                               data: data22,
                                             },
                                           ]
                                           return false
                                         }
                                       } else {
-                                        validate26.errors = [
+                                        validate25.errors = [
                                           {
                                             instancePath: instancePath + '/business_site_info/business_name',
                                             schemaPath: '#/properties/business_site_info/properties/business_name/type',
@@ -8710,9 +8475,9 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                             params: { type: 'string' },
                                             message: 'must be string',
                                             schema:
-                                              schema27.properties.business_site_info.properties.business_name.type,
+                                              schema26.properties.business_site_info.properties.business_name.type,
                                             parentSchema:
-                                              schema27.properties.business_site_info.properties.business_name,
+                                              schema26.properties.business_site_info.properties.business_name,
                                             data: data22,
                                           },
                                         ]
@@ -8730,7 +8495,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                       if (errors === _errs56) {
                                         if (typeof data23 === 'string') {
                                           if (func2(data23) > 50) {
-                                            validate26.errors = [
+                                            validate25.errors = [
                                               {
                                                 instancePath: instancePath + '/business_site_info/phone_number',
                                                 schemaPath:
@@ -8740,14 +8505,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                 message: 'must NOT have more than 50 characters',
                                                 schema: 50,
                                                 parentSchema:
-                                                  schema27.properties.business_site_info.properties.phone_number,
+                                                  schema26.properties.business_site_info.properties.phone_number,
                                                 data: data23,
                                               },
                                             ]
                                             return false
                                           }
                                         } else {
-                                          validate26.errors = [
+                                          validate25.errors = [
                                             {
                                               instancePath: instancePath + '/business_site_info/phone_number',
                                               schemaPath:
@@ -8756,9 +8521,9 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                               params: { type: 'string' },
                                               message: 'must be string',
                                               schema:
-                                                schema27.properties.business_site_info.properties.phone_number.type,
+                                                schema26.properties.business_site_info.properties.phone_number.type,
                                               parentSchema:
-                                                schema27.properties.business_site_info.properties.phone_number,
+                                                schema26.properties.business_site_info.properties.phone_number,
                                               data: data23,
                                             },
                                           ]
@@ -8786,7 +8551,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                   key5 === 'zip_code'
                                                 )
                                               ) {
-                                                validate26.errors = [
+                                                validate25.errors = [
                                                   {
                                                     instancePath: instancePath + '/business_site_info/address',
                                                     schemaPath:
@@ -8796,7 +8561,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                     message: 'must NOT have additional properties',
                                                     schema: false,
                                                     parentSchema:
-                                                      schema27.properties.business_site_info.properties.address,
+                                                      schema26.properties.business_site_info.properties.address,
                                                     data: data24,
                                                   },
                                                 ]
@@ -8811,7 +8576,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                 if (errors === _errs61) {
                                                   if (typeof data25 === 'string') {
                                                     if (func2(data25) > 255) {
-                                                      validate26.errors = [
+                                                      validate25.errors = [
                                                         {
                                                           instancePath:
                                                             instancePath + '/business_site_info/address/street',
@@ -8822,7 +8587,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                           message: 'must NOT have more than 255 characters',
                                                           schema: 255,
                                                           parentSchema:
-                                                            schema27.properties.business_site_info.properties.address
+                                                            schema26.properties.business_site_info.properties.address
                                                               .properties.street,
                                                           data: data25,
                                                         },
@@ -8830,7 +8595,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                       return false
                                                     }
                                                   } else {
-                                                    validate26.errors = [
+                                                    validate25.errors = [
                                                       {
                                                         instancePath:
                                                           instancePath + '/business_site_info/address/street',
@@ -8840,10 +8605,10 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                         params: { type: 'string' },
                                                         message: 'must be string',
                                                         schema:
-                                                          schema27.properties.business_site_info.properties.address
+                                                          schema26.properties.business_site_info.properties.address
                                                             .properties.street.type,
                                                         parentSchema:
-                                                          schema27.properties.business_site_info.properties.address
+                                                          schema26.properties.business_site_info.properties.address
                                                             .properties.street,
                                                         data: data25,
                                                       },
@@ -8862,7 +8627,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                   if (errors === _errs63) {
                                                     if (typeof data26 === 'string') {
                                                       if (func2(data26) > 255) {
-                                                        validate26.errors = [
+                                                        validate25.errors = [
                                                           {
                                                             instancePath:
                                                               instancePath + '/business_site_info/address/city',
@@ -8873,7 +8638,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                             message: 'must NOT have more than 255 characters',
                                                             schema: 255,
                                                             parentSchema:
-                                                              schema27.properties.business_site_info.properties.address
+                                                              schema26.properties.business_site_info.properties.address
                                                                 .properties.city,
                                                             data: data26,
                                                           },
@@ -8881,7 +8646,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                         return false
                                                       }
                                                     } else {
-                                                      validate26.errors = [
+                                                      validate25.errors = [
                                                         {
                                                           instancePath:
                                                             instancePath + '/business_site_info/address/city',
@@ -8891,10 +8656,10 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                           params: { type: 'string' },
                                                           message: 'must be string',
                                                           schema:
-                                                            schema27.properties.business_site_info.properties.address
+                                                            schema26.properties.business_site_info.properties.address
                                                               .properties.city.type,
                                                           parentSchema:
-                                                            schema27.properties.business_site_info.properties.address
+                                                            schema26.properties.business_site_info.properties.address
                                                               .properties.city,
                                                           data: data26,
                                                         },
@@ -8913,7 +8678,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                     if (errors === _errs65) {
                                                       if (typeof data27 === 'string') {
                                                         if (func2(data27) > 255) {
-                                                          validate26.errors = [
+                                                          validate25.errors = [
                                                             {
                                                               instancePath:
                                                                 instancePath + '/business_site_info/address/state',
@@ -8924,7 +8689,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                               message: 'must NOT have more than 255 characters',
                                                               schema: 255,
                                                               parentSchema:
-                                                                schema27.properties.business_site_info.properties
+                                                                schema26.properties.business_site_info.properties
                                                                   .address.properties.state,
                                                               data: data27,
                                                             },
@@ -8932,7 +8697,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                           return false
                                                         }
                                                       } else {
-                                                        validate26.errors = [
+                                                        validate25.errors = [
                                                           {
                                                             instancePath:
                                                               instancePath + '/business_site_info/address/state',
@@ -8942,10 +8707,10 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                             params: { type: 'string' },
                                                             message: 'must be string',
                                                             schema:
-                                                              schema27.properties.business_site_info.properties.address
+                                                              schema26.properties.business_site_info.properties.address
                                                                 .properties.state.type,
                                                             parentSchema:
-                                                              schema27.properties.business_site_info.properties.address
+                                                              schema26.properties.business_site_info.properties.address
                                                                 .properties.state,
                                                             data: data27,
                                                           },
@@ -8964,7 +8729,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                       if (errors === _errs67) {
                                                         if (typeof data28 === 'string') {
                                                           if (func2(data28) > 255) {
-                                                            validate26.errors = [
+                                                            validate25.errors = [
                                                               {
                                                                 instancePath:
                                                                   instancePath + '/business_site_info/address/country',
@@ -8975,7 +8740,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                 message: 'must NOT have more than 255 characters',
                                                                 schema: 255,
                                                                 parentSchema:
-                                                                  schema27.properties.business_site_info.properties
+                                                                  schema26.properties.business_site_info.properties
                                                                     .address.properties.country,
                                                                 data: data28,
                                                               },
@@ -8983,7 +8748,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                             return false
                                                           }
                                                         } else {
-                                                          validate26.errors = [
+                                                          validate25.errors = [
                                                             {
                                                               instancePath:
                                                                 instancePath + '/business_site_info/address/country',
@@ -8993,10 +8758,10 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                               params: { type: 'string' },
                                                               message: 'must be string',
                                                               schema:
-                                                                schema27.properties.business_site_info.properties
+                                                                schema26.properties.business_site_info.properties
                                                                   .address.properties.country.type,
                                                               parentSchema:
-                                                                schema27.properties.business_site_info.properties
+                                                                schema26.properties.business_site_info.properties
                                                                   .address.properties.country,
                                                               data: data28,
                                                             },
@@ -9015,7 +8780,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                         if (errors === _errs69) {
                                                           if (typeof data29 === 'string') {
                                                             if (func2(data29) > 20) {
-                                                              validate26.errors = [
+                                                              validate25.errors = [
                                                                 {
                                                                   instancePath:
                                                                     instancePath +
@@ -9027,7 +8792,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                   message: 'must NOT have more than 20 characters',
                                                                   schema: 20,
                                                                   parentSchema:
-                                                                    schema27.properties.business_site_info.properties
+                                                                    schema26.properties.business_site_info.properties
                                                                       .address.properties.zip_code,
                                                                   data: data29,
                                                                 },
@@ -9035,7 +8800,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                               return false
                                                             } else {
                                                               if (!pattern6.test(data29)) {
-                                                                validate26.errors = [
+                                                                validate25.errors = [
                                                                   {
                                                                     instancePath:
                                                                       instancePath +
@@ -9050,7 +8815,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                       '"',
                                                                     schema: '^[0-9]+(?:-[0-9]+)?$',
                                                                     parentSchema:
-                                                                      schema27.properties.business_site_info.properties
+                                                                      schema26.properties.business_site_info.properties
                                                                         .address.properties.zip_code,
                                                                     data: data29,
                                                                   },
@@ -9059,7 +8824,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                               }
                                                             }
                                                           } else {
-                                                            validate26.errors = [
+                                                            validate25.errors = [
                                                               {
                                                                 instancePath:
                                                                   instancePath + '/business_site_info/address/zip_code',
@@ -9069,10 +8834,10 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                 params: { type: 'string' },
                                                                 message: 'must be string',
                                                                 schema:
-                                                                  schema27.properties.business_site_info.properties
+                                                                  schema26.properties.business_site_info.properties
                                                                     .address.properties.zip_code.type,
                                                                 parentSchema:
-                                                                  schema27.properties.business_site_info.properties
+                                                                  schema26.properties.business_site_info.properties
                                                                     .address.properties.zip_code,
                                                                 data: data29,
                                                               },
@@ -9090,15 +8855,15 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                               }
                                             }
                                           } else {
-                                            validate26.errors = [
+                                            validate25.errors = [
                                               {
                                                 instancePath: instancePath + '/business_site_info/address',
                                                 schemaPath: '#/properties/business_site_info/properties/address/type',
                                                 keyword: 'type',
                                                 params: { type: 'object' },
                                                 message: 'must be object',
-                                                schema: schema27.properties.business_site_info.properties.address.type,
-                                                parentSchema: schema27.properties.business_site_info.properties.address,
+                                                schema: schema26.properties.business_site_info.properties.address.type,
+                                                parentSchema: schema26.properties.business_site_info.properties.address,
                                                 data: data24,
                                               },
                                             ]
@@ -9116,7 +8881,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                           if (errors === _errs71) {
                                             if (Array.isArray(data30)) {
                                               if (data30.length > 100) {
-                                                validate26.errors = [
+                                                validate25.errors = [
                                                   {
                                                     instancePath: instancePath + '/business_site_info/reservation_info',
                                                     schemaPath:
@@ -9126,7 +8891,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                     message: 'must NOT have more than 100 items',
                                                     schema: 100,
                                                     parentSchema:
-                                                      schema27.properties.business_site_info.properties
+                                                      schema26.properties.business_site_info.properties
                                                         .reservation_info,
                                                     data: data30,
                                                   },
@@ -9134,7 +8899,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                 return false
                                               } else {
                                                 if (data30.length < 1) {
-                                                  validate26.errors = [
+                                                  validate25.errors = [
                                                     {
                                                       instancePath:
                                                         instancePath + '/business_site_info/reservation_info',
@@ -9145,7 +8910,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                       message: 'must NOT have fewer than 1 items',
                                                       schema: 1,
                                                       parentSchema:
-                                                        schema27.properties.business_site_info.properties
+                                                        schema26.properties.business_site_info.properties
                                                           .reservation_info,
                                                       data: data30,
                                                     },
@@ -9172,7 +8937,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                               key6 === 'country'
                                                             )
                                                           ) {
-                                                            validate26.errors = [
+                                                            validate25.errors = [
                                                               {
                                                                 instancePath:
                                                                   instancePath +
@@ -9185,7 +8950,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                 message: 'must NOT have additional properties',
                                                                 schema: false,
                                                                 parentSchema:
-                                                                  schema27.properties.business_site_info.properties
+                                                                  schema26.properties.business_site_info.properties
                                                                     .reservation_info.items,
                                                                 data: data31,
                                                               },
@@ -9201,7 +8966,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                             if (errors === _errs76) {
                                                               if (typeof data32 === 'string') {
                                                                 if (func2(data32) > 255) {
-                                                                  validate26.errors = [
+                                                                  validate25.errors = [
                                                                     {
                                                                       instancePath:
                                                                         instancePath +
@@ -9215,7 +8980,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                       message: 'must NOT have more than 255 characters',
                                                                       schema: 255,
                                                                       parentSchema:
-                                                                        schema27.properties.business_site_info
+                                                                        schema26.properties.business_site_info
                                                                           .properties.reservation_info.items.properties
                                                                           .restaurant_id,
                                                                       data: data32,
@@ -9224,7 +8989,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                   return false
                                                                 }
                                                               } else {
-                                                                validate26.errors = [
+                                                                validate25.errors = [
                                                                   {
                                                                     instancePath:
                                                                       instancePath +
@@ -9237,11 +9002,11 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                     params: { type: 'string' },
                                                                     message: 'must be string',
                                                                     schema:
-                                                                      schema27.properties.business_site_info.properties
+                                                                      schema26.properties.business_site_info.properties
                                                                         .reservation_info.items.properties.restaurant_id
                                                                         .type,
                                                                     parentSchema:
-                                                                      schema27.properties.business_site_info.properties
+                                                                      schema26.properties.business_site_info.properties
                                                                         .reservation_info.items.properties
                                                                         .restaurant_id,
                                                                     data: data32,
@@ -9261,7 +9026,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                               if (errors === _errs78) {
                                                                 if (typeof data33 === 'string') {
                                                                   if (func2(data33) > 255) {
-                                                                    validate26.errors = [
+                                                                    validate25.errors = [
                                                                       {
                                                                         instancePath:
                                                                           instancePath +
@@ -9276,7 +9041,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                           'must NOT have more than 255 characters',
                                                                         schema: 255,
                                                                         parentSchema:
-                                                                          schema27.properties.business_site_info
+                                                                          schema26.properties.business_site_info
                                                                             .properties.reservation_info.items
                                                                             .properties.location,
                                                                         data: data33,
@@ -9285,7 +9050,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                     return false
                                                                   }
                                                                 } else {
-                                                                  validate26.errors = [
+                                                                  validate25.errors = [
                                                                     {
                                                                       instancePath:
                                                                         instancePath +
@@ -9298,11 +9063,11 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                       params: { type: 'string' },
                                                                       message: 'must be string',
                                                                       schema:
-                                                                        schema27.properties.business_site_info
+                                                                        schema26.properties.business_site_info
                                                                           .properties.reservation_info.items.properties
                                                                           .location.type,
                                                                       parentSchema:
-                                                                        schema27.properties.business_site_info
+                                                                        schema26.properties.business_site_info
                                                                           .properties.reservation_info.items.properties
                                                                           .location,
                                                                       data: data33,
@@ -9322,7 +9087,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                 if (errors === _errs80) {
                                                                   if (typeof data34 === 'string') {
                                                                     if (func2(data34) > 255) {
-                                                                      validate26.errors = [
+                                                                      validate25.errors = [
                                                                         {
                                                                           instancePath:
                                                                             instancePath +
@@ -9337,7 +9102,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                             'must NOT have more than 255 characters',
                                                                           schema: 255,
                                                                           parentSchema:
-                                                                            schema27.properties.business_site_info
+                                                                            schema26.properties.business_site_info
                                                                               .properties.reservation_info.items
                                                                               .properties.country,
                                                                           data: data34,
@@ -9346,7 +9111,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                       return false
                                                                     }
                                                                   } else {
-                                                                    validate26.errors = [
+                                                                    validate25.errors = [
                                                                       {
                                                                         instancePath:
                                                                           instancePath +
@@ -9359,11 +9124,11 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                         params: { type: 'string' },
                                                                         message: 'must be string',
                                                                         schema:
-                                                                          schema27.properties.business_site_info
+                                                                          schema26.properties.business_site_info
                                                                             .properties.reservation_info.items
                                                                             .properties.country.type,
                                                                         parentSchema:
-                                                                          schema27.properties.business_site_info
+                                                                          schema26.properties.business_site_info
                                                                             .properties.reservation_info.items
                                                                             .properties.country,
                                                                         data: data34,
@@ -9380,7 +9145,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                           }
                                                         }
                                                       } else {
-                                                        validate26.errors = [
+                                                        validate25.errors = [
                                                           {
                                                             instancePath:
                                                               instancePath +
@@ -9392,10 +9157,10 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                             params: { type: 'object' },
                                                             message: 'must be object',
                                                             schema:
-                                                              schema27.properties.business_site_info.properties
+                                                              schema26.properties.business_site_info.properties
                                                                 .reservation_info.items.type,
                                                             parentSchema:
-                                                              schema27.properties.business_site_info.properties
+                                                              schema26.properties.business_site_info.properties
                                                                 .reservation_info.items,
                                                             data: data31,
                                                           },
@@ -9411,7 +9176,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                 }
                                               }
                                             } else {
-                                              validate26.errors = [
+                                              validate25.errors = [
                                                 {
                                                   instancePath: instancePath + '/business_site_info/reservation_info',
                                                   schemaPath:
@@ -9420,10 +9185,10 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                   params: { type: 'array' },
                                                   message: 'must be array',
                                                   schema:
-                                                    schema27.properties.business_site_info.properties.reservation_info
+                                                    schema26.properties.business_site_info.properties.reservation_info
                                                       .type,
                                                   parentSchema:
-                                                    schema27.properties.business_site_info.properties.reservation_info,
+                                                    schema26.properties.business_site_info.properties.reservation_info,
                                                   data: data30,
                                                 },
                                               ]
@@ -9439,15 +9204,15 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                   }
                                 }
                               } else {
-                                validate26.errors = [
+                                validate25.errors = [
                                   {
                                     instancePath: instancePath + '/business_site_info',
                                     schemaPath: '#/properties/business_site_info/type',
                                     keyword: 'type',
                                     params: { type: 'object' },
                                     message: 'must be object',
-                                    schema: schema27.properties.business_site_info.type,
-                                    parentSchema: schema27.properties.business_site_info,
+                                    schema: schema26.properties.business_site_info.type,
+                                    parentSchema: schema26.properties.business_site_info,
                                     data: data21,
                                   },
                                 ]
@@ -9465,7 +9230,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                               if (errors === _errs82) {
                                 if (Array.isArray(data35)) {
                                   if (data35.length > 100) {
-                                    validate26.errors = [
+                                    validate25.errors = [
                                       {
                                         instancePath: instancePath + '/reservation_info',
                                         schemaPath: '#/properties/reservation_info/maxItems',
@@ -9473,14 +9238,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                         params: { limit: 100 },
                                         message: 'must NOT have more than 100 items',
                                         schema: 100,
-                                        parentSchema: schema27.properties.reservation_info,
+                                        parentSchema: schema26.properties.reservation_info,
                                         data: data35,
                                       },
                                     ]
                                     return false
                                   } else {
                                     if (data35.length < 1) {
-                                      validate26.errors = [
+                                      validate25.errors = [
                                         {
                                           instancePath: instancePath + '/reservation_info',
                                           schemaPath: '#/properties/reservation_info/minItems',
@@ -9488,7 +9253,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                           params: { limit: 1 },
                                           message: 'must NOT have fewer than 1 items',
                                           schema: 1,
-                                          parentSchema: schema27.properties.reservation_info,
+                                          parentSchema: schema26.properties.reservation_info,
                                           data: data35,
                                         },
                                       ]
@@ -9506,7 +9271,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                               if (
                                                 !(key7 === 'restaurant_id' || key7 === 'location' || key7 === 'country')
                                               ) {
-                                                validate26.errors = [
+                                                validate25.errors = [
                                                   {
                                                     instancePath: instancePath + '/reservation_info/' + i2,
                                                     schemaPath:
@@ -9515,7 +9280,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                     params: { additionalProperty: key7 },
                                                     message: 'must NOT have additional properties',
                                                     schema: false,
-                                                    parentSchema: schema27.properties.reservation_info.items,
+                                                    parentSchema: schema26.properties.reservation_info.items,
                                                     data: data36,
                                                   },
                                                 ]
@@ -9530,7 +9295,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                 if (errors === _errs87) {
                                                   if (typeof data37 === 'string') {
                                                     if (func2(data37) > 255) {
-                                                      validate26.errors = [
+                                                      validate25.errors = [
                                                         {
                                                           instancePath:
                                                             instancePath + '/reservation_info/' + i2 + '/restaurant_id',
@@ -9541,7 +9306,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                           message: 'must NOT have more than 255 characters',
                                                           schema: 255,
                                                           parentSchema:
-                                                            schema27.properties.reservation_info.items.properties
+                                                            schema26.properties.reservation_info.items.properties
                                                               .restaurant_id,
                                                           data: data37,
                                                         },
@@ -9549,7 +9314,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                       return false
                                                     }
                                                   } else {
-                                                    validate26.errors = [
+                                                    validate25.errors = [
                                                       {
                                                         instancePath:
                                                           instancePath + '/reservation_info/' + i2 + '/restaurant_id',
@@ -9559,10 +9324,10 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                         params: { type: 'string' },
                                                         message: 'must be string',
                                                         schema:
-                                                          schema27.properties.reservation_info.items.properties
+                                                          schema26.properties.reservation_info.items.properties
                                                             .restaurant_id.type,
                                                         parentSchema:
-                                                          schema27.properties.reservation_info.items.properties
+                                                          schema26.properties.reservation_info.items.properties
                                                             .restaurant_id,
                                                         data: data37,
                                                       },
@@ -9581,7 +9346,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                   if (errors === _errs89) {
                                                     if (typeof data38 === 'string') {
                                                       if (func2(data38) > 255) {
-                                                        validate26.errors = [
+                                                        validate25.errors = [
                                                           {
                                                             instancePath:
                                                               instancePath + '/reservation_info/' + i2 + '/location',
@@ -9592,7 +9357,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                             message: 'must NOT have more than 255 characters',
                                                             schema: 255,
                                                             parentSchema:
-                                                              schema27.properties.reservation_info.items.properties
+                                                              schema26.properties.reservation_info.items.properties
                                                                 .location,
                                                             data: data38,
                                                           },
@@ -9600,7 +9365,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                         return false
                                                       }
                                                     } else {
-                                                      validate26.errors = [
+                                                      validate25.errors = [
                                                         {
                                                           instancePath:
                                                             instancePath + '/reservation_info/' + i2 + '/location',
@@ -9610,10 +9375,10 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                           params: { type: 'string' },
                                                           message: 'must be string',
                                                           schema:
-                                                            schema27.properties.reservation_info.items.properties
+                                                            schema26.properties.reservation_info.items.properties
                                                               .location.type,
                                                           parentSchema:
-                                                            schema27.properties.reservation_info.items.properties
+                                                            schema26.properties.reservation_info.items.properties
                                                               .location,
                                                           data: data38,
                                                         },
@@ -9632,7 +9397,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                     if (errors === _errs91) {
                                                       if (typeof data39 === 'string') {
                                                         if (func2(data39) > 255) {
-                                                          validate26.errors = [
+                                                          validate25.errors = [
                                                             {
                                                               instancePath:
                                                                 instancePath + '/reservation_info/' + i2 + '/country',
@@ -9643,7 +9408,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                               message: 'must NOT have more than 255 characters',
                                                               schema: 255,
                                                               parentSchema:
-                                                                schema27.properties.reservation_info.items.properties
+                                                                schema26.properties.reservation_info.items.properties
                                                                   .country,
                                                               data: data39,
                                                             },
@@ -9651,7 +9416,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                           return false
                                                         }
                                                       } else {
-                                                        validate26.errors = [
+                                                        validate25.errors = [
                                                           {
                                                             instancePath:
                                                               instancePath + '/reservation_info/' + i2 + '/country',
@@ -9661,10 +9426,10 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                             params: { type: 'string' },
                                                             message: 'must be string',
                                                             schema:
-                                                              schema27.properties.reservation_info.items.properties
+                                                              schema26.properties.reservation_info.items.properties
                                                                 .country.type,
                                                             parentSchema:
-                                                              schema27.properties.reservation_info.items.properties
+                                                              schema26.properties.reservation_info.items.properties
                                                                 .country,
                                                             data: data39,
                                                           },
@@ -9680,15 +9445,15 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                               }
                                             }
                                           } else {
-                                            validate26.errors = [
+                                            validate25.errors = [
                                               {
                                                 instancePath: instancePath + '/reservation_info/' + i2,
                                                 schemaPath: '#/properties/reservation_info/items/type',
                                                 keyword: 'type',
                                                 params: { type: 'object' },
                                                 message: 'must be object',
-                                                schema: schema27.properties.reservation_info.items.type,
-                                                parentSchema: schema27.properties.reservation_info.items,
+                                                schema: schema26.properties.reservation_info.items.type,
+                                                parentSchema: schema26.properties.reservation_info.items,
                                                 data: data36,
                                               },
                                             ]
@@ -9703,15 +9468,15 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                     }
                                   }
                                 } else {
-                                  validate26.errors = [
+                                  validate25.errors = [
                                     {
                                       instancePath: instancePath + '/reservation_info',
                                       schemaPath: '#/properties/reservation_info/type',
                                       keyword: 'type',
                                       params: { type: 'array' },
                                       message: 'must be array',
-                                      schema: schema27.properties.reservation_info.type,
-                                      parentSchema: schema27.properties.reservation_info,
+                                      schema: schema26.properties.reservation_info.type,
+                                      parentSchema: schema26.properties.reservation_info,
                                       data: data35,
                                     },
                                   ]
@@ -9729,7 +9494,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                 if (errors === _errs93) {
                                   if (typeof data40 === 'string') {
                                     if (func2(data40) > 45) {
-                                      validate26.errors = [
+                                      validate25.errors = [
                                         {
                                           instancePath: instancePath + '/external_uid',
                                           schemaPath: '#/properties/external_uid/maxLength',
@@ -9737,14 +9502,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                           params: { limit: 45 },
                                           message: 'must NOT have more than 45 characters',
                                           schema: 45,
-                                          parentSchema: schema27.properties.external_uid,
+                                          parentSchema: schema26.properties.external_uid,
                                           data: data40,
                                         },
                                       ]
                                       return false
                                     } else {
                                       if (func2(data40) < 1) {
-                                        validate26.errors = [
+                                        validate25.errors = [
                                           {
                                             instancePath: instancePath + '/external_uid',
                                             schemaPath: '#/properties/external_uid/minLength',
@@ -9752,7 +9517,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                             params: { limit: 1 },
                                             message: 'must NOT have fewer than 1 characters',
                                             schema: 1,
-                                            parentSchema: schema27.properties.external_uid,
+                                            parentSchema: schema26.properties.external_uid,
                                             data: data40,
                                           },
                                         ]
@@ -9760,15 +9525,15 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                       }
                                     }
                                   } else {
-                                    validate26.errors = [
+                                    validate25.errors = [
                                       {
                                         instancePath: instancePath + '/external_uid',
                                         schemaPath: '#/properties/external_uid/type',
                                         keyword: 'type',
                                         params: { type: 'string' },
                                         message: 'must be string',
-                                        schema: schema27.properties.external_uid.type,
-                                        parentSchema: schema27.properties.external_uid,
+                                        schema: schema26.properties.external_uid.type,
+                                        parentSchema: schema26.properties.external_uid,
                                         data: data40,
                                       },
                                     ]
@@ -9786,7 +9551,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                   if (errors === _errs95) {
                                     if (typeof data41 === 'string') {
                                       if (func2(data41) > 200) {
-                                        validate26.errors = [
+                                        validate25.errors = [
                                           {
                                             instancePath: instancePath + '/owner',
                                             schemaPath: '#/properties/owner/maxLength',
@@ -9794,14 +9559,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                             params: { limit: 200 },
                                             message: 'must NOT have more than 200 characters',
                                             schema: 200,
-                                            parentSchema: schema27.properties.owner,
+                                            parentSchema: schema26.properties.owner,
                                             data: data41,
                                           },
                                         ]
                                         return false
                                       } else {
                                         if (func2(data41) < 1) {
-                                          validate26.errors = [
+                                          validate25.errors = [
                                             {
                                               instancePath: instancePath + '/owner',
                                               schemaPath: '#/properties/owner/minLength',
@@ -9809,7 +9574,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                               params: { limit: 1 },
                                               message: 'must NOT have fewer than 1 characters',
                                               schema: 1,
-                                              parentSchema: schema27.properties.owner,
+                                              parentSchema: schema26.properties.owner,
                                               data: data41,
                                             },
                                           ]
@@ -9817,15 +9582,15 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                         }
                                       }
                                     } else {
-                                      validate26.errors = [
+                                      validate25.errors = [
                                         {
                                           instancePath: instancePath + '/owner',
                                           schemaPath: '#/properties/owner/type',
                                           keyword: 'type',
                                           params: { type: 'string' },
                                           message: 'must be string',
-                                          schema: schema27.properties.owner.type,
-                                          parentSchema: schema27.properties.owner,
+                                          schema: schema26.properties.owner.type,
+                                          parentSchema: schema26.properties.owner,
                                           data: data41,
                                         },
                                       ]
@@ -9841,15 +9606,15 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                     let data42 = data.published
                                     const _errs97 = errors
                                     if (typeof data42 !== 'boolean') {
-                                      validate26.errors = [
+                                      validate25.errors = [
                                         {
                                           instancePath: instancePath + '/published',
                                           schemaPath: '#/properties/published/type',
                                           keyword: 'type',
                                           params: { type: 'boolean' },
                                           message: 'must be boolean',
-                                          schema: schema27.properties.published.type,
-                                          parentSchema: schema27.properties.published,
+                                          schema: schema26.properties.published.type,
+                                          parentSchema: schema26.properties.published,
                                           data: data42,
                                         },
                                       ]
@@ -9866,7 +9631,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                       if (errors === _errs99) {
                                         if (typeof data43 === 'string') {
                                           if (!pattern10.test(data43)) {
-                                            validate26.errors = [
+                                            validate25.errors = [
                                               {
                                                 instancePath: instancePath + '/created_at',
                                                 schemaPath: '#/properties/created_at/pattern',
@@ -9880,22 +9645,22 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                   '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$' +
                                                   '"',
                                                 schema: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
-                                                parentSchema: schema27.properties.created_at,
+                                                parentSchema: schema26.properties.created_at,
                                                 data: data43,
                                               },
                                             ]
                                             return false
                                           }
                                         } else {
-                                          validate26.errors = [
+                                          validate25.errors = [
                                             {
                                               instancePath: instancePath + '/created_at',
                                               schemaPath: '#/properties/created_at/type',
                                               keyword: 'type',
                                               params: { type: 'string' },
                                               message: 'must be string',
-                                              schema: schema27.properties.created_at.type,
-                                              parentSchema: schema27.properties.created_at,
+                                              schema: schema26.properties.created_at.type,
+                                              parentSchema: schema26.properties.created_at,
                                               data: data43,
                                             },
                                           ]
@@ -9913,7 +9678,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                         if (errors === _errs101) {
                                           if (typeof data44 === 'string') {
                                             if (!pattern10.test(data44)) {
-                                              validate26.errors = [
+                                              validate25.errors = [
                                                 {
                                                   instancePath: instancePath + '/modified_at',
                                                   schemaPath: '#/properties/modified_at/pattern',
@@ -9927,22 +9692,22 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                     '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$' +
                                                     '"',
                                                   schema: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
-                                                  parentSchema: schema27.properties.modified_at,
+                                                  parentSchema: schema26.properties.modified_at,
                                                   data: data44,
                                                 },
                                               ]
                                               return false
                                             }
                                           } else {
-                                            validate26.errors = [
+                                            validate25.errors = [
                                               {
                                                 instancePath: instancePath + '/modified_at',
                                                 schemaPath: '#/properties/modified_at/type',
                                                 keyword: 'type',
                                                 params: { type: 'string' },
                                                 message: 'must be string',
-                                                schema: schema27.properties.modified_at.type,
-                                                parentSchema: schema27.properties.modified_at,
+                                                schema: schema26.properties.modified_at.type,
+                                                parentSchema: schema26.properties.modified_at,
                                                 data: data44,
                                               },
                                             ]
@@ -9960,7 +9725,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                           if (errors === _errs103) {
                                             if (typeof data45 === 'string') {
                                               if (!pattern10.test(data45)) {
-                                                validate26.errors = [
+                                                validate25.errors = [
                                                   {
                                                     instancePath: instancePath + '/published_at',
                                                     schemaPath: '#/properties/published_at/pattern',
@@ -9975,22 +9740,22 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                       '"',
                                                     schema:
                                                       '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
-                                                    parentSchema: schema27.properties.published_at,
+                                                    parentSchema: schema26.properties.published_at,
                                                     data: data45,
                                                   },
                                                 ]
                                                 return false
                                               }
                                             } else {
-                                              validate26.errors = [
+                                              validate25.errors = [
                                                 {
                                                   instancePath: instancePath + '/published_at',
                                                   schemaPath: '#/properties/published_at/type',
                                                   keyword: 'type',
                                                   params: { type: 'string' },
                                                   message: 'must be string',
-                                                  schema: schema27.properties.published_at.type,
-                                                  parentSchema: schema27.properties.published_at,
+                                                  schema: schema26.properties.published_at.type,
+                                                  parentSchema: schema26.properties.published_at,
                                                   data: data45,
                                                 },
                                               ]
@@ -10008,7 +9773,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                             if (errors === _errs105) {
                                               if (typeof data46 === 'string') {
                                                 if (!pattern10.test(data46)) {
-                                                  validate26.errors = [
+                                                  validate25.errors = [
                                                     {
                                                       instancePath: instancePath + '/first_published_at',
                                                       schemaPath: '#/properties/first_published_at/pattern',
@@ -10023,22 +9788,22 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                         '"',
                                                       schema:
                                                         '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
-                                                      parentSchema: schema27.properties.first_published_at,
+                                                      parentSchema: schema26.properties.first_published_at,
                                                       data: data46,
                                                     },
                                                   ]
                                                   return false
                                                 }
                                               } else {
-                                                validate26.errors = [
+                                                validate25.errors = [
                                                   {
                                                     instancePath: instancePath + '/first_published_at',
                                                     schemaPath: '#/properties/first_published_at/type',
                                                     keyword: 'type',
                                                     params: { type: 'string' },
                                                     message: 'must be string',
-                                                    schema: schema27.properties.first_published_at.type,
-                                                    parentSchema: schema27.properties.first_published_at,
+                                                    schema: schema26.properties.first_published_at.type,
+                                                    parentSchema: schema26.properties.first_published_at,
                                                     data: data46,
                                                   },
                                                 ]
@@ -10056,7 +9821,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                               if (errors === _errs107) {
                                                 if (typeof data47 === 'string') {
                                                   if (!pattern10.test(data47)) {
-                                                    validate26.errors = [
+                                                    validate25.errors = [
                                                       {
                                                         instancePath: instancePath + '/redirect_confirmed_at',
                                                         schemaPath: '#/properties/redirect_confirmed_at/pattern',
@@ -10071,22 +9836,22 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                           '"',
                                                         schema:
                                                           '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
-                                                        parentSchema: schema27.properties.redirect_confirmed_at,
+                                                        parentSchema: schema26.properties.redirect_confirmed_at,
                                                         data: data47,
                                                       },
                                                     ]
                                                     return false
                                                   }
                                                 } else {
-                                                  validate26.errors = [
+                                                  validate25.errors = [
                                                     {
                                                       instancePath: instancePath + '/redirect_confirmed_at',
                                                       schemaPath: '#/properties/redirect_confirmed_at/type',
                                                       keyword: 'type',
                                                       params: { type: 'string' },
                                                       message: 'must be string',
-                                                      schema: schema27.properties.redirect_confirmed_at.type,
-                                                      parentSchema: schema27.properties.redirect_confirmed_at,
+                                                      schema: schema26.properties.redirect_confirmed_at.type,
+                                                      parentSchema: schema26.properties.redirect_confirmed_at,
                                                       data: data47,
                                                     },
                                                   ]
@@ -10104,7 +9869,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                 if (errors === _errs109) {
                                                   if (typeof data48 === 'string') {
                                                     if (!pattern10.test(data48)) {
-                                                      validate26.errors = [
+                                                      validate25.errors = [
                                                         {
                                                           instancePath: instancePath + '/cache_reset_at',
                                                           schemaPath: '#/properties/cache_reset_at/pattern',
@@ -10119,22 +9884,22 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                             '"',
                                                           schema:
                                                             '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
-                                                          parentSchema: schema27.properties.cache_reset_at,
+                                                          parentSchema: schema26.properties.cache_reset_at,
                                                           data: data48,
                                                         },
                                                       ]
                                                       return false
                                                     }
                                                   } else {
-                                                    validate26.errors = [
+                                                    validate25.errors = [
                                                       {
                                                         instancePath: instancePath + '/cache_reset_at',
                                                         schemaPath: '#/properties/cache_reset_at/type',
                                                         keyword: 'type',
                                                         params: { type: 'string' },
                                                         message: 'must be string',
-                                                        schema: schema27.properties.cache_reset_at.type,
-                                                        parentSchema: schema27.properties.cache_reset_at,
+                                                        schema: schema26.properties.cache_reset_at.type,
+                                                        parentSchema: schema26.properties.cache_reset_at,
                                                         data: data48,
                                                       },
                                                     ]
@@ -10159,15 +9924,15 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                       data49 === 'FAILED_CONTENT_TOO_BIG'
                                                     )
                                                   ) {
-                                                    validate26.errors = [
+                                                    validate25.errors = [
                                                       {
                                                         instancePath: instancePath + '/build',
                                                         schemaPath: '#/properties/build/enum',
                                                         keyword: 'enum',
-                                                        params: { allowedValues: schema27.properties.build.enum },
+                                                        params: { allowedValues: schema26.properties.build.enum },
                                                         message: 'must be equal to one of the allowed values',
-                                                        schema: schema27.properties.build.enum,
-                                                        parentSchema: schema27.properties.build,
+                                                        schema: schema26.properties.build.enum,
+                                                        parentSchema: schema26.properties.build,
                                                         data: data49,
                                                       },
                                                     ]
@@ -10182,15 +9947,15 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                     let data50 = data.publish_when_built
                                                     const _errs112 = errors
                                                     if (typeof data50 !== 'boolean') {
-                                                      validate26.errors = [
+                                                      validate25.errors = [
                                                         {
                                                           instancePath: instancePath + '/publish_when_built',
                                                           schemaPath: '#/properties/publish_when_built/type',
                                                           keyword: 'type',
                                                           params: { type: 'boolean' },
                                                           message: 'must be boolean',
-                                                          schema: schema27.properties.publish_when_built.type,
-                                                          parentSchema: schema27.properties.publish_when_built,
+                                                          schema: schema26.properties.publish_when_built.type,
+                                                          parentSchema: schema26.properties.publish_when_built,
                                                           data: data50,
                                                         },
                                                       ]
@@ -10215,7 +9980,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                             data51.original_site_url === undefined &&
                                                             (missing1 = 'original_site_url')
                                                           ) {
-                                                            validate26.errors = [
+                                                            validate25.errors = [
                                                               {
                                                                 instancePath: instancePath + '/initial',
                                                                 schemaPath: '#/properties/initial/required',
@@ -10223,8 +9988,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                 params: { missingProperty: missing1 },
                                                                 message:
                                                                   "must have required property '" + missing1 + "'",
-                                                                schema: schema27.properties.initial.required,
-                                                                parentSchema: schema27.properties.initial,
+                                                                schema: schema26.properties.initial.required,
+                                                                parentSchema: schema26.properties.initial,
                                                                 data: data51,
                                                               },
                                                             ]
@@ -10234,11 +9999,11 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                             for (const key8 in data51) {
                                                               if (
                                                                 !func14.call(
-                                                                  schema27.properties.initial.properties,
+                                                                  schema26.properties.initial.properties,
                                                                   key8,
                                                                 )
                                                               ) {
-                                                                validate26.errors = [
+                                                                validate25.errors = [
                                                                   {
                                                                     instancePath: instancePath + '/initial',
                                                                     schemaPath:
@@ -10247,7 +10012,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                     params: { additionalProperty: key8 },
                                                                     message: 'must NOT have additional properties',
                                                                     schema: false,
-                                                                    parentSchema: schema27.properties.initial,
+                                                                    parentSchema: schema26.properties.initial,
                                                                     data: data51,
                                                                   },
                                                                 ]
@@ -10262,7 +10027,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                 if (errors === _errs117) {
                                                                   if (typeof data52 === 'string') {
                                                                     if (func2(data52) > 45) {
-                                                                      validate26.errors = [
+                                                                      validate25.errors = [
                                                                         {
                                                                           instancePath:
                                                                             instancePath + '/initial/site_name',
@@ -10274,7 +10039,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                             'must NOT have more than 45 characters',
                                                                           schema: 45,
                                                                           parentSchema:
-                                                                            schema27.properties.initial.properties
+                                                                            schema26.properties.initial.properties
                                                                               .site_name,
                                                                           data: data52,
                                                                         },
@@ -10282,7 +10047,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                       return false
                                                                     } else {
                                                                       if (func2(data52) < 4) {
-                                                                        validate26.errors = [
+                                                                        validate25.errors = [
                                                                           {
                                                                             instancePath:
                                                                               instancePath + '/initial/site_name',
@@ -10294,7 +10059,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                               'must NOT have fewer than 4 characters',
                                                                             schema: 4,
                                                                             parentSchema:
-                                                                              schema27.properties.initial.properties
+                                                                              schema26.properties.initial.properties
                                                                                 .site_name,
                                                                             data: data52,
                                                                           },
@@ -10302,7 +10067,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                         return false
                                                                       } else {
                                                                         if (!pattern5.test(data52)) {
-                                                                          validate26.errors = [
+                                                                          validate25.errors = [
                                                                             {
                                                                               instancePath:
                                                                                 instancePath + '/initial/site_name',
@@ -10316,7 +10081,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                 '"',
                                                                               schema: '^[A-Za-z0-9_-]+$',
                                                                               parentSchema:
-                                                                                schema27.properties.initial.properties
+                                                                                schema26.properties.initial.properties
                                                                                   .site_name,
                                                                               data: data52,
                                                                             },
@@ -10326,7 +10091,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                       }
                                                                     }
                                                                   } else {
-                                                                    validate26.errors = [
+                                                                    validate25.errors = [
                                                                       {
                                                                         instancePath:
                                                                           instancePath + '/initial/site_name',
@@ -10336,10 +10101,10 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                         params: { type: 'string' },
                                                                         message: 'must be string',
                                                                         schema:
-                                                                          schema27.properties.initial.properties
+                                                                          schema26.properties.initial.properties
                                                                             .site_name.type,
                                                                         parentSchema:
-                                                                          schema27.properties.initial.properties
+                                                                          schema26.properties.initial.properties
                                                                             .site_name,
                                                                         data: data52,
                                                                       },
@@ -10359,7 +10124,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                     if (errors === _errs119) {
                                                                       if (typeof data53 === 'string') {
                                                                         if (func2(data53) > 2048) {
-                                                                          validate26.errors = [
+                                                                          validate25.errors = [
                                                                             {
                                                                               instancePath:
                                                                                 instancePath +
@@ -10372,7 +10137,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                 'must NOT have more than 2048 characters',
                                                                               schema: 2048,
                                                                               parentSchema:
-                                                                                schema27.properties.initial.properties
+                                                                                schema26.properties.initial.properties
                                                                                   .original_site_url,
                                                                               data: data53,
                                                                             },
@@ -10380,7 +10145,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                           return false
                                                                         } else {
                                                                           if (!formats4.validate(data53)) {
-                                                                            validate26.errors = [
+                                                                            validate25.errors = [
                                                                               {
                                                                                 instancePath:
                                                                                   instancePath +
@@ -10395,7 +10160,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                   '"',
                                                                                 schema: 'http-url',
                                                                                 parentSchema:
-                                                                                  schema27.properties.initial.properties
+                                                                                  schema26.properties.initial.properties
                                                                                     .original_site_url,
                                                                                 data: data53,
                                                                               },
@@ -10404,7 +10169,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                           }
                                                                         }
                                                                       } else {
-                                                                        validate26.errors = [
+                                                                        validate25.errors = [
                                                                           {
                                                                             instancePath:
                                                                               instancePath +
@@ -10415,10 +10180,10 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                             params: { type: 'string' },
                                                                             message: 'must be string',
                                                                             schema:
-                                                                              schema27.properties.initial.properties
+                                                                              schema26.properties.initial.properties
                                                                                 .original_site_url.type,
                                                                             parentSchema:
-                                                                              schema27.properties.initial.properties
+                                                                              schema26.properties.initial.properties
                                                                                 .original_site_url,
                                                                             data: data53,
                                                                           },
@@ -10454,7 +10219,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                 'must NOT have more than 2048 characters',
                                                                               schema: 2048,
                                                                               parentSchema:
-                                                                                schema27.properties.initial.properties
+                                                                                schema26.properties.initial.properties
                                                                                   .preview_site_url.anyOf[0],
                                                                               data: data54,
                                                                             }
@@ -10480,7 +10245,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                   '"',
                                                                                 schema: 'http-url',
                                                                                 parentSchema:
-                                                                                  schema27.properties.initial.properties
+                                                                                  schema26.properties.initial.properties
                                                                                     .preview_site_url.anyOf[0],
                                                                                 data: data54,
                                                                               }
@@ -10503,10 +10268,10 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                             params: { type: 'string' },
                                                                             message: 'must be string',
                                                                             schema:
-                                                                              schema27.properties.initial.properties
+                                                                              schema26.properties.initial.properties
                                                                                 .preview_site_url.anyOf[0].type,
                                                                             parentSchema:
-                                                                              schema27.properties.initial.properties
+                                                                              schema26.properties.initial.properties
                                                                                 .preview_site_url.anyOf[0],
                                                                             data: data54,
                                                                           }
@@ -10533,10 +10298,10 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                           params: { type: 'null' },
                                                                           message: 'must be null',
                                                                           schema:
-                                                                            schema27.properties.initial.properties
+                                                                            schema26.properties.initial.properties
                                                                               .preview_site_url.anyOf[1].type,
                                                                           parentSchema:
-                                                                            schema27.properties.initial.properties
+                                                                            schema26.properties.initial.properties
                                                                               .preview_site_url.anyOf[1],
                                                                           data: data54,
                                                                         }
@@ -10560,10 +10325,10 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                         params: {},
                                                                         message: 'must match a schema in anyOf',
                                                                         schema:
-                                                                          schema27.properties.initial.properties
+                                                                          schema26.properties.initial.properties
                                                                             .preview_site_url.anyOf,
                                                                         parentSchema:
-                                                                          schema27.properties.initial.properties
+                                                                          schema26.properties.initial.properties
                                                                             .preview_site_url,
                                                                         data: data54,
                                                                       }
@@ -10573,7 +10338,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                         vErrors.push(err9)
                                                                       }
                                                                       errors++
-                                                                      validate26.errors = vErrors
+                                                                      validate25.errors = vErrors
                                                                       return false
                                                                     } else {
                                                                       errors = _errs122
@@ -10597,7 +10362,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                         if (errors === _errs127) {
                                                                           if (typeof data55 === 'string') {
                                                                             if (func2(data55) > 253) {
-                                                                              validate26.errors = [
+                                                                              validate25.errors = [
                                                                                 {
                                                                                   instancePath:
                                                                                     instancePath +
@@ -10610,7 +10375,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                     'must NOT have more than 253 characters',
                                                                                   schema: 253,
                                                                                   parentSchema:
-                                                                                    schema27.properties.initial
+                                                                                    schema26.properties.initial
                                                                                       .properties.site_domain,
                                                                                   data: data55,
                                                                                 },
@@ -10618,7 +10383,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                               return false
                                                                             } else {
                                                                               if (!formats8.validate(data55)) {
-                                                                                validate26.errors = [
+                                                                                validate25.errors = [
                                                                                   {
                                                                                     instancePath:
                                                                                       instancePath +
@@ -10633,7 +10398,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                       '"',
                                                                                     schema: 'fqdn',
                                                                                     parentSchema:
-                                                                                      schema27.properties.initial
+                                                                                      schema26.properties.initial
                                                                                         .properties.site_domain,
                                                                                     data: data55,
                                                                                   },
@@ -10642,7 +10407,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                               }
                                                                             }
                                                                           } else {
-                                                                            validate26.errors = [
+                                                                            validate25.errors = [
                                                                               {
                                                                                 instancePath:
                                                                                   instancePath + '/initial/site_domain',
@@ -10652,10 +10417,10 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                 params: { type: 'string' },
                                                                                 message: 'must be string',
                                                                                 schema:
-                                                                                  schema27.properties.initial.properties
+                                                                                  schema26.properties.initial.properties
                                                                                     .site_domain.type,
                                                                                 parentSchema:
-                                                                                  schema27.properties.initial.properties
+                                                                                  schema26.properties.initial.properties
                                                                                     .site_domain,
                                                                                 data: data55,
                                                                               },
@@ -10673,7 +10438,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                         let data56 = data51.auto_sync_cache_ttl
                                                                         const _errs129 = errors
                                                                         if (typeof data56 !== 'string') {
-                                                                          validate26.errors = [
+                                                                          validate25.errors = [
                                                                             {
                                                                               instancePath:
                                                                                 instancePath +
@@ -10684,10 +10449,10 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                               params: { type: 'string' },
                                                                               message: 'must be string',
                                                                               schema:
-                                                                                schema27.properties.initial.properties
+                                                                                schema26.properties.initial.properties
                                                                                   .auto_sync_cache_ttl.type,
                                                                               parentSchema:
-                                                                                schema27.properties.initial.properties
+                                                                                schema26.properties.initial.properties
                                                                                   .auto_sync_cache_ttl,
                                                                               data: data56,
                                                                             },
@@ -10702,7 +10467,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                             data56 === 'VERY_LONG'
                                                                           )
                                                                         ) {
-                                                                          validate26.errors = [
+                                                                          validate25.errors = [
                                                                             {
                                                                               instancePath:
                                                                                 instancePath +
@@ -10712,16 +10477,16 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                               keyword: 'enum',
                                                                               params: {
                                                                                 allowedValues:
-                                                                                  schema27.properties.initial.properties
+                                                                                  schema26.properties.initial.properties
                                                                                     .auto_sync_cache_ttl.enum,
                                                                               },
                                                                               message:
                                                                                 'must be equal to one of the allowed values',
                                                                               schema:
-                                                                                schema27.properties.initial.properties
+                                                                                schema26.properties.initial.properties
                                                                                   .auto_sync_cache_ttl.enum,
                                                                               parentSchema:
-                                                                                schema27.properties.initial.properties
+                                                                                schema26.properties.initial.properties
                                                                                   .auto_sync_cache_ttl,
                                                                               data: data56,
                                                                             },
@@ -10739,7 +10504,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                           if (errors === _errs131) {
                                                                             if (typeof data57 === 'string') {
                                                                               if (func2(data57) > 255) {
-                                                                                validate26.errors = [
+                                                                                validate25.errors = [
                                                                                   {
                                                                                     instancePath:
                                                                                       instancePath +
@@ -10752,7 +10517,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                       'must NOT have more than 255 characters',
                                                                                     schema: 255,
                                                                                     parentSchema:
-                                                                                      schema27.properties.initial
+                                                                                      schema26.properties.initial
                                                                                         .properties.site_vertical,
                                                                                     data: data57,
                                                                                   },
@@ -10760,7 +10525,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                 return false
                                                                               }
                                                                             } else {
-                                                                              validate26.errors = [
+                                                                              validate25.errors = [
                                                                                 {
                                                                                   instancePath:
                                                                                     instancePath +
@@ -10771,10 +10536,10 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                   params: { type: 'string' },
                                                                                   message: 'must be string',
                                                                                   schema:
-                                                                                    schema27.properties.initial
+                                                                                    schema26.properties.initial
                                                                                       .properties.site_vertical.type,
                                                                                   parentSchema:
-                                                                                    schema27.properties.initial
+                                                                                    schema26.properties.initial
                                                                                       .properties.site_vertical,
                                                                                   data: data57,
                                                                                 },
@@ -10795,7 +10560,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                             if (errors === _errs133) {
                                                                               if (typeof data58 === 'string') {
                                                                                 if (func2(data58) > 255) {
-                                                                                  validate26.errors = [
+                                                                                  validate25.errors = [
                                                                                     {
                                                                                       instancePath:
                                                                                         instancePath +
@@ -10808,7 +10573,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                         'must NOT have more than 255 characters',
                                                                                       schema: 255,
                                                                                       parentSchema:
-                                                                                        schema27.properties.initial
+                                                                                        schema26.properties.initial
                                                                                           .properties
                                                                                           .site_vertical_category,
                                                                                       data: data58,
@@ -10817,7 +10582,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                   return false
                                                                                 }
                                                                               } else {
-                                                                                validate26.errors = [
+                                                                                validate25.errors = [
                                                                                   {
                                                                                     instancePath:
                                                                                       instancePath +
@@ -10828,11 +10593,11 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                     params: { type: 'string' },
                                                                                     message: 'must be string',
                                                                                     schema:
-                                                                                      schema27.properties.initial
+                                                                                      schema26.properties.initial
                                                                                         .properties
                                                                                         .site_vertical_category.type,
                                                                                     parentSchema:
-                                                                                      schema27.properties.initial
+                                                                                      schema26.properties.initial
                                                                                         .properties
                                                                                         .site_vertical_category,
                                                                                     data: data58,
@@ -10867,7 +10632,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                         key9 === 'reservation_info'
                                                                                       )
                                                                                     ) {
-                                                                                      validate26.errors = [
+                                                                                      validate25.errors = [
                                                                                         {
                                                                                           instancePath:
                                                                                             instancePath +
@@ -10883,7 +10648,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                             'must NOT have additional properties',
                                                                                           schema: false,
                                                                                           parentSchema:
-                                                                                            schema27.properties.initial
+                                                                                            schema26.properties.initial
                                                                                               .properties
                                                                                               .site_business_info,
                                                                                           data: data59,
@@ -10904,7 +10669,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                           typeof data60 === 'string'
                                                                                         ) {
                                                                                           if (func2(data60) > 255) {
-                                                                                            validate26.errors = [
+                                                                                            validate25.errors = [
                                                                                               {
                                                                                                 instancePath:
                                                                                                   instancePath +
@@ -10917,7 +10682,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                   'must NOT have more than 255 characters',
                                                                                                 schema: 255,
                                                                                                 parentSchema:
-                                                                                                  schema27.properties
+                                                                                                  schema26.properties
                                                                                                     .initial.properties
                                                                                                     .site_business_info
                                                                                                     .properties
@@ -10928,7 +10693,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                             return false
                                                                                           }
                                                                                         } else {
-                                                                                          validate26.errors = [
+                                                                                          validate25.errors = [
                                                                                             {
                                                                                               instancePath:
                                                                                                 instancePath +
@@ -10941,13 +10706,13 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                               },
                                                                                               message: 'must be string',
                                                                                               schema:
-                                                                                                schema27.properties
+                                                                                                schema26.properties
                                                                                                   .initial.properties
                                                                                                   .site_business_info
                                                                                                   .properties
                                                                                                   .business_name.type,
                                                                                               parentSchema:
-                                                                                                schema27.properties
+                                                                                                schema26.properties
                                                                                                   .initial.properties
                                                                                                   .site_business_info
                                                                                                   .properties
@@ -10974,7 +10739,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                             typeof data61 === 'string'
                                                                                           ) {
                                                                                             if (func2(data61) > 50) {
-                                                                                              validate26.errors = [
+                                                                                              validate25.errors = [
                                                                                                 {
                                                                                                   instancePath:
                                                                                                     instancePath +
@@ -10987,7 +10752,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                     'must NOT have more than 50 characters',
                                                                                                   schema: 50,
                                                                                                   parentSchema:
-                                                                                                    schema27.properties
+                                                                                                    schema26.properties
                                                                                                       .initial
                                                                                                       .properties
                                                                                                       .site_business_info
@@ -10999,7 +10764,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                               return false
                                                                                             }
                                                                                           } else {
-                                                                                            validate26.errors = [
+                                                                                            validate25.errors = [
                                                                                               {
                                                                                                 instancePath:
                                                                                                   instancePath +
@@ -11013,13 +10778,13 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                 message:
                                                                                                   'must be string',
                                                                                                 schema:
-                                                                                                  schema27.properties
+                                                                                                  schema26.properties
                                                                                                     .initial.properties
                                                                                                     .site_business_info
                                                                                                     .properties
                                                                                                     .phone_number.type,
                                                                                                 parentSchema:
-                                                                                                  schema27.properties
+                                                                                                  schema26.properties
                                                                                                     .initial.properties
                                                                                                     .site_business_info
                                                                                                     .properties
@@ -11061,7 +10826,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                     key10 === 'zip_code'
                                                                                                   )
                                                                                                 ) {
-                                                                                                  validate26.errors = [
+                                                                                                  validate25.errors = [
                                                                                                     {
                                                                                                       instancePath:
                                                                                                         instancePath +
@@ -11078,7 +10843,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                         'must NOT have additional properties',
                                                                                                       schema: false,
                                                                                                       parentSchema:
-                                                                                                        schema27
+                                                                                                        schema26
                                                                                                           .properties
                                                                                                           .initial
                                                                                                           .properties
@@ -11112,7 +10877,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                         func2(data63) >
                                                                                                         255
                                                                                                       ) {
-                                                                                                        validate26.errors =
+                                                                                                        validate25.errors =
                                                                                                           [
                                                                                                             {
                                                                                                               instancePath:
@@ -11129,7 +10894,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                 'must NOT have more than 255 characters',
                                                                                                               schema: 255,
                                                                                                               parentSchema:
-                                                                                                                schema27
+                                                                                                                schema26
                                                                                                                   .properties
                                                                                                                   .initial
                                                                                                                   .properties
@@ -11144,7 +10909,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                         return false
                                                                                                       }
                                                                                                     } else {
-                                                                                                      validate26.errors =
+                                                                                                      validate25.errors =
                                                                                                         [
                                                                                                           {
                                                                                                             instancePath:
@@ -11160,7 +10925,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                             message:
                                                                                                               'must be string',
                                                                                                             schema:
-                                                                                                              schema27
+                                                                                                              schema26
                                                                                                                 .properties
                                                                                                                 .initial
                                                                                                                 .properties
@@ -11171,7 +10936,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                 .street
                                                                                                                 .type,
                                                                                                             parentSchema:
-                                                                                                              schema27
+                                                                                                              schema26
                                                                                                                 .properties
                                                                                                                 .initial
                                                                                                                 .properties
@@ -11213,7 +10978,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                             data64,
                                                                                                           ) > 255
                                                                                                         ) {
-                                                                                                          validate26.errors =
+                                                                                                          validate25.errors =
                                                                                                             [
                                                                                                               {
                                                                                                                 instancePath:
@@ -11231,7 +10996,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                   'must NOT have more than 255 characters',
                                                                                                                 schema: 255,
                                                                                                                 parentSchema:
-                                                                                                                  schema27
+                                                                                                                  schema26
                                                                                                                     .properties
                                                                                                                     .initial
                                                                                                                     .properties
@@ -11246,7 +11011,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                           return false
                                                                                                         }
                                                                                                       } else {
-                                                                                                        validate26.errors =
+                                                                                                        validate25.errors =
                                                                                                           [
                                                                                                             {
                                                                                                               instancePath:
@@ -11262,7 +11027,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                               message:
                                                                                                                 'must be string',
                                                                                                               schema:
-                                                                                                                schema27
+                                                                                                                schema26
                                                                                                                   .properties
                                                                                                                   .initial
                                                                                                                   .properties
@@ -11273,7 +11038,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                   .city
                                                                                                                   .type,
                                                                                                               parentSchema:
-                                                                                                                schema27
+                                                                                                                schema26
                                                                                                                   .properties
                                                                                                                   .initial
                                                                                                                   .properties
@@ -11316,7 +11081,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                               data65,
                                                                                                             ) > 255
                                                                                                           ) {
-                                                                                                            validate26.errors =
+                                                                                                            validate25.errors =
                                                                                                               [
                                                                                                                 {
                                                                                                                   instancePath:
@@ -11334,7 +11099,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                     'must NOT have more than 255 characters',
                                                                                                                   schema: 255,
                                                                                                                   parentSchema:
-                                                                                                                    schema27
+                                                                                                                    schema26
                                                                                                                       .properties
                                                                                                                       .initial
                                                                                                                       .properties
@@ -11349,7 +11114,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                             return false
                                                                                                           }
                                                                                                         } else {
-                                                                                                          validate26.errors =
+                                                                                                          validate25.errors =
                                                                                                             [
                                                                                                               {
                                                                                                                 instancePath:
@@ -11366,7 +11131,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                 message:
                                                                                                                   'must be string',
                                                                                                                 schema:
-                                                                                                                  schema27
+                                                                                                                  schema26
                                                                                                                     .properties
                                                                                                                     .initial
                                                                                                                     .properties
@@ -11377,7 +11142,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                     .state
                                                                                                                     .type,
                                                                                                                 parentSchema:
-                                                                                                                  schema27
+                                                                                                                  schema26
                                                                                                                     .properties
                                                                                                                     .initial
                                                                                                                     .properties
@@ -11420,7 +11185,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                 data66,
                                                                                                               ) > 255
                                                                                                             ) {
-                                                                                                              validate26.errors =
+                                                                                                              validate25.errors =
                                                                                                                 [
                                                                                                                   {
                                                                                                                     instancePath:
@@ -11438,7 +11203,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                       'must NOT have more than 255 characters',
                                                                                                                     schema: 255,
                                                                                                                     parentSchema:
-                                                                                                                      schema27
+                                                                                                                      schema26
                                                                                                                         .properties
                                                                                                                         .initial
                                                                                                                         .properties
@@ -11453,7 +11218,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                               return false
                                                                                                             }
                                                                                                           } else {
-                                                                                                            validate26.errors =
+                                                                                                            validate25.errors =
                                                                                                               [
                                                                                                                 {
                                                                                                                   instancePath:
@@ -11470,7 +11235,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                   message:
                                                                                                                     'must be string',
                                                                                                                   schema:
-                                                                                                                    schema27
+                                                                                                                    schema26
                                                                                                                       .properties
                                                                                                                       .initial
                                                                                                                       .properties
@@ -11481,7 +11246,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                       .country
                                                                                                                       .type,
                                                                                                                   parentSchema:
-                                                                                                                    schema27
+                                                                                                                    schema26
                                                                                                                       .properties
                                                                                                                       .initial
                                                                                                                       .properties
@@ -11524,7 +11289,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                   data67,
                                                                                                                 ) > 20
                                                                                                               ) {
-                                                                                                                validate26.errors =
+                                                                                                                validate25.errors =
                                                                                                                   [
                                                                                                                     {
                                                                                                                       instancePath:
@@ -11542,7 +11307,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                         'must NOT have more than 20 characters',
                                                                                                                       schema: 20,
                                                                                                                       parentSchema:
-                                                                                                                        schema27
+                                                                                                                        schema26
                                                                                                                           .properties
                                                                                                                           .initial
                                                                                                                           .properties
@@ -11561,7 +11326,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                     data67,
                                                                                                                   )
                                                                                                                 ) {
-                                                                                                                  validate26.errors =
+                                                                                                                  validate25.errors =
                                                                                                                     [
                                                                                                                       {
                                                                                                                         instancePath:
@@ -11583,7 +11348,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                         schema:
                                                                                                                           '^[0-9]+(?:-[0-9]+)?$',
                                                                                                                         parentSchema:
-                                                                                                                          schema27
+                                                                                                                          schema26
                                                                                                                             .properties
                                                                                                                             .initial
                                                                                                                             .properties
@@ -11599,7 +11364,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                 }
                                                                                                               }
                                                                                                             } else {
-                                                                                                              validate26.errors =
+                                                                                                              validate25.errors =
                                                                                                                 [
                                                                                                                   {
                                                                                                                     instancePath:
@@ -11616,7 +11381,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                     message:
                                                                                                                       'must be string',
                                                                                                                     schema:
-                                                                                                                      schema27
+                                                                                                                      schema26
                                                                                                                         .properties
                                                                                                                         .initial
                                                                                                                         .properties
@@ -11627,7 +11392,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                         .zip_code
                                                                                                                         .type,
                                                                                                                     parentSchema:
-                                                                                                                      schema27
+                                                                                                                      schema26
                                                                                                                         .properties
                                                                                                                         .initial
                                                                                                                         .properties
@@ -11654,7 +11419,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                 }
                                                                                               }
                                                                                             } else {
-                                                                                              validate26.errors = [
+                                                                                              validate25.errors = [
                                                                                                 {
                                                                                                   instancePath:
                                                                                                     instancePath +
@@ -11668,14 +11433,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                   message:
                                                                                                     'must be object',
                                                                                                   schema:
-                                                                                                    schema27.properties
+                                                                                                    schema26.properties
                                                                                                       .initial
                                                                                                       .properties
                                                                                                       .site_business_info
                                                                                                       .properties
                                                                                                       .address.type,
                                                                                                   parentSchema:
-                                                                                                    schema27.properties
+                                                                                                    schema26.properties
                                                                                                       .initial
                                                                                                       .properties
                                                                                                       .site_business_info
@@ -11707,7 +11472,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                 if (
                                                                                                   data68.length > 100
                                                                                                 ) {
-                                                                                                  validate26.errors = [
+                                                                                                  validate25.errors = [
                                                                                                     {
                                                                                                       instancePath:
                                                                                                         instancePath +
@@ -11723,7 +11488,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                         'must NOT have more than 100 items',
                                                                                                       schema: 100,
                                                                                                       parentSchema:
-                                                                                                        schema27
+                                                                                                        schema26
                                                                                                           .properties
                                                                                                           .initial
                                                                                                           .properties
@@ -11738,7 +11503,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                   if (
                                                                                                     data68.length < 1
                                                                                                   ) {
-                                                                                                    validate26.errors =
+                                                                                                    validate25.errors =
                                                                                                       [
                                                                                                         {
                                                                                                           instancePath:
@@ -11755,7 +11520,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                             'must NOT have fewer than 1 items',
                                                                                                           schema: 1,
                                                                                                           parentSchema:
-                                                                                                            schema27
+                                                                                                            schema26
                                                                                                               .properties
                                                                                                               .initial
                                                                                                               .properties
@@ -11804,7 +11569,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                   'country'
                                                                                                               )
                                                                                                             ) {
-                                                                                                              validate26.errors =
+                                                                                                              validate25.errors =
                                                                                                                 [
                                                                                                                   {
                                                                                                                     instancePath:
@@ -11824,7 +11589,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                       'must NOT have additional properties',
                                                                                                                     schema: false,
                                                                                                                     parentSchema:
-                                                                                                                      schema27
+                                                                                                                      schema26
                                                                                                                         .properties
                                                                                                                         .initial
                                                                                                                         .properties
@@ -11865,7 +11630,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                     ) >
                                                                                                                     255
                                                                                                                   ) {
-                                                                                                                    validate26.errors =
+                                                                                                                    validate25.errors =
                                                                                                                       [
                                                                                                                         {
                                                                                                                           instancePath:
@@ -11885,7 +11650,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                             'must NOT have more than 255 characters',
                                                                                                                           schema: 255,
                                                                                                                           parentSchema:
-                                                                                                                            schema27
+                                                                                                                            schema26
                                                                                                                               .properties
                                                                                                                               .initial
                                                                                                                               .properties
@@ -11901,7 +11666,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                     return false
                                                                                                                   }
                                                                                                                 } else {
-                                                                                                                  validate26.errors =
+                                                                                                                  validate25.errors =
                                                                                                                     [
                                                                                                                       {
                                                                                                                         instancePath:
@@ -11920,7 +11685,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                         message:
                                                                                                                           'must be string',
                                                                                                                         schema:
-                                                                                                                          schema27
+                                                                                                                          schema26
                                                                                                                             .properties
                                                                                                                             .initial
                                                                                                                             .properties
@@ -11932,7 +11697,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                             .restaurant_id
                                                                                                                             .type,
                                                                                                                         parentSchema:
-                                                                                                                          schema27
+                                                                                                                          schema26
                                                                                                                             .properties
                                                                                                                             .initial
                                                                                                                             .properties
@@ -11979,7 +11744,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                       ) >
                                                                                                                       255
                                                                                                                     ) {
-                                                                                                                      validate26.errors =
+                                                                                                                      validate25.errors =
                                                                                                                         [
                                                                                                                           {
                                                                                                                             instancePath:
@@ -11999,7 +11764,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                               'must NOT have more than 255 characters',
                                                                                                                             schema: 255,
                                                                                                                             parentSchema:
-                                                                                                                              schema27
+                                                                                                                              schema26
                                                                                                                                 .properties
                                                                                                                                 .initial
                                                                                                                                 .properties
@@ -12015,7 +11780,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                       return false
                                                                                                                     }
                                                                                                                   } else {
-                                                                                                                    validate26.errors =
+                                                                                                                    validate25.errors =
                                                                                                                       [
                                                                                                                         {
                                                                                                                           instancePath:
@@ -12034,7 +11799,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                           message:
                                                                                                                             'must be string',
                                                                                                                           schema:
-                                                                                                                            schema27
+                                                                                                                            schema26
                                                                                                                               .properties
                                                                                                                               .initial
                                                                                                                               .properties
@@ -12046,7 +11811,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                               .location
                                                                                                                               .type,
                                                                                                                           parentSchema:
-                                                                                                                            schema27
+                                                                                                                            schema26
                                                                                                                               .properties
                                                                                                                               .initial
                                                                                                                               .properties
@@ -12093,7 +11858,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                         ) >
                                                                                                                         255
                                                                                                                       ) {
-                                                                                                                        validate26.errors =
+                                                                                                                        validate25.errors =
                                                                                                                           [
                                                                                                                             {
                                                                                                                               instancePath:
@@ -12113,7 +11878,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                                 'must NOT have more than 255 characters',
                                                                                                                               schema: 255,
                                                                                                                               parentSchema:
-                                                                                                                                schema27
+                                                                                                                                schema26
                                                                                                                                   .properties
                                                                                                                                   .initial
                                                                                                                                   .properties
@@ -12129,7 +11894,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                         return false
                                                                                                                       }
                                                                                                                     } else {
-                                                                                                                      validate26.errors =
+                                                                                                                      validate25.errors =
                                                                                                                         [
                                                                                                                           {
                                                                                                                             instancePath:
@@ -12148,7 +11913,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                             message:
                                                                                                                               'must be string',
                                                                                                                             schema:
-                                                                                                                              schema27
+                                                                                                                              schema26
                                                                                                                                 .properties
                                                                                                                                 .initial
                                                                                                                                 .properties
@@ -12160,7 +11925,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                                 .country
                                                                                                                                 .type,
                                                                                                                             parentSchema:
-                                                                                                                              schema27
+                                                                                                                              schema26
                                                                                                                                 .properties
                                                                                                                                 .initial
                                                                                                                                 .properties
@@ -12186,7 +11951,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                             }
                                                                                                           }
                                                                                                         } else {
-                                                                                                          validate26.errors =
+                                                                                                          validate25.errors =
                                                                                                             [
                                                                                                               {
                                                                                                                 instancePath:
@@ -12204,7 +11969,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                 message:
                                                                                                                   'must be object',
                                                                                                                 schema:
-                                                                                                                  schema27
+                                                                                                                  schema26
                                                                                                                     .properties
                                                                                                                     .initial
                                                                                                                     .properties
@@ -12214,7 +11979,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                     .items
                                                                                                                     .type,
                                                                                                                 parentSchema:
-                                                                                                                  schema27
+                                                                                                                  schema26
                                                                                                                     .properties
                                                                                                                     .initial
                                                                                                                     .properties
@@ -12238,7 +12003,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                   }
                                                                                                 }
                                                                                               } else {
-                                                                                                validate26.errors = [
+                                                                                                validate25.errors = [
                                                                                                   {
                                                                                                     instancePath:
                                                                                                       instancePath +
@@ -12252,7 +12017,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                     message:
                                                                                                       'must be array',
                                                                                                     schema:
-                                                                                                      schema27
+                                                                                                      schema26
                                                                                                         .properties
                                                                                                         .initial
                                                                                                         .properties
@@ -12261,7 +12026,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                         .reservation_info
                                                                                                         .type,
                                                                                                     parentSchema:
-                                                                                                      schema27
+                                                                                                      schema26
                                                                                                         .properties
                                                                                                         .initial
                                                                                                         .properties
@@ -12284,7 +12049,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                     }
                                                                                   }
                                                                                 } else {
-                                                                                  validate26.errors = [
+                                                                                  validate25.errors = [
                                                                                     {
                                                                                       instancePath:
                                                                                         instancePath +
@@ -12295,11 +12060,11 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                       params: { type: 'object' },
                                                                                       message: 'must be object',
                                                                                       schema:
-                                                                                        schema27.properties.initial
+                                                                                        schema26.properties.initial
                                                                                           .properties.site_business_info
                                                                                           .type,
                                                                                       parentSchema:
-                                                                                        schema27.properties.initial
+                                                                                        schema26.properties.initial
                                                                                           .properties
                                                                                           .site_business_info,
                                                                                       data: data59,
@@ -12334,7 +12099,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                           key12 === 'reservation_info'
                                                                                         )
                                                                                       ) {
-                                                                                        validate26.errors = [
+                                                                                        validate25.errors = [
                                                                                           {
                                                                                             instancePath:
                                                                                               instancePath +
@@ -12350,7 +12115,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                               'must NOT have additional properties',
                                                                                             schema: false,
                                                                                             parentSchema:
-                                                                                              schema27.properties
+                                                                                              schema26.properties
                                                                                                 .initial.properties
                                                                                                 .business_site_info,
                                                                                             data: data73,
@@ -12373,7 +12138,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                             typeof data74 === 'string'
                                                                                           ) {
                                                                                             if (func2(data74) > 255) {
-                                                                                              validate26.errors = [
+                                                                                              validate25.errors = [
                                                                                                 {
                                                                                                   instancePath:
                                                                                                     instancePath +
@@ -12388,7 +12153,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                     'must NOT have more than 255 characters',
                                                                                                   schema: 255,
                                                                                                   parentSchema:
-                                                                                                    schema27.properties
+                                                                                                    schema26.properties
                                                                                                       .initial
                                                                                                       .properties
                                                                                                       .business_site_info
@@ -12400,7 +12165,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                               return false
                                                                                             }
                                                                                           } else {
-                                                                                            validate26.errors = [
+                                                                                            validate25.errors = [
                                                                                               {
                                                                                                 instancePath:
                                                                                                   instancePath +
@@ -12414,13 +12179,13 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                 message:
                                                                                                   'must be string',
                                                                                                 schema:
-                                                                                                  schema27.properties
+                                                                                                  schema26.properties
                                                                                                     .initial.properties
                                                                                                     .business_site_info
                                                                                                     .properties
                                                                                                     .business_name.type,
                                                                                                 parentSchema:
-                                                                                                  schema27.properties
+                                                                                                  schema26.properties
                                                                                                     .initial.properties
                                                                                                     .business_site_info
                                                                                                     .properties
@@ -12449,7 +12214,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                               typeof data75 === 'string'
                                                                                             ) {
                                                                                               if (func2(data75) > 50) {
-                                                                                                validate26.errors = [
+                                                                                                validate25.errors = [
                                                                                                   {
                                                                                                     instancePath:
                                                                                                       instancePath +
@@ -12465,7 +12230,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                       'must NOT have more than 50 characters',
                                                                                                     schema: 50,
                                                                                                     parentSchema:
-                                                                                                      schema27
+                                                                                                      schema26
                                                                                                         .properties
                                                                                                         .initial
                                                                                                         .properties
@@ -12478,7 +12243,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                 return false
                                                                                               }
                                                                                             } else {
-                                                                                              validate26.errors = [
+                                                                                              validate25.errors = [
                                                                                                 {
                                                                                                   instancePath:
                                                                                                     instancePath +
@@ -12492,7 +12257,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                   message:
                                                                                                     'must be string',
                                                                                                   schema:
-                                                                                                    schema27.properties
+                                                                                                    schema26.properties
                                                                                                       .initial
                                                                                                       .properties
                                                                                                       .business_site_info
@@ -12500,7 +12265,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                       .phone_number
                                                                                                       .type,
                                                                                                   parentSchema:
-                                                                                                    schema27.properties
+                                                                                                    schema26.properties
                                                                                                       .initial
                                                                                                       .properties
                                                                                                       .business_site_info
@@ -12546,7 +12311,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                         'zip_code'
                                                                                                     )
                                                                                                   ) {
-                                                                                                    validate26.errors =
+                                                                                                    validate25.errors =
                                                                                                       [
                                                                                                         {
                                                                                                           instancePath:
@@ -12564,7 +12329,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                             'must NOT have additional properties',
                                                                                                           schema: false,
                                                                                                           parentSchema:
-                                                                                                            schema27
+                                                                                                            schema26
                                                                                                               .properties
                                                                                                               .initial
                                                                                                               .properties
@@ -12602,7 +12367,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                             data77,
                                                                                                           ) > 255
                                                                                                         ) {
-                                                                                                          validate26.errors =
+                                                                                                          validate25.errors =
                                                                                                             [
                                                                                                               {
                                                                                                                 instancePath:
@@ -12620,7 +12385,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                   'must NOT have more than 255 characters',
                                                                                                                 schema: 255,
                                                                                                                 parentSchema:
-                                                                                                                  schema27
+                                                                                                                  schema26
                                                                                                                     .properties
                                                                                                                     .initial
                                                                                                                     .properties
@@ -12635,7 +12400,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                           return false
                                                                                                         }
                                                                                                       } else {
-                                                                                                        validate26.errors =
+                                                                                                        validate25.errors =
                                                                                                           [
                                                                                                             {
                                                                                                               instancePath:
@@ -12651,7 +12416,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                               message:
                                                                                                                 'must be string',
                                                                                                               schema:
-                                                                                                                schema27
+                                                                                                                schema26
                                                                                                                   .properties
                                                                                                                   .initial
                                                                                                                   .properties
@@ -12662,7 +12427,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                   .street
                                                                                                                   .type,
                                                                                                               parentSchema:
-                                                                                                                schema27
+                                                                                                                schema26
                                                                                                                   .properties
                                                                                                                   .initial
                                                                                                                   .properties
@@ -12705,7 +12470,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                               data78,
                                                                                                             ) > 255
                                                                                                           ) {
-                                                                                                            validate26.errors =
+                                                                                                            validate25.errors =
                                                                                                               [
                                                                                                                 {
                                                                                                                   instancePath:
@@ -12723,7 +12488,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                     'must NOT have more than 255 characters',
                                                                                                                   schema: 255,
                                                                                                                   parentSchema:
-                                                                                                                    schema27
+                                                                                                                    schema26
                                                                                                                       .properties
                                                                                                                       .initial
                                                                                                                       .properties
@@ -12738,7 +12503,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                             return false
                                                                                                           }
                                                                                                         } else {
-                                                                                                          validate26.errors =
+                                                                                                          validate25.errors =
                                                                                                             [
                                                                                                               {
                                                                                                                 instancePath:
@@ -12755,7 +12520,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                 message:
                                                                                                                   'must be string',
                                                                                                                 schema:
-                                                                                                                  schema27
+                                                                                                                  schema26
                                                                                                                     .properties
                                                                                                                     .initial
                                                                                                                     .properties
@@ -12766,7 +12531,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                     .city
                                                                                                                     .type,
                                                                                                                 parentSchema:
-                                                                                                                  schema27
+                                                                                                                  schema26
                                                                                                                     .properties
                                                                                                                     .initial
                                                                                                                     .properties
@@ -12809,7 +12574,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                 data79,
                                                                                                               ) > 255
                                                                                                             ) {
-                                                                                                              validate26.errors =
+                                                                                                              validate25.errors =
                                                                                                                 [
                                                                                                                   {
                                                                                                                     instancePath:
@@ -12827,7 +12592,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                       'must NOT have more than 255 characters',
                                                                                                                     schema: 255,
                                                                                                                     parentSchema:
-                                                                                                                      schema27
+                                                                                                                      schema26
                                                                                                                         .properties
                                                                                                                         .initial
                                                                                                                         .properties
@@ -12842,7 +12607,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                               return false
                                                                                                             }
                                                                                                           } else {
-                                                                                                            validate26.errors =
+                                                                                                            validate25.errors =
                                                                                                               [
                                                                                                                 {
                                                                                                                   instancePath:
@@ -12859,7 +12624,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                   message:
                                                                                                                     'must be string',
                                                                                                                   schema:
-                                                                                                                    schema27
+                                                                                                                    schema26
                                                                                                                       .properties
                                                                                                                       .initial
                                                                                                                       .properties
@@ -12870,7 +12635,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                       .state
                                                                                                                       .type,
                                                                                                                   parentSchema:
-                                                                                                                    schema27
+                                                                                                                    schema26
                                                                                                                       .properties
                                                                                                                       .initial
                                                                                                                       .properties
@@ -12913,7 +12678,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                   data80,
                                                                                                                 ) > 255
                                                                                                               ) {
-                                                                                                                validate26.errors =
+                                                                                                                validate25.errors =
                                                                                                                   [
                                                                                                                     {
                                                                                                                       instancePath:
@@ -12931,7 +12696,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                         'must NOT have more than 255 characters',
                                                                                                                       schema: 255,
                                                                                                                       parentSchema:
-                                                                                                                        schema27
+                                                                                                                        schema26
                                                                                                                           .properties
                                                                                                                           .initial
                                                                                                                           .properties
@@ -12946,7 +12711,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                 return false
                                                                                                               }
                                                                                                             } else {
-                                                                                                              validate26.errors =
+                                                                                                              validate25.errors =
                                                                                                                 [
                                                                                                                   {
                                                                                                                     instancePath:
@@ -12963,7 +12728,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                     message:
                                                                                                                       'must be string',
                                                                                                                     schema:
-                                                                                                                      schema27
+                                                                                                                      schema26
                                                                                                                         .properties
                                                                                                                         .initial
                                                                                                                         .properties
@@ -12974,7 +12739,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                         .country
                                                                                                                         .type,
                                                                                                                     parentSchema:
-                                                                                                                      schema27
+                                                                                                                      schema26
                                                                                                                         .properties
                                                                                                                         .initial
                                                                                                                         .properties
@@ -13017,7 +12782,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                     data81,
                                                                                                                   ) > 20
                                                                                                                 ) {
-                                                                                                                  validate26.errors =
+                                                                                                                  validate25.errors =
                                                                                                                     [
                                                                                                                       {
                                                                                                                         instancePath:
@@ -13035,7 +12800,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                           'must NOT have more than 20 characters',
                                                                                                                         schema: 20,
                                                                                                                         parentSchema:
-                                                                                                                          schema27
+                                                                                                                          schema26
                                                                                                                             .properties
                                                                                                                             .initial
                                                                                                                             .properties
@@ -13054,7 +12819,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                       data81,
                                                                                                                     )
                                                                                                                   ) {
-                                                                                                                    validate26.errors =
+                                                                                                                    validate25.errors =
                                                                                                                       [
                                                                                                                         {
                                                                                                                           instancePath:
@@ -13076,7 +12841,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                           schema:
                                                                                                                             '^[0-9]+(?:-[0-9]+)?$',
                                                                                                                           parentSchema:
-                                                                                                                            schema27
+                                                                                                                            schema26
                                                                                                                               .properties
                                                                                                                               .initial
                                                                                                                               .properties
@@ -13092,7 +12857,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                   }
                                                                                                                 }
                                                                                                               } else {
-                                                                                                                validate26.errors =
+                                                                                                                validate25.errors =
                                                                                                                   [
                                                                                                                     {
                                                                                                                       instancePath:
@@ -13109,7 +12874,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                       message:
                                                                                                                         'must be string',
                                                                                                                       schema:
-                                                                                                                        schema27
+                                                                                                                        schema26
                                                                                                                           .properties
                                                                                                                           .initial
                                                                                                                           .properties
@@ -13120,7 +12885,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                           .zip_code
                                                                                                                           .type,
                                                                                                                       parentSchema:
-                                                                                                                        schema27
+                                                                                                                        schema26
                                                                                                                           .properties
                                                                                                                           .initial
                                                                                                                           .properties
@@ -13147,7 +12912,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                   }
                                                                                                 }
                                                                                               } else {
-                                                                                                validate26.errors = [
+                                                                                                validate25.errors = [
                                                                                                   {
                                                                                                     instancePath:
                                                                                                       instancePath +
@@ -13161,7 +12926,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                     message:
                                                                                                       'must be object',
                                                                                                     schema:
-                                                                                                      schema27
+                                                                                                      schema26
                                                                                                         .properties
                                                                                                         .initial
                                                                                                         .properties
@@ -13169,7 +12934,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                         .properties
                                                                                                         .address.type,
                                                                                                     parentSchema:
-                                                                                                      schema27
+                                                                                                      schema26
                                                                                                         .properties
                                                                                                         .initial
                                                                                                         .properties
@@ -13202,7 +12967,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                   if (
                                                                                                     data82.length > 100
                                                                                                   ) {
-                                                                                                    validate26.errors =
+                                                                                                    validate25.errors =
                                                                                                       [
                                                                                                         {
                                                                                                           instancePath:
@@ -13219,7 +12984,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                             'must NOT have more than 100 items',
                                                                                                           schema: 100,
                                                                                                           parentSchema:
-                                                                                                            schema27
+                                                                                                            schema26
                                                                                                               .properties
                                                                                                               .initial
                                                                                                               .properties
@@ -13234,7 +12999,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                     if (
                                                                                                       data82.length < 1
                                                                                                     ) {
-                                                                                                      validate26.errors =
+                                                                                                      validate25.errors =
                                                                                                         [
                                                                                                           {
                                                                                                             instancePath:
@@ -13251,7 +13016,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                               'must NOT have fewer than 1 items',
                                                                                                             schema: 1,
                                                                                                             parentSchema:
-                                                                                                              schema27
+                                                                                                              schema26
                                                                                                                 .properties
                                                                                                                 .initial
                                                                                                                 .properties
@@ -13300,7 +13065,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                     'country'
                                                                                                                 )
                                                                                                               ) {
-                                                                                                                validate26.errors =
+                                                                                                                validate25.errors =
                                                                                                                   [
                                                                                                                     {
                                                                                                                       instancePath:
@@ -13320,7 +13085,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                         'must NOT have additional properties',
                                                                                                                       schema: false,
                                                                                                                       parentSchema:
-                                                                                                                        schema27
+                                                                                                                        schema26
                                                                                                                           .properties
                                                                                                                           .initial
                                                                                                                           .properties
@@ -13361,7 +13126,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                       ) >
                                                                                                                       255
                                                                                                                     ) {
-                                                                                                                      validate26.errors =
+                                                                                                                      validate25.errors =
                                                                                                                         [
                                                                                                                           {
                                                                                                                             instancePath:
@@ -13381,7 +13146,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                               'must NOT have more than 255 characters',
                                                                                                                             schema: 255,
                                                                                                                             parentSchema:
-                                                                                                                              schema27
+                                                                                                                              schema26
                                                                                                                                 .properties
                                                                                                                                 .initial
                                                                                                                                 .properties
@@ -13397,7 +13162,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                       return false
                                                                                                                     }
                                                                                                                   } else {
-                                                                                                                    validate26.errors =
+                                                                                                                    validate25.errors =
                                                                                                                       [
                                                                                                                         {
                                                                                                                           instancePath:
@@ -13416,7 +13181,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                           message:
                                                                                                                             'must be string',
                                                                                                                           schema:
-                                                                                                                            schema27
+                                                                                                                            schema26
                                                                                                                               .properties
                                                                                                                               .initial
                                                                                                                               .properties
@@ -13428,7 +13193,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                               .restaurant_id
                                                                                                                               .type,
                                                                                                                           parentSchema:
-                                                                                                                            schema27
+                                                                                                                            schema26
                                                                                                                               .properties
                                                                                                                               .initial
                                                                                                                               .properties
@@ -13475,7 +13240,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                         ) >
                                                                                                                         255
                                                                                                                       ) {
-                                                                                                                        validate26.errors =
+                                                                                                                        validate25.errors =
                                                                                                                           [
                                                                                                                             {
                                                                                                                               instancePath:
@@ -13495,7 +13260,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                                 'must NOT have more than 255 characters',
                                                                                                                               schema: 255,
                                                                                                                               parentSchema:
-                                                                                                                                schema27
+                                                                                                                                schema26
                                                                                                                                   .properties
                                                                                                                                   .initial
                                                                                                                                   .properties
@@ -13511,7 +13276,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                         return false
                                                                                                                       }
                                                                                                                     } else {
-                                                                                                                      validate26.errors =
+                                                                                                                      validate25.errors =
                                                                                                                         [
                                                                                                                           {
                                                                                                                             instancePath:
@@ -13530,7 +13295,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                             message:
                                                                                                                               'must be string',
                                                                                                                             schema:
-                                                                                                                              schema27
+                                                                                                                              schema26
                                                                                                                                 .properties
                                                                                                                                 .initial
                                                                                                                                 .properties
@@ -13542,7 +13307,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                                 .location
                                                                                                                                 .type,
                                                                                                                             parentSchema:
-                                                                                                                              schema27
+                                                                                                                              schema26
                                                                                                                                 .properties
                                                                                                                                 .initial
                                                                                                                                 .properties
@@ -13589,7 +13354,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                           ) >
                                                                                                                           255
                                                                                                                         ) {
-                                                                                                                          validate26.errors =
+                                                                                                                          validate25.errors =
                                                                                                                             [
                                                                                                                               {
                                                                                                                                 instancePath:
@@ -13609,7 +13374,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                                   'must NOT have more than 255 characters',
                                                                                                                                 schema: 255,
                                                                                                                                 parentSchema:
-                                                                                                                                  schema27
+                                                                                                                                  schema26
                                                                                                                                     .properties
                                                                                                                                     .initial
                                                                                                                                     .properties
@@ -13625,7 +13390,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                           return false
                                                                                                                         }
                                                                                                                       } else {
-                                                                                                                        validate26.errors =
+                                                                                                                        validate25.errors =
                                                                                                                           [
                                                                                                                             {
                                                                                                                               instancePath:
@@ -13644,7 +13409,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                               message:
                                                                                                                                 'must be string',
                                                                                                                               schema:
-                                                                                                                                schema27
+                                                                                                                                schema26
                                                                                                                                   .properties
                                                                                                                                   .initial
                                                                                                                                   .properties
@@ -13656,7 +13421,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                                   .country
                                                                                                                                   .type,
                                                                                                                               parentSchema:
-                                                                                                                                schema27
+                                                                                                                                schema26
                                                                                                                                   .properties
                                                                                                                                   .initial
                                                                                                                                   .properties
@@ -13682,7 +13447,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                               }
                                                                                                             }
                                                                                                           } else {
-                                                                                                            validate26.errors =
+                                                                                                            validate25.errors =
                                                                                                               [
                                                                                                                 {
                                                                                                                   instancePath:
@@ -13700,7 +13465,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                   message:
                                                                                                                     'must be object',
                                                                                                                   schema:
-                                                                                                                    schema27
+                                                                                                                    schema26
                                                                                                                       .properties
                                                                                                                       .initial
                                                                                                                       .properties
@@ -13710,7 +13475,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                       .items
                                                                                                                       .type,
                                                                                                                   parentSchema:
-                                                                                                                    schema27
+                                                                                                                    schema26
                                                                                                                       .properties
                                                                                                                       .initial
                                                                                                                       .properties
@@ -13734,7 +13499,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                     }
                                                                                                   }
                                                                                                 } else {
-                                                                                                  validate26.errors = [
+                                                                                                  validate25.errors = [
                                                                                                     {
                                                                                                       instancePath:
                                                                                                         instancePath +
@@ -13748,7 +13513,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                       message:
                                                                                                         'must be array',
                                                                                                       schema:
-                                                                                                        schema27
+                                                                                                        schema26
                                                                                                           .properties
                                                                                                           .initial
                                                                                                           .properties
@@ -13757,7 +13522,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                           .reservation_info
                                                                                                           .type,
                                                                                                       parentSchema:
-                                                                                                        schema27
+                                                                                                        schema26
                                                                                                           .properties
                                                                                                           .initial
                                                                                                           .properties
@@ -13780,7 +13545,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                       }
                                                                                     }
                                                                                   } else {
-                                                                                    validate26.errors = [
+                                                                                    validate25.errors = [
                                                                                       {
                                                                                         instancePath:
                                                                                           instancePath +
@@ -13791,11 +13556,11 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                         params: { type: 'object' },
                                                                                         message: 'must be object',
                                                                                         schema:
-                                                                                          schema27.properties.initial
+                                                                                          schema26.properties.initial
                                                                                             .properties
                                                                                             .business_site_info.type,
                                                                                         parentSchema:
-                                                                                          schema27.properties.initial
+                                                                                          schema26.properties.initial
                                                                                             .properties
                                                                                             .business_site_info,
                                                                                         data: data73,
@@ -13817,7 +13582,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                   if (errors === _errs197) {
                                                                                     if (Array.isArray(data87)) {
                                                                                       if (data87.length > 100) {
-                                                                                        validate26.errors = [
+                                                                                        validate25.errors = [
                                                                                           {
                                                                                             instancePath:
                                                                                               instancePath +
@@ -13830,7 +13595,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                               'must NOT have more than 100 items',
                                                                                             schema: 100,
                                                                                             parentSchema:
-                                                                                              schema27.properties
+                                                                                              schema26.properties
                                                                                                 .initial.properties
                                                                                                 .reservation_info,
                                                                                             data: data87,
@@ -13839,7 +13604,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                         return false
                                                                                       } else {
                                                                                         if (data87.length < 1) {
-                                                                                          validate26.errors = [
+                                                                                          validate25.errors = [
                                                                                             {
                                                                                               instancePath:
                                                                                                 instancePath +
@@ -13852,7 +13617,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                 'must NOT have fewer than 1 items',
                                                                                               schema: 1,
                                                                                               parentSchema:
-                                                                                                schema27.properties
+                                                                                                schema26.properties
                                                                                                   .initial.properties
                                                                                                   .reservation_info,
                                                                                               data: data87,
@@ -13888,7 +13653,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                         'country'
                                                                                                     )
                                                                                                   ) {
-                                                                                                    validate26.errors =
+                                                                                                    validate25.errors =
                                                                                                       [
                                                                                                         {
                                                                                                           instancePath:
@@ -13907,7 +13672,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                             'must NOT have additional properties',
                                                                                                           schema: false,
                                                                                                           parentSchema:
-                                                                                                            schema27
+                                                                                                            schema26
                                                                                                               .properties
                                                                                                               .initial
                                                                                                               .properties
@@ -13944,7 +13709,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                             data89,
                                                                                                           ) > 255
                                                                                                         ) {
-                                                                                                          validate26.errors =
+                                                                                                          validate25.errors =
                                                                                                             [
                                                                                                               {
                                                                                                                 instancePath:
@@ -13964,7 +13729,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                   'must NOT have more than 255 characters',
                                                                                                                 schema: 255,
                                                                                                                 parentSchema:
-                                                                                                                  schema27
+                                                                                                                  schema26
                                                                                                                     .properties
                                                                                                                     .initial
                                                                                                                     .properties
@@ -13978,7 +13743,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                           return false
                                                                                                         }
                                                                                                       } else {
-                                                                                                        validate26.errors =
+                                                                                                        validate25.errors =
                                                                                                           [
                                                                                                             {
                                                                                                               instancePath:
@@ -13996,7 +13761,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                               message:
                                                                                                                 'must be string',
                                                                                                               schema:
-                                                                                                                schema27
+                                                                                                                schema26
                                                                                                                   .properties
                                                                                                                   .initial
                                                                                                                   .properties
@@ -14006,7 +13771,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                   .restaurant_id
                                                                                                                   .type,
                                                                                                               parentSchema:
-                                                                                                                schema27
+                                                                                                                schema26
                                                                                                                   .properties
                                                                                                                   .initial
                                                                                                                   .properties
@@ -14048,7 +13813,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                               data90,
                                                                                                             ) > 255
                                                                                                           ) {
-                                                                                                            validate26.errors =
+                                                                                                            validate25.errors =
                                                                                                               [
                                                                                                                 {
                                                                                                                   instancePath:
@@ -14068,7 +13833,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                     'must NOT have more than 255 characters',
                                                                                                                   schema: 255,
                                                                                                                   parentSchema:
-                                                                                                                    schema27
+                                                                                                                    schema26
                                                                                                                       .properties
                                                                                                                       .initial
                                                                                                                       .properties
@@ -14082,7 +13847,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                             return false
                                                                                                           }
                                                                                                         } else {
-                                                                                                          validate26.errors =
+                                                                                                          validate25.errors =
                                                                                                             [
                                                                                                               {
                                                                                                                 instancePath:
@@ -14101,7 +13866,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                 message:
                                                                                                                   'must be string',
                                                                                                                 schema:
-                                                                                                                  schema27
+                                                                                                                  schema26
                                                                                                                     .properties
                                                                                                                     .initial
                                                                                                                     .properties
@@ -14111,7 +13876,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                     .location
                                                                                                                     .type,
                                                                                                                 parentSchema:
-                                                                                                                  schema27
+                                                                                                                  schema26
                                                                                                                     .properties
                                                                                                                     .initial
                                                                                                                     .properties
@@ -14153,7 +13918,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                 data91,
                                                                                                               ) > 255
                                                                                                             ) {
-                                                                                                              validate26.errors =
+                                                                                                              validate25.errors =
                                                                                                                 [
                                                                                                                   {
                                                                                                                     instancePath:
@@ -14173,7 +13938,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                       'must NOT have more than 255 characters',
                                                                                                                     schema: 255,
                                                                                                                     parentSchema:
-                                                                                                                      schema27
+                                                                                                                      schema26
                                                                                                                         .properties
                                                                                                                         .initial
                                                                                                                         .properties
@@ -14187,7 +13952,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                               return false
                                                                                                             }
                                                                                                           } else {
-                                                                                                            validate26.errors =
+                                                                                                            validate25.errors =
                                                                                                               [
                                                                                                                 {
                                                                                                                   instancePath:
@@ -14206,7 +13971,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                   message:
                                                                                                                     'must be string',
                                                                                                                   schema:
-                                                                                                                    schema27
+                                                                                                                    schema26
                                                                                                                       .properties
                                                                                                                       .initial
                                                                                                                       .properties
@@ -14216,7 +13981,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                       .country
                                                                                                                       .type,
                                                                                                                   parentSchema:
-                                                                                                                    schema27
+                                                                                                                    schema26
                                                                                                                       .properties
                                                                                                                       .initial
                                                                                                                       .properties
@@ -14240,7 +14005,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                   }
                                                                                                 }
                                                                                               } else {
-                                                                                                validate26.errors = [
+                                                                                                validate25.errors = [
                                                                                                   {
                                                                                                     instancePath:
                                                                                                       instancePath +
@@ -14255,14 +14020,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                     message:
                                                                                                       'must be object',
                                                                                                     schema:
-                                                                                                      schema27
+                                                                                                      schema26
                                                                                                         .properties
                                                                                                         .initial
                                                                                                         .properties
                                                                                                         .reservation_info
                                                                                                         .items.type,
                                                                                                     parentSchema:
-                                                                                                      schema27
+                                                                                                      schema26
                                                                                                         .properties
                                                                                                         .initial
                                                                                                         .properties
@@ -14283,7 +14048,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                         }
                                                                                       }
                                                                                     } else {
-                                                                                      validate26.errors = [
+                                                                                      validate25.errors = [
                                                                                         {
                                                                                           instancePath:
                                                                                             instancePath +
@@ -14294,11 +14059,11 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                           params: { type: 'array' },
                                                                                           message: 'must be array',
                                                                                           schema:
-                                                                                            schema27.properties.initial
+                                                                                            schema26.properties.initial
                                                                                               .properties
                                                                                               .reservation_info.type,
                                                                                           parentSchema:
-                                                                                            schema27.properties.initial
+                                                                                            schema26.properties.initial
                                                                                               .properties
                                                                                               .reservation_info,
                                                                                           data: data87,
@@ -14320,7 +14085,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                     if (errors === _errs208) {
                                                                                       if (typeof data92 === 'string') {
                                                                                         if (func2(data92) > 45) {
-                                                                                          validate26.errors = [
+                                                                                          validate25.errors = [
                                                                                             {
                                                                                               instancePath:
                                                                                                 instancePath +
@@ -14333,7 +14098,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                 'must NOT have more than 45 characters',
                                                                                               schema: 45,
                                                                                               parentSchema:
-                                                                                                schema27.properties
+                                                                                                schema26.properties
                                                                                                   .initial.properties
                                                                                                   .external_uid,
                                                                                               data: data92,
@@ -14342,7 +14107,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                           return false
                                                                                         } else {
                                                                                           if (func2(data92) < 1) {
-                                                                                            validate26.errors = [
+                                                                                            validate25.errors = [
                                                                                               {
                                                                                                 instancePath:
                                                                                                   instancePath +
@@ -14355,7 +14120,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                   'must NOT have fewer than 1 characters',
                                                                                                 schema: 1,
                                                                                                 parentSchema:
-                                                                                                  schema27.properties
+                                                                                                  schema26.properties
                                                                                                     .initial.properties
                                                                                                     .external_uid,
                                                                                                 data: data92,
@@ -14365,7 +14130,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                           }
                                                                                         }
                                                                                       } else {
-                                                                                        validate26.errors = [
+                                                                                        validate25.errors = [
                                                                                           {
                                                                                             instancePath:
                                                                                               instancePath +
@@ -14376,11 +14141,11 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                             params: { type: 'string' },
                                                                                             message: 'must be string',
                                                                                             schema:
-                                                                                              schema27.properties
+                                                                                              schema26.properties
                                                                                                 .initial.properties
                                                                                                 .external_uid.type,
                                                                                             parentSchema:
-                                                                                              schema27.properties
+                                                                                              schema26.properties
                                                                                                 .initial.properties
                                                                                                 .external_uid,
                                                                                             data: data92,
@@ -14406,15 +14171,15 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                             }
                                                           }
                                                         } else {
-                                                          validate26.errors = [
+                                                          validate25.errors = [
                                                             {
                                                               instancePath: instancePath + '/initial',
                                                               schemaPath: '#/properties/initial/type',
                                                               keyword: 'type',
                                                               params: { type: 'object' },
                                                               message: 'must be object',
-                                                              schema: schema27.properties.initial.type,
-                                                              parentSchema: schema27.properties.initial,
+                                                              schema: schema26.properties.initial.type,
+                                                              parentSchema: schema26.properties.initial,
                                                               data: data51,
                                                             },
                                                           ]
@@ -14449,26 +14214,26 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
         }
       }
     } else {
-      validate26.errors = [
+      validate25.errors = [
         {
           instancePath,
           schemaPath: '#/type',
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema27.type,
-          parentSchema: schema27,
+          schema: schema26.type,
+          parentSchema: schema26,
           data,
         },
       ]
       return false
     }
   }
-  validate26.errors = vErrors
+  validate25.errors = vErrors
   return errors === 0
 }
-export const v_f4524343 = validate27
-const schema28 = {
+export const v_f4524343 = validate26
+const schema27 = {
   type: 'object',
   additionalProperties: false,
   required: ['owner', 'account_name'],
@@ -14505,7 +14270,7 @@ const schema28 = {
     incarnation: { type: 'string', minLength: 1, maxLength: 200 },
   },
 }
-function validate27(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate26(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null
   let errors = 0
   if (errors === 0) {
@@ -14515,15 +14280,15 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
         (data.owner === undefined && (missing0 = 'owner')) ||
         (data.account_name === undefined && (missing0 = 'account_name'))
       ) {
-        validate27.errors = [
+        validate26.errors = [
           {
             instancePath,
             schemaPath: '#/required',
             keyword: 'required',
             params: { missingProperty: missing0 },
             message: "must have required property '" + missing0 + "'",
-            schema: schema28.required,
-            parentSchema: schema28,
+            schema: schema27.required,
+            parentSchema: schema27,
             data,
           },
         ]
@@ -14543,7 +14308,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
               key0 === 'incarnation'
             )
           ) {
-            validate27.errors = [
+            validate26.errors = [
               {
                 instancePath,
                 schemaPath: '#/additionalProperties',
@@ -14551,7 +14316,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { additionalProperty: key0 },
                 message: 'must NOT have additional properties',
                 schema: false,
-                parentSchema: schema28,
+                parentSchema: schema27,
                 data,
               },
             ]
@@ -14566,7 +14331,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
             if (errors === _errs2) {
               if (typeof data0 === 'string') {
                 if (func2(data0) > 45) {
-                  validate27.errors = [
+                  validate26.errors = [
                     {
                       instancePath: instancePath + '/account_name',
                       schemaPath: '#/properties/account_name/maxLength',
@@ -14574,14 +14339,14 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                       params: { limit: 45 },
                       message: 'must NOT have more than 45 characters',
                       schema: 45,
-                      parentSchema: schema28.properties.account_name,
+                      parentSchema: schema27.properties.account_name,
                       data: data0,
                     },
                   ]
                   return false
                 } else {
                   if (func2(data0) < 1) {
-                    validate27.errors = [
+                    validate26.errors = [
                       {
                         instancePath: instancePath + '/account_name',
                         schemaPath: '#/properties/account_name/minLength',
@@ -14589,14 +14354,14 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                         params: { limit: 1 },
                         message: 'must NOT have fewer than 1 characters',
                         schema: 1,
-                        parentSchema: schema28.properties.account_name,
+                        parentSchema: schema27.properties.account_name,
                         data: data0,
                       },
                     ]
                     return false
                   } else {
                     if (!pattern0.test(data0)) {
-                      validate27.errors = [
+                      validate26.errors = [
                         {
                           instancePath: instancePath + '/account_name',
                           schemaPath: '#/properties/account_name/pattern',
@@ -14604,7 +14369,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                           params: { pattern: '^[A-Za-z0-9@._+-]+$' },
                           message: 'must match pattern "' + '^[A-Za-z0-9@._+-]+$' + '"',
                           schema: '^[A-Za-z0-9@._+-]+$',
-                          parentSchema: schema28.properties.account_name,
+                          parentSchema: schema27.properties.account_name,
                           data: data0,
                         },
                       ]
@@ -14613,15 +14378,15 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                 }
               } else {
-                validate27.errors = [
+                validate26.errors = [
                   {
                     instancePath: instancePath + '/account_name',
                     schemaPath: '#/properties/account_name/type',
                     keyword: 'type',
                     params: { type: 'string' },
                     message: 'must be string',
-                    schema: schema28.properties.account_name.type,
-                    parentSchema: schema28.properties.account_name,
+                    schema: schema27.properties.account_name.type,
+                    parentSchema: schema27.properties.account_name,
                     data: data0,
                   },
                 ]
@@ -14639,7 +14404,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
               if (errors === _errs4) {
                 if (typeof data1 === 'string') {
                   if (func2(data1) > 45) {
-                    validate27.errors = [
+                    validate26.errors = [
                       {
                         instancePath: instancePath + '/first_name',
                         schemaPath: '#/properties/first_name/maxLength',
@@ -14647,14 +14412,14 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                         params: { limit: 45 },
                         message: 'must NOT have more than 45 characters',
                         schema: 45,
-                        parentSchema: schema28.properties.first_name,
+                        parentSchema: schema27.properties.first_name,
                         data: data1,
                       },
                     ]
                     return false
                   } else {
                     if (func2(data1) < 1) {
-                      validate27.errors = [
+                      validate26.errors = [
                         {
                           instancePath: instancePath + '/first_name',
                           schemaPath: '#/properties/first_name/minLength',
@@ -14662,14 +14427,14 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                           params: { limit: 1 },
                           message: 'must NOT have fewer than 1 characters',
                           schema: 1,
-                          parentSchema: schema28.properties.first_name,
+                          parentSchema: schema27.properties.first_name,
                           data: data1,
                         },
                       ]
                       return false
                     } else {
                       if (!pattern1.test(data1)) {
-                        validate27.errors = [
+                        validate26.errors = [
                           {
                             instancePath: instancePath + '/first_name',
                             schemaPath: '#/properties/first_name/pattern',
@@ -14677,7 +14442,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                             params: { pattern: '^[A-Za-z]+$' },
                             message: 'must match pattern "' + '^[A-Za-z]+$' + '"',
                             schema: '^[A-Za-z]+$',
-                            parentSchema: schema28.properties.first_name,
+                            parentSchema: schema27.properties.first_name,
                             data: data1,
                           },
                         ]
@@ -14686,15 +14451,15 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                     }
                   }
                 } else {
-                  validate27.errors = [
+                  validate26.errors = [
                     {
                       instancePath: instancePath + '/first_name',
                       schemaPath: '#/properties/first_name/type',
                       keyword: 'type',
                       params: { type: 'string' },
                       message: 'must be string',
-                      schema: schema28.properties.first_name.type,
-                      parentSchema: schema28.properties.first_name,
+                      schema: schema27.properties.first_name.type,
+                      parentSchema: schema27.properties.first_name,
                       data: data1,
                     },
                   ]
@@ -14712,7 +14477,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                 if (errors === _errs6) {
                   if (typeof data2 === 'string') {
                     if (func2(data2) > 45) {
-                      validate27.errors = [
+                      validate26.errors = [
                         {
                           instancePath: instancePath + '/last_name',
                           schemaPath: '#/properties/last_name/maxLength',
@@ -14720,14 +14485,14 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                           params: { limit: 45 },
                           message: 'must NOT have more than 45 characters',
                           schema: 45,
-                          parentSchema: schema28.properties.last_name,
+                          parentSchema: schema27.properties.last_name,
                           data: data2,
                         },
                       ]
                       return false
                     } else {
                       if (func2(data2) < 1) {
-                        validate27.errors = [
+                        validate26.errors = [
                           {
                             instancePath: instancePath + '/last_name',
                             schemaPath: '#/properties/last_name/minLength',
@@ -14735,14 +14500,14 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                             params: { limit: 1 },
                             message: 'must NOT have fewer than 1 characters',
                             schema: 1,
-                            parentSchema: schema28.properties.last_name,
+                            parentSchema: schema27.properties.last_name,
                             data: data2,
                           },
                         ]
                         return false
                       } else {
                         if (!pattern1.test(data2)) {
-                          validate27.errors = [
+                          validate26.errors = [
                             {
                               instancePath: instancePath + '/last_name',
                               schemaPath: '#/properties/last_name/pattern',
@@ -14750,7 +14515,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                               params: { pattern: '^[A-Za-z]+$' },
                               message: 'must match pattern "' + '^[A-Za-z]+$' + '"',
                               schema: '^[A-Za-z]+$',
-                              parentSchema: schema28.properties.last_name,
+                              parentSchema: schema27.properties.last_name,
                               data: data2,
                             },
                           ]
@@ -14759,15 +14524,15 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                       }
                     }
                   } else {
-                    validate27.errors = [
+                    validate26.errors = [
                       {
                         instancePath: instancePath + '/last_name',
                         schemaPath: '#/properties/last_name/type',
                         keyword: 'type',
                         params: { type: 'string' },
                         message: 'must be string',
-                        schema: schema28.properties.last_name.type,
-                        parentSchema: schema28.properties.last_name,
+                        schema: schema27.properties.last_name.type,
+                        parentSchema: schema27.properties.last_name,
                         data: data2,
                       },
                     ]
@@ -14786,7 +14551,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                     if (errors === _errs8) {
                       if (typeof data3 === 'string') {
                         if (func2(data3) > 150) {
-                          validate27.errors = [
+                          validate26.errors = [
                             {
                               instancePath: instancePath + '/email',
                               schemaPath: '#/properties/email/maxLength',
@@ -14794,14 +14559,14 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                               params: { limit: 150 },
                               message: 'must NOT have more than 150 characters',
                               schema: 150,
-                              parentSchema: schema28.properties.email,
+                              parentSchema: schema27.properties.email,
                               data: data3,
                             },
                           ]
                           return false
                         } else {
                           if (!formats0.validate(data3)) {
-                            validate27.errors = [
+                            validate26.errors = [
                               {
                                 instancePath: instancePath + '/email',
                                 schemaPath: '#/properties/email/format',
@@ -14809,7 +14574,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                                 params: { format: 'email' },
                                 message: 'must match format "' + 'email' + '"',
                                 schema: 'email',
-                                parentSchema: schema28.properties.email,
+                                parentSchema: schema27.properties.email,
                                 data: data3,
                               },
                             ]
@@ -14817,15 +14582,15 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                           }
                         }
                       } else {
-                        validate27.errors = [
+                        validate26.errors = [
                           {
                             instancePath: instancePath + '/email',
                             schemaPath: '#/properties/email/type',
                             keyword: 'type',
                             params: { type: 'string' },
                             message: 'must be string',
-                            schema: schema28.properties.email.type,
-                            parentSchema: schema28.properties.email,
+                            schema: schema27.properties.email.type,
+                            parentSchema: schema27.properties.email,
                             data: data3,
                           },
                         ]
@@ -14842,30 +14607,30 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                     let data4 = data.lang
                     const _errs10 = errors
                     if (typeof data4 !== 'string') {
-                      validate27.errors = [
+                      validate26.errors = [
                         {
                           instancePath: instancePath + '/lang',
                           schemaPath: '#/properties/lang/type',
                           keyword: 'type',
                           params: { type: 'string' },
                           message: 'must be string',
-                          schema: schema28.properties.lang.type,
-                          parentSchema: schema28.properties.lang,
+                          schema: schema27.properties.lang.type,
+                          parentSchema: schema27.properties.lang,
                           data: data4,
                         },
                       ]
                       return false
                     }
                     if (!(data4 === 'en' || data4 === 'es' || data4 === 'ja')) {
-                      validate27.errors = [
+                      validate26.errors = [
                         {
                           instancePath: instancePath + '/lang',
                           schemaPath: '#/properties/lang/enum',
                           keyword: 'enum',
-                          params: { allowedValues: schema28.properties.lang.enum },
+                          params: { allowedValues: schema27.properties.lang.enum },
                           message: 'must be equal to one of the allowed values',
-                          schema: schema28.properties.lang.enum,
-                          parentSchema: schema28.properties.lang,
+                          schema: schema27.properties.lang.enum,
+                          parentSchema: schema27.properties.lang,
                           data: data4,
                         },
                       ]
@@ -14882,7 +14647,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                       if (errors === _errs12) {
                         if (typeof data5 === 'string') {
                           if (func2(data5) > 200) {
-                            validate27.errors = [
+                            validate26.errors = [
                               {
                                 instancePath: instancePath + '/owner',
                                 schemaPath: '#/properties/owner/maxLength',
@@ -14890,14 +14655,14 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                                 params: { limit: 200 },
                                 message: 'must NOT have more than 200 characters',
                                 schema: 200,
-                                parentSchema: schema28.properties.owner,
+                                parentSchema: schema27.properties.owner,
                                 data: data5,
                               },
                             ]
                             return false
                           } else {
                             if (func2(data5) < 1) {
-                              validate27.errors = [
+                              validate26.errors = [
                                 {
                                   instancePath: instancePath + '/owner',
                                   schemaPath: '#/properties/owner/minLength',
@@ -14905,7 +14670,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                                   params: { limit: 1 },
                                   message: 'must NOT have fewer than 1 characters',
                                   schema: 1,
-                                  parentSchema: schema28.properties.owner,
+                                  parentSchema: schema27.properties.owner,
                                   data: data5,
                                 },
                               ]
@@ -14913,15 +14678,15 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                             }
                           }
                         } else {
-                          validate27.errors = [
+                          validate26.errors = [
                             {
                               instancePath: instancePath + '/owner',
                               schemaPath: '#/properties/owner/type',
                               keyword: 'type',
                               params: { type: 'string' },
                               message: 'must be string',
-                              schema: schema28.properties.owner.type,
-                              parentSchema: schema28.properties.owner,
+                              schema: schema27.properties.owner.type,
+                              parentSchema: schema27.properties.owner,
                               data: data5,
                             },
                           ]
@@ -14939,7 +14704,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                         if (errors === _errs14) {
                           if (typeof data6 === 'string') {
                             if (!pattern10.test(data6)) {
-                              validate27.errors = [
+                              validate26.errors = [
                                 {
                                   instancePath: instancePath + '/created_at',
                                   schemaPath: '#/properties/created_at/pattern',
@@ -14950,22 +14715,22 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                                     '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$' +
                                     '"',
                                   schema: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
-                                  parentSchema: schema28.properties.created_at,
+                                  parentSchema: schema27.properties.created_at,
                                   data: data6,
                                 },
                               ]
                               return false
                             }
                           } else {
-                            validate27.errors = [
+                            validate26.errors = [
                               {
                                 instancePath: instancePath + '/created_at',
                                 schemaPath: '#/properties/created_at/type',
                                 keyword: 'type',
                                 params: { type: 'string' },
                                 message: 'must be string',
-                                schema: schema28.properties.created_at.type,
-                                parentSchema: schema28.properties.created_at,
+                                schema: schema27.properties.created_at.type,
+                                parentSchema: schema27.properties.created_at,
                                 data: data6,
                               },
                             ]
@@ -14983,7 +14748,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                           if (errors === _errs16) {
                             if (typeof data7 === 'string') {
                               if (func2(data7) > 200) {
-                                validate27.errors = [
+                                validate26.errors = [
                                   {
                                     instancePath: instancePath + '/incarnation',
                                     schemaPath: '#/properties/incarnation/maxLength',
@@ -14991,14 +14756,14 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                                     params: { limit: 200 },
                                     message: 'must NOT have more than 200 characters',
                                     schema: 200,
-                                    parentSchema: schema28.properties.incarnation,
+                                    parentSchema: schema27.properties.incarnation,
                                     data: data7,
                                   },
                                 ]
                                 return false
                               } else {
                                 if (func2(data7) < 1) {
-                                  validate27.errors = [
+                                  validate26.errors = [
                                     {
                                       instancePath: instancePath + '/incarnation',
                                       schemaPath: '#/properties/incarnation/minLength',
@@ -15006,7 +14771,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                                       params: { limit: 1 },
                                       message: 'must NOT have fewer than 1 characters',
                                       schema: 1,
-                                      parentSchema: schema28.properties.incarnation,
+                                      parentSchema: schema27.properties.incarnation,
                                       data: data7,
                                     },
                                   ]
@@ -15014,15 +14779,15 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                                 }
                               }
                             } else {
-                              validate27.errors = [
+                              validate26.errors = [
                                 {
                                   instancePath: instancePath + '/incarnation',
                                   schemaPath: '#/properties/incarnation/type',
                                   keyword: 'type',
                                   params: { type: 'string' },
                                   message: 'must be string',
-                                  schema: schema28.properties.incarnation.type,
-                                  parentSchema: schema28.properties.incarnation,
+                                  schema: schema27.properties.incarnation.type,
+                                  parentSchema: schema27.properties.incarnation,
                                   data: data7,
                                 },
                               ]
@@ -15037,6 +14802,299 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                     }
                   }
                 }
+              }
+            }
+          }
+        }
+      }
+    } else {
+      validate26.errors = [
+        {
+          instancePath,
+          schemaPath: '#/type',
+          keyword: 'type',
+          params: { type: 'object' },
+          message: 'must be object',
+          schema: schema27.type,
+          parentSchema: schema27,
+          data,
+        },
+      ]
+      return false
+    }
+  }
+  validate26.errors = vErrors
+  return errors === 0
+}
+export const v_461f295f = validate27
+const schema28 = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['owner', 'account_name', 'site_name'],
+  properties: {
+    owner: { type: 'string', minLength: 1, maxLength: 200 },
+    account_name: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 45,
+      pattern: '^[A-Za-z0-9@._+-]+$',
+      description: '1 to 45 letters, digits or "@ . _ + -"',
+    },
+    site_name: {
+      type: 'string',
+      minLength: 4,
+      maxLength: 45,
+      pattern: '^[A-Za-z0-9_-]+$',
+      description: '4 to 45 letters, digits, "-" or "_"',
+    },
+  },
+}
+function validate27(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null
+  let errors = 0
+  if (errors === 0) {
+    if (data && typeof data == 'object' && !Array.isArray(data)) {
+      let missing0
+      if (
+        (data.owner === undefined && (missing0 = 'owner')) ||
+        (data.account_name === undefined && (missing0 = 'account_name')) ||
+        (data.site_name === undefined && (missing0 = 'site_name'))
+      ) {
+        validate27.errors = [
+          {
+            instancePath,
+            schemaPath: '#/required',
+            keyword: 'required',
+            params: { missingProperty: missing0 },
+            message: "must have required property '" + missing0 + "'",
+            schema: schema28.required,
+            parentSchema: schema28,
+            data,
+          },
+        ]
+        return false
+      } else {
+        const _errs1 = errors
+        for (const key0 in data) {
+          if (!(key0 === 'owner' || key0 === 'account_name' || key0 === 'site_name')) {
+            validate27.errors = [
+              {
+                instancePath,
+                schemaPath: '#/additionalProperties',
+                keyword: 'additionalProperties',
+                params: { additionalProperty: key0 },
+                message: 'must NOT have additional properties',
+                schema: false,
+                parentSchema: schema28,
+                data,
+              },
+            ]
+            return false
+            break
+          }
+        }
+        if (_errs1 === errors) {
+          if (data.owner !== undefined) {
+            let data0 = data.owner
+            const _errs2 = errors
+            if (errors === _errs2) {
+              if (typeof data0 === 'string') {
+                if (func2(data0) > 200) {
+                  validate27.errors = [
+                    {
+                      instancePath: instancePath + '/owner',
+                      schemaPath: '#/properties/owner/maxLength',
+                      keyword: 'maxLength',
+                      params: { limit: 200 },
+                      message: 'must NOT have more than 200 characters',
+                      schema: 200,
+                      parentSchema: schema28.properties.owner,
+                      data: data0,
+                    },
+                  ]
+                  return false
+                } else {
+                  if (func2(data0) < 1) {
+                    validate27.errors = [
+                      {
+                        instancePath: instancePath + '/owner',
+                        schemaPath: '#/properties/owner/minLength',
+                        keyword: 'minLength',
+                        params: { limit: 1 },
+                        message: 'must NOT have fewer than 1 characters',
+                        schema: 1,
+                        parentSchema: schema28.properties.owner,
+                        data: data0,
+                      },
+                    ]
+                    return false
+                  }
+                }
+              } else {
+                validate27.errors = [
+                  {
+                    instancePath: instancePath + '/owner',
+                    schemaPath: '#/properties/owner/type',
+                    keyword: 'type',
+                    params: { type: 'string' },
+                    message: 'must be string',
+                    schema: schema28.properties.owner.type,
+                    parentSchema: schema28.properties.owner,
+                    data: data0,
+                  },
+                ]
+                return false
+              }
+            }
+            var valid0 = _errs2 === errors
+          } else {
+            var valid0 = true
+          }
+          if (valid0) {
+            if (data.account_name !== undefined) {
+              let data1 = data.account_name
+              const _errs4 = errors
+              if (errors === _errs4) {
+                if (typeof data1 === 'string') {
+                  if (func2(data1) > 45) {
+                    validate27.errors = [
+                      {
+                        instancePath: instancePath + '/account_name',
+                        schemaPath: '#/properties/account_name/maxLength',
+                        keyword: 'maxLength',
+                        params: { limit: 45 },
+                        message: 'must NOT have more than 45 characters',
+                        schema: 45,
+                        parentSchema: schema28.properties.account_name,
+                        data: data1,
+                      },
+                    ]
+                    return false
+                  } else {
+                    if (func2(data1) < 1) {
+                      validate27.errors = [
+                        {
+                          instancePath: instancePath + '/account_name',
+                          schemaPath: '#/properties/account_name/minLength',
+                          keyword: 'minLength',
+                          params: { limit: 1 },
+                          message: 'must NOT have fewer than 1 characters',
+                          schema: 1,
+                          parentSchema: schema28.properties.account_name,
+                          data: data1,
+                        },
+                      ]
+                      return false
+                    } else {
+                      if (!pattern0.test(data1)) {
+                        validate27.errors = [
+                          {
+                            instancePath: instancePath + '/account_name',
+                            schemaPath: '#/properties/account_name/pattern',
+                            keyword: 'pattern',
+                            params: { pattern: '^[A-Za-z0-9@._+-]+$' },
+                            message: 'must match pattern "' + '^[A-Za-z0-9@._+-]+$' + '"',
+                            schema: '^[A-Za-z0-9@._+-]+$',
+                            parentSchema: schema28.properties.account_name,
+                            data: data1,
+                          },
+                        ]
+                        return false
+                      }
+                    }
+                  }
+                } else {
+                  validate27.errors = [
+                    {
+                      instancePath: instancePath + '/account_name',
+                      schemaPath: '#/properties/account_name/type',
+                      keyword: 'type',
+                      params: { type: 'string' },
+                      message: 'must be string',
+                      schema: schema28.properties.account_name.type,
+                      parentSchema: schema28.properties.account_name,
+                      data: data1,
+                    },
+                  ]
+                  return false
+                }
+              }
+              var valid0 = _errs4 === errors
+            } else {
+              var valid0 = true
+            }
+            if (valid0) {
+              if (data.site_name !== undefined) {
+                let data2 = data.site_name
+                const _errs6 = errors
+                if (errors === _errs6) {
+                  if (typeof data2 === 'string') {
+                    if (func2(data2) > 45) {
+                      validate27.errors = [
+                        {
+                          instancePath: instancePath + '/site_name',
+                          schemaPath: '#/properties/site_name/maxLength',
+                          keyword: 'maxLength',
+                          params: { limit: 45 },
+                          message: 'must NOT have more than 45 characters',
+                          schema: 45,
+                          parentSchema: schema28.properties.site_name,
+                          data: data2,
+                        },
+                      ]
+                      return false
+                    } else {
+                      if (func2(data2) < 4) {
+                        validate27.errors = [
+                          {
+                            instancePath: instancePath + '/site_name',
+                            schemaPath: '#/properties/site_name/minLength',
+                            keyword: 'minLength',
+                            params: { limit: 4 },
+                            message: 'must NOT have fewer than 4 characters',
+                            schema: 4,
+                            parentSchema: schema28.properties.site_name,
+                            data: data2,
+                          },
+                        ]
+                        return false
+                      } else {
+                        if (!pattern5.test(data2)) {
+                          validate27.errors = [
+                            {
+                              instancePath: instancePath + '/site_name',
+                              schemaPath: '#/properties/site_name/pattern',
+                              keyword: 'pattern',
+                              params: { pattern: '^[A-Za-z0-9_-]+$' },
+                              message: 'must match pattern "' + '^[A-Za-z0-9_-]+$' + '"',
+                              schema: '^[A-Za-z0-9_-]+$',
+                              parentSchema: schema28.properties.site_name,
+                              data: data2,
+                            },
+                          ]
+                          return false
+                        }
+                      }
+                    }
+                  } else {
+                    validate27.errors = [
+                      {
+                        instancePath: instancePath + '/site_name',
+                        schemaPath: '#/properties/site_name/type',
+                        keyword: 'type',
+                        params: { type: 'string' },
+                        message: 'must be string',
+                        schema: schema28.properties.site_name.type,
+                        parentSchema: schema28.properties.site_name,
+                        data: data2,
+                      },
+                    ]
+                    return false
+                  }
+                }
+                var valid0 = _errs6 === errors
+              } else {
+                var valid0 = true
               }
             }
           }
@@ -15061,20 +15119,12 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
   validate27.errors = vErrors
   return errors === 0
 }
-export const v_461f295f = validate28
+export const v_f2ef76db = validate28
 const schema29 = {
   type: 'object',
   additionalProperties: false,
-  required: ['owner', 'account_name', 'site_name'],
+  required: ['site_name', 'visitor_id'],
   properties: {
-    owner: { type: 'string', minLength: 1, maxLength: 200 },
-    account_name: {
-      type: 'string',
-      minLength: 1,
-      maxLength: 45,
-      pattern: '^[A-Za-z0-9@._+-]+$',
-      description: '1 to 45 letters, digits or "@ . _ + -"',
-    },
     site_name: {
       type: 'string',
       minLength: 4,
@@ -15082,6 +15132,16 @@ const schema29 = {
       pattern: '^[A-Za-z0-9_-]+$',
       description: '4 to 45 letters, digits, "-" or "_"',
     },
+    at: {
+      type: 'string',
+      pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
+      description: 'a UTC date YYYY-MM-DD, YYYY-MM-DDThh:mm:ss or YYYY-MM-DDThh:mm:ss.sssZ',
+    },
+    visitor_id: { type: 'string', minLength: 1, maxLength: 256 },
+    user_agent: { type: 'string', maxLength: 16384 },
+    country: { type: 'string', maxLength: 100 },
+    region: { type: 'string', maxLength: 100 },
+    page_views: { type: 'integer', minimum: 1, maximum: 10000 },
   },
 }
 function validate28(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
@@ -15091,9 +15151,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
     if (data && typeof data == 'object' && !Array.isArray(data)) {
       let missing0
       if (
-        (data.owner === undefined && (missing0 = 'owner')) ||
-        (data.account_name === undefined && (missing0 = 'account_name')) ||
-        (data.site_name === undefined && (missing0 = 'site_name'))
+        (data.site_name === undefined && (missing0 = 'site_name')) ||
+        (data.visitor_id === undefined && (missing0 = 'visitor_id'))
       ) {
         validate28.errors = [
           {
@@ -15111,7 +15170,17 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
       } else {
         const _errs1 = errors
         for (const key0 in data) {
-          if (!(key0 === 'owner' || key0 === 'account_name' || key0 === 'site_name')) {
+          if (
+            !(
+              key0 === 'site_name' ||
+              key0 === 'at' ||
+              key0 === 'visitor_id' ||
+              key0 === 'user_agent' ||
+              key0 === 'country' ||
+              key0 === 'region' ||
+              key0 === 'page_views'
+            )
+          ) {
             validate28.errors = [
               {
                 instancePath,
@@ -15129,52 +15198,68 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           }
         }
         if (_errs1 === errors) {
-          if (data.owner !== undefined) {
-            let data0 = data.owner
+          if (data.site_name !== undefined) {
+            let data0 = data.site_name
             const _errs2 = errors
             if (errors === _errs2) {
               if (typeof data0 === 'string') {
-                if (func2(data0) > 200) {
+                if (func2(data0) > 45) {
                   validate28.errors = [
                     {
-                      instancePath: instancePath + '/owner',
-                      schemaPath: '#/properties/owner/maxLength',
+                      instancePath: instancePath + '/site_name',
+                      schemaPath: '#/properties/site_name/maxLength',
                       keyword: 'maxLength',
-                      params: { limit: 200 },
-                      message: 'must NOT have more than 200 characters',
-                      schema: 200,
-                      parentSchema: schema29.properties.owner,
+                      params: { limit: 45 },
+                      message: 'must NOT have more than 45 characters',
+                      schema: 45,
+                      parentSchema: schema29.properties.site_name,
                       data: data0,
                     },
                   ]
                   return false
                 } else {
-                  if (func2(data0) < 1) {
+                  if (func2(data0) < 4) {
                     validate28.errors = [
                       {
-                        instancePath: instancePath + '/owner',
-                        schemaPath: '#/properties/owner/minLength',
+                        instancePath: instancePath + '/site_name',
+                        schemaPath: '#/properties/site_name/minLength',
                         keyword: 'minLength',
-                        params: { limit: 1 },
-                        message: 'must NOT have fewer than 1 characters',
-                        schema: 1,
-                        parentSchema: schema29.properties.owner,
+                        params: { limit: 4 },
+                        message: 'must NOT have fewer than 4 characters',
+                        schema: 4,
+                        parentSchema: schema29.properties.site_name,
                         data: data0,
                       },
                     ]
                     return false
+                  } else {
+                    if (!pattern5.test(data0)) {
+                      validate28.errors = [
+                        {
+                          instancePath: instancePath + '/site_name',
+                          schemaPath: '#/properties/site_name/pattern',
+                          keyword: 'pattern',
+                          params: { pattern: '^[A-Za-z0-9_-]+$' },
+                          message: 'must match pattern "' + '^[A-Za-z0-9_-]+$' + '"',
+                          schema: '^[A-Za-z0-9_-]+$',
+                          parentSchema: schema29.properties.site_name,
+                          data: data0,
+                        },
+                      ]
+                      return false
+                    }
                   }
                 }
               } else {
                 validate28.errors = [
                   {
-                    instancePath: instancePath + '/owner',
-                    schemaPath: '#/properties/owner/type',
+                    instancePath: instancePath + '/site_name',
+                    schemaPath: '#/properties/site_name/type',
                     keyword: 'type',
                     params: { type: 'string' },
                     message: 'must be string',
-                    schema: schema29.properties.owner.type,
-                    parentSchema: schema29.properties.owner,
+                    schema: schema29.properties.site_name.type,
+                    parentSchema: schema29.properties.site_name,
                     data: data0,
                   },
                 ]
@@ -15186,68 +15271,37 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             var valid0 = true
           }
           if (valid0) {
-            if (data.account_name !== undefined) {
-              let data1 = data.account_name
+            if (data.at !== undefined) {
+              let data1 = data.at
               const _errs4 = errors
               if (errors === _errs4) {
                 if (typeof data1 === 'string') {
-                  if (func2(data1) > 45) {
+                  if (!pattern10.test(data1)) {
                     validate28.errors = [
                       {
-                        instancePath: instancePath + '/account_name',
-                        schemaPath: '#/properties/account_name/maxLength',
-                        keyword: 'maxLength',
-                        params: { limit: 45 },
-                        message: 'must NOT have more than 45 characters',
-                        schema: 45,
-                        parentSchema: schema29.properties.account_name,
+                        instancePath: instancePath + '/at',
+                        schemaPath: '#/properties/at/pattern',
+                        keyword: 'pattern',
+                        params: { pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$' },
+                        message:
+                          'must match pattern "' + '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$' + '"',
+                        schema: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
+                        parentSchema: schema29.properties.at,
                         data: data1,
                       },
                     ]
                     return false
-                  } else {
-                    if (func2(data1) < 1) {
-                      validate28.errors = [
-                        {
-                          instancePath: instancePath + '/account_name',
-                          schemaPath: '#/properties/account_name/minLength',
-                          keyword: 'minLength',
-                          params: { limit: 1 },
-                          message: 'must NOT have fewer than 1 characters',
-                          schema: 1,
-                          parentSchema: schema29.properties.account_name,
-                          data: data1,
-                        },
-                      ]
-                      return false
-                    } else {
-                      if (!pattern0.test(data1)) {
-                        validate28.errors = [
-                          {
-                            instancePath: instancePath + '/account_name',
-                            schemaPath: '#/properties/account_name/pattern',
-                            keyword: 'pattern',
-                            params: { pattern: '^[A-Za-z0-9@._+-]+$' },
-                            message: 'must match pattern "' + '^[A-Za-z0-9@._+-]+$' + '"',
-                            schema: '^[A-Za-z0-9@._+-]+$',
-                            parentSchema: schema29.properties.account_name,
-                            data: data1,
-                          },
-                        ]
-                        return false
-                      }
-                    }
                   }
                 } else {
                   validate28.errors = [
                     {
-                      instancePath: instancePath + '/account_name',
-                      schemaPath: '#/properties/account_name/type',
+                      instancePath: instancePath + '/at',
+                      schemaPath: '#/properties/at/type',
                       keyword: 'type',
                       params: { type: 'string' },
                       message: 'must be string',
-                      schema: schema29.properties.account_name.type,
-                      parentSchema: schema29.properties.account_name,
+                      schema: schema29.properties.at.type,
+                      parentSchema: schema29.properties.at,
                       data: data1,
                     },
                   ]
@@ -15259,68 +15313,52 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
               var valid0 = true
             }
             if (valid0) {
-              if (data.site_name !== undefined) {
-                let data2 = data.site_name
+              if (data.visitor_id !== undefined) {
+                let data2 = data.visitor_id
                 const _errs6 = errors
                 if (errors === _errs6) {
                   if (typeof data2 === 'string') {
-                    if (func2(data2) > 45) {
+                    if (func2(data2) > 256) {
                       validate28.errors = [
                         {
-                          instancePath: instancePath + '/site_name',
-                          schemaPath: '#/properties/site_name/maxLength',
+                          instancePath: instancePath + '/visitor_id',
+                          schemaPath: '#/properties/visitor_id/maxLength',
                           keyword: 'maxLength',
-                          params: { limit: 45 },
-                          message: 'must NOT have more than 45 characters',
-                          schema: 45,
-                          parentSchema: schema29.properties.site_name,
+                          params: { limit: 256 },
+                          message: 'must NOT have more than 256 characters',
+                          schema: 256,
+                          parentSchema: schema29.properties.visitor_id,
                           data: data2,
                         },
                       ]
                       return false
                     } else {
-                      if (func2(data2) < 4) {
+                      if (func2(data2) < 1) {
                         validate28.errors = [
                           {
-                            instancePath: instancePath + '/site_name',
-                            schemaPath: '#/properties/site_name/minLength',
+                            instancePath: instancePath + '/visitor_id',
+                            schemaPath: '#/properties/visitor_id/minLength',
                             keyword: 'minLength',
-                            params: { limit: 4 },
-                            message: 'must NOT have fewer than 4 characters',
-                            schema: 4,
-                            parentSchema: schema29.properties.site_name,
+                            params: { limit: 1 },
+                            message: 'must NOT have fewer than 1 characters',
+                            schema: 1,
+                            parentSchema: schema29.properties.visitor_id,
                             data: data2,
                           },
                         ]
                         return false
-                      } else {
-                        if (!pattern5.test(data2)) {
-                          validate28.errors = [
-                            {
-                              instancePath: instancePath + '/site_name',
-                              schemaPath: '#/properties/site_name/pattern',
-                              keyword: 'pattern',
-                              params: { pattern: '^[A-Za-z0-9_-]+$' },
-                              message: 'must match pattern "' + '^[A-Za-z0-9_-]+$' + '"',
-                              schema: '^[A-Za-z0-9_-]+$',
-                              parentSchema: schema29.properties.site_name,
-                              data: data2,
-                            },
-                          ]
-                          return false
-                        }
                       }
                     }
                   } else {
                     validate28.errors = [
                       {
-                        instancePath: instancePath + '/site_name',
-                        schemaPath: '#/properties/site_name/type',
+                        instancePath: instancePath + '/visitor_id',
+                        schemaPath: '#/properties/visitor_id/type',
                         keyword: 'type',
                         params: { type: 'string' },
                         message: 'must be string',
-                        schema: schema29.properties.site_name.type,
-                        parentSchema: schema29.properties.site_name,
+                        schema: schema29.properties.visitor_id.type,
+                        parentSchema: schema29.properties.visitor_id,
                         data: data2,
                       },
                     ]
@@ -15330,6 +15368,191 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
                 var valid0 = _errs6 === errors
               } else {
                 var valid0 = true
+              }
+              if (valid0) {
+                if (data.user_agent !== undefined) {
+                  let data3 = data.user_agent
+                  const _errs8 = errors
+                  if (errors === _errs8) {
+                    if (typeof data3 === 'string') {
+                      if (func2(data3) > 16384) {
+                        validate28.errors = [
+                          {
+                            instancePath: instancePath + '/user_agent',
+                            schemaPath: '#/properties/user_agent/maxLength',
+                            keyword: 'maxLength',
+                            params: { limit: 16384 },
+                            message: 'must NOT have more than 16384 characters',
+                            schema: 16384,
+                            parentSchema: schema29.properties.user_agent,
+                            data: data3,
+                          },
+                        ]
+                        return false
+                      }
+                    } else {
+                      validate28.errors = [
+                        {
+                          instancePath: instancePath + '/user_agent',
+                          schemaPath: '#/properties/user_agent/type',
+                          keyword: 'type',
+                          params: { type: 'string' },
+                          message: 'must be string',
+                          schema: schema29.properties.user_agent.type,
+                          parentSchema: schema29.properties.user_agent,
+                          data: data3,
+                        },
+                      ]
+                      return false
+                    }
+                  }
+                  var valid0 = _errs8 === errors
+                } else {
+                  var valid0 = true
+                }
+                if (valid0) {
+                  if (data.country !== undefined) {
+                    let data4 = data.country
+                    const _errs10 = errors
+                    if (errors === _errs10) {
+                      if (typeof data4 === 'string') {
+                        if (func2(data4) > 100) {
+                          validate28.errors = [
+                            {
+                              instancePath: instancePath + '/country',
+                              schemaPath: '#/properties/country/maxLength',
+                              keyword: 'maxLength',
+                              params: { limit: 100 },
+                              message: 'must NOT have more than 100 characters',
+                              schema: 100,
+                              parentSchema: schema29.properties.country,
+                              data: data4,
+                            },
+                          ]
+                          return false
+                        }
+                      } else {
+                        validate28.errors = [
+                          {
+                            instancePath: instancePath + '/country',
+                            schemaPath: '#/properties/country/type',
+                            keyword: 'type',
+                            params: { type: 'string' },
+                            message: 'must be string',
+                            schema: schema29.properties.country.type,
+                            parentSchema: schema29.properties.country,
+                            data: data4,
+                          },
+                        ]
+                        return false
+                      }
+                    }
+                    var valid0 = _errs10 === errors
+                  } else {
+                    var valid0 = true
+                  }
+                  if (valid0) {
+                    if (data.region !== undefined) {
+                      let data5 = data.region
+                      const _errs12 = errors
+                      if (errors === _errs12) {
+                        if (typeof data5 === 'string') {
+                          if (func2(data5) > 100) {
+                            validate28.errors = [
+                              {
+                                instancePath: instancePath + '/region',
+                                schemaPath: '#/properties/region/maxLength',
+                                keyword: 'maxLength',
+                                params: { limit: 100 },
+                                message: 'must NOT have more than 100 characters',
+                                schema: 100,
+                                parentSchema: schema29.properties.region,
+                                data: data5,
+                              },
+                            ]
+                            return false
+                          }
+                        } else {
+                          validate28.errors = [
+                            {
+                              instancePath: instancePath + '/region',
+                              schemaPath: '#/properties/region/type',
+                              keyword: 'type',
+                              params: { type: 'string' },
+                              message: 'must be string',
+                              schema: schema29.properties.region.type,
+                              parentSchema: schema29.properties.region,
+                              data: data5,
+                            },
+                          ]
+                          return false
+                        }
+                      }
+                      var valid0 = _errs12 === errors
+                    } else {
+                      var valid0 = true
+                    }
+                    if (valid0) {
+                      if (data.page_views !== undefined) {
+                        let data6 = data.page_views
+                        const _errs14 = errors
+                        if (!(typeof data6 == 'number' && !(data6 % 1) && !isNaN(data6) && isFinite(data6))) {
+                          validate28.errors = [
+                            {
+                              instancePath: instancePath + '/page_views',
+                              schemaPath: '#/properties/page_views/type',
+                              keyword: 'type',
+                              params: { type: 'integer' },
+                              message: 'must be integer',
+                              schema: schema29.properties.page_views.type,
+                              parentSchema: schema29.properties.page_views,
+                              data: data6,
+                            },
+                          ]
+                          return false
+                        }
+                        if (errors === _errs14) {
+                          if (typeof data6 == 'number' && isFinite(data6)) {
+                            if (data6 > 10000 || isNaN(data6)) {
+                              validate28.errors = [
+                                {
+                                  instancePath: instancePath + '/page_views',
+                                  schemaPath: '#/properties/page_views/maximum',
+                                  keyword: 'maximum',
+                                  params: { comparison: '<=', limit: 10000 },
+                                  message: 'must be <= 10000',
+                                  schema: 10000,
+                                  parentSchema: schema29.properties.page_views,
+                                  data: data6,
+                                },
+                              ]
+                              return false
+                            } else {
+                              if (data6 < 1 || isNaN(data6)) {
+                                validate28.errors = [
+                                  {
+                                    instancePath: instancePath + '/page_views',
+                                    schemaPath: '#/properties/page_views/minimum',
+                                    keyword: 'minimum',
+                                    params: { comparison: '>=', limit: 1 },
+                                    message: 'must be >= 1',
+                                    schema: 1,
+                                    parentSchema: schema29.properties.page_views,
+                                    data: data6,
+                                  },
+                                ]
+                                return false
+                              }
+                            }
+                          }
+                        }
+                        var valid0 = _errs14 === errors
+                      } else {
+                        var valid0 = true
+                      }
+                    }
+                  }
+                }
               }
             }
           }
@@ -15354,11 +15577,11 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
   validate28.errors = vErrors
   return errors === 0
 }
-export const v_f2ef76db = validate29
+export const v_47c3d86f = validate29
 const schema30 = {
   type: 'object',
   additionalProperties: false,
-  required: ['site_name', 'visitor_id'],
+  required: ['site_name', 'kind'],
   properties: {
     site_name: {
       type: 'string',
@@ -15372,11 +15595,10 @@ const schema30 = {
       pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
       description: 'a UTC date YYYY-MM-DD, YYYY-MM-DDThh:mm:ss or YYYY-MM-DDThh:mm:ss.sssZ',
     },
-    visitor_id: { type: 'string', minLength: 1, maxLength: 256 },
+    kind: { enum: ['click_to_call', 'click_to_map', 'click_to_email', 'form_submit'] },
     user_agent: { type: 'string', maxLength: 16384 },
     country: { type: 'string', maxLength: 100 },
     region: { type: 'string', maxLength: 100 },
-    page_views: { type: 'integer', minimum: 1, maximum: 10000 },
   },
 }
 function validate29(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
@@ -15387,7 +15609,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
       let missing0
       if (
         (data.site_name === undefined && (missing0 = 'site_name')) ||
-        (data.visitor_id === undefined && (missing0 = 'visitor_id'))
+        (data.kind === undefined && (missing0 = 'kind'))
       ) {
         validate29.errors = [
           {
@@ -15409,11 +15631,10 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             !(
               key0 === 'site_name' ||
               key0 === 'at' ||
-              key0 === 'visitor_id' ||
+              key0 === 'kind' ||
               key0 === 'user_agent' ||
               key0 === 'country' ||
-              key0 === 'region' ||
-              key0 === 'page_views'
+              key0 === 'region'
             )
           ) {
             validate29.errors = [
@@ -15548,57 +15769,30 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
               var valid0 = true
             }
             if (valid0) {
-              if (data.visitor_id !== undefined) {
-                let data2 = data.visitor_id
+              if (data.kind !== undefined) {
+                let data2 = data.kind
                 const _errs6 = errors
-                if (errors === _errs6) {
-                  if (typeof data2 === 'string') {
-                    if (func2(data2) > 256) {
-                      validate29.errors = [
-                        {
-                          instancePath: instancePath + '/visitor_id',
-                          schemaPath: '#/properties/visitor_id/maxLength',
-                          keyword: 'maxLength',
-                          params: { limit: 256 },
-                          message: 'must NOT have more than 256 characters',
-                          schema: 256,
-                          parentSchema: schema30.properties.visitor_id,
-                          data: data2,
-                        },
-                      ]
-                      return false
-                    } else {
-                      if (func2(data2) < 1) {
-                        validate29.errors = [
-                          {
-                            instancePath: instancePath + '/visitor_id',
-                            schemaPath: '#/properties/visitor_id/minLength',
-                            keyword: 'minLength',
-                            params: { limit: 1 },
-                            message: 'must NOT have fewer than 1 characters',
-                            schema: 1,
-                            parentSchema: schema30.properties.visitor_id,
-                            data: data2,
-                          },
-                        ]
-                        return false
-                      }
-                    }
-                  } else {
-                    validate29.errors = [
-                      {
-                        instancePath: instancePath + '/visitor_id',
-                        schemaPath: '#/properties/visitor_id/type',
-                        keyword: 'type',
-                        params: { type: 'string' },
-                        message: 'must be string',
-                        schema: schema30.properties.visitor_id.type,
-                        parentSchema: schema30.properties.visitor_id,
-                        data: data2,
-                      },
-                    ]
-                    return false
-                  }
+                if (
+                  !(
+                    data2 === 'click_to_call' ||
+                    data2 === 'click_to_map' ||
+                    data2 === 'click_to_email' ||
+                    data2 === 'form_submit'
+                  )
+                ) {
+                  validate29.errors = [
+                    {
+                      instancePath: instancePath + '/kind',
+                      schemaPath: '#/properties/kind/enum',
+                      keyword: 'enum',
+                      params: { allowedValues: schema30.properties.kind.enum },
+                      message: 'must be equal to one of the allowed values',
+                      schema: schema30.properties.kind.enum,
+                      parentSchema: schema30.properties.kind,
+                      data: data2,
+                    },
+                  ]
+                  return false
                 }
                 var valid0 = _errs6 === errors
               } else {
@@ -15607,8 +15801,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
               if (valid0) {
                 if (data.user_agent !== undefined) {
                   let data3 = data.user_agent
-                  const _errs8 = errors
-                  if (errors === _errs8) {
+                  const _errs7 = errors
+                  if (errors === _errs7) {
                     if (typeof data3 === 'string') {
                       if (func2(data3) > 16384) {
                         validate29.errors = [
@@ -15641,15 +15835,15 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                       return false
                     }
                   }
-                  var valid0 = _errs8 === errors
+                  var valid0 = _errs7 === errors
                 } else {
                   var valid0 = true
                 }
                 if (valid0) {
                   if (data.country !== undefined) {
                     let data4 = data.country
-                    const _errs10 = errors
-                    if (errors === _errs10) {
+                    const _errs9 = errors
+                    if (errors === _errs9) {
                       if (typeof data4 === 'string') {
                         if (func2(data4) > 100) {
                           validate29.errors = [
@@ -15682,15 +15876,15 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                         return false
                       }
                     }
-                    var valid0 = _errs10 === errors
+                    var valid0 = _errs9 === errors
                   } else {
                     var valid0 = true
                   }
                   if (valid0) {
                     if (data.region !== undefined) {
                       let data5 = data.region
-                      const _errs12 = errors
-                      if (errors === _errs12) {
+                      const _errs11 = errors
+                      if (errors === _errs11) {
                         if (typeof data5 === 'string') {
                           if (func2(data5) > 100) {
                             validate29.errors = [
@@ -15723,68 +15917,9 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                           return false
                         }
                       }
-                      var valid0 = _errs12 === errors
+                      var valid0 = _errs11 === errors
                     } else {
                       var valid0 = true
-                    }
-                    if (valid0) {
-                      if (data.page_views !== undefined) {
-                        let data6 = data.page_views
-                        const _errs14 = errors
-                        if (!(typeof data6 == 'number' && !(data6 % 1) && !isNaN(data6) && isFinite(data6))) {
-                          validate29.errors = [
-                            {
-                              instancePath: instancePath + '/page_views',
-                              schemaPath: '#/properties/page_views/type',
-                              keyword: 'type',
-                              params: { type: 'integer' },
-                              message: 'must be integer',
-                              schema: schema30.properties.page_views.type,
-                              parentSchema: schema30.properties.page_views,
-                              data: data6,
-                            },
-                          ]
-                          return false
-                        }
-                        if (errors === _errs14) {
-                          if (typeof data6 == 'number' && isFinite(data6)) {
-                            if (data6 > 10000 || isNaN(data6)) {
-                              validate29.errors = [
-                                {
-                                  instancePath: instancePath + '/page_views',
-                                  schemaPath: '#/properties/page_views/maximum',
-                                  keyword: 'maximum',
-                                  params: { comparison: '<=', limit: 10000 },
-                                  message: 'must be <= 10000',
-                                  schema: 10000,
-                                  parentSchema: schema30.properties.page_views,
-                                  data: data6,
-                                },
-                              ]
-                              return false
-                            } else {
-                              if (data6 < 1 || isNaN(data6)) {
-                                validate29.errors = [
-                                  {
-                                    instancePath: instancePath + '/page_views',
-                                    schemaPath: '#/properties/page_views/minimum',
-                                    keyword: 'minimum',
-                                    params: { comparison: '>=', limit: 1 },
-                                    message: 'must be >= 1',
-                                    schema: 1,
-                                    parentSchema: schema30.properties.page_views,
-                                    data: data6,
-                                  },
-                                ]
-                                return false
-                              }
-                            }
-                          }
-                        }
-                        var valid0 = _errs14 === errors
-                      } else {
-                        var valid0 = true
-                      }
                     }
                   }
                 }
@@ -15812,378 +15947,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
   validate29.errors = vErrors
   return errors === 0
 }
-export const v_47c3d86f = validate30
+export const v_0a4e00fb = validate30
 const schema31 = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['site_name', 'kind'],
-  properties: {
-    site_name: {
-      type: 'string',
-      minLength: 4,
-      maxLength: 45,
-      pattern: '^[A-Za-z0-9_-]+$',
-      description: '4 to 45 letters, digits, "-" or "_"',
-    },
-    at: {
-      type: 'string',
-      pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
-      description: 'a UTC date YYYY-MM-DD, YYYY-MM-DDThh:mm:ss or YYYY-MM-DDThh:mm:ss.sssZ',
-    },
-    kind: { enum: ['click_to_call', 'click_to_map', 'click_to_email', 'form_submit'] },
-    user_agent: { type: 'string', maxLength: 16384 },
-    country: { type: 'string', maxLength: 100 },
-    region: { type: 'string', maxLength: 100 },
-  },
-}
-function validate30(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
-  let vErrors = null
-  let errors = 0
-  if (errors === 0) {
-    if (data && typeof data == 'object' && !Array.isArray(data)) {
-      let missing0
-      if (
-        (data.site_name === undefined && (missing0 = 'site_name')) ||
-        (data.kind === undefined && (missing0 = 'kind'))
-      ) {
-        validate30.errors = [
-          {
-            instancePath,
-            schemaPath: '#/required',
-            keyword: 'required',
-            params: { missingProperty: missing0 },
-            message: "must have required property '" + missing0 + "'",
-            schema: schema31.required,
-            parentSchema: schema31,
-            data,
-          },
-        ]
-        return false
-      } else {
-        const _errs1 = errors
-        for (const key0 in data) {
-          if (
-            !(
-              key0 === 'site_name' ||
-              key0 === 'at' ||
-              key0 === 'kind' ||
-              key0 === 'user_agent' ||
-              key0 === 'country' ||
-              key0 === 'region'
-            )
-          ) {
-            validate30.errors = [
-              {
-                instancePath,
-                schemaPath: '#/additionalProperties',
-                keyword: 'additionalProperties',
-                params: { additionalProperty: key0 },
-                message: 'must NOT have additional properties',
-                schema: false,
-                parentSchema: schema31,
-                data,
-              },
-            ]
-            return false
-            break
-          }
-        }
-        if (_errs1 === errors) {
-          if (data.site_name !== undefined) {
-            let data0 = data.site_name
-            const _errs2 = errors
-            if (errors === _errs2) {
-              if (typeof data0 === 'string') {
-                if (func2(data0) > 45) {
-                  validate30.errors = [
-                    {
-                      instancePath: instancePath + '/site_name',
-                      schemaPath: '#/properties/site_name/maxLength',
-                      keyword: 'maxLength',
-                      params: { limit: 45 },
-                      message: 'must NOT have more than 45 characters',
-                      schema: 45,
-                      parentSchema: schema31.properties.site_name,
-                      data: data0,
-                    },
-                  ]
-                  return false
-                } else {
-                  if (func2(data0) < 4) {
-                    validate30.errors = [
-                      {
-                        instancePath: instancePath + '/site_name',
-                        schemaPath: '#/properties/site_name/minLength',
-                        keyword: 'minLength',
-                        params: { limit: 4 },
-                        message: 'must NOT have fewer than 4 characters',
-                        schema: 4,
-                        parentSchema: schema31.properties.site_name,
-                        data: data0,
-                      },
-                    ]
-                    return false
-                  } else {
-                    if (!pattern5.test(data0)) {
-                      validate30.errors = [
-                        {
-                          instancePath: instancePath + '/site_name',
-                          schemaPath: '#/properties/site_name/pattern',
-                          keyword: 'pattern',
-                          params: { pattern: '^[A-Za-z0-9_-]+$' },
-                          message: 'must match pattern "' + '^[A-Za-z0-9_-]+$' + '"',
-                          schema: '^[A-Za-z0-9_-]+$',
-                          parentSchema: schema31.properties.site_name,
-                          data: data0,
-                        },
-                      ]
-                      return false
-                    }
-                  }
-                }
-              } else {
-                validate30.errors = [
-                  {
-                    instancePath: instancePath + '/site_name',
-                    schemaPath: '#/properties/site_name/type',
-                    keyword: 'type',
-                    params: { type: 'string' },
-                    message: 'must be string',
-                    schema: schema31.properties.site_name.type,
-                    parentSchema: schema31.properties.site_name,
-                    data: data0,
-                  },
-                ]
-                return false
-              }
-            }
-            var valid0 = _errs2 === errors
-          } else {
-            var valid0 = true
-          }
-          if (valid0) {
-            if (data.at !== undefined) {
-              let data1 = data.at
-              const _errs4 = errors
-              if (errors === _errs4) {
-                if (typeof data1 === 'string') {
-                  if (!pattern10.test(data1)) {
-                    validate30.errors = [
-                      {
-                        instancePath: instancePath + '/at',
-                        schemaPath: '#/properties/at/pattern',
-                        keyword: 'pattern',
-                        params: { pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$' },
-                        message:
-                          'must match pattern "' + '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$' + '"',
-                        schema: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
-                        parentSchema: schema31.properties.at,
-                        data: data1,
-                      },
-                    ]
-                    return false
-                  }
-                } else {
-                  validate30.errors = [
-                    {
-                      instancePath: instancePath + '/at',
-                      schemaPath: '#/properties/at/type',
-                      keyword: 'type',
-                      params: { type: 'string' },
-                      message: 'must be string',
-                      schema: schema31.properties.at.type,
-                      parentSchema: schema31.properties.at,
-                      data: data1,
-                    },
-                  ]
-                  return false
-                }
-              }
-              var valid0 = _errs4 === errors
-            } else {
-              var valid0 = true
-            }
-            if (valid0) {
-              if (data.kind !== undefined) {
-                let data2 = data.kind
-                const _errs6 = errors
-                if (
-                  !(
-                    data2 === 'click_to_call' ||
-                    data2 === 'click_to_map' ||
-                    data2 === 'click_to_email' ||
-                    data2 === 'form_submit'
-                  )
-                ) {
-                  validate30.errors = [
-                    {
-                      instancePath: instancePath + '/kind',
-                      schemaPath: '#/properties/kind/enum',
-                      keyword: 'enum',
-                      params: { allowedValues: schema31.properties.kind.enum },
-                      message: 'must be equal to one of the allowed values',
-                      schema: schema31.properties.kind.enum,
-                      parentSchema: schema31.properties.kind,
-                      data: data2,
-                    },
-                  ]
-                  return false
-                }
-                var valid0 = _errs6 === errors
-              } else {
-                var valid0 = true
-              }
-              if (valid0) {
-                if (data.user_agent !== undefined) {
-                  let data3 = data.user_agent
-                  const _errs7 = errors
-                  if (errors === _errs7) {
-                    if (typeof data3 === 'string') {
-                      if (func2(data3) > 16384) {
-                        validate30.errors = [
-                          {
-                            instancePath: instancePath + '/user_agent',
-                            schemaPath: '#/properties/user_agent/maxLength',
-                            keyword: 'maxLength',
-                            params: { limit: 16384 },
-                            message: 'must NOT have more than 16384 characters',
-                            schema: 16384,
-                            parentSchema: schema31.properties.user_agent,
-                            data: data3,
-                          },
-                        ]
-                        return false
-                      }
-                    } else {
-                      validate30.errors = [
-                        {
-                          instancePath: instancePath + '/user_agent',
-                          schemaPath: '#/properties/user_agent/type',
-                          keyword: 'type',
-                          params: { type: 'string' },
-                          message: 'must be string',
-                          schema: schema31.properties.user_agent.type,
-                          parentSchema: schema31.properties.user_agent,
-                          data: data3,
-                        },
-                      ]
-                      return false
-                    }
-                  }
-                  var valid0 = _errs7 === errors
-                } else {
-                  var valid0 = true
-                }
-                if (valid0) {
-                  if (data.country !== undefined) {
-                    let data4 = data.country
-                    const _errs9 = errors
-                    if (errors === _errs9) {
-                      if (typeof data4 === 'string') {
-                        if (func2(data4) > 100) {
-                          validate30.errors = [
-                            {
-                              instancePath: instancePath + '/country',
-                              schemaPath: '#/properties/country/maxLength',
-                              keyword: 'maxLength',
-                              params: { limit: 100 },
-                              message: 'must NOT have more than 100 characters',
-                              schema: 100,
-                              parentSchema: schema31.properties.country,
-                              data: data4,
-                            },
-                          ]
-                          return false
-                        }
-                      } else {
-                        validate30.errors = [
-                          {
-                            instancePath: instancePath + '/country',
-                            schemaPath: '#/properties/country/type',
-                            keyword: 'type',
-                            params: { type: 'string' },
-                            message: 'must be string',
-                            schema: schema31.properties.country.type,
-                            parentSchema: schema31.properties.country,
-                            data: data4,
-                          },
-                        ]
-                        return false
-                      }
-                    }
-                    var valid0 = _errs9 === errors
-                  } else {
-                    var valid0 = true
-                  }
-                  if (valid0) {
-                    if (data.region !== undefined) {
-                      let data5 = data.region
-                      const _errs11 = errors
-                      if (errors === _errs11) {
-                        if (typeof data5 === 'string') {
-                          if (func2(data5) > 100) {
-                            validate30.errors = [
-                              {
-                                instancePath: instancePath + '/region',
-                                schemaPath: '#/properties/region/maxLength',
-                                keyword: 'maxLength',
-                                params: { limit: 100 },
-                                message: 'must NOT have more than 100 characters',
-                                schema: 100,
-                                parentSchema: schema31.properties.region,
-                                data: data5,
-                              },
-                            ]
-                            return false
-                          }
-                        } else {
-                          validate30.errors = [
-                            {
-                              instancePath: instancePath + '/region',
-                              schemaPath: '#/properties/region/type',
-                              keyword: 'type',
-                              params: { type: 'string' },
-                              message: 'must be string',
-                              schema: schema31.properties.region.type,
-                              parentSchema: schema31.properties.region,
-                              data: data5,
-                            },
-                          ]
-                          return false
-                        }
-                      }
-                      var valid0 = _errs11 === errors
-                    } else {
-                      var valid0 = true
-                    }
-                  }
-                }
-              }
-            }
-          }
-        }
-      }
-    } else {
-      validate30.errors = [
-        {
-          instancePath,
-          schemaPath: '#/type',
-          keyword: 'type',
-          params: { type: 'object' },
-          message: 'must be object',
-          schema: schema31.type,
-          parentSchema: schema31,
-          data,
-        },
-      ]
-      return false
-    }
-  }
-  validate30.errors = vErrors
-  return errors === 0
-}
-export const v_0a4e00fb = validate31
-const schema32 = {
   type: 'object',
   additionalProperties: false,
   required: ['owner'],
@@ -16231,22 +15996,22 @@ const schema32 = {
     },
   },
 }
-function validate31(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate30(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null
   let errors = 0
   if (errors === 0) {
     if (data && typeof data == 'object' && !Array.isArray(data)) {
       let missing0
       if (data.owner === undefined && (missing0 = 'owner')) {
-        validate31.errors = [
+        validate30.errors = [
           {
             instancePath,
             schemaPath: '#/required',
             keyword: 'required',
             params: { missingProperty: missing0 },
             message: "must have required property '" + missing0 + "'",
-            schema: schema32.required,
-            parentSchema: schema32,
+            schema: schema31.required,
+            parentSchema: schema31,
             data,
           },
         ]
@@ -16255,7 +16020,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
         const _errs1 = errors
         for (const key0 in data) {
           if (!(key0 === 'owner' || key0 === 'charges' || key0 === 'subscriptions')) {
-            validate31.errors = [
+            validate30.errors = [
               {
                 instancePath,
                 schemaPath: '#/additionalProperties',
@@ -16263,7 +16028,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { additionalProperty: key0 },
                 message: 'must NOT have additional properties',
                 schema: false,
-                parentSchema: schema32,
+                parentSchema: schema31,
                 data,
               },
             ]
@@ -16278,7 +16043,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             if (errors === _errs2) {
               if (typeof data0 === 'string') {
                 if (func2(data0) > 200) {
-                  validate31.errors = [
+                  validate30.errors = [
                     {
                       instancePath: instancePath + '/owner',
                       schemaPath: '#/properties/owner/maxLength',
@@ -16286,14 +16051,14 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                       params: { limit: 200 },
                       message: 'must NOT have more than 200 characters',
                       schema: 200,
-                      parentSchema: schema32.properties.owner,
+                      parentSchema: schema31.properties.owner,
                       data: data0,
                     },
                   ]
                   return false
                 } else {
                   if (func2(data0) < 1) {
-                    validate31.errors = [
+                    validate30.errors = [
                       {
                         instancePath: instancePath + '/owner',
                         schemaPath: '#/properties/owner/minLength',
@@ -16301,7 +16066,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                         params: { limit: 1 },
                         message: 'must NOT have fewer than 1 characters',
                         schema: 1,
-                        parentSchema: schema32.properties.owner,
+                        parentSchema: schema31.properties.owner,
                         data: data0,
                       },
                     ]
@@ -16309,15 +16074,15 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                 }
               } else {
-                validate31.errors = [
+                validate30.errors = [
                   {
                     instancePath: instancePath + '/owner',
                     schemaPath: '#/properties/owner/type',
                     keyword: 'type',
                     params: { type: 'string' },
                     message: 'must be string',
-                    schema: schema32.properties.owner.type,
-                    parentSchema: schema32.properties.owner,
+                    schema: schema31.properties.owner.type,
+                    parentSchema: schema31.properties.owner,
                     data: data0,
                   },
                 ]
@@ -16346,15 +16111,15 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                           (data2.site_name === undefined && (missing1 = 'site_name')) ||
                           (data2.at === undefined && (missing1 = 'at'))
                         ) {
-                          validate31.errors = [
+                          validate30.errors = [
                             {
                               instancePath: instancePath + '/charges/' + i0,
                               schemaPath: '#/properties/charges/items/required',
                               keyword: 'required',
                               params: { missingProperty: missing1 },
                               message: "must have required property '" + missing1 + "'",
-                              schema: schema32.properties.charges.items.required,
-                              parentSchema: schema32.properties.charges.items,
+                              schema: schema31.properties.charges.items.required,
+                              parentSchema: schema31.properties.charges.items,
                               data: data2,
                             },
                           ]
@@ -16363,7 +16128,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                           const _errs8 = errors
                           for (const key1 in data2) {
                             if (!(key1 === 'site_name' || key1 === 'at')) {
-                              validate31.errors = [
+                              validate30.errors = [
                                 {
                                   instancePath: instancePath + '/charges/' + i0,
                                   schemaPath: '#/properties/charges/items/additionalProperties',
@@ -16371,7 +16136,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                   params: { additionalProperty: key1 },
                                   message: 'must NOT have additional properties',
                                   schema: false,
-                                  parentSchema: schema32.properties.charges.items,
+                                  parentSchema: schema31.properties.charges.items,
                                   data: data2,
                                 },
                               ]
@@ -16386,7 +16151,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                               if (errors === _errs9) {
                                 if (typeof data3 === 'string') {
                                   if (func2(data3) > 45) {
-                                    validate31.errors = [
+                                    validate30.errors = [
                                       {
                                         instancePath: instancePath + '/charges/' + i0 + '/site_name',
                                         schemaPath: '#/properties/charges/items/properties/site_name/maxLength',
@@ -16394,14 +16159,14 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                         params: { limit: 45 },
                                         message: 'must NOT have more than 45 characters',
                                         schema: 45,
-                                        parentSchema: schema32.properties.charges.items.properties.site_name,
+                                        parentSchema: schema31.properties.charges.items.properties.site_name,
                                         data: data3,
                                       },
                                     ]
                                     return false
                                   } else {
                                     if (func2(data3) < 4) {
-                                      validate31.errors = [
+                                      validate30.errors = [
                                         {
                                           instancePath: instancePath + '/charges/' + i0 + '/site_name',
                                           schemaPath: '#/properties/charges/items/properties/site_name/minLength',
@@ -16409,14 +16174,14 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                           params: { limit: 4 },
                                           message: 'must NOT have fewer than 4 characters',
                                           schema: 4,
-                                          parentSchema: schema32.properties.charges.items.properties.site_name,
+                                          parentSchema: schema31.properties.charges.items.properties.site_name,
                                           data: data3,
                                         },
                                       ]
                                       return false
                                     } else {
                                       if (!pattern5.test(data3)) {
-                                        validate31.errors = [
+                                        validate30.errors = [
                                           {
                                             instancePath: instancePath + '/charges/' + i0 + '/site_name',
                                             schemaPath: '#/properties/charges/items/properties/site_name/pattern',
@@ -16424,7 +16189,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                             params: { pattern: '^[A-Za-z0-9_-]+$' },
                                             message: 'must match pattern "' + '^[A-Za-z0-9_-]+$' + '"',
                                             schema: '^[A-Za-z0-9_-]+$',
-                                            parentSchema: schema32.properties.charges.items.properties.site_name,
+                                            parentSchema: schema31.properties.charges.items.properties.site_name,
                                             data: data3,
                                           },
                                         ]
@@ -16433,15 +16198,15 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                     }
                                   }
                                 } else {
-                                  validate31.errors = [
+                                  validate30.errors = [
                                     {
                                       instancePath: instancePath + '/charges/' + i0 + '/site_name',
                                       schemaPath: '#/properties/charges/items/properties/site_name/type',
                                       keyword: 'type',
                                       params: { type: 'string' },
                                       message: 'must be string',
-                                      schema: schema32.properties.charges.items.properties.site_name.type,
-                                      parentSchema: schema32.properties.charges.items.properties.site_name,
+                                      schema: schema31.properties.charges.items.properties.site_name.type,
+                                      parentSchema: schema31.properties.charges.items.properties.site_name,
                                       data: data3,
                                     },
                                   ]
@@ -16459,7 +16224,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                 if (errors === _errs11) {
                                   if (typeof data4 === 'string') {
                                     if (!pattern10.test(data4)) {
-                                      validate31.errors = [
+                                      validate30.errors = [
                                         {
                                           instancePath: instancePath + '/charges/' + i0 + '/at',
                                           schemaPath: '#/properties/charges/items/properties/at/pattern',
@@ -16472,22 +16237,22 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                             '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$' +
                                             '"',
                                           schema: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
-                                          parentSchema: schema32.properties.charges.items.properties.at,
+                                          parentSchema: schema31.properties.charges.items.properties.at,
                                           data: data4,
                                         },
                                       ]
                                       return false
                                     }
                                   } else {
-                                    validate31.errors = [
+                                    validate30.errors = [
                                       {
                                         instancePath: instancePath + '/charges/' + i0 + '/at',
                                         schemaPath: '#/properties/charges/items/properties/at/type',
                                         keyword: 'type',
                                         params: { type: 'string' },
                                         message: 'must be string',
-                                        schema: schema32.properties.charges.items.properties.at.type,
-                                        parentSchema: schema32.properties.charges.items.properties.at,
+                                        schema: schema31.properties.charges.items.properties.at.type,
+                                        parentSchema: schema31.properties.charges.items.properties.at,
                                         data: data4,
                                       },
                                     ]
@@ -16502,15 +16267,15 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                           }
                         }
                       } else {
-                        validate31.errors = [
+                        validate30.errors = [
                           {
                             instancePath: instancePath + '/charges/' + i0,
                             schemaPath: '#/properties/charges/items/type',
                             keyword: 'type',
                             params: { type: 'object' },
                             message: 'must be object',
-                            schema: schema32.properties.charges.items.type,
-                            parentSchema: schema32.properties.charges.items,
+                            schema: schema31.properties.charges.items.type,
+                            parentSchema: schema31.properties.charges.items,
                             data: data2,
                           },
                         ]
@@ -16523,15 +16288,15 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                     }
                   }
                 } else {
-                  validate31.errors = [
+                  validate30.errors = [
                     {
                       instancePath: instancePath + '/charges',
                       schemaPath: '#/properties/charges/type',
                       keyword: 'type',
                       params: { type: 'array' },
                       message: 'must be array',
-                      schema: schema32.properties.charges.type,
-                      parentSchema: schema32.properties.charges,
+                      schema: schema31.properties.charges.type,
+                      parentSchema: schema31.properties.charges,
                       data: data1,
                     },
                   ]
@@ -16560,15 +16325,15 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                             (data6.site_name === undefined && (missing2 = 'site_name')) ||
                             (data6.status === undefined && (missing2 = 'status'))
                           ) {
-                            validate31.errors = [
+                            validate30.errors = [
                               {
                                 instancePath: instancePath + '/subscriptions/' + i1,
                                 schemaPath: '#/properties/subscriptions/items/required',
                                 keyword: 'required',
                                 params: { missingProperty: missing2 },
                                 message: "must have required property '" + missing2 + "'",
-                                schema: schema32.properties.subscriptions.items.required,
-                                parentSchema: schema32.properties.subscriptions.items,
+                                schema: schema31.properties.subscriptions.items.required,
+                                parentSchema: schema31.properties.subscriptions.items,
                                 data: data6,
                               },
                             ]
@@ -16577,7 +16342,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                             const _errs17 = errors
                             for (const key2 in data6) {
                               if (!(key2 === 'site_name' || key2 === 'status')) {
-                                validate31.errors = [
+                                validate30.errors = [
                                   {
                                     instancePath: instancePath + '/subscriptions/' + i1,
                                     schemaPath: '#/properties/subscriptions/items/additionalProperties',
@@ -16585,7 +16350,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                     params: { additionalProperty: key2 },
                                     message: 'must NOT have additional properties',
                                     schema: false,
-                                    parentSchema: schema32.properties.subscriptions.items,
+                                    parentSchema: schema31.properties.subscriptions.items,
                                     data: data6,
                                   },
                                 ]
@@ -16600,7 +16365,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                 if (errors === _errs18) {
                                   if (typeof data7 === 'string') {
                                     if (func2(data7) > 45) {
-                                      validate31.errors = [
+                                      validate30.errors = [
                                         {
                                           instancePath: instancePath + '/subscriptions/' + i1 + '/site_name',
                                           schemaPath: '#/properties/subscriptions/items/properties/site_name/maxLength',
@@ -16608,14 +16373,14 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                           params: { limit: 45 },
                                           message: 'must NOT have more than 45 characters',
                                           schema: 45,
-                                          parentSchema: schema32.properties.subscriptions.items.properties.site_name,
+                                          parentSchema: schema31.properties.subscriptions.items.properties.site_name,
                                           data: data7,
                                         },
                                       ]
                                       return false
                                     } else {
                                       if (func2(data7) < 4) {
-                                        validate31.errors = [
+                                        validate30.errors = [
                                           {
                                             instancePath: instancePath + '/subscriptions/' + i1 + '/site_name',
                                             schemaPath:
@@ -16624,14 +16389,14 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                             params: { limit: 4 },
                                             message: 'must NOT have fewer than 4 characters',
                                             schema: 4,
-                                            parentSchema: schema32.properties.subscriptions.items.properties.site_name,
+                                            parentSchema: schema31.properties.subscriptions.items.properties.site_name,
                                             data: data7,
                                           },
                                         ]
                                         return false
                                       } else {
                                         if (!pattern5.test(data7)) {
-                                          validate31.errors = [
+                                          validate30.errors = [
                                             {
                                               instancePath: instancePath + '/subscriptions/' + i1 + '/site_name',
                                               schemaPath:
@@ -16641,7 +16406,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                               message: 'must match pattern "' + '^[A-Za-z0-9_-]+$' + '"',
                                               schema: '^[A-Za-z0-9_-]+$',
                                               parentSchema:
-                                                schema32.properties.subscriptions.items.properties.site_name,
+                                                schema31.properties.subscriptions.items.properties.site_name,
                                               data: data7,
                                             },
                                           ]
@@ -16650,15 +16415,15 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                       }
                                     }
                                   } else {
-                                    validate31.errors = [
+                                    validate30.errors = [
                                       {
                                         instancePath: instancePath + '/subscriptions/' + i1 + '/site_name',
                                         schemaPath: '#/properties/subscriptions/items/properties/site_name/type',
                                         keyword: 'type',
                                         params: { type: 'string' },
                                         message: 'must be string',
-                                        schema: schema32.properties.subscriptions.items.properties.site_name.type,
-                                        parentSchema: schema32.properties.subscriptions.items.properties.site_name,
+                                        schema: schema31.properties.subscriptions.items.properties.site_name.type,
+                                        parentSchema: schema31.properties.subscriptions.items.properties.site_name,
                                         data: data7,
                                       },
                                     ]
@@ -16674,17 +16439,17 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                   let data8 = data6.status
                                   const _errs20 = errors
                                   if (!(data8 === 'active' || data8 === 'cancelled')) {
-                                    validate31.errors = [
+                                    validate30.errors = [
                                       {
                                         instancePath: instancePath + '/subscriptions/' + i1 + '/status',
                                         schemaPath: '#/properties/subscriptions/items/properties/status/enum',
                                         keyword: 'enum',
                                         params: {
-                                          allowedValues: schema32.properties.subscriptions.items.properties.status.enum,
+                                          allowedValues: schema31.properties.subscriptions.items.properties.status.enum,
                                         },
                                         message: 'must be equal to one of the allowed values',
-                                        schema: schema32.properties.subscriptions.items.properties.status.enum,
-                                        parentSchema: schema32.properties.subscriptions.items.properties.status,
+                                        schema: schema31.properties.subscriptions.items.properties.status.enum,
+                                        parentSchema: schema31.properties.subscriptions.items.properties.status,
                                         data: data8,
                                       },
                                     ]
@@ -16698,15 +16463,15 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                             }
                           }
                         } else {
-                          validate31.errors = [
+                          validate30.errors = [
                             {
                               instancePath: instancePath + '/subscriptions/' + i1,
                               schemaPath: '#/properties/subscriptions/items/type',
                               keyword: 'type',
                               params: { type: 'object' },
                               message: 'must be object',
-                              schema: schema32.properties.subscriptions.items.type,
-                              parentSchema: schema32.properties.subscriptions.items,
+                              schema: schema31.properties.subscriptions.items.type,
+                              parentSchema: schema31.properties.subscriptions.items,
                               data: data6,
                             },
                           ]
@@ -16719,15 +16484,15 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                       }
                     }
                   } else {
-                    validate31.errors = [
+                    validate30.errors = [
                       {
                         instancePath: instancePath + '/subscriptions',
                         schemaPath: '#/properties/subscriptions/type',
                         keyword: 'type',
                         params: { type: 'array' },
                         message: 'must be array',
-                        schema: schema32.properties.subscriptions.type,
-                        parentSchema: schema32.properties.subscriptions,
+                        schema: schema31.properties.subscriptions.type,
+                        parentSchema: schema31.properties.subscriptions,
                         data: data5,
                       },
                     ]
@@ -16743,26 +16508,26 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
         }
       }
     } else {
-      validate31.errors = [
+      validate30.errors = [
         {
           instancePath,
           schemaPath: '#/type',
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema32.type,
-          parentSchema: schema32,
+          schema: schema31.type,
+          parentSchema: schema31,
           data,
         },
       ]
       return false
     }
   }
-  validate31.errors = vErrors
+  validate30.errors = vErrors
   return errors === 0
 }
-export const v_53406623 = validate32
-const schema33 = {
+export const v_53406623 = validate31
+const schema32 = {
   type: 'object',
   additionalProperties: false,
   required: ['site_name', 'day', 'visits', 'page_views', 'activities', 'system', 'geo'],
@@ -16854,9 +16619,9 @@ const schema33 = {
     },
   },
 }
-const pattern47 = new RegExp('^\\d{4}-\\d{2}-\\d{2}$', 'u')
-const pattern48 = new RegExp('^[A-Za-z0-9+/]*={0,2}$', 'u')
-function validate32(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+const pattern45 = new RegExp('^\\d{4}-\\d{2}-\\d{2}$', 'u')
+const pattern46 = new RegExp('^[A-Za-z0-9+/]*={0,2}$', 'u')
+function validate31(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null
   let errors = 0
   if (errors === 0) {
@@ -16871,15 +16636,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
         (data.system === undefined && (missing0 = 'system')) ||
         (data.geo === undefined && (missing0 = 'geo'))
       ) {
-        validate32.errors = [
+        validate31.errors = [
           {
             instancePath,
             schemaPath: '#/required',
             keyword: 'required',
             params: { missingProperty: missing0 },
             message: "must have required property '" + missing0 + "'",
-            schema: schema33.required,
-            parentSchema: schema33,
+            schema: schema32.required,
+            parentSchema: schema32,
             data,
           },
         ]
@@ -16887,8 +16652,8 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
       } else {
         const _errs1 = errors
         for (const key0 in data) {
-          if (!func14.call(schema33.properties, key0)) {
-            validate32.errors = [
+          if (!func14.call(schema32.properties, key0)) {
+            validate31.errors = [
               {
                 instancePath,
                 schemaPath: '#/additionalProperties',
@@ -16896,7 +16661,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { additionalProperty: key0 },
                 message: 'must NOT have additional properties',
                 schema: false,
-                parentSchema: schema33,
+                parentSchema: schema32,
                 data,
               },
             ]
@@ -16911,7 +16676,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
             if (errors === _errs2) {
               if (typeof data0 === 'string') {
                 if (func2(data0) > 45) {
-                  validate32.errors = [
+                  validate31.errors = [
                     {
                       instancePath: instancePath + '/site_name',
                       schemaPath: '#/properties/site_name/maxLength',
@@ -16919,14 +16684,14 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                       params: { limit: 45 },
                       message: 'must NOT have more than 45 characters',
                       schema: 45,
-                      parentSchema: schema33.properties.site_name,
+                      parentSchema: schema32.properties.site_name,
                       data: data0,
                     },
                   ]
                   return false
                 } else {
                   if (func2(data0) < 4) {
-                    validate32.errors = [
+                    validate31.errors = [
                       {
                         instancePath: instancePath + '/site_name',
                         schemaPath: '#/properties/site_name/minLength',
@@ -16934,14 +16699,14 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                         params: { limit: 4 },
                         message: 'must NOT have fewer than 4 characters',
                         schema: 4,
-                        parentSchema: schema33.properties.site_name,
+                        parentSchema: schema32.properties.site_name,
                         data: data0,
                       },
                     ]
                     return false
                   } else {
                     if (!pattern5.test(data0)) {
-                      validate32.errors = [
+                      validate31.errors = [
                         {
                           instancePath: instancePath + '/site_name',
                           schemaPath: '#/properties/site_name/pattern',
@@ -16949,7 +16714,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                           params: { pattern: '^[A-Za-z0-9_-]+$' },
                           message: 'must match pattern "' + '^[A-Za-z0-9_-]+$' + '"',
                           schema: '^[A-Za-z0-9_-]+$',
-                          parentSchema: schema33.properties.site_name,
+                          parentSchema: schema32.properties.site_name,
                           data: data0,
                         },
                       ]
@@ -16958,15 +16723,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                 }
               } else {
-                validate32.errors = [
+                validate31.errors = [
                   {
                     instancePath: instancePath + '/site_name',
                     schemaPath: '#/properties/site_name/type',
                     keyword: 'type',
                     params: { type: 'string' },
                     message: 'must be string',
-                    schema: schema33.properties.site_name.type,
-                    parentSchema: schema33.properties.site_name,
+                    schema: schema32.properties.site_name.type,
+                    parentSchema: schema32.properties.site_name,
                     data: data0,
                   },
                 ]
@@ -16983,8 +16748,8 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
               const _errs4 = errors
               if (errors === _errs4) {
                 if (typeof data1 === 'string') {
-                  if (!pattern47.test(data1)) {
-                    validate32.errors = [
+                  if (!pattern45.test(data1)) {
+                    validate31.errors = [
                       {
                         instancePath: instancePath + '/day',
                         schemaPath: '#/properties/day/pattern',
@@ -16992,22 +16757,22 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                         params: { pattern: '^\\d{4}-\\d{2}-\\d{2}$' },
                         message: 'must match pattern "' + '^\\d{4}-\\d{2}-\\d{2}$' + '"',
                         schema: '^\\d{4}-\\d{2}-\\d{2}$',
-                        parentSchema: schema33.properties.day,
+                        parentSchema: schema32.properties.day,
                         data: data1,
                       },
                     ]
                     return false
                   }
                 } else {
-                  validate32.errors = [
+                  validate31.errors = [
                     {
                       instancePath: instancePath + '/day',
                       schemaPath: '#/properties/day/type',
                       keyword: 'type',
                       params: { type: 'string' },
                       message: 'must be string',
-                      schema: schema33.properties.day.type,
-                      parentSchema: schema33.properties.day,
+                      schema: schema32.properties.day.type,
+                      parentSchema: schema32.properties.day,
                       data: data1,
                     },
                   ]
@@ -17023,15 +16788,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                 let data2 = data.visits
                 const _errs6 = errors
                 if (!(typeof data2 == 'number' && !(data2 % 1) && !isNaN(data2) && isFinite(data2))) {
-                  validate32.errors = [
+                  validate31.errors = [
                     {
                       instancePath: instancePath + '/visits',
                       schemaPath: '#/properties/visits/type',
                       keyword: 'type',
                       params: { type: 'integer' },
                       message: 'must be integer',
-                      schema: schema33.properties.visits.type,
-                      parentSchema: schema33.properties.visits,
+                      schema: schema32.properties.visits.type,
+                      parentSchema: schema32.properties.visits,
                       data: data2,
                     },
                   ]
@@ -17040,7 +16805,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                 if (errors === _errs6) {
                   if (typeof data2 == 'number' && isFinite(data2)) {
                     if (data2 > 9007199254740991 || isNaN(data2)) {
-                      validate32.errors = [
+                      validate31.errors = [
                         {
                           instancePath: instancePath + '/visits',
                           schemaPath: '#/properties/visits/maximum',
@@ -17048,14 +16813,14 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                           params: { comparison: '<=', limit: 9007199254740991 },
                           message: 'must be <= 9007199254740991',
                           schema: 9007199254740991,
-                          parentSchema: schema33.properties.visits,
+                          parentSchema: schema32.properties.visits,
                           data: data2,
                         },
                       ]
                       return false
                     } else {
                       if (data2 < 0 || isNaN(data2)) {
-                        validate32.errors = [
+                        validate31.errors = [
                           {
                             instancePath: instancePath + '/visits',
                             schemaPath: '#/properties/visits/minimum',
@@ -17063,7 +16828,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                             params: { comparison: '>=', limit: 0 },
                             message: 'must be >= 0',
                             schema: 0,
-                            parentSchema: schema33.properties.visits,
+                            parentSchema: schema32.properties.visits,
                             data: data2,
                           },
                         ]
@@ -17081,15 +16846,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                   let data3 = data.page_views
                   const _errs8 = errors
                   if (!(typeof data3 == 'number' && !(data3 % 1) && !isNaN(data3) && isFinite(data3))) {
-                    validate32.errors = [
+                    validate31.errors = [
                       {
                         instancePath: instancePath + '/page_views',
                         schemaPath: '#/properties/page_views/type',
                         keyword: 'type',
                         params: { type: 'integer' },
                         message: 'must be integer',
-                        schema: schema33.properties.page_views.type,
-                        parentSchema: schema33.properties.page_views,
+                        schema: schema32.properties.page_views.type,
+                        parentSchema: schema32.properties.page_views,
                         data: data3,
                       },
                     ]
@@ -17098,7 +16863,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                   if (errors === _errs8) {
                     if (typeof data3 == 'number' && isFinite(data3)) {
                       if (data3 > 9007199254740991 || isNaN(data3)) {
-                        validate32.errors = [
+                        validate31.errors = [
                           {
                             instancePath: instancePath + '/page_views',
                             schemaPath: '#/properties/page_views/maximum',
@@ -17106,14 +16871,14 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                             params: { comparison: '<=', limit: 9007199254740991 },
                             message: 'must be <= 9007199254740991',
                             schema: 9007199254740991,
-                            parentSchema: schema33.properties.page_views,
+                            parentSchema: schema32.properties.page_views,
                             data: data3,
                           },
                         ]
                         return false
                       } else {
                         if (data3 < 0 || isNaN(data3)) {
-                          validate32.errors = [
+                          validate31.errors = [
                             {
                               instancePath: instancePath + '/page_views',
                               schemaPath: '#/properties/page_views/minimum',
@@ -17121,7 +16886,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                               params: { comparison: '>=', limit: 0 },
                               message: 'must be >= 0',
                               schema: 0,
-                              parentSchema: schema33.properties.page_views,
+                              parentSchema: schema32.properties.page_views,
                               data: data3,
                             },
                           ]
@@ -17147,15 +16912,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                           (data4.click_to_email === undefined && (missing1 = 'click_to_email')) ||
                           (data4.form_submit === undefined && (missing1 = 'form_submit'))
                         ) {
-                          validate32.errors = [
+                          validate31.errors = [
                             {
                               instancePath: instancePath + '/activities',
                               schemaPath: '#/properties/activities/required',
                               keyword: 'required',
                               params: { missingProperty: missing1 },
                               message: "must have required property '" + missing1 + "'",
-                              schema: schema33.properties.activities.required,
-                              parentSchema: schema33.properties.activities,
+                              schema: schema32.properties.activities.required,
+                              parentSchema: schema32.properties.activities,
                               data: data4,
                             },
                           ]
@@ -17171,7 +16936,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                 key1 === 'form_submit'
                               )
                             ) {
-                              validate32.errors = [
+                              validate31.errors = [
                                 {
                                   instancePath: instancePath + '/activities',
                                   schemaPath: '#/properties/activities/additionalProperties',
@@ -17179,7 +16944,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                   params: { additionalProperty: key1 },
                                   message: 'must NOT have additional properties',
                                   schema: false,
-                                  parentSchema: schema33.properties.activities,
+                                  parentSchema: schema32.properties.activities,
                                   data: data4,
                                 },
                               ]
@@ -17192,15 +16957,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                               let data5 = data4.click_to_call
                               const _errs13 = errors
                               if (!(typeof data5 == 'number' && !(data5 % 1) && !isNaN(data5) && isFinite(data5))) {
-                                validate32.errors = [
+                                validate31.errors = [
                                   {
                                     instancePath: instancePath + '/activities/click_to_call',
                                     schemaPath: '#/properties/activities/properties/click_to_call/type',
                                     keyword: 'type',
                                     params: { type: 'integer' },
                                     message: 'must be integer',
-                                    schema: schema33.properties.activities.properties.click_to_call.type,
-                                    parentSchema: schema33.properties.activities.properties.click_to_call,
+                                    schema: schema32.properties.activities.properties.click_to_call.type,
+                                    parentSchema: schema32.properties.activities.properties.click_to_call,
                                     data: data5,
                                   },
                                 ]
@@ -17209,7 +16974,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                               if (errors === _errs13) {
                                 if (typeof data5 == 'number' && isFinite(data5)) {
                                   if (data5 > 9007199254740991 || isNaN(data5)) {
-                                    validate32.errors = [
+                                    validate31.errors = [
                                       {
                                         instancePath: instancePath + '/activities/click_to_call',
                                         schemaPath: '#/properties/activities/properties/click_to_call/maximum',
@@ -17217,14 +16982,14 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                         params: { comparison: '<=', limit: 9007199254740991 },
                                         message: 'must be <= 9007199254740991',
                                         schema: 9007199254740991,
-                                        parentSchema: schema33.properties.activities.properties.click_to_call,
+                                        parentSchema: schema32.properties.activities.properties.click_to_call,
                                         data: data5,
                                       },
                                     ]
                                     return false
                                   } else {
                                     if (data5 < 0 || isNaN(data5)) {
-                                      validate32.errors = [
+                                      validate31.errors = [
                                         {
                                           instancePath: instancePath + '/activities/click_to_call',
                                           schemaPath: '#/properties/activities/properties/click_to_call/minimum',
@@ -17232,7 +16997,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                           params: { comparison: '>=', limit: 0 },
                                           message: 'must be >= 0',
                                           schema: 0,
-                                          parentSchema: schema33.properties.activities.properties.click_to_call,
+                                          parentSchema: schema32.properties.activities.properties.click_to_call,
                                           data: data5,
                                         },
                                       ]
@@ -17250,15 +17015,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                 let data6 = data4.click_to_map
                                 const _errs15 = errors
                                 if (!(typeof data6 == 'number' && !(data6 % 1) && !isNaN(data6) && isFinite(data6))) {
-                                  validate32.errors = [
+                                  validate31.errors = [
                                     {
                                       instancePath: instancePath + '/activities/click_to_map',
                                       schemaPath: '#/properties/activities/properties/click_to_map/type',
                                       keyword: 'type',
                                       params: { type: 'integer' },
                                       message: 'must be integer',
-                                      schema: schema33.properties.activities.properties.click_to_map.type,
-                                      parentSchema: schema33.properties.activities.properties.click_to_map,
+                                      schema: schema32.properties.activities.properties.click_to_map.type,
+                                      parentSchema: schema32.properties.activities.properties.click_to_map,
                                       data: data6,
                                     },
                                   ]
@@ -17267,7 +17032,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                 if (errors === _errs15) {
                                   if (typeof data6 == 'number' && isFinite(data6)) {
                                     if (data6 > 9007199254740991 || isNaN(data6)) {
-                                      validate32.errors = [
+                                      validate31.errors = [
                                         {
                                           instancePath: instancePath + '/activities/click_to_map',
                                           schemaPath: '#/properties/activities/properties/click_to_map/maximum',
@@ -17275,14 +17040,14 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                           params: { comparison: '<=', limit: 9007199254740991 },
                                           message: 'must be <= 9007199254740991',
                                           schema: 9007199254740991,
-                                          parentSchema: schema33.properties.activities.properties.click_to_map,
+                                          parentSchema: schema32.properties.activities.properties.click_to_map,
                                           data: data6,
                                         },
                                       ]
                                       return false
                                     } else {
                                       if (data6 < 0 || isNaN(data6)) {
-                                        validate32.errors = [
+                                        validate31.errors = [
                                           {
                                             instancePath: instancePath + '/activities/click_to_map',
                                             schemaPath: '#/properties/activities/properties/click_to_map/minimum',
@@ -17290,7 +17055,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                             params: { comparison: '>=', limit: 0 },
                                             message: 'must be >= 0',
                                             schema: 0,
-                                            parentSchema: schema33.properties.activities.properties.click_to_map,
+                                            parentSchema: schema32.properties.activities.properties.click_to_map,
                                             data: data6,
                                           },
                                         ]
@@ -17308,15 +17073,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                   let data7 = data4.click_to_email
                                   const _errs17 = errors
                                   if (!(typeof data7 == 'number' && !(data7 % 1) && !isNaN(data7) && isFinite(data7))) {
-                                    validate32.errors = [
+                                    validate31.errors = [
                                       {
                                         instancePath: instancePath + '/activities/click_to_email',
                                         schemaPath: '#/properties/activities/properties/click_to_email/type',
                                         keyword: 'type',
                                         params: { type: 'integer' },
                                         message: 'must be integer',
-                                        schema: schema33.properties.activities.properties.click_to_email.type,
-                                        parentSchema: schema33.properties.activities.properties.click_to_email,
+                                        schema: schema32.properties.activities.properties.click_to_email.type,
+                                        parentSchema: schema32.properties.activities.properties.click_to_email,
                                         data: data7,
                                       },
                                     ]
@@ -17325,7 +17090,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                   if (errors === _errs17) {
                                     if (typeof data7 == 'number' && isFinite(data7)) {
                                       if (data7 > 9007199254740991 || isNaN(data7)) {
-                                        validate32.errors = [
+                                        validate31.errors = [
                                           {
                                             instancePath: instancePath + '/activities/click_to_email',
                                             schemaPath: '#/properties/activities/properties/click_to_email/maximum',
@@ -17333,14 +17098,14 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                             params: { comparison: '<=', limit: 9007199254740991 },
                                             message: 'must be <= 9007199254740991',
                                             schema: 9007199254740991,
-                                            parentSchema: schema33.properties.activities.properties.click_to_email,
+                                            parentSchema: schema32.properties.activities.properties.click_to_email,
                                             data: data7,
                                           },
                                         ]
                                         return false
                                       } else {
                                         if (data7 < 0 || isNaN(data7)) {
-                                          validate32.errors = [
+                                          validate31.errors = [
                                             {
                                               instancePath: instancePath + '/activities/click_to_email',
                                               schemaPath: '#/properties/activities/properties/click_to_email/minimum',
@@ -17348,7 +17113,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                               params: { comparison: '>=', limit: 0 },
                                               message: 'must be >= 0',
                                               schema: 0,
-                                              parentSchema: schema33.properties.activities.properties.click_to_email,
+                                              parentSchema: schema32.properties.activities.properties.click_to_email,
                                               data: data7,
                                             },
                                           ]
@@ -17368,15 +17133,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                     if (
                                       !(typeof data8 == 'number' && !(data8 % 1) && !isNaN(data8) && isFinite(data8))
                                     ) {
-                                      validate32.errors = [
+                                      validate31.errors = [
                                         {
                                           instancePath: instancePath + '/activities/form_submit',
                                           schemaPath: '#/properties/activities/properties/form_submit/type',
                                           keyword: 'type',
                                           params: { type: 'integer' },
                                           message: 'must be integer',
-                                          schema: schema33.properties.activities.properties.form_submit.type,
-                                          parentSchema: schema33.properties.activities.properties.form_submit,
+                                          schema: schema32.properties.activities.properties.form_submit.type,
+                                          parentSchema: schema32.properties.activities.properties.form_submit,
                                           data: data8,
                                         },
                                       ]
@@ -17385,7 +17150,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                     if (errors === _errs19) {
                                       if (typeof data8 == 'number' && isFinite(data8)) {
                                         if (data8 > 9007199254740991 || isNaN(data8)) {
-                                          validate32.errors = [
+                                          validate31.errors = [
                                             {
                                               instancePath: instancePath + '/activities/form_submit',
                                               schemaPath: '#/properties/activities/properties/form_submit/maximum',
@@ -17393,14 +17158,14 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                               params: { comparison: '<=', limit: 9007199254740991 },
                                               message: 'must be <= 9007199254740991',
                                               schema: 9007199254740991,
-                                              parentSchema: schema33.properties.activities.properties.form_submit,
+                                              parentSchema: schema32.properties.activities.properties.form_submit,
                                               data: data8,
                                             },
                                           ]
                                           return false
                                         } else {
                                           if (data8 < 0 || isNaN(data8)) {
-                                            validate32.errors = [
+                                            validate31.errors = [
                                               {
                                                 instancePath: instancePath + '/activities/form_submit',
                                                 schemaPath: '#/properties/activities/properties/form_submit/minimum',
@@ -17408,7 +17173,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                 params: { comparison: '>=', limit: 0 },
                                                 message: 'must be >= 0',
                                                 schema: 0,
-                                                parentSchema: schema33.properties.activities.properties.form_submit,
+                                                parentSchema: schema32.properties.activities.properties.form_submit,
                                                 data: data8,
                                               },
                                             ]
@@ -17427,15 +17192,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                           }
                         }
                       } else {
-                        validate32.errors = [
+                        validate31.errors = [
                           {
                             instancePath: instancePath + '/activities',
                             schemaPath: '#/properties/activities/type',
                             keyword: 'type',
                             params: { type: 'object' },
                             message: 'must be object',
-                            schema: schema33.properties.activities.type,
-                            parentSchema: schema33.properties.activities,
+                            schema: schema32.properties.activities.type,
+                            parentSchema: schema32.properties.activities,
                             data: data4,
                           },
                         ]
@@ -17460,7 +17225,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                             if (errors === _errs23) {
                               if (typeof data10 === 'string') {
                                 if (func2(data10) > 256) {
-                                  validate32.errors = [
+                                  validate31.errors = [
                                     {
                                       instancePath: instancePath + '/visitors/' + i0,
                                       schemaPath: '#/properties/visitors/items/maxLength',
@@ -17468,14 +17233,14 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                       params: { limit: 256 },
                                       message: 'must NOT have more than 256 characters',
                                       schema: 256,
-                                      parentSchema: schema33.properties.visitors.items,
+                                      parentSchema: schema32.properties.visitors.items,
                                       data: data10,
                                     },
                                   ]
                                   return false
                                 } else {
                                   if (func2(data10) < 1) {
-                                    validate32.errors = [
+                                    validate31.errors = [
                                       {
                                         instancePath: instancePath + '/visitors/' + i0,
                                         schemaPath: '#/properties/visitors/items/minLength',
@@ -17483,7 +17248,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                         params: { limit: 1 },
                                         message: 'must NOT have fewer than 1 characters',
                                         schema: 1,
-                                        parentSchema: schema33.properties.visitors.items,
+                                        parentSchema: schema32.properties.visitors.items,
                                         data: data10,
                                       },
                                     ]
@@ -17491,15 +17256,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                   }
                                 }
                               } else {
-                                validate32.errors = [
+                                validate31.errors = [
                                   {
                                     instancePath: instancePath + '/visitors/' + i0,
                                     schemaPath: '#/properties/visitors/items/type',
                                     keyword: 'type',
                                     params: { type: 'string' },
                                     message: 'must be string',
-                                    schema: schema33.properties.visitors.items.type,
-                                    parentSchema: schema33.properties.visitors.items,
+                                    schema: schema32.properties.visitors.items.type,
+                                    parentSchema: schema32.properties.visitors.items,
                                     data: data10,
                                   },
                                 ]
@@ -17512,15 +17277,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                             }
                           }
                         } else {
-                          validate32.errors = [
+                          validate31.errors = [
                             {
                               instancePath: instancePath + '/visitors',
                               schemaPath: '#/properties/visitors/type',
                               keyword: 'type',
                               params: { type: 'array' },
                               message: 'must be array',
-                              schema: schema33.properties.visitors.type,
-                              parentSchema: schema33.properties.visitors,
+                              schema: schema32.properties.visitors.type,
+                              parentSchema: schema32.properties.visitors,
                               data: data9,
                             },
                           ]
@@ -17538,7 +17303,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                         if (errors === _errs25) {
                           if (typeof data11 === 'string') {
                             if (func2(data11) > 100000) {
-                              validate32.errors = [
+                              validate31.errors = [
                                 {
                                   instancePath: instancePath + '/visitors_sketch',
                                   schemaPath: '#/properties/visitors_sketch/maxLength',
@@ -17546,14 +17311,14 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                   params: { limit: 100000 },
                                   message: 'must NOT have more than 100000 characters',
                                   schema: 100000,
-                                  parentSchema: schema33.properties.visitors_sketch,
+                                  parentSchema: schema32.properties.visitors_sketch,
                                   data: data11,
                                 },
                               ]
                               return false
                             } else {
-                              if (!pattern48.test(data11)) {
-                                validate32.errors = [
+                              if (!pattern46.test(data11)) {
+                                validate31.errors = [
                                   {
                                     instancePath: instancePath + '/visitors_sketch',
                                     schemaPath: '#/properties/visitors_sketch/pattern',
@@ -17561,7 +17326,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                     params: { pattern: '^[A-Za-z0-9+/]*={0,2}$' },
                                     message: 'must match pattern "' + '^[A-Za-z0-9+/]*={0,2}$' + '"',
                                     schema: '^[A-Za-z0-9+/]*={0,2}$',
-                                    parentSchema: schema33.properties.visitors_sketch,
+                                    parentSchema: schema32.properties.visitors_sketch,
                                     data: data11,
                                   },
                                 ]
@@ -17569,15 +17334,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                               }
                             }
                           } else {
-                            validate32.errors = [
+                            validate31.errors = [
                               {
                                 instancePath: instancePath + '/visitors_sketch',
                                 schemaPath: '#/properties/visitors_sketch/type',
                                 keyword: 'type',
                                 params: { type: 'string' },
                                 message: 'must be string',
-                                schema: schema33.properties.visitors_sketch.type,
-                                parentSchema: schema33.properties.visitors_sketch,
+                                schema: schema32.properties.visitors_sketch.type,
+                                parentSchema: schema32.properties.visitors_sketch,
                                 data: data11,
                               },
                             ]
@@ -17608,15 +17373,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                       (data13.page_views === undefined && (missing2 = 'page_views')) ||
                                       (data13.activities === undefined && (missing2 = 'activities'))
                                     ) {
-                                      validate32.errors = [
+                                      validate31.errors = [
                                         {
                                           instancePath: instancePath + '/system/' + i1,
                                           schemaPath: '#/properties/system/items/required',
                                           keyword: 'required',
                                           params: { missingProperty: missing2 },
                                           message: "must have required property '" + missing2 + "'",
-                                          schema: schema33.properties.system.items.required,
-                                          parentSchema: schema33.properties.system.items,
+                                          schema: schema32.properties.system.items.required,
+                                          parentSchema: schema32.properties.system.items,
                                           data: data13,
                                         },
                                       ]
@@ -17634,7 +17399,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                             key2 === 'visitors_sketch'
                                           )
                                         ) {
-                                          validate32.errors = [
+                                          validate31.errors = [
                                             {
                                               instancePath: instancePath + '/system/' + i1,
                                               schemaPath: '#/properties/system/items/additionalProperties',
@@ -17642,7 +17407,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                               params: { additionalProperty: key2 },
                                               message: 'must NOT have additional properties',
                                               schema: false,
-                                              parentSchema: schema33.properties.system.items,
+                                              parentSchema: schema32.properties.system.items,
                                               data: data13,
                                             },
                                           ]
@@ -17657,7 +17422,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                           if (errors === _errs32) {
                                             if (Array.isArray(data14)) {
                                               if (data14.length > 2) {
-                                                validate32.errors = [
+                                                validate31.errors = [
                                                   {
                                                     instancePath: instancePath + '/system/' + i1 + '/key',
                                                     schemaPath: '#/properties/system/items/properties/key/maxItems',
@@ -17665,14 +17430,14 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                     params: { limit: 2 },
                                                     message: 'must NOT have more than 2 items',
                                                     schema: 2,
-                                                    parentSchema: schema33.properties.system.items.properties.key,
+                                                    parentSchema: schema32.properties.system.items.properties.key,
                                                     data: data14,
                                                   },
                                                 ]
                                                 return false
                                               } else {
                                                 if (data14.length < 2) {
-                                                  validate32.errors = [
+                                                  validate31.errors = [
                                                     {
                                                       instancePath: instancePath + '/system/' + i1 + '/key',
                                                       schemaPath: '#/properties/system/items/properties/key/minItems',
@@ -17680,7 +17445,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                       params: { limit: 2 },
                                                       message: 'must NOT have fewer than 2 items',
                                                       schema: 2,
-                                                      parentSchema: schema33.properties.system.items.properties.key,
+                                                      parentSchema: schema32.properties.system.items.properties.key,
                                                       data: data14,
                                                     },
                                                   ]
@@ -17694,7 +17459,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                     if (errors === _errs34) {
                                                       if (typeof data15 === 'string') {
                                                         if (func2(data15) > 16384) {
-                                                          validate32.errors = [
+                                                          validate31.errors = [
                                                             {
                                                               instancePath:
                                                                 instancePath + '/system/' + i1 + '/key/' + i2,
@@ -17705,14 +17470,14 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                               message: 'must NOT have more than 16384 characters',
                                                               schema: 16384,
                                                               parentSchema:
-                                                                schema33.properties.system.items.properties.key.items,
+                                                                schema32.properties.system.items.properties.key.items,
                                                               data: data15,
                                                             },
                                                           ]
                                                           return false
                                                         }
                                                       } else {
-                                                        validate32.errors = [
+                                                        validate31.errors = [
                                                           {
                                                             instancePath: instancePath + '/system/' + i1 + '/key/' + i2,
                                                             schemaPath:
@@ -17721,10 +17486,10 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                             params: { type: 'string' },
                                                             message: 'must be string',
                                                             schema:
-                                                              schema33.properties.system.items.properties.key.items
+                                                              schema32.properties.system.items.properties.key.items
                                                                 .type,
                                                             parentSchema:
-                                                              schema33.properties.system.items.properties.key.items,
+                                                              schema32.properties.system.items.properties.key.items,
                                                             data: data15,
                                                           },
                                                         ]
@@ -17739,15 +17504,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                 }
                                               }
                                             } else {
-                                              validate32.errors = [
+                                              validate31.errors = [
                                                 {
                                                   instancePath: instancePath + '/system/' + i1 + '/key',
                                                   schemaPath: '#/properties/system/items/properties/key/type',
                                                   keyword: 'type',
                                                   params: { type: 'array' },
                                                   message: 'must be array',
-                                                  schema: schema33.properties.system.items.properties.key.type,
-                                                  parentSchema: schema33.properties.system.items.properties.key,
+                                                  schema: schema32.properties.system.items.properties.key.type,
+                                                  parentSchema: schema32.properties.system.items.properties.key,
                                                   data: data14,
                                                 },
                                               ]
@@ -17770,15 +17535,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                 isFinite(data16)
                                               )
                                             ) {
-                                              validate32.errors = [
+                                              validate31.errors = [
                                                 {
                                                   instancePath: instancePath + '/system/' + i1 + '/visits',
                                                   schemaPath: '#/properties/system/items/properties/visits/type',
                                                   keyword: 'type',
                                                   params: { type: 'integer' },
                                                   message: 'must be integer',
-                                                  schema: schema33.properties.system.items.properties.visits.type,
-                                                  parentSchema: schema33.properties.system.items.properties.visits,
+                                                  schema: schema32.properties.system.items.properties.visits.type,
+                                                  parentSchema: schema32.properties.system.items.properties.visits,
                                                   data: data16,
                                                 },
                                               ]
@@ -17787,7 +17552,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                             if (errors === _errs36) {
                                               if (typeof data16 == 'number' && isFinite(data16)) {
                                                 if (data16 > 9007199254740991 || isNaN(data16)) {
-                                                  validate32.errors = [
+                                                  validate31.errors = [
                                                     {
                                                       instancePath: instancePath + '/system/' + i1 + '/visits',
                                                       schemaPath: '#/properties/system/items/properties/visits/maximum',
@@ -17795,14 +17560,14 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                       params: { comparison: '<=', limit: 9007199254740991 },
                                                       message: 'must be <= 9007199254740991',
                                                       schema: 9007199254740991,
-                                                      parentSchema: schema33.properties.system.items.properties.visits,
+                                                      parentSchema: schema32.properties.system.items.properties.visits,
                                                       data: data16,
                                                     },
                                                   ]
                                                   return false
                                                 } else {
                                                   if (data16 < 0 || isNaN(data16)) {
-                                                    validate32.errors = [
+                                                    validate31.errors = [
                                                       {
                                                         instancePath: instancePath + '/system/' + i1 + '/visits',
                                                         schemaPath:
@@ -17812,7 +17577,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                         message: 'must be >= 0',
                                                         schema: 0,
                                                         parentSchema:
-                                                          schema33.properties.system.items.properties.visits,
+                                                          schema32.properties.system.items.properties.visits,
                                                         data: data16,
                                                       },
                                                     ]
@@ -17837,16 +17602,16 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                   isFinite(data17)
                                                 )
                                               ) {
-                                                validate32.errors = [
+                                                validate31.errors = [
                                                   {
                                                     instancePath: instancePath + '/system/' + i1 + '/page_views',
                                                     schemaPath: '#/properties/system/items/properties/page_views/type',
                                                     keyword: 'type',
                                                     params: { type: 'integer' },
                                                     message: 'must be integer',
-                                                    schema: schema33.properties.system.items.properties.page_views.type,
+                                                    schema: schema32.properties.system.items.properties.page_views.type,
                                                     parentSchema:
-                                                      schema33.properties.system.items.properties.page_views,
+                                                      schema32.properties.system.items.properties.page_views,
                                                     data: data17,
                                                   },
                                                 ]
@@ -17855,7 +17620,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                               if (errors === _errs38) {
                                                 if (typeof data17 == 'number' && isFinite(data17)) {
                                                   if (data17 > 9007199254740991 || isNaN(data17)) {
-                                                    validate32.errors = [
+                                                    validate31.errors = [
                                                       {
                                                         instancePath: instancePath + '/system/' + i1 + '/page_views',
                                                         schemaPath:
@@ -17865,14 +17630,14 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                         message: 'must be <= 9007199254740991',
                                                         schema: 9007199254740991,
                                                         parentSchema:
-                                                          schema33.properties.system.items.properties.page_views,
+                                                          schema32.properties.system.items.properties.page_views,
                                                         data: data17,
                                                       },
                                                     ]
                                                     return false
                                                   } else {
                                                     if (data17 < 0 || isNaN(data17)) {
-                                                      validate32.errors = [
+                                                      validate31.errors = [
                                                         {
                                                           instancePath: instancePath + '/system/' + i1 + '/page_views',
                                                           schemaPath:
@@ -17882,7 +17647,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                           message: 'must be >= 0',
                                                           schema: 0,
                                                           parentSchema:
-                                                            schema33.properties.system.items.properties.page_views,
+                                                            schema32.properties.system.items.properties.page_views,
                                                           data: data17,
                                                         },
                                                       ]
@@ -17911,7 +17676,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                         (missing3 = 'click_to_email')) ||
                                                       (data18.form_submit === undefined && (missing3 = 'form_submit'))
                                                     ) {
-                                                      validate32.errors = [
+                                                      validate31.errors = [
                                                         {
                                                           instancePath: instancePath + '/system/' + i1 + '/activities',
                                                           schemaPath:
@@ -17920,10 +17685,10 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                           params: { missingProperty: missing3 },
                                                           message: "must have required property '" + missing3 + "'",
                                                           schema:
-                                                            schema33.properties.system.items.properties.activities
+                                                            schema32.properties.system.items.properties.activities
                                                               .required,
                                                           parentSchema:
-                                                            schema33.properties.system.items.properties.activities,
+                                                            schema32.properties.system.items.properties.activities,
                                                           data: data18,
                                                         },
                                                       ]
@@ -17939,7 +17704,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                             key3 === 'form_submit'
                                                           )
                                                         ) {
-                                                          validate32.errors = [
+                                                          validate31.errors = [
                                                             {
                                                               instancePath:
                                                                 instancePath + '/system/' + i1 + '/activities',
@@ -17950,7 +17715,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                               message: 'must NOT have additional properties',
                                                               schema: false,
                                                               parentSchema:
-                                                                schema33.properties.system.items.properties.activities,
+                                                                schema32.properties.system.items.properties.activities,
                                                               data: data18,
                                                             },
                                                           ]
@@ -17970,7 +17735,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                               isFinite(data19)
                                                             )
                                                           ) {
-                                                            validate32.errors = [
+                                                            validate31.errors = [
                                                               {
                                                                 instancePath:
                                                                   instancePath +
@@ -17983,10 +17748,10 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                 params: { type: 'integer' },
                                                                 message: 'must be integer',
                                                                 schema:
-                                                                  schema33.properties.system.items.properties.activities
+                                                                  schema32.properties.system.items.properties.activities
                                                                     .properties.click_to_call.type,
                                                                 parentSchema:
-                                                                  schema33.properties.system.items.properties.activities
+                                                                  schema32.properties.system.items.properties.activities
                                                                     .properties.click_to_call,
                                                                 data: data19,
                                                               },
@@ -17996,7 +17761,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                           if (errors === _errs43) {
                                                             if (typeof data19 == 'number' && isFinite(data19)) {
                                                               if (data19 > 9007199254740991 || isNaN(data19)) {
-                                                                validate32.errors = [
+                                                                validate31.errors = [
                                                                   {
                                                                     instancePath:
                                                                       instancePath +
@@ -18013,7 +17778,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                     message: 'must be <= 9007199254740991',
                                                                     schema: 9007199254740991,
                                                                     parentSchema:
-                                                                      schema33.properties.system.items.properties
+                                                                      schema32.properties.system.items.properties
                                                                         .activities.properties.click_to_call,
                                                                     data: data19,
                                                                   },
@@ -18021,7 +17786,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                 return false
                                                               } else {
                                                                 if (data19 < 0 || isNaN(data19)) {
-                                                                  validate32.errors = [
+                                                                  validate31.errors = [
                                                                     {
                                                                       instancePath:
                                                                         instancePath +
@@ -18035,7 +17800,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                       message: 'must be >= 0',
                                                                       schema: 0,
                                                                       parentSchema:
-                                                                        schema33.properties.system.items.properties
+                                                                        schema32.properties.system.items.properties
                                                                           .activities.properties.click_to_call,
                                                                       data: data19,
                                                                     },
@@ -18061,7 +17826,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                 isFinite(data20)
                                                               )
                                                             ) {
-                                                              validate32.errors = [
+                                                              validate31.errors = [
                                                                 {
                                                                   instancePath:
                                                                     instancePath +
@@ -18074,10 +17839,10 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                   params: { type: 'integer' },
                                                                   message: 'must be integer',
                                                                   schema:
-                                                                    schema33.properties.system.items.properties
+                                                                    schema32.properties.system.items.properties
                                                                       .activities.properties.click_to_map.type,
                                                                   parentSchema:
-                                                                    schema33.properties.system.items.properties
+                                                                    schema32.properties.system.items.properties
                                                                       .activities.properties.click_to_map,
                                                                   data: data20,
                                                                 },
@@ -18087,7 +17852,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                             if (errors === _errs45) {
                                                               if (typeof data20 == 'number' && isFinite(data20)) {
                                                                 if (data20 > 9007199254740991 || isNaN(data20)) {
-                                                                  validate32.errors = [
+                                                                  validate31.errors = [
                                                                     {
                                                                       instancePath:
                                                                         instancePath +
@@ -18104,7 +17869,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                       message: 'must be <= 9007199254740991',
                                                                       schema: 9007199254740991,
                                                                       parentSchema:
-                                                                        schema33.properties.system.items.properties
+                                                                        schema32.properties.system.items.properties
                                                                           .activities.properties.click_to_map,
                                                                       data: data20,
                                                                     },
@@ -18112,7 +17877,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                   return false
                                                                 } else {
                                                                   if (data20 < 0 || isNaN(data20)) {
-                                                                    validate32.errors = [
+                                                                    validate31.errors = [
                                                                       {
                                                                         instancePath:
                                                                           instancePath +
@@ -18126,7 +17891,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                         message: 'must be >= 0',
                                                                         schema: 0,
                                                                         parentSchema:
-                                                                          schema33.properties.system.items.properties
+                                                                          schema32.properties.system.items.properties
                                                                             .activities.properties.click_to_map,
                                                                         data: data20,
                                                                       },
@@ -18152,7 +17917,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                   isFinite(data21)
                                                                 )
                                                               ) {
-                                                                validate32.errors = [
+                                                                validate31.errors = [
                                                                   {
                                                                     instancePath:
                                                                       instancePath +
@@ -18165,10 +17930,10 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                     params: { type: 'integer' },
                                                                     message: 'must be integer',
                                                                     schema:
-                                                                      schema33.properties.system.items.properties
+                                                                      schema32.properties.system.items.properties
                                                                         .activities.properties.click_to_email.type,
                                                                     parentSchema:
-                                                                      schema33.properties.system.items.properties
+                                                                      schema32.properties.system.items.properties
                                                                         .activities.properties.click_to_email,
                                                                     data: data21,
                                                                   },
@@ -18178,7 +17943,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                               if (errors === _errs47) {
                                                                 if (typeof data21 == 'number' && isFinite(data21)) {
                                                                   if (data21 > 9007199254740991 || isNaN(data21)) {
-                                                                    validate32.errors = [
+                                                                    validate31.errors = [
                                                                       {
                                                                         instancePath:
                                                                           instancePath +
@@ -18195,7 +17960,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                         message: 'must be <= 9007199254740991',
                                                                         schema: 9007199254740991,
                                                                         parentSchema:
-                                                                          schema33.properties.system.items.properties
+                                                                          schema32.properties.system.items.properties
                                                                             .activities.properties.click_to_email,
                                                                         data: data21,
                                                                       },
@@ -18203,7 +17968,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                     return false
                                                                   } else {
                                                                     if (data21 < 0 || isNaN(data21)) {
-                                                                      validate32.errors = [
+                                                                      validate31.errors = [
                                                                         {
                                                                           instancePath:
                                                                             instancePath +
@@ -18217,7 +17982,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                           message: 'must be >= 0',
                                                                           schema: 0,
                                                                           parentSchema:
-                                                                            schema33.properties.system.items.properties
+                                                                            schema32.properties.system.items.properties
                                                                               .activities.properties.click_to_email,
                                                                           data: data21,
                                                                         },
@@ -18243,7 +18008,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                     isFinite(data22)
                                                                   )
                                                                 ) {
-                                                                  validate32.errors = [
+                                                                  validate31.errors = [
                                                                     {
                                                                       instancePath:
                                                                         instancePath +
@@ -18256,10 +18021,10 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                       params: { type: 'integer' },
                                                                       message: 'must be integer',
                                                                       schema:
-                                                                        schema33.properties.system.items.properties
+                                                                        schema32.properties.system.items.properties
                                                                           .activities.properties.form_submit.type,
                                                                       parentSchema:
-                                                                        schema33.properties.system.items.properties
+                                                                        schema32.properties.system.items.properties
                                                                           .activities.properties.form_submit,
                                                                       data: data22,
                                                                     },
@@ -18269,7 +18034,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                 if (errors === _errs49) {
                                                                   if (typeof data22 == 'number' && isFinite(data22)) {
                                                                     if (data22 > 9007199254740991 || isNaN(data22)) {
-                                                                      validate32.errors = [
+                                                                      validate31.errors = [
                                                                         {
                                                                           instancePath:
                                                                             instancePath +
@@ -18286,7 +18051,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                           message: 'must be <= 9007199254740991',
                                                                           schema: 9007199254740991,
                                                                           parentSchema:
-                                                                            schema33.properties.system.items.properties
+                                                                            schema32.properties.system.items.properties
                                                                               .activities.properties.form_submit,
                                                                           data: data22,
                                                                         },
@@ -18294,7 +18059,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                       return false
                                                                     } else {
                                                                       if (data22 < 0 || isNaN(data22)) {
-                                                                        validate32.errors = [
+                                                                        validate31.errors = [
                                                                           {
                                                                             instancePath:
                                                                               instancePath +
@@ -18308,7 +18073,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                             message: 'must be >= 0',
                                                                             schema: 0,
                                                                             parentSchema:
-                                                                              schema33.properties.system.items
+                                                                              schema32.properties.system.items
                                                                                 .properties.activities.properties
                                                                                 .form_submit,
                                                                             data: data22,
@@ -18329,7 +18094,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                       }
                                                     }
                                                   } else {
-                                                    validate32.errors = [
+                                                    validate31.errors = [
                                                       {
                                                         instancePath: instancePath + '/system/' + i1 + '/activities',
                                                         schemaPath:
@@ -18338,9 +18103,9 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                         params: { type: 'object' },
                                                         message: 'must be object',
                                                         schema:
-                                                          schema33.properties.system.items.properties.activities.type,
+                                                          schema32.properties.system.items.properties.activities.type,
                                                         parentSchema:
-                                                          schema33.properties.system.items.properties.activities,
+                                                          schema32.properties.system.items.properties.activities,
                                                         data: data18,
                                                       },
                                                     ]
@@ -18365,7 +18130,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                         if (errors === _errs53) {
                                                           if (typeof data24 === 'string') {
                                                             if (func2(data24) > 256) {
-                                                              validate32.errors = [
+                                                              validate31.errors = [
                                                                 {
                                                                   instancePath:
                                                                     instancePath + '/system/' + i1 + '/visitors/' + i3,
@@ -18376,7 +18141,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                   message: 'must NOT have more than 256 characters',
                                                                   schema: 256,
                                                                   parentSchema:
-                                                                    schema33.properties.system.items.properties.visitors
+                                                                    schema32.properties.system.items.properties.visitors
                                                                       .items,
                                                                   data: data24,
                                                                 },
@@ -18384,7 +18149,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                               return false
                                                             } else {
                                                               if (func2(data24) < 1) {
-                                                                validate32.errors = [
+                                                                validate31.errors = [
                                                                   {
                                                                     instancePath:
                                                                       instancePath +
@@ -18399,7 +18164,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                     message: 'must NOT have fewer than 1 characters',
                                                                     schema: 1,
                                                                     parentSchema:
-                                                                      schema33.properties.system.items.properties
+                                                                      schema32.properties.system.items.properties
                                                                         .visitors.items,
                                                                     data: data24,
                                                                   },
@@ -18408,7 +18173,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                               }
                                                             }
                                                           } else {
-                                                            validate32.errors = [
+                                                            validate31.errors = [
                                                               {
                                                                 instancePath:
                                                                   instancePath + '/system/' + i1 + '/visitors/' + i3,
@@ -18418,10 +18183,10 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                 params: { type: 'string' },
                                                                 message: 'must be string',
                                                                 schema:
-                                                                  schema33.properties.system.items.properties.visitors
+                                                                  schema32.properties.system.items.properties.visitors
                                                                     .items.type,
                                                                 parentSchema:
-                                                                  schema33.properties.system.items.properties.visitors
+                                                                  schema32.properties.system.items.properties.visitors
                                                                     .items,
                                                                 data: data24,
                                                               },
@@ -18435,7 +18200,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                         }
                                                       }
                                                     } else {
-                                                      validate32.errors = [
+                                                      validate31.errors = [
                                                         {
                                                           instancePath: instancePath + '/system/' + i1 + '/visitors',
                                                           schemaPath:
@@ -18444,9 +18209,9 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                           params: { type: 'array' },
                                                           message: 'must be array',
                                                           schema:
-                                                            schema33.properties.system.items.properties.visitors.type,
+                                                            schema32.properties.system.items.properties.visitors.type,
                                                           parentSchema:
-                                                            schema33.properties.system.items.properties.visitors,
+                                                            schema32.properties.system.items.properties.visitors,
                                                           data: data23,
                                                         },
                                                       ]
@@ -18464,7 +18229,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                     if (errors === _errs55) {
                                                       if (typeof data25 === 'string') {
                                                         if (func2(data25) > 100000) {
-                                                          validate32.errors = [
+                                                          validate31.errors = [
                                                             {
                                                               instancePath:
                                                                 instancePath + '/system/' + i1 + '/visitors_sketch',
@@ -18475,15 +18240,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                               message: 'must NOT have more than 100000 characters',
                                                               schema: 100000,
                                                               parentSchema:
-                                                                schema33.properties.system.items.properties
+                                                                schema32.properties.system.items.properties
                                                                   .visitors_sketch,
                                                               data: data25,
                                                             },
                                                           ]
                                                           return false
                                                         } else {
-                                                          if (!pattern48.test(data25)) {
-                                                            validate32.errors = [
+                                                          if (!pattern46.test(data25)) {
+                                                            validate31.errors = [
                                                               {
                                                                 instancePath:
                                                                   instancePath + '/system/' + i1 + '/visitors_sketch',
@@ -18497,7 +18262,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                   '"',
                                                                 schema: '^[A-Za-z0-9+/]*={0,2}$',
                                                                 parentSchema:
-                                                                  schema33.properties.system.items.properties
+                                                                  schema32.properties.system.items.properties
                                                                     .visitors_sketch,
                                                                 data: data25,
                                                               },
@@ -18506,7 +18271,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                           }
                                                         }
                                                       } else {
-                                                        validate32.errors = [
+                                                        validate31.errors = [
                                                           {
                                                             instancePath:
                                                               instancePath + '/system/' + i1 + '/visitors_sketch',
@@ -18516,10 +18281,10 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                             params: { type: 'string' },
                                                             message: 'must be string',
                                                             schema:
-                                                              schema33.properties.system.items.properties
+                                                              schema32.properties.system.items.properties
                                                                 .visitors_sketch.type,
                                                             parentSchema:
-                                                              schema33.properties.system.items.properties
+                                                              schema32.properties.system.items.properties
                                                                 .visitors_sketch,
                                                             data: data25,
                                                           },
@@ -18539,15 +18304,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                       }
                                     }
                                   } else {
-                                    validate32.errors = [
+                                    validate31.errors = [
                                       {
                                         instancePath: instancePath + '/system/' + i1,
                                         schemaPath: '#/properties/system/items/type',
                                         keyword: 'type',
                                         params: { type: 'object' },
                                         message: 'must be object',
-                                        schema: schema33.properties.system.items.type,
-                                        parentSchema: schema33.properties.system.items,
+                                        schema: schema32.properties.system.items.type,
+                                        parentSchema: schema32.properties.system.items,
                                         data: data13,
                                       },
                                     ]
@@ -18560,15 +18325,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                 }
                               }
                             } else {
-                              validate32.errors = [
+                              validate31.errors = [
                                 {
                                   instancePath: instancePath + '/system',
                                   schemaPath: '#/properties/system/type',
                                   keyword: 'type',
                                   params: { type: 'array' },
                                   message: 'must be array',
-                                  schema: schema33.properties.system.type,
-                                  parentSchema: schema33.properties.system,
+                                  schema: schema32.properties.system.type,
+                                  parentSchema: schema32.properties.system,
                                   data: data12,
                                 },
                               ]
@@ -18599,15 +18364,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                         (data27.page_views === undefined && (missing4 = 'page_views')) ||
                                         (data27.activities === undefined && (missing4 = 'activities'))
                                       ) {
-                                        validate32.errors = [
+                                        validate31.errors = [
                                           {
                                             instancePath: instancePath + '/geo/' + i4,
                                             schemaPath: '#/properties/geo/items/required',
                                             keyword: 'required',
                                             params: { missingProperty: missing4 },
                                             message: "must have required property '" + missing4 + "'",
-                                            schema: schema33.properties.geo.items.required,
-                                            parentSchema: schema33.properties.geo.items,
+                                            schema: schema32.properties.geo.items.required,
+                                            parentSchema: schema32.properties.geo.items,
                                             data: data27,
                                           },
                                         ]
@@ -18625,7 +18390,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                               key4 === 'visitors_sketch'
                                             )
                                           ) {
-                                            validate32.errors = [
+                                            validate31.errors = [
                                               {
                                                 instancePath: instancePath + '/geo/' + i4,
                                                 schemaPath: '#/properties/geo/items/additionalProperties',
@@ -18633,7 +18398,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                 params: { additionalProperty: key4 },
                                                 message: 'must NOT have additional properties',
                                                 schema: false,
-                                                parentSchema: schema33.properties.geo.items,
+                                                parentSchema: schema32.properties.geo.items,
                                                 data: data27,
                                               },
                                             ]
@@ -18648,7 +18413,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                             if (errors === _errs62) {
                                               if (Array.isArray(data28)) {
                                                 if (data28.length > 2) {
-                                                  validate32.errors = [
+                                                  validate31.errors = [
                                                     {
                                                       instancePath: instancePath + '/geo/' + i4 + '/key',
                                                       schemaPath: '#/properties/geo/items/properties/key/maxItems',
@@ -18656,14 +18421,14 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                       params: { limit: 2 },
                                                       message: 'must NOT have more than 2 items',
                                                       schema: 2,
-                                                      parentSchema: schema33.properties.geo.items.properties.key,
+                                                      parentSchema: schema32.properties.geo.items.properties.key,
                                                       data: data28,
                                                     },
                                                   ]
                                                   return false
                                                 } else {
                                                   if (data28.length < 2) {
-                                                    validate32.errors = [
+                                                    validate31.errors = [
                                                       {
                                                         instancePath: instancePath + '/geo/' + i4 + '/key',
                                                         schemaPath: '#/properties/geo/items/properties/key/minItems',
@@ -18671,7 +18436,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                         params: { limit: 2 },
                                                         message: 'must NOT have fewer than 2 items',
                                                         schema: 2,
-                                                        parentSchema: schema33.properties.geo.items.properties.key,
+                                                        parentSchema: schema32.properties.geo.items.properties.key,
                                                         data: data28,
                                                       },
                                                     ]
@@ -18685,7 +18450,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                       if (errors === _errs64) {
                                                         if (typeof data29 === 'string') {
                                                           if (func2(data29) > 16384) {
-                                                            validate32.errors = [
+                                                            validate31.errors = [
                                                               {
                                                                 instancePath:
                                                                   instancePath + '/geo/' + i4 + '/key/' + i5,
@@ -18696,14 +18461,14 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                 message: 'must NOT have more than 16384 characters',
                                                                 schema: 16384,
                                                                 parentSchema:
-                                                                  schema33.properties.geo.items.properties.key.items,
+                                                                  schema32.properties.geo.items.properties.key.items,
                                                                 data: data29,
                                                               },
                                                             ]
                                                             return false
                                                           }
                                                         } else {
-                                                          validate32.errors = [
+                                                          validate31.errors = [
                                                             {
                                                               instancePath: instancePath + '/geo/' + i4 + '/key/' + i5,
                                                               schemaPath:
@@ -18712,9 +18477,9 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                               params: { type: 'string' },
                                                               message: 'must be string',
                                                               schema:
-                                                                schema33.properties.geo.items.properties.key.items.type,
+                                                                schema32.properties.geo.items.properties.key.items.type,
                                                               parentSchema:
-                                                                schema33.properties.geo.items.properties.key.items,
+                                                                schema32.properties.geo.items.properties.key.items,
                                                               data: data29,
                                                             },
                                                           ]
@@ -18729,15 +18494,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                   }
                                                 }
                                               } else {
-                                                validate32.errors = [
+                                                validate31.errors = [
                                                   {
                                                     instancePath: instancePath + '/geo/' + i4 + '/key',
                                                     schemaPath: '#/properties/geo/items/properties/key/type',
                                                     keyword: 'type',
                                                     params: { type: 'array' },
                                                     message: 'must be array',
-                                                    schema: schema33.properties.geo.items.properties.key.type,
-                                                    parentSchema: schema33.properties.geo.items.properties.key,
+                                                    schema: schema32.properties.geo.items.properties.key.type,
+                                                    parentSchema: schema32.properties.geo.items.properties.key,
                                                     data: data28,
                                                   },
                                                 ]
@@ -18760,15 +18525,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                   isFinite(data30)
                                                 )
                                               ) {
-                                                validate32.errors = [
+                                                validate31.errors = [
                                                   {
                                                     instancePath: instancePath + '/geo/' + i4 + '/visits',
                                                     schemaPath: '#/properties/geo/items/properties/visits/type',
                                                     keyword: 'type',
                                                     params: { type: 'integer' },
                                                     message: 'must be integer',
-                                                    schema: schema33.properties.geo.items.properties.visits.type,
-                                                    parentSchema: schema33.properties.geo.items.properties.visits,
+                                                    schema: schema32.properties.geo.items.properties.visits.type,
+                                                    parentSchema: schema32.properties.geo.items.properties.visits,
                                                     data: data30,
                                                   },
                                                 ]
@@ -18777,7 +18542,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                               if (errors === _errs66) {
                                                 if (typeof data30 == 'number' && isFinite(data30)) {
                                                   if (data30 > 9007199254740991 || isNaN(data30)) {
-                                                    validate32.errors = [
+                                                    validate31.errors = [
                                                       {
                                                         instancePath: instancePath + '/geo/' + i4 + '/visits',
                                                         schemaPath: '#/properties/geo/items/properties/visits/maximum',
@@ -18785,14 +18550,14 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                         params: { comparison: '<=', limit: 9007199254740991 },
                                                         message: 'must be <= 9007199254740991',
                                                         schema: 9007199254740991,
-                                                        parentSchema: schema33.properties.geo.items.properties.visits,
+                                                        parentSchema: schema32.properties.geo.items.properties.visits,
                                                         data: data30,
                                                       },
                                                     ]
                                                     return false
                                                   } else {
                                                     if (data30 < 0 || isNaN(data30)) {
-                                                      validate32.errors = [
+                                                      validate31.errors = [
                                                         {
                                                           instancePath: instancePath + '/geo/' + i4 + '/visits',
                                                           schemaPath:
@@ -18801,7 +18566,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                           params: { comparison: '>=', limit: 0 },
                                                           message: 'must be >= 0',
                                                           schema: 0,
-                                                          parentSchema: schema33.properties.geo.items.properties.visits,
+                                                          parentSchema: schema32.properties.geo.items.properties.visits,
                                                           data: data30,
                                                         },
                                                       ]
@@ -18826,15 +18591,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                     isFinite(data31)
                                                   )
                                                 ) {
-                                                  validate32.errors = [
+                                                  validate31.errors = [
                                                     {
                                                       instancePath: instancePath + '/geo/' + i4 + '/page_views',
                                                       schemaPath: '#/properties/geo/items/properties/page_views/type',
                                                       keyword: 'type',
                                                       params: { type: 'integer' },
                                                       message: 'must be integer',
-                                                      schema: schema33.properties.geo.items.properties.page_views.type,
-                                                      parentSchema: schema33.properties.geo.items.properties.page_views,
+                                                      schema: schema32.properties.geo.items.properties.page_views.type,
+                                                      parentSchema: schema32.properties.geo.items.properties.page_views,
                                                       data: data31,
                                                     },
                                                   ]
@@ -18843,7 +18608,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                 if (errors === _errs68) {
                                                   if (typeof data31 == 'number' && isFinite(data31)) {
                                                     if (data31 > 9007199254740991 || isNaN(data31)) {
-                                                      validate32.errors = [
+                                                      validate31.errors = [
                                                         {
                                                           instancePath: instancePath + '/geo/' + i4 + '/page_views',
                                                           schemaPath:
@@ -18853,14 +18618,14 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                           message: 'must be <= 9007199254740991',
                                                           schema: 9007199254740991,
                                                           parentSchema:
-                                                            schema33.properties.geo.items.properties.page_views,
+                                                            schema32.properties.geo.items.properties.page_views,
                                                           data: data31,
                                                         },
                                                       ]
                                                       return false
                                                     } else {
                                                       if (data31 < 0 || isNaN(data31)) {
-                                                        validate32.errors = [
+                                                        validate31.errors = [
                                                           {
                                                             instancePath: instancePath + '/geo/' + i4 + '/page_views',
                                                             schemaPath:
@@ -18870,7 +18635,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                             message: 'must be >= 0',
                                                             schema: 0,
                                                             parentSchema:
-                                                              schema33.properties.geo.items.properties.page_views,
+                                                              schema32.properties.geo.items.properties.page_views,
                                                             data: data31,
                                                           },
                                                         ]
@@ -18899,7 +18664,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                           (missing5 = 'click_to_email')) ||
                                                         (data32.form_submit === undefined && (missing5 = 'form_submit'))
                                                       ) {
-                                                        validate32.errors = [
+                                                        validate31.errors = [
                                                           {
                                                             instancePath: instancePath + '/geo/' + i4 + '/activities',
                                                             schemaPath:
@@ -18908,10 +18673,10 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                             params: { missingProperty: missing5 },
                                                             message: "must have required property '" + missing5 + "'",
                                                             schema:
-                                                              schema33.properties.geo.items.properties.activities
+                                                              schema32.properties.geo.items.properties.activities
                                                                 .required,
                                                             parentSchema:
-                                                              schema33.properties.geo.items.properties.activities,
+                                                              schema32.properties.geo.items.properties.activities,
                                                             data: data32,
                                                           },
                                                         ]
@@ -18927,7 +18692,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                               key5 === 'form_submit'
                                                             )
                                                           ) {
-                                                            validate32.errors = [
+                                                            validate31.errors = [
                                                               {
                                                                 instancePath:
                                                                   instancePath + '/geo/' + i4 + '/activities',
@@ -18938,7 +18703,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                 message: 'must NOT have additional properties',
                                                                 schema: false,
                                                                 parentSchema:
-                                                                  schema33.properties.geo.items.properties.activities,
+                                                                  schema32.properties.geo.items.properties.activities,
                                                                 data: data32,
                                                               },
                                                             ]
@@ -18958,7 +18723,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                 isFinite(data33)
                                                               )
                                                             ) {
-                                                              validate32.errors = [
+                                                              validate31.errors = [
                                                                 {
                                                                   instancePath:
                                                                     instancePath +
@@ -18971,10 +18736,10 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                   params: { type: 'integer' },
                                                                   message: 'must be integer',
                                                                   schema:
-                                                                    schema33.properties.geo.items.properties.activities
+                                                                    schema32.properties.geo.items.properties.activities
                                                                       .properties.click_to_call.type,
                                                                   parentSchema:
-                                                                    schema33.properties.geo.items.properties.activities
+                                                                    schema32.properties.geo.items.properties.activities
                                                                       .properties.click_to_call,
                                                                   data: data33,
                                                                 },
@@ -18984,7 +18749,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                             if (errors === _errs73) {
                                                               if (typeof data33 == 'number' && isFinite(data33)) {
                                                                 if (data33 > 9007199254740991 || isNaN(data33)) {
-                                                                  validate32.errors = [
+                                                                  validate31.errors = [
                                                                     {
                                                                       instancePath:
                                                                         instancePath +
@@ -19001,7 +18766,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                       message: 'must be <= 9007199254740991',
                                                                       schema: 9007199254740991,
                                                                       parentSchema:
-                                                                        schema33.properties.geo.items.properties
+                                                                        schema32.properties.geo.items.properties
                                                                           .activities.properties.click_to_call,
                                                                       data: data33,
                                                                     },
@@ -19009,7 +18774,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                   return false
                                                                 } else {
                                                                   if (data33 < 0 || isNaN(data33)) {
-                                                                    validate32.errors = [
+                                                                    validate31.errors = [
                                                                       {
                                                                         instancePath:
                                                                           instancePath +
@@ -19023,7 +18788,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                         message: 'must be >= 0',
                                                                         schema: 0,
                                                                         parentSchema:
-                                                                          schema33.properties.geo.items.properties
+                                                                          schema32.properties.geo.items.properties
                                                                             .activities.properties.click_to_call,
                                                                         data: data33,
                                                                       },
@@ -19049,7 +18814,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                   isFinite(data34)
                                                                 )
                                                               ) {
-                                                                validate32.errors = [
+                                                                validate31.errors = [
                                                                   {
                                                                     instancePath:
                                                                       instancePath +
@@ -19062,10 +18827,10 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                     params: { type: 'integer' },
                                                                     message: 'must be integer',
                                                                     schema:
-                                                                      schema33.properties.geo.items.properties
+                                                                      schema32.properties.geo.items.properties
                                                                         .activities.properties.click_to_map.type,
                                                                     parentSchema:
-                                                                      schema33.properties.geo.items.properties
+                                                                      schema32.properties.geo.items.properties
                                                                         .activities.properties.click_to_map,
                                                                     data: data34,
                                                                   },
@@ -19075,7 +18840,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                               if (errors === _errs75) {
                                                                 if (typeof data34 == 'number' && isFinite(data34)) {
                                                                   if (data34 > 9007199254740991 || isNaN(data34)) {
-                                                                    validate32.errors = [
+                                                                    validate31.errors = [
                                                                       {
                                                                         instancePath:
                                                                           instancePath +
@@ -19092,7 +18857,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                         message: 'must be <= 9007199254740991',
                                                                         schema: 9007199254740991,
                                                                         parentSchema:
-                                                                          schema33.properties.geo.items.properties
+                                                                          schema32.properties.geo.items.properties
                                                                             .activities.properties.click_to_map,
                                                                         data: data34,
                                                                       },
@@ -19100,7 +18865,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                     return false
                                                                   } else {
                                                                     if (data34 < 0 || isNaN(data34)) {
-                                                                      validate32.errors = [
+                                                                      validate31.errors = [
                                                                         {
                                                                           instancePath:
                                                                             instancePath +
@@ -19114,7 +18879,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                           message: 'must be >= 0',
                                                                           schema: 0,
                                                                           parentSchema:
-                                                                            schema33.properties.geo.items.properties
+                                                                            schema32.properties.geo.items.properties
                                                                               .activities.properties.click_to_map,
                                                                           data: data34,
                                                                         },
@@ -19140,7 +18905,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                     isFinite(data35)
                                                                   )
                                                                 ) {
-                                                                  validate32.errors = [
+                                                                  validate31.errors = [
                                                                     {
                                                                       instancePath:
                                                                         instancePath +
@@ -19153,10 +18918,10 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                       params: { type: 'integer' },
                                                                       message: 'must be integer',
                                                                       schema:
-                                                                        schema33.properties.geo.items.properties
+                                                                        schema32.properties.geo.items.properties
                                                                           .activities.properties.click_to_email.type,
                                                                       parentSchema:
-                                                                        schema33.properties.geo.items.properties
+                                                                        schema32.properties.geo.items.properties
                                                                           .activities.properties.click_to_email,
                                                                       data: data35,
                                                                     },
@@ -19166,7 +18931,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                 if (errors === _errs77) {
                                                                   if (typeof data35 == 'number' && isFinite(data35)) {
                                                                     if (data35 > 9007199254740991 || isNaN(data35)) {
-                                                                      validate32.errors = [
+                                                                      validate31.errors = [
                                                                         {
                                                                           instancePath:
                                                                             instancePath +
@@ -19183,7 +18948,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                           message: 'must be <= 9007199254740991',
                                                                           schema: 9007199254740991,
                                                                           parentSchema:
-                                                                            schema33.properties.geo.items.properties
+                                                                            schema32.properties.geo.items.properties
                                                                               .activities.properties.click_to_email,
                                                                           data: data35,
                                                                         },
@@ -19191,7 +18956,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                       return false
                                                                     } else {
                                                                       if (data35 < 0 || isNaN(data35)) {
-                                                                        validate32.errors = [
+                                                                        validate31.errors = [
                                                                           {
                                                                             instancePath:
                                                                               instancePath +
@@ -19205,7 +18970,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                             message: 'must be >= 0',
                                                                             schema: 0,
                                                                             parentSchema:
-                                                                              schema33.properties.geo.items.properties
+                                                                              schema32.properties.geo.items.properties
                                                                                 .activities.properties.click_to_email,
                                                                             data: data35,
                                                                           },
@@ -19231,7 +18996,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                       isFinite(data36)
                                                                     )
                                                                   ) {
-                                                                    validate32.errors = [
+                                                                    validate31.errors = [
                                                                       {
                                                                         instancePath:
                                                                           instancePath +
@@ -19244,10 +19009,10 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                         params: { type: 'integer' },
                                                                         message: 'must be integer',
                                                                         schema:
-                                                                          schema33.properties.geo.items.properties
+                                                                          schema32.properties.geo.items.properties
                                                                             .activities.properties.form_submit.type,
                                                                         parentSchema:
-                                                                          schema33.properties.geo.items.properties
+                                                                          schema32.properties.geo.items.properties
                                                                             .activities.properties.form_submit,
                                                                         data: data36,
                                                                       },
@@ -19257,7 +19022,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                   if (errors === _errs79) {
                                                                     if (typeof data36 == 'number' && isFinite(data36)) {
                                                                       if (data36 > 9007199254740991 || isNaN(data36)) {
-                                                                        validate32.errors = [
+                                                                        validate31.errors = [
                                                                           {
                                                                             instancePath:
                                                                               instancePath +
@@ -19274,7 +19039,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                             message: 'must be <= 9007199254740991',
                                                                             schema: 9007199254740991,
                                                                             parentSchema:
-                                                                              schema33.properties.geo.items.properties
+                                                                              schema32.properties.geo.items.properties
                                                                                 .activities.properties.form_submit,
                                                                             data: data36,
                                                                           },
@@ -19282,7 +19047,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                         return false
                                                                       } else {
                                                                         if (data36 < 0 || isNaN(data36)) {
-                                                                          validate32.errors = [
+                                                                          validate31.errors = [
                                                                             {
                                                                               instancePath:
                                                                                 instancePath +
@@ -19296,7 +19061,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                               message: 'must be >= 0',
                                                                               schema: 0,
                                                                               parentSchema:
-                                                                                schema33.properties.geo.items.properties
+                                                                                schema32.properties.geo.items.properties
                                                                                   .activities.properties.form_submit,
                                                                               data: data36,
                                                                             },
@@ -19316,7 +19081,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                         }
                                                       }
                                                     } else {
-                                                      validate32.errors = [
+                                                      validate31.errors = [
                                                         {
                                                           instancePath: instancePath + '/geo/' + i4 + '/activities',
                                                           schemaPath:
@@ -19325,9 +19090,9 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                           params: { type: 'object' },
                                                           message: 'must be object',
                                                           schema:
-                                                            schema33.properties.geo.items.properties.activities.type,
+                                                            schema32.properties.geo.items.properties.activities.type,
                                                           parentSchema:
-                                                            schema33.properties.geo.items.properties.activities,
+                                                            schema32.properties.geo.items.properties.activities,
                                                           data: data32,
                                                         },
                                                       ]
@@ -19352,7 +19117,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                           if (errors === _errs83) {
                                                             if (typeof data38 === 'string') {
                                                               if (func2(data38) > 256) {
-                                                                validate32.errors = [
+                                                                validate31.errors = [
                                                                   {
                                                                     instancePath:
                                                                       instancePath + '/geo/' + i4 + '/visitors/' + i6,
@@ -19363,7 +19128,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                     message: 'must NOT have more than 256 characters',
                                                                     schema: 256,
                                                                     parentSchema:
-                                                                      schema33.properties.geo.items.properties.visitors
+                                                                      schema32.properties.geo.items.properties.visitors
                                                                         .items,
                                                                     data: data38,
                                                                   },
@@ -19371,7 +19136,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                 return false
                                                               } else {
                                                                 if (func2(data38) < 1) {
-                                                                  validate32.errors = [
+                                                                  validate31.errors = [
                                                                     {
                                                                       instancePath:
                                                                         instancePath + '/geo/' + i4 + '/visitors/' + i6,
@@ -19382,7 +19147,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                       message: 'must NOT have fewer than 1 characters',
                                                                       schema: 1,
                                                                       parentSchema:
-                                                                        schema33.properties.geo.items.properties
+                                                                        schema32.properties.geo.items.properties
                                                                           .visitors.items,
                                                                       data: data38,
                                                                     },
@@ -19391,7 +19156,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                 }
                                                               }
                                                             } else {
-                                                              validate32.errors = [
+                                                              validate31.errors = [
                                                                 {
                                                                   instancePath:
                                                                     instancePath + '/geo/' + i4 + '/visitors/' + i6,
@@ -19401,10 +19166,10 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                   params: { type: 'string' },
                                                                   message: 'must be string',
                                                                   schema:
-                                                                    schema33.properties.geo.items.properties.visitors
+                                                                    schema32.properties.geo.items.properties.visitors
                                                                       .items.type,
                                                                   parentSchema:
-                                                                    schema33.properties.geo.items.properties.visitors
+                                                                    schema32.properties.geo.items.properties.visitors
                                                                       .items,
                                                                   data: data38,
                                                                 },
@@ -19418,7 +19183,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                           }
                                                         }
                                                       } else {
-                                                        validate32.errors = [
+                                                        validate31.errors = [
                                                           {
                                                             instancePath: instancePath + '/geo/' + i4 + '/visitors',
                                                             schemaPath:
@@ -19427,9 +19192,9 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                             params: { type: 'array' },
                                                             message: 'must be array',
                                                             schema:
-                                                              schema33.properties.geo.items.properties.visitors.type,
+                                                              schema32.properties.geo.items.properties.visitors.type,
                                                             parentSchema:
-                                                              schema33.properties.geo.items.properties.visitors,
+                                                              schema32.properties.geo.items.properties.visitors,
                                                             data: data37,
                                                           },
                                                         ]
@@ -19447,7 +19212,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                       if (errors === _errs85) {
                                                         if (typeof data39 === 'string') {
                                                           if (func2(data39) > 100000) {
-                                                            validate32.errors = [
+                                                            validate31.errors = [
                                                               {
                                                                 instancePath:
                                                                   instancePath + '/geo/' + i4 + '/visitors_sketch',
@@ -19458,15 +19223,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                 message: 'must NOT have more than 100000 characters',
                                                                 schema: 100000,
                                                                 parentSchema:
-                                                                  schema33.properties.geo.items.properties
+                                                                  schema32.properties.geo.items.properties
                                                                     .visitors_sketch,
                                                                 data: data39,
                                                               },
                                                             ]
                                                             return false
                                                           } else {
-                                                            if (!pattern48.test(data39)) {
-                                                              validate32.errors = [
+                                                            if (!pattern46.test(data39)) {
+                                                              validate31.errors = [
                                                                 {
                                                                   instancePath:
                                                                     instancePath + '/geo/' + i4 + '/visitors_sketch',
@@ -19480,7 +19245,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                     '"',
                                                                   schema: '^[A-Za-z0-9+/]*={0,2}$',
                                                                   parentSchema:
-                                                                    schema33.properties.geo.items.properties
+                                                                    schema32.properties.geo.items.properties
                                                                       .visitors_sketch,
                                                                   data: data39,
                                                                 },
@@ -19489,7 +19254,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                             }
                                                           }
                                                         } else {
-                                                          validate32.errors = [
+                                                          validate31.errors = [
                                                             {
                                                               instancePath:
                                                                 instancePath + '/geo/' + i4 + '/visitors_sketch',
@@ -19499,10 +19264,10 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                               params: { type: 'string' },
                                                               message: 'must be string',
                                                               schema:
-                                                                schema33.properties.geo.items.properties.visitors_sketch
+                                                                schema32.properties.geo.items.properties.visitors_sketch
                                                                   .type,
                                                               parentSchema:
-                                                                schema33.properties.geo.items.properties
+                                                                schema32.properties.geo.items.properties
                                                                   .visitors_sketch,
                                                               data: data39,
                                                             },
@@ -19522,15 +19287,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                         }
                                       }
                                     } else {
-                                      validate32.errors = [
+                                      validate31.errors = [
                                         {
                                           instancePath: instancePath + '/geo/' + i4,
                                           schemaPath: '#/properties/geo/items/type',
                                           keyword: 'type',
                                           params: { type: 'object' },
                                           message: 'must be object',
-                                          schema: schema33.properties.geo.items.type,
-                                          parentSchema: schema33.properties.geo.items,
+                                          schema: schema32.properties.geo.items.type,
+                                          parentSchema: schema32.properties.geo.items,
                                           data: data27,
                                         },
                                       ]
@@ -19543,15 +19308,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                   }
                                 }
                               } else {
-                                validate32.errors = [
+                                validate31.errors = [
                                   {
                                     instancePath: instancePath + '/geo',
                                     schemaPath: '#/properties/geo/type',
                                     keyword: 'type',
                                     params: { type: 'array' },
                                     message: 'must be array',
-                                    schema: schema33.properties.geo.type,
-                                    parentSchema: schema33.properties.geo,
+                                    schema: schema32.properties.geo.type,
+                                    parentSchema: schema32.properties.geo,
                                     data: data26,
                                   },
                                 ]
@@ -19565,6 +19330,429 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                         }
                       }
                     }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    } else {
+      validate31.errors = [
+        {
+          instancePath,
+          schemaPath: '#/type',
+          keyword: 'type',
+          params: { type: 'object' },
+          message: 'must be object',
+          schema: schema32.type,
+          parentSchema: schema32,
+          data,
+        },
+      ]
+      return false
+    }
+  }
+  validate31.errors = vErrors
+  return errors === 0
+}
+export const v_1df68fa9 = validate32
+const schema33 = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['url'],
+  properties: {
+    url: { type: 'string', maxLength: 2048, format: 'http-url', description: 'an absolute http(s) URL' },
+    events: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 16,
+      items: { enum: ['PUBLISH', 'UNPUBLISH', 'SITE_CREATED', 'SITE_DELETED'] },
+      description: 'the event types to receive; absent: all of them',
+    },
+    secret: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 256,
+      description: 'signs each delivery (x-duda-signature); absent: unsigned',
+    },
+    retries: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 10,
+      description: 'attempts after a failed one; default 3, as Duda',
+    },
+    backoff_ms: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 600000,
+      description: 'wait before the first retry, doubling for each next one; default 1000 (Duda: 30000)',
+    },
+  },
+}
+function validate32(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null
+  let errors = 0
+  if (errors === 0) {
+    if (data && typeof data == 'object' && !Array.isArray(data)) {
+      let missing0
+      if (data.url === undefined && (missing0 = 'url')) {
+        validate32.errors = [
+          {
+            instancePath,
+            schemaPath: '#/required',
+            keyword: 'required',
+            params: { missingProperty: missing0 },
+            message: "must have required property '" + missing0 + "'",
+            schema: schema33.required,
+            parentSchema: schema33,
+            data,
+          },
+        ]
+        return false
+      } else {
+        const _errs1 = errors
+        for (const key0 in data) {
+          if (
+            !(key0 === 'url' || key0 === 'events' || key0 === 'secret' || key0 === 'retries' || key0 === 'backoff_ms')
+          ) {
+            validate32.errors = [
+              {
+                instancePath,
+                schemaPath: '#/additionalProperties',
+                keyword: 'additionalProperties',
+                params: { additionalProperty: key0 },
+                message: 'must NOT have additional properties',
+                schema: false,
+                parentSchema: schema33,
+                data,
+              },
+            ]
+            return false
+            break
+          }
+        }
+        if (_errs1 === errors) {
+          if (data.url !== undefined) {
+            let data0 = data.url
+            const _errs2 = errors
+            if (errors === _errs2) {
+              if (errors === _errs2) {
+                if (typeof data0 === 'string') {
+                  if (func2(data0) > 2048) {
+                    validate32.errors = [
+                      {
+                        instancePath: instancePath + '/url',
+                        schemaPath: '#/properties/url/maxLength',
+                        keyword: 'maxLength',
+                        params: { limit: 2048 },
+                        message: 'must NOT have more than 2048 characters',
+                        schema: 2048,
+                        parentSchema: schema33.properties.url,
+                        data: data0,
+                      },
+                    ]
+                    return false
+                  } else {
+                    if (!formats4.validate(data0)) {
+                      validate32.errors = [
+                        {
+                          instancePath: instancePath + '/url',
+                          schemaPath: '#/properties/url/format',
+                          keyword: 'format',
+                          params: { format: 'http-url' },
+                          message: 'must match format "' + 'http-url' + '"',
+                          schema: 'http-url',
+                          parentSchema: schema33.properties.url,
+                          data: data0,
+                        },
+                      ]
+                      return false
+                    }
+                  }
+                } else {
+                  validate32.errors = [
+                    {
+                      instancePath: instancePath + '/url',
+                      schemaPath: '#/properties/url/type',
+                      keyword: 'type',
+                      params: { type: 'string' },
+                      message: 'must be string',
+                      schema: schema33.properties.url.type,
+                      parentSchema: schema33.properties.url,
+                      data: data0,
+                    },
+                  ]
+                  return false
+                }
+              }
+            }
+            var valid0 = _errs2 === errors
+          } else {
+            var valid0 = true
+          }
+          if (valid0) {
+            if (data.events !== undefined) {
+              let data1 = data.events
+              const _errs4 = errors
+              if (errors === _errs4) {
+                if (Array.isArray(data1)) {
+                  if (data1.length > 16) {
+                    validate32.errors = [
+                      {
+                        instancePath: instancePath + '/events',
+                        schemaPath: '#/properties/events/maxItems',
+                        keyword: 'maxItems',
+                        params: { limit: 16 },
+                        message: 'must NOT have more than 16 items',
+                        schema: 16,
+                        parentSchema: schema33.properties.events,
+                        data: data1,
+                      },
+                    ]
+                    return false
+                  } else {
+                    if (data1.length < 1) {
+                      validate32.errors = [
+                        {
+                          instancePath: instancePath + '/events',
+                          schemaPath: '#/properties/events/minItems',
+                          keyword: 'minItems',
+                          params: { limit: 1 },
+                          message: 'must NOT have fewer than 1 items',
+                          schema: 1,
+                          parentSchema: schema33.properties.events,
+                          data: data1,
+                        },
+                      ]
+                      return false
+                    } else {
+                      var valid1 = true
+                      const len0 = data1.length
+                      for (let i0 = 0; i0 < len0; i0++) {
+                        let data2 = data1[i0]
+                        const _errs6 = errors
+                        if (
+                          !(
+                            data2 === 'PUBLISH' ||
+                            data2 === 'UNPUBLISH' ||
+                            data2 === 'SITE_CREATED' ||
+                            data2 === 'SITE_DELETED'
+                          )
+                        ) {
+                          validate32.errors = [
+                            {
+                              instancePath: instancePath + '/events/' + i0,
+                              schemaPath: '#/properties/events/items/enum',
+                              keyword: 'enum',
+                              params: { allowedValues: schema33.properties.events.items.enum },
+                              message: 'must be equal to one of the allowed values',
+                              schema: schema33.properties.events.items.enum,
+                              parentSchema: schema33.properties.events.items,
+                              data: data2,
+                            },
+                          ]
+                          return false
+                        }
+                        var valid1 = _errs6 === errors
+                        if (!valid1) {
+                          break
+                        }
+                      }
+                    }
+                  }
+                } else {
+                  validate32.errors = [
+                    {
+                      instancePath: instancePath + '/events',
+                      schemaPath: '#/properties/events/type',
+                      keyword: 'type',
+                      params: { type: 'array' },
+                      message: 'must be array',
+                      schema: schema33.properties.events.type,
+                      parentSchema: schema33.properties.events,
+                      data: data1,
+                    },
+                  ]
+                  return false
+                }
+              }
+              var valid0 = _errs4 === errors
+            } else {
+              var valid0 = true
+            }
+            if (valid0) {
+              if (data.secret !== undefined) {
+                let data3 = data.secret
+                const _errs7 = errors
+                if (errors === _errs7) {
+                  if (typeof data3 === 'string') {
+                    if (func2(data3) > 256) {
+                      validate32.errors = [
+                        {
+                          instancePath: instancePath + '/secret',
+                          schemaPath: '#/properties/secret/maxLength',
+                          keyword: 'maxLength',
+                          params: { limit: 256 },
+                          message: 'must NOT have more than 256 characters',
+                          schema: 256,
+                          parentSchema: schema33.properties.secret,
+                          data: data3,
+                        },
+                      ]
+                      return false
+                    } else {
+                      if (func2(data3) < 1) {
+                        validate32.errors = [
+                          {
+                            instancePath: instancePath + '/secret',
+                            schemaPath: '#/properties/secret/minLength',
+                            keyword: 'minLength',
+                            params: { limit: 1 },
+                            message: 'must NOT have fewer than 1 characters',
+                            schema: 1,
+                            parentSchema: schema33.properties.secret,
+                            data: data3,
+                          },
+                        ]
+                        return false
+                      }
+                    }
+                  } else {
+                    validate32.errors = [
+                      {
+                        instancePath: instancePath + '/secret',
+                        schemaPath: '#/properties/secret/type',
+                        keyword: 'type',
+                        params: { type: 'string' },
+                        message: 'must be string',
+                        schema: schema33.properties.secret.type,
+                        parentSchema: schema33.properties.secret,
+                        data: data3,
+                      },
+                    ]
+                    return false
+                  }
+                }
+                var valid0 = _errs7 === errors
+              } else {
+                var valid0 = true
+              }
+              if (valid0) {
+                if (data.retries !== undefined) {
+                  let data4 = data.retries
+                  const _errs9 = errors
+                  if (!(typeof data4 == 'number' && !(data4 % 1) && !isNaN(data4) && isFinite(data4))) {
+                    validate32.errors = [
+                      {
+                        instancePath: instancePath + '/retries',
+                        schemaPath: '#/properties/retries/type',
+                        keyword: 'type',
+                        params: { type: 'integer' },
+                        message: 'must be integer',
+                        schema: schema33.properties.retries.type,
+                        parentSchema: schema33.properties.retries,
+                        data: data4,
+                      },
+                    ]
+                    return false
+                  }
+                  if (errors === _errs9) {
+                    if (typeof data4 == 'number' && isFinite(data4)) {
+                      if (data4 > 10 || isNaN(data4)) {
+                        validate32.errors = [
+                          {
+                            instancePath: instancePath + '/retries',
+                            schemaPath: '#/properties/retries/maximum',
+                            keyword: 'maximum',
+                            params: { comparison: '<=', limit: 10 },
+                            message: 'must be <= 10',
+                            schema: 10,
+                            parentSchema: schema33.properties.retries,
+                            data: data4,
+                          },
+                        ]
+                        return false
+                      } else {
+                        if (data4 < 0 || isNaN(data4)) {
+                          validate32.errors = [
+                            {
+                              instancePath: instancePath + '/retries',
+                              schemaPath: '#/properties/retries/minimum',
+                              keyword: 'minimum',
+                              params: { comparison: '>=', limit: 0 },
+                              message: 'must be >= 0',
+                              schema: 0,
+                              parentSchema: schema33.properties.retries,
+                              data: data4,
+                            },
+                          ]
+                          return false
+                        }
+                      }
+                    }
+                  }
+                  var valid0 = _errs9 === errors
+                } else {
+                  var valid0 = true
+                }
+                if (valid0) {
+                  if (data.backoff_ms !== undefined) {
+                    let data5 = data.backoff_ms
+                    const _errs11 = errors
+                    if (!(typeof data5 == 'number' && !(data5 % 1) && !isNaN(data5) && isFinite(data5))) {
+                      validate32.errors = [
+                        {
+                          instancePath: instancePath + '/backoff_ms',
+                          schemaPath: '#/properties/backoff_ms/type',
+                          keyword: 'type',
+                          params: { type: 'integer' },
+                          message: 'must be integer',
+                          schema: schema33.properties.backoff_ms.type,
+                          parentSchema: schema33.properties.backoff_ms,
+                          data: data5,
+                        },
+                      ]
+                      return false
+                    }
+                    if (errors === _errs11) {
+                      if (typeof data5 == 'number' && isFinite(data5)) {
+                        if (data5 > 600000 || isNaN(data5)) {
+                          validate32.errors = [
+                            {
+                              instancePath: instancePath + '/backoff_ms',
+                              schemaPath: '#/properties/backoff_ms/maximum',
+                              keyword: 'maximum',
+                              params: { comparison: '<=', limit: 600000 },
+                              message: 'must be <= 600000',
+                              schema: 600000,
+                              parentSchema: schema33.properties.backoff_ms,
+                              data: data5,
+                            },
+                          ]
+                          return false
+                        } else {
+                          if (data5 < 0 || isNaN(data5)) {
+                            validate32.errors = [
+                              {
+                                instancePath: instancePath + '/backoff_ms',
+                                schemaPath: '#/properties/backoff_ms/minimum',
+                                keyword: 'minimum',
+                                params: { comparison: '>=', limit: 0 },
+                                message: 'must be >= 0',
+                                schema: 0,
+                                parentSchema: schema33.properties.backoff_ms,
+                                data: data5,
+                              },
+                            ]
+                            return false
+                          }
+                        }
+                      }
+                    }
+                    var valid0 = _errs11 === errors
+                  } else {
+                    var valid0 = true
                   }
                 }
               }
@@ -19591,22 +19779,17 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
   validate32.errors = vErrors
   return errors === 0
 }
-export const v_bdfd499e = validate33
+export const v_13e1e4a8 = validate33
 const schema34 = {
   type: 'object',
   additionalProperties: false,
+  required: ['perSecond'],
   properties: {
-    site_name: {
-      type: 'string',
-      minLength: 4,
-      maxLength: 45,
-      pattern: '^[A-Za-z0-9_-]+$',
-      description: '4 to 45 letters, digits, "-" or "_"',
-    },
-    target: {
-      type: 'string',
-      enum: ['DASHBOARD', 'STATS'],
-      description: 'where the link lands; default DASHBOARD; STATS needs site_name',
+    perSecond: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 10000,
+      description: 'calls each master account may make in any one second',
     },
   },
 }
@@ -19615,71 +19798,87 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
   let errors = 0
   if (errors === 0) {
     if (data && typeof data == 'object' && !Array.isArray(data)) {
-      const _errs1 = errors
-      for (const key0 in data) {
-        if (!(key0 === 'site_name' || key0 === 'target')) {
-          validate33.errors = [
-            {
-              instancePath,
-              schemaPath: '#/additionalProperties',
-              keyword: 'additionalProperties',
-              params: { additionalProperty: key0 },
-              message: 'must NOT have additional properties',
-              schema: false,
-              parentSchema: schema34,
-              data,
-            },
-          ]
-          return false
-          break
+      let missing0
+      if (data.perSecond === undefined && (missing0 = 'perSecond')) {
+        validate33.errors = [
+          {
+            instancePath,
+            schemaPath: '#/required',
+            keyword: 'required',
+            params: { missingProperty: missing0 },
+            message: "must have required property '" + missing0 + "'",
+            schema: schema34.required,
+            parentSchema: schema34,
+            data,
+          },
+        ]
+        return false
+      } else {
+        const _errs1 = errors
+        for (const key0 in data) {
+          if (!(key0 === 'perSecond')) {
+            validate33.errors = [
+              {
+                instancePath,
+                schemaPath: '#/additionalProperties',
+                keyword: 'additionalProperties',
+                params: { additionalProperty: key0 },
+                message: 'must NOT have additional properties',
+                schema: false,
+                parentSchema: schema34,
+                data,
+              },
+            ]
+            return false
+            break
+          }
         }
-      }
-      if (_errs1 === errors) {
-        if (data.site_name !== undefined) {
-          let data0 = data.site_name
-          const _errs2 = errors
-          if (errors === _errs2) {
-            if (typeof data0 === 'string') {
-              if (func2(data0) > 45) {
-                validate33.errors = [
-                  {
-                    instancePath: instancePath + '/site_name',
-                    schemaPath: '#/properties/site_name/maxLength',
-                    keyword: 'maxLength',
-                    params: { limit: 45 },
-                    message: 'must NOT have more than 45 characters',
-                    schema: 45,
-                    parentSchema: schema34.properties.site_name,
-                    data: data0,
-                  },
-                ]
-                return false
-              } else {
-                if (func2(data0) < 4) {
+        if (_errs1 === errors) {
+          if (data.perSecond !== undefined) {
+            let data0 = data.perSecond
+            const _errs2 = errors
+            if (!(typeof data0 == 'number' && !(data0 % 1) && !isNaN(data0) && isFinite(data0))) {
+              validate33.errors = [
+                {
+                  instancePath: instancePath + '/perSecond',
+                  schemaPath: '#/properties/perSecond/type',
+                  keyword: 'type',
+                  params: { type: 'integer' },
+                  message: 'must be integer',
+                  schema: schema34.properties.perSecond.type,
+                  parentSchema: schema34.properties.perSecond,
+                  data: data0,
+                },
+              ]
+              return false
+            }
+            if (errors === _errs2) {
+              if (typeof data0 == 'number' && isFinite(data0)) {
+                if (data0 > 10000 || isNaN(data0)) {
                   validate33.errors = [
                     {
-                      instancePath: instancePath + '/site_name',
-                      schemaPath: '#/properties/site_name/minLength',
-                      keyword: 'minLength',
-                      params: { limit: 4 },
-                      message: 'must NOT have fewer than 4 characters',
-                      schema: 4,
-                      parentSchema: schema34.properties.site_name,
+                      instancePath: instancePath + '/perSecond',
+                      schemaPath: '#/properties/perSecond/maximum',
+                      keyword: 'maximum',
+                      params: { comparison: '<=', limit: 10000 },
+                      message: 'must be <= 10000',
+                      schema: 10000,
+                      parentSchema: schema34.properties.perSecond,
                       data: data0,
                     },
                   ]
                   return false
                 } else {
-                  if (!pattern5.test(data0)) {
+                  if (data0 < 1 || isNaN(data0)) {
                     validate33.errors = [
                       {
-                        instancePath: instancePath + '/site_name',
-                        schemaPath: '#/properties/site_name/pattern',
-                        keyword: 'pattern',
-                        params: { pattern: '^[A-Za-z0-9_-]+$' },
-                        message: 'must match pattern "' + '^[A-Za-z0-9_-]+$' + '"',
-                        schema: '^[A-Za-z0-9_-]+$',
-                        parentSchema: schema34.properties.site_name,
+                        instancePath: instancePath + '/perSecond',
+                        schemaPath: '#/properties/perSecond/minimum',
+                        keyword: 'minimum',
+                        params: { comparison: '>=', limit: 1 },
+                        message: 'must be >= 1',
+                        schema: 1,
+                        parentSchema: schema34.properties.perSecond,
                         data: data0,
                       },
                     ]
@@ -19687,63 +19886,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                 }
               }
-            } else {
-              validate33.errors = [
-                {
-                  instancePath: instancePath + '/site_name',
-                  schemaPath: '#/properties/site_name/type',
-                  keyword: 'type',
-                  params: { type: 'string' },
-                  message: 'must be string',
-                  schema: schema34.properties.site_name.type,
-                  parentSchema: schema34.properties.site_name,
-                  data: data0,
-                },
-              ]
-              return false
             }
-          }
-          var valid0 = _errs2 === errors
-        } else {
-          var valid0 = true
-        }
-        if (valid0) {
-          if (data.target !== undefined) {
-            let data1 = data.target
-            const _errs4 = errors
-            if (typeof data1 !== 'string') {
-              validate33.errors = [
-                {
-                  instancePath: instancePath + '/target',
-                  schemaPath: '#/properties/target/type',
-                  keyword: 'type',
-                  params: { type: 'string' },
-                  message: 'must be string',
-                  schema: schema34.properties.target.type,
-                  parentSchema: schema34.properties.target,
-                  data: data1,
-                },
-              ]
-              return false
-            }
-            if (!(data1 === 'DASHBOARD' || data1 === 'STATS')) {
-              validate33.errors = [
-                {
-                  instancePath: instancePath + '/target',
-                  schemaPath: '#/properties/target/enum',
-                  keyword: 'enum',
-                  params: { allowedValues: schema34.properties.target.enum },
-                  message: 'must be equal to one of the allowed values',
-                  schema: schema34.properties.target.enum,
-                  parentSchema: schema34.properties.target,
-                  data: data1,
-                },
-              ]
-              return false
-            }
-            var valid0 = _errs4 === errors
-          } else {
-            var valid0 = true
           }
         }
       }
@@ -19764,5 +19907,637 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
     }
   }
   validate33.errors = vErrors
+  return errors === 0
+}
+export const v_9233f459 = validate34
+const schema35 = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    method: { type: 'string', pattern: '^[A-Za-z]{1,16}$', description: 'an HTTP method name' },
+    route: { type: 'string', maxLength: 200 },
+    status: { type: 'string', pattern: '^[1-5]\\d\\d$', description: 'an HTTP status, 100 to 599' },
+    user: { type: 'string', maxLength: 200 },
+  },
+}
+function validate34(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null
+  let errors = 0
+  if (errors === 0) {
+    if (data && typeof data == 'object' && !Array.isArray(data)) {
+      const _errs1 = errors
+      for (const key0 in data) {
+        if (!(key0 === 'method' || key0 === 'route' || key0 === 'status' || key0 === 'user')) {
+          validate34.errors = [
+            {
+              instancePath,
+              schemaPath: '#/additionalProperties',
+              keyword: 'additionalProperties',
+              params: { additionalProperty: key0 },
+              message: 'must NOT have additional properties',
+              schema: false,
+              parentSchema: schema35,
+              data,
+            },
+          ]
+          return false
+          break
+        }
+      }
+      if (_errs1 === errors) {
+        if (data.method !== undefined) {
+          let data0 = data.method
+          const _errs2 = errors
+          if (errors === _errs2) {
+            if (typeof data0 === 'string') {
+              if (!pattern12.test(data0)) {
+                validate34.errors = [
+                  {
+                    instancePath: instancePath + '/method',
+                    schemaPath: '#/properties/method/pattern',
+                    keyword: 'pattern',
+                    params: { pattern: '^[A-Za-z]{1,16}$' },
+                    message: 'must match pattern "' + '^[A-Za-z]{1,16}$' + '"',
+                    schema: '^[A-Za-z]{1,16}$',
+                    parentSchema: schema35.properties.method,
+                    data: data0,
+                  },
+                ]
+                return false
+              }
+            } else {
+              validate34.errors = [
+                {
+                  instancePath: instancePath + '/method',
+                  schemaPath: '#/properties/method/type',
+                  keyword: 'type',
+                  params: { type: 'string' },
+                  message: 'must be string',
+                  schema: schema35.properties.method.type,
+                  parentSchema: schema35.properties.method,
+                  data: data0,
+                },
+              ]
+              return false
+            }
+          }
+          var valid0 = _errs2 === errors
+        } else {
+          var valid0 = true
+        }
+        if (valid0) {
+          if (data.route !== undefined) {
+            let data1 = data.route
+            const _errs4 = errors
+            if (errors === _errs4) {
+              if (typeof data1 === 'string') {
+                if (func2(data1) > 200) {
+                  validate34.errors = [
+                    {
+                      instancePath: instancePath + '/route',
+                      schemaPath: '#/properties/route/maxLength',
+                      keyword: 'maxLength',
+                      params: { limit: 200 },
+                      message: 'must NOT have more than 200 characters',
+                      schema: 200,
+                      parentSchema: schema35.properties.route,
+                      data: data1,
+                    },
+                  ]
+                  return false
+                }
+              } else {
+                validate34.errors = [
+                  {
+                    instancePath: instancePath + '/route',
+                    schemaPath: '#/properties/route/type',
+                    keyword: 'type',
+                    params: { type: 'string' },
+                    message: 'must be string',
+                    schema: schema35.properties.route.type,
+                    parentSchema: schema35.properties.route,
+                    data: data1,
+                  },
+                ]
+                return false
+              }
+            }
+            var valid0 = _errs4 === errors
+          } else {
+            var valid0 = true
+          }
+          if (valid0) {
+            if (data.status !== undefined) {
+              let data2 = data.status
+              const _errs6 = errors
+              if (errors === _errs6) {
+                if (typeof data2 === 'string') {
+                  if (!pattern16.test(data2)) {
+                    validate34.errors = [
+                      {
+                        instancePath: instancePath + '/status',
+                        schemaPath: '#/properties/status/pattern',
+                        keyword: 'pattern',
+                        params: { pattern: '^[1-5]\\d\\d$' },
+                        message: 'must match pattern "' + '^[1-5]\\d\\d$' + '"',
+                        schema: '^[1-5]\\d\\d$',
+                        parentSchema: schema35.properties.status,
+                        data: data2,
+                      },
+                    ]
+                    return false
+                  }
+                } else {
+                  validate34.errors = [
+                    {
+                      instancePath: instancePath + '/status',
+                      schemaPath: '#/properties/status/type',
+                      keyword: 'type',
+                      params: { type: 'string' },
+                      message: 'must be string',
+                      schema: schema35.properties.status.type,
+                      parentSchema: schema35.properties.status,
+                      data: data2,
+                    },
+                  ]
+                  return false
+                }
+              }
+              var valid0 = _errs6 === errors
+            } else {
+              var valid0 = true
+            }
+            if (valid0) {
+              if (data.user !== undefined) {
+                let data3 = data.user
+                const _errs8 = errors
+                if (errors === _errs8) {
+                  if (typeof data3 === 'string') {
+                    if (func2(data3) > 200) {
+                      validate34.errors = [
+                        {
+                          instancePath: instancePath + '/user',
+                          schemaPath: '#/properties/user/maxLength',
+                          keyword: 'maxLength',
+                          params: { limit: 200 },
+                          message: 'must NOT have more than 200 characters',
+                          schema: 200,
+                          parentSchema: schema35.properties.user,
+                          data: data3,
+                        },
+                      ]
+                      return false
+                    }
+                  } else {
+                    validate34.errors = [
+                      {
+                        instancePath: instancePath + '/user',
+                        schemaPath: '#/properties/user/type',
+                        keyword: 'type',
+                        params: { type: 'string' },
+                        message: 'must be string',
+                        schema: schema35.properties.user.type,
+                        parentSchema: schema35.properties.user,
+                        data: data3,
+                      },
+                    ]
+                    return false
+                  }
+                }
+                var valid0 = _errs8 === errors
+              } else {
+                var valid0 = true
+              }
+            }
+          }
+        }
+      }
+    } else {
+      validate34.errors = [
+        {
+          instancePath,
+          schemaPath: '#/type',
+          keyword: 'type',
+          params: { type: 'object' },
+          message: 'must be object',
+          schema: schema35.type,
+          parentSchema: schema35,
+          data,
+        },
+      ]
+      return false
+    }
+  }
+  validate34.errors = vErrors
+  return errors === 0
+}
+export const v_1e513865 = validate35
+const schema36 = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    from: {
+      type: 'string',
+      pattern: '^(\\d{4})-(\\d{2})-(\\d{2})(?:T(\\d{2}):(\\d{2}):(\\d{2}))?$',
+      description: 'a UTC date YYYY-MM-DD or YYYY-MM-DDThh:mm:ss',
+    },
+    to: {
+      type: 'string',
+      pattern: '^(\\d{4})-(\\d{2})-(\\d{2})(?:T(\\d{2}):(\\d{2}):(\\d{2}))?$',
+      description: 'a UTC date YYYY-MM-DD or YYYY-MM-DDThh:mm:ss',
+    },
+    dimension: {
+      type: 'string',
+      enum: ['system', 'geo'],
+      description: 'break the figures down by browser and OS, or by country and region',
+    },
+    result: {
+      type: 'string',
+      enum: ['traffic', 'activities'],
+      default: 'traffic',
+      description: 'visitor figures or activity counts',
+    },
+  },
+}
+function validate35(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null
+  let errors = 0
+  if (errors === 0) {
+    if (data && typeof data == 'object' && !Array.isArray(data)) {
+      const _errs1 = errors
+      for (const key0 in data) {
+        if (!(key0 === 'from' || key0 === 'to' || key0 === 'dimension' || key0 === 'result')) {
+          validate35.errors = [
+            {
+              instancePath,
+              schemaPath: '#/additionalProperties',
+              keyword: 'additionalProperties',
+              params: { additionalProperty: key0 },
+              message: 'must NOT have additional properties',
+              schema: false,
+              parentSchema: schema36,
+              data,
+            },
+          ]
+          return false
+          break
+        }
+      }
+      if (_errs1 === errors) {
+        if (data.from !== undefined) {
+          let data0 = data.from
+          const _errs2 = errors
+          if (errors === _errs2) {
+            if (typeof data0 === 'string') {
+              if (!pattern8.test(data0)) {
+                validate35.errors = [
+                  {
+                    instancePath: instancePath + '/from',
+                    schemaPath: '#/properties/from/pattern',
+                    keyword: 'pattern',
+                    params: { pattern: '^(\\d{4})-(\\d{2})-(\\d{2})(?:T(\\d{2}):(\\d{2}):(\\d{2}))?$' },
+                    message:
+                      'must match pattern "' + '^(\\d{4})-(\\d{2})-(\\d{2})(?:T(\\d{2}):(\\d{2}):(\\d{2}))?$' + '"',
+                    schema: '^(\\d{4})-(\\d{2})-(\\d{2})(?:T(\\d{2}):(\\d{2}):(\\d{2}))?$',
+                    parentSchema: schema36.properties.from,
+                    data: data0,
+                  },
+                ]
+                return false
+              }
+            } else {
+              validate35.errors = [
+                {
+                  instancePath: instancePath + '/from',
+                  schemaPath: '#/properties/from/type',
+                  keyword: 'type',
+                  params: { type: 'string' },
+                  message: 'must be string',
+                  schema: schema36.properties.from.type,
+                  parentSchema: schema36.properties.from,
+                  data: data0,
+                },
+              ]
+              return false
+            }
+          }
+          var valid0 = _errs2 === errors
+        } else {
+          var valid0 = true
+        }
+        if (valid0) {
+          if (data.to !== undefined) {
+            let data1 = data.to
+            const _errs4 = errors
+            if (errors === _errs4) {
+              if (typeof data1 === 'string') {
+                if (!pattern8.test(data1)) {
+                  validate35.errors = [
+                    {
+                      instancePath: instancePath + '/to',
+                      schemaPath: '#/properties/to/pattern',
+                      keyword: 'pattern',
+                      params: { pattern: '^(\\d{4})-(\\d{2})-(\\d{2})(?:T(\\d{2}):(\\d{2}):(\\d{2}))?$' },
+                      message:
+                        'must match pattern "' + '^(\\d{4})-(\\d{2})-(\\d{2})(?:T(\\d{2}):(\\d{2}):(\\d{2}))?$' + '"',
+                      schema: '^(\\d{4})-(\\d{2})-(\\d{2})(?:T(\\d{2}):(\\d{2}):(\\d{2}))?$',
+                      parentSchema: schema36.properties.to,
+                      data: data1,
+                    },
+                  ]
+                  return false
+                }
+              } else {
+                validate35.errors = [
+                  {
+                    instancePath: instancePath + '/to',
+                    schemaPath: '#/properties/to/type',
+                    keyword: 'type',
+                    params: { type: 'string' },
+                    message: 'must be string',
+                    schema: schema36.properties.to.type,
+                    parentSchema: schema36.properties.to,
+                    data: data1,
+                  },
+                ]
+                return false
+              }
+            }
+            var valid0 = _errs4 === errors
+          } else {
+            var valid0 = true
+          }
+          if (valid0) {
+            if (data.dimension !== undefined) {
+              let data2 = data.dimension
+              const _errs6 = errors
+              if (typeof data2 !== 'string') {
+                validate35.errors = [
+                  {
+                    instancePath: instancePath + '/dimension',
+                    schemaPath: '#/properties/dimension/type',
+                    keyword: 'type',
+                    params: { type: 'string' },
+                    message: 'must be string',
+                    schema: schema36.properties.dimension.type,
+                    parentSchema: schema36.properties.dimension,
+                    data: data2,
+                  },
+                ]
+                return false
+              }
+              if (!(data2 === 'system' || data2 === 'geo')) {
+                validate35.errors = [
+                  {
+                    instancePath: instancePath + '/dimension',
+                    schemaPath: '#/properties/dimension/enum',
+                    keyword: 'enum',
+                    params: { allowedValues: schema36.properties.dimension.enum },
+                    message: 'must be equal to one of the allowed values',
+                    schema: schema36.properties.dimension.enum,
+                    parentSchema: schema36.properties.dimension,
+                    data: data2,
+                  },
+                ]
+                return false
+              }
+              var valid0 = _errs6 === errors
+            } else {
+              var valid0 = true
+            }
+            if (valid0) {
+              if (data.result !== undefined) {
+                let data3 = data.result
+                const _errs8 = errors
+                if (typeof data3 !== 'string') {
+                  validate35.errors = [
+                    {
+                      instancePath: instancePath + '/result',
+                      schemaPath: '#/properties/result/type',
+                      keyword: 'type',
+                      params: { type: 'string' },
+                      message: 'must be string',
+                      schema: schema36.properties.result.type,
+                      parentSchema: schema36.properties.result,
+                      data: data3,
+                    },
+                  ]
+                  return false
+                }
+                if (!(data3 === 'traffic' || data3 === 'activities')) {
+                  validate35.errors = [
+                    {
+                      instancePath: instancePath + '/result',
+                      schemaPath: '#/properties/result/enum',
+                      keyword: 'enum',
+                      params: { allowedValues: schema36.properties.result.enum },
+                      message: 'must be equal to one of the allowed values',
+                      schema: schema36.properties.result.enum,
+                      parentSchema: schema36.properties.result,
+                      data: data3,
+                    },
+                  ]
+                  return false
+                }
+                var valid0 = _errs8 === errors
+              } else {
+                var valid0 = true
+              }
+            }
+          }
+        }
+      }
+    } else {
+      validate35.errors = [
+        {
+          instancePath,
+          schemaPath: '#/type',
+          keyword: 'type',
+          params: { type: 'object' },
+          message: 'must be object',
+          schema: schema36.type,
+          parentSchema: schema36,
+          data,
+        },
+      ]
+      return false
+    }
+  }
+  validate35.errors = vErrors
+  return errors === 0
+}
+export const v_bdfd499e = validate36
+const schema37 = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    site_name: {
+      type: 'string',
+      minLength: 4,
+      maxLength: 45,
+      pattern: '^[A-Za-z0-9_-]+$',
+      description: '4 to 45 letters, digits, "-" or "_"',
+    },
+    target: {
+      type: 'string',
+      enum: ['DASHBOARD', 'STATS'],
+      description: 'where the link lands; default DASHBOARD; STATS needs site_name',
+    },
+  },
+}
+function validate36(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null
+  let errors = 0
+  if (errors === 0) {
+    if (data && typeof data == 'object' && !Array.isArray(data)) {
+      const _errs1 = errors
+      for (const key0 in data) {
+        if (!(key0 === 'site_name' || key0 === 'target')) {
+          validate36.errors = [
+            {
+              instancePath,
+              schemaPath: '#/additionalProperties',
+              keyword: 'additionalProperties',
+              params: { additionalProperty: key0 },
+              message: 'must NOT have additional properties',
+              schema: false,
+              parentSchema: schema37,
+              data,
+            },
+          ]
+          return false
+          break
+        }
+      }
+      if (_errs1 === errors) {
+        if (data.site_name !== undefined) {
+          let data0 = data.site_name
+          const _errs2 = errors
+          if (errors === _errs2) {
+            if (typeof data0 === 'string') {
+              if (func2(data0) > 45) {
+                validate36.errors = [
+                  {
+                    instancePath: instancePath + '/site_name',
+                    schemaPath: '#/properties/site_name/maxLength',
+                    keyword: 'maxLength',
+                    params: { limit: 45 },
+                    message: 'must NOT have more than 45 characters',
+                    schema: 45,
+                    parentSchema: schema37.properties.site_name,
+                    data: data0,
+                  },
+                ]
+                return false
+              } else {
+                if (func2(data0) < 4) {
+                  validate36.errors = [
+                    {
+                      instancePath: instancePath + '/site_name',
+                      schemaPath: '#/properties/site_name/minLength',
+                      keyword: 'minLength',
+                      params: { limit: 4 },
+                      message: 'must NOT have fewer than 4 characters',
+                      schema: 4,
+                      parentSchema: schema37.properties.site_name,
+                      data: data0,
+                    },
+                  ]
+                  return false
+                } else {
+                  if (!pattern5.test(data0)) {
+                    validate36.errors = [
+                      {
+                        instancePath: instancePath + '/site_name',
+                        schemaPath: '#/properties/site_name/pattern',
+                        keyword: 'pattern',
+                        params: { pattern: '^[A-Za-z0-9_-]+$' },
+                        message: 'must match pattern "' + '^[A-Za-z0-9_-]+$' + '"',
+                        schema: '^[A-Za-z0-9_-]+$',
+                        parentSchema: schema37.properties.site_name,
+                        data: data0,
+                      },
+                    ]
+                    return false
+                  }
+                }
+              }
+            } else {
+              validate36.errors = [
+                {
+                  instancePath: instancePath + '/site_name',
+                  schemaPath: '#/properties/site_name/type',
+                  keyword: 'type',
+                  params: { type: 'string' },
+                  message: 'must be string',
+                  schema: schema37.properties.site_name.type,
+                  parentSchema: schema37.properties.site_name,
+                  data: data0,
+                },
+              ]
+              return false
+            }
+          }
+          var valid0 = _errs2 === errors
+        } else {
+          var valid0 = true
+        }
+        if (valid0) {
+          if (data.target !== undefined) {
+            let data1 = data.target
+            const _errs4 = errors
+            if (typeof data1 !== 'string') {
+              validate36.errors = [
+                {
+                  instancePath: instancePath + '/target',
+                  schemaPath: '#/properties/target/type',
+                  keyword: 'type',
+                  params: { type: 'string' },
+                  message: 'must be string',
+                  schema: schema37.properties.target.type,
+                  parentSchema: schema37.properties.target,
+                  data: data1,
+                },
+              ]
+              return false
+            }
+            if (!(data1 === 'DASHBOARD' || data1 === 'STATS')) {
+              validate36.errors = [
+                {
+                  instancePath: instancePath + '/target',
+                  schemaPath: '#/properties/target/enum',
+                  keyword: 'enum',
+                  params: { allowedValues: schema37.properties.target.enum },
+                  message: 'must be equal to one of the allowed values',
+                  schema: schema37.properties.target.enum,
+                  parentSchema: schema37.properties.target,
+                  data: data1,
+                },
+              ]
+              return false
+            }
+            var valid0 = _errs4 === errors
+          } else {
+            var valid0 = true
+          }
+        }
+      }
+    } else {
+      validate36.errors = [
+        {
+          instancePath,
+          schemaPath: '#/type',
+          keyword: 'type',
+          params: { type: 'object' },
+          message: 'must be object',
+          schema: schema37.type,
+          parentSchema: schema37,
+          data,
+        },
+      ]
+      return false
+    }
+  }
+  validate36.errors = vErrors
   return errors === 0
 }
