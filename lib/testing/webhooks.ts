@@ -74,8 +74,6 @@ interface Registered extends Required<Omit<WebhookSpec, 'events' | 'secret'>> {
   id: string
   events?: ReadonlySet<SiteEventType>
   secret?: string
-  /** Given at start: reset keeps it. */
-  keep: boolean
 }
 
 interface Job {
@@ -121,6 +119,8 @@ function post(url: string, headers: Record<string, string>, body: string): Promi
 /** The webhooks of one engine, their delivery queue and the log of attempts. */
 export class Webhooks {
   private hooks: Registered[] = []
+  /** The webhooks given at start: reset brings them back. */
+  private readonly startup: Registered[] = []
   private nextId = 1
   private nextDelivery = 1
   private nextAttempt = 1
@@ -145,13 +145,12 @@ export class Webhooks {
       url: valid.url,
       retries: valid.retries ?? DEFAULT_RETRIES,
       backoff_ms: valid.backoff_ms ?? DEFAULT_BACKOFF_MS,
-      keep,
     }
     if (valid.events !== undefined) hook.events = new Set(valid.events)
     if (valid.secret !== undefined) hook.secret = valid.secret
     this.hooks.push(hook)
-    // The engine does the work of an event only while a webhook listens.
-    this.unsubscribe ??= this.hub.subscribe((event) => this.dispatch(event))
+    if (keep) this.startup.push(hook)
+    this.listenWhileNeeded()
     return { id: hook.id }
   }
 
@@ -181,9 +180,9 @@ export class Webhooks {
     this.listenWhileNeeded()
   }
 
-  /** Back to the webhooks given at start, with no delivery pending and an empty log. */
+  /** Back to the webhooks given at start (deleted or not), with no delivery pending and an empty log. */
   reset(): void {
-    this.hooks = this.hooks.filter((hook) => hook.keep)
+    this.hooks = [...this.startup]
     this.listenWhileNeeded()
     this.abandon()
     this.log = []
@@ -215,10 +214,14 @@ export class Webhooks {
     return new Promise((resolve) => this.waiters.push(resolve))
   }
 
+  /** The engine does the work of an event (and its reads) only while a webhook listens. */
   private listenWhileNeeded(): void {
-    if (this.hooks.length > 0 || !this.unsubscribe) return
-    this.unsubscribe()
-    this.unsubscribe = undefined
+    if (this.hooks.length > 0) {
+      this.unsubscribe ??= this.hub.subscribe((event) => this.dispatch(event))
+    } else if (this.unsubscribe) {
+      this.unsubscribe()
+      this.unsubscribe = undefined
+    }
   }
 
   /** Queues the event for every webhook that wants it; called while the causing rule runs. */
