@@ -9,7 +9,7 @@ import { createHmac } from 'node:crypto'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import t from 'tap'
-import { createEngine, startServer } from '../lib/index.js'
+import { MemoryStore, createEngine, startServer } from '../lib/index.js'
 import { signWebhook, verifyWebhook } from '../lib/testing/index.js'
 import { rejectsWith } from './helpers/api.js'
 import { checkedRequest } from './helpers/openapi-check.js'
@@ -306,4 +306,37 @@ t.test('webhooks without admin: startServer({ webhooks }) alone', async (t) => {
     ),
   )
   t.equal((await fetch(`${server.url}/__admin/webhooks`)).status, 404, 'no admin path')
+})
+
+t.test('while no webhook listens, the rules read nothing more for events', async (t) => {
+  let reads = 0
+  class CountingStore extends MemoryStore {
+    override getSite(site_name: string) {
+      reads++
+      return super.getSite(site_name)
+    }
+  }
+  const engine = createEngine({ store: new CountingStore() })
+  await engine.addMasterAccount(ALICE)
+  const server = await startServer({ engine, admin: true })
+  t.teardown(() => server.close())
+  const api = engine.as('alice')
+  await api.createSite(site('quiet'))
+  reads = 0
+  await api.publishSite('quiet')
+  await api.deleteSite('quiet')
+  t.equal(reads, 0, 'publish and delete: no read for an event nobody hears')
+  const receiver = await webhookReceiver(t)
+  const { id } = server.controls.addWebhook({ url: receiver.url })
+  await api.createSite(site('heard'))
+  reads = 0
+  await api.publishSite('heard')
+  await api.deleteSite('heard')
+  t.equal(reads, 2, 'with a webhook: one read each, for the event')
+  server.controls.deleteWebhook(id)
+  await api.createSite(site('quiet-again'))
+  reads = 0
+  await api.publishSite('quiet-again')
+  t.equal(reads, 0, 'the last webhook deleted: quiet again')
+  await server.controls.settleWebhooks()
 })
