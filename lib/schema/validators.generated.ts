@@ -757,7 +757,7 @@ function validate11(data, { instancePath = '', parentData, parentDataProperty, r
   validate11.errors = vErrors
   return errors === 0
 }
-export const v_219f5a2b = validate12
+export const v_5d7e646e = validate12
 const schema13 = {
   type: 'object',
   additionalProperties: false,
@@ -792,7 +792,8 @@ const schema13 = {
         auto_sync_cache_ttl: {
           type: 'string',
           enum: ['VERY_SHORT', 'SHORT', 'LONG', 'VERY_LONG'],
-          description: 'VERY_SHORT (30 min), SHORT (2 h), LONG (12 h) or VERY_LONG (24 h)',
+          description:
+            "how long the mobile site's cache is kept: VERY_SHORT 30 min, SHORT 2 h, LONG 12 h, VERY_LONG 24 h",
           default: 'SHORT',
         },
         site_vertical: { type: 'string', maxLength: 255 },
@@ -818,6 +819,7 @@ const schema13 = {
                   description: 'a numeric string',
                 },
               },
+              description: 'A postal address, used for the mobile map button.',
             },
             reservation_info: {
               type: 'array',
@@ -831,9 +833,11 @@ const schema13 = {
                   location: { type: 'string', maxLength: 255 },
                   country: { type: 'string', maxLength: 255 },
                 },
+                description: 'One restaurant location of the reservation button.',
               },
             },
           },
+          description: 'Business details that populate the click-to-call, map and reservation buttons.',
         },
         business_site_info: {
           type: 'object',
@@ -856,6 +860,7 @@ const schema13 = {
                   description: 'a numeric string',
                 },
               },
+              description: 'A postal address, used for the mobile map button.',
             },
             reservation_info: {
               type: 'array',
@@ -869,9 +874,11 @@ const schema13 = {
                   location: { type: 'string', maxLength: 255 },
                   country: { type: 'string', maxLength: 255 },
                 },
+                description: 'One restaurant location of the reservation button.',
               },
             },
           },
+          description: 'Business details that populate the click-to-call, map and reservation buttons.',
         },
         reservation_info: {
           type: 'array',
@@ -885,9 +892,15 @@ const schema13 = {
               location: { type: 'string', maxLength: 255 },
               country: { type: 'string', maxLength: 255 },
             },
+            description: 'One restaurant location of the reservation button.',
           },
         },
-        external_uid: { type: 'string', minLength: 1, maxLength: 45 },
+        external_uid: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 45,
+          description: "the caller's own identifier of the site",
+        },
       },
     },
     publish_now: {
@@ -3703,7 +3716,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
   validate12.errors = vErrors
   return errors === 0
 }
-export const v_9ef629da = validate13
+export const v_76aeec35 = validate13
 const schema14 = {
   type: 'object',
   additionalProperties: false,
@@ -3714,9 +3727,14 @@ const schema14 = {
     auto_sync_cache_ttl: {
       type: 'string',
       enum: ['VERY_SHORT', 'SHORT', 'LONG', 'VERY_LONG'],
-      description: 'VERY_SHORT (30 min), SHORT (2 h), LONG (12 h) or VERY_LONG (24 h)',
+      description: "how long the mobile site's cache is kept: VERY_SHORT 30 min, SHORT 2 h, LONG 12 h, VERY_LONG 24 h",
     },
-    external_uid: { type: 'string', minLength: 1, maxLength: 45 },
+    external_uid: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 45,
+      description: "the caller's own identifier of the site",
+    },
   },
 }
 function validate13(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
@@ -7088,7 +7106,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
   validate25.errors = vErrors
   return errors === 0
 }
-export const v_6d3ce318 = validate26
+export const v_b653050a = validate26
 const schema27 = {
   type: 'object',
   additionalProperties: false,
@@ -7113,7 +7131,7 @@ const schema27 = {
     auto_sync_cache_ttl: {
       type: 'string',
       enum: ['VERY_SHORT', 'SHORT', 'LONG', 'VERY_LONG'],
-      description: 'VERY_SHORT (30 min), SHORT (2 h), LONG (12 h) or VERY_LONG (24 h)',
+      description: "how long the mobile site's cache is kept: VERY_SHORT 30 min, SHORT 2 h, LONG 12 h, VERY_LONG 24 h",
       default: 'SHORT',
     },
     site_vertical: { type: 'string', maxLength: 255 },
@@ -7139,6 +7157,7 @@ const schema27 = {
               description: 'a numeric string',
             },
           },
+          description: 'A postal address, used for the mobile map button.',
         },
         reservation_info: {
           type: 'array',
@@ -7152,9 +7171,11 @@ const schema27 = {
               location: { type: 'string', maxLength: 255 },
               country: { type: 'string', maxLength: 255 },
             },
+            description: 'One restaurant location of the reservation button.',
           },
         },
       },
+      description: 'Business details that populate the click-to-call, map and reservation buttons.',
     },
     business_site_info: {
       type: 'object',
@@ -7177,6 +7198,7 @@ const schema27 = {
               description: 'a numeric string',
             },
           },
+          description: 'A postal address, used for the mobile map button.',
         },
         reservation_info: {
           type: 'array',
@@ -7190,9 +7212,11 @@ const schema27 = {
               location: { type: 'string', maxLength: 255 },
               country: { type: 'string', maxLength: 255 },
             },
+            description: 'One restaurant location of the reservation button.',
           },
         },
       },
+      description: 'Business details that populate the click-to-call, map and reservation buttons.',
     },
     reservation_info: {
       type: 'array',
@@ -7206,9 +7230,15 @@ const schema27 = {
           location: { type: 'string', maxLength: 255 },
           country: { type: 'string', maxLength: 255 },
         },
+        description: 'One restaurant location of the reservation button.',
       },
     },
-    external_uid: { type: 'string', minLength: 1, maxLength: 45 },
+    external_uid: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 45,
+      description: "the caller's own identifier of the site",
+    },
     owner: { type: 'string', minLength: 1, maxLength: 200 },
     published: { type: 'boolean' },
     created_at: {
@@ -7272,7 +7302,8 @@ const schema27 = {
         auto_sync_cache_ttl: {
           type: 'string',
           enum: ['VERY_SHORT', 'SHORT', 'LONG', 'VERY_LONG'],
-          description: 'VERY_SHORT (30 min), SHORT (2 h), LONG (12 h) or VERY_LONG (24 h)',
+          description:
+            "how long the mobile site's cache is kept: VERY_SHORT 30 min, SHORT 2 h, LONG 12 h, VERY_LONG 24 h",
           default: 'SHORT',
         },
         site_vertical: { type: 'string', maxLength: 255 },
@@ -7298,6 +7329,7 @@ const schema27 = {
                   description: 'a numeric string',
                 },
               },
+              description: 'A postal address, used for the mobile map button.',
             },
             reservation_info: {
               type: 'array',
@@ -7311,9 +7343,11 @@ const schema27 = {
                   location: { type: 'string', maxLength: 255 },
                   country: { type: 'string', maxLength: 255 },
                 },
+                description: 'One restaurant location of the reservation button.',
               },
             },
           },
+          description: 'Business details that populate the click-to-call, map and reservation buttons.',
         },
         business_site_info: {
           type: 'object',
@@ -7336,6 +7370,7 @@ const schema27 = {
                   description: 'a numeric string',
                 },
               },
+              description: 'A postal address, used for the mobile map button.',
             },
             reservation_info: {
               type: 'array',
@@ -7349,9 +7384,11 @@ const schema27 = {
                   location: { type: 'string', maxLength: 255 },
                   country: { type: 'string', maxLength: 255 },
                 },
+                description: 'One restaurant location of the reservation button.',
               },
             },
           },
+          description: 'Business details that populate the click-to-call, map and reservation buttons.',
         },
         reservation_info: {
           type: 'array',
@@ -7365,9 +7402,15 @@ const schema27 = {
               location: { type: 'string', maxLength: 255 },
               country: { type: 'string', maxLength: 255 },
             },
+            description: 'One restaurant location of the reservation button.',
           },
         },
-        external_uid: { type: 'string', minLength: 1, maxLength: 45 },
+        external_uid: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 45,
+          description: "the caller's own identifier of the site",
+        },
       },
     },
   },
