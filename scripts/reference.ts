@@ -143,7 +143,8 @@ function answerOf(schema: Schema): string {
   if (schema.properties && !(name && RESOURCES.includes(name)))
     return `an object: ${Object.keys(schema.properties).map(code).join(', ')}`
   const type = typeOf(schema)
-  return schema.description ? `${type} (${schema.description})` : type
+  // A resource's own description is in the Resources section, under its name.
+  return schema.description && !(name && RESOURCES.includes(name)) ? `${type} (${schema.description})` : type
 }
 
 function endpoint(route: RouteDoc): string[] {
@@ -275,6 +276,7 @@ export function renderApiReference(): string {
   for (const name of RESOURCES) {
     const schema = COMPONENTS[name] as Schema
     lines.push(`### ${name}`, '')
+    if (schema.description) lines.push(schema.description, '')
     if (schema.oneOf) lines.push(`One of: ${typeOf(schema, true)}.`, '')
     lines.push(...fieldTable(fieldsOf(schema, '', false), false), '')
   }

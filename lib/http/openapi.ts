@@ -9,6 +9,7 @@ import { ERROR_CODES, type ErrorCode } from '../errors.js'
 import { createAccountSchema, updateAccountSchema } from '../schema/accounts.js'
 import * as R from '../schema/responses.js'
 import * as S from '../schema/sites.js'
+import { siteEventSchema } from '../schema/events.js'
 import { ADMIN_CALLS, type AdminCall } from '../testing/admin-calls.js'
 import { ROUTES, SERVICE_ROUTES, type RouteDoc } from './routes.js'
 
@@ -38,6 +39,7 @@ export const COMPONENTS: Readonly<Record<string, object>> = {
   GetManyBody: S.getManySchema,
   CreateAccountBody: createAccountSchema,
   UpdateAccountBody: updateAccountSchema,
+  SiteEvent: siteEventSchema,
 }
 
 const NAME_OF = new Map<object, string>(Object.entries(COMPONENTS).map(([name, schema]) => [schema, name]))

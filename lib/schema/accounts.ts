@@ -29,7 +29,13 @@ export const emailSchema = {
   format: 'email',
   description: 'a valid e-mail address',
 } as const
-const lang = { type: 'string', enum: ['en', 'es', 'ja'], description: 'the language of the account' } as const
+
+/** The public type Lang. */
+export const langSchema = {
+  type: 'string',
+  enum: ['en', 'es', 'ja'],
+  description: 'the language of the account',
+} as const
 
 /** The fields of an account that Retrieve Account shows (it never shows `lang`). */
 export const accountFields = {
@@ -39,13 +45,13 @@ export const accountFields = {
   email: emailSchema,
 } as const
 
-export const createAccountSchema = closedObject({ ...accountFields, lang }, ['account_name'])
+export const createAccountSchema = closedObject({ ...accountFields, lang: langSchema }, ['account_name'])
 
 export const updateAccountSchema = {
   type: 'object',
   additionalProperties: false,
   minProperties: 1,
-  properties: { first_name: personNameSchema, last_name: personNameSchema, email: emailSchema, lang },
+  properties: { first_name: personNameSchema, last_name: personNameSchema, email: emailSchema, lang: langSchema },
 } as const
 
 // Mapped over the schema's type so that editors show these names (see schema/sites.ts).

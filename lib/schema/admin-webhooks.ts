@@ -5,10 +5,10 @@
  * the OpenAPI document and docs/api.md.
  */
 import type { FromSchema } from 'json-schema-to-ts'
-import { SITE_EVENT_TYPES } from '../../types/index.js'
 import { journalAnswerSchema } from './admin-answers.js'
 import { journalQuerySchema } from './admin.js'
 import { closedObject } from './closed-object.js'
+import { siteEventSchema, siteEventTypeSchema } from './events.js'
 import { httpUrlSchema } from './sites.js'
 import { compile } from './validate.js'
 
@@ -22,7 +22,7 @@ export const webhookSchema = closedObject(
       type: 'array',
       minItems: 1,
       maxItems: 16,
-      items: { enum: SITE_EVENT_TYPES },
+      items: siteEventTypeSchema,
       description: 'the event types to receive; absent: all of them',
     },
     secret: {
@@ -67,29 +67,6 @@ export const countQuerySchema = closedObject({
   user: journalQuerySchema.properties.user,
 })
 
-const eventSchema = {
-  type: 'object',
-  required: ['event_type', 'event_timestamp', 'resource_type', 'resource_data', 'source'],
-  properties: {
-    event_type: { enum: SITE_EVENT_TYPES },
-    event_timestamp: { type: 'integer', description: 'engine time of the change, epoch ms' },
-    resource_type: { const: 'site' },
-    resource_data: {
-      type: 'object',
-      required: ['site_name'],
-      properties: { site_name: { type: 'string' }, external_id: { type: 'string' } },
-    },
-    source: {
-      type: 'object',
-      required: ['type', 'account_name'],
-      properties: { type: { const: 'API' }, account_name: { type: 'string' } },
-    },
-    data: {
-      description: 'PUBLISH: {republish, first_publish}; UNPUBLISH: the unpublish time, epoch ms',
-    },
-  },
-} as const
-
 /** A new webhook's id. */
 export const webhookIdSchema = { type: 'object', required: ['id'], properties: { id: { type: 'string' } } } as const
 
@@ -133,7 +110,7 @@ export const deliveriesAnswerSchema = {
           webhook_id: { type: 'string' },
           url: { type: 'string' },
           attempt: { type: 'integer', description: '1 for the first try' },
-          event: eventSchema,
+          event: siteEventSchema,
           status: { type: 'integer', description: 'the receiver’s HTTP status; 0 when there was no answer' },
           duration_ms: { type: 'number' },
           error: { type: 'string' },

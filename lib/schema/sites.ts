@@ -36,35 +36,52 @@ export const domainSchema = {
   description: 'a fully qualified domain name',
 } as const
 
-/** How long the mobile site's cache is kept: VERY_SHORT 30 min, SHORT 2 h, LONG 12 h, VERY_LONG 24 h. */
+/** The public type AutoSyncCacheTtl. */
 export const ttlSchema = {
   type: 'string',
   enum: ['VERY_SHORT', 'SHORT', 'LONG', 'VERY_LONG'],
-  description: 'VERY_SHORT (30 min), SHORT (2 h), LONG (12 h) or VERY_LONG (24 h)',
+  description: "how long the mobile site's cache is kept: VERY_SHORT 30 min, SHORT 2 h, LONG 12 h, VERY_LONG 24 h",
 } as const
 
 /** The caller's own identifier of a site. */
-export const externalUidSchema = { type: 'string', minLength: 1, maxLength: 45 } as const
+export const externalUidSchema = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 45,
+  description: "the caller's own identifier of the site",
+} as const
 const externalUid = externalUidSchema
 
-export const reservationInfoSchema = closedObject({ restaurant_id: TEXT, location: TEXT, country: TEXT })
+/** The public type ReservationInfo. */
+export const reservationInfoSchema = {
+  ...closedObject({ restaurant_id: TEXT, location: TEXT, country: TEXT }),
+  description: 'One restaurant location of the reservation button.',
+} as const
 
 const reservationList = { type: 'array', minItems: 1, maxItems: 100, items: reservationInfoSchema } as const
 
-export const addressSchema = closedObject({
-  street: TEXT,
-  city: TEXT,
-  state: TEXT,
-  country: TEXT,
-  zip_code: { type: 'string', maxLength: 20, pattern: '^[0-9]+(?:-[0-9]+)?$', description: 'a numeric string' },
-})
+/** The public type Address. */
+export const addressSchema = {
+  ...closedObject({
+    street: TEXT,
+    city: TEXT,
+    state: TEXT,
+    country: TEXT,
+    zip_code: { type: 'string', maxLength: 20, pattern: '^[0-9]+(?:-[0-9]+)?$', description: 'a numeric string' },
+  }),
+  description: 'A postal address, used for the mobile map button.',
+} as const
 
-export const businessInfoSchema = closedObject({
-  business_name: TEXT,
-  phone_number: { type: 'string', maxLength: 50 },
-  address: addressSchema,
-  reservation_info: reservationList,
-})
+/** The public type BusinessInfo. */
+export const businessInfoSchema = {
+  ...closedObject({
+    business_name: TEXT,
+    phone_number: { type: 'string', maxLength: 50 },
+    address: addressSchema,
+    reservation_info: reservationList,
+  }),
+  description: 'Business details that populate the click-to-call, map and reservation buttons.',
+} as const
 
 export const siteDataSchema = closedObject(
   {

@@ -757,7 +757,7 @@ function validate11(data, { instancePath = '', parentData, parentDataProperty, r
   validate11.errors = vErrors
   return errors === 0
 }
-export const v_219f5a2b = validate12
+export const v_5d7e646e = validate12
 const schema13 = {
   type: 'object',
   additionalProperties: false,
@@ -792,7 +792,8 @@ const schema13 = {
         auto_sync_cache_ttl: {
           type: 'string',
           enum: ['VERY_SHORT', 'SHORT', 'LONG', 'VERY_LONG'],
-          description: 'VERY_SHORT (30 min), SHORT (2 h), LONG (12 h) or VERY_LONG (24 h)',
+          description:
+            "how long the mobile site's cache is kept: VERY_SHORT 30 min, SHORT 2 h, LONG 12 h, VERY_LONG 24 h",
           default: 'SHORT',
         },
         site_vertical: { type: 'string', maxLength: 255 },
@@ -818,6 +819,7 @@ const schema13 = {
                   description: 'a numeric string',
                 },
               },
+              description: 'A postal address, used for the mobile map button.',
             },
             reservation_info: {
               type: 'array',
@@ -831,9 +833,11 @@ const schema13 = {
                   location: { type: 'string', maxLength: 255 },
                   country: { type: 'string', maxLength: 255 },
                 },
+                description: 'One restaurant location of the reservation button.',
               },
             },
           },
+          description: 'Business details that populate the click-to-call, map and reservation buttons.',
         },
         business_site_info: {
           type: 'object',
@@ -856,6 +860,7 @@ const schema13 = {
                   description: 'a numeric string',
                 },
               },
+              description: 'A postal address, used for the mobile map button.',
             },
             reservation_info: {
               type: 'array',
@@ -869,9 +874,11 @@ const schema13 = {
                   location: { type: 'string', maxLength: 255 },
                   country: { type: 'string', maxLength: 255 },
                 },
+                description: 'One restaurant location of the reservation button.',
               },
             },
           },
+          description: 'Business details that populate the click-to-call, map and reservation buttons.',
         },
         reservation_info: {
           type: 'array',
@@ -885,9 +892,15 @@ const schema13 = {
               location: { type: 'string', maxLength: 255 },
               country: { type: 'string', maxLength: 255 },
             },
+            description: 'One restaurant location of the reservation button.',
           },
         },
-        external_uid: { type: 'string', minLength: 1, maxLength: 45 },
+        external_uid: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 45,
+          description: "the caller's own identifier of the site",
+        },
       },
     },
     publish_now: {
@@ -3703,7 +3716,7 @@ function validate12(data, { instancePath = '', parentData, parentDataProperty, r
   validate12.errors = vErrors
   return errors === 0
 }
-export const v_9ef629da = validate13
+export const v_76aeec35 = validate13
 const schema14 = {
   type: 'object',
   additionalProperties: false,
@@ -3714,9 +3727,14 @@ const schema14 = {
     auto_sync_cache_ttl: {
       type: 'string',
       enum: ['VERY_SHORT', 'SHORT', 'LONG', 'VERY_LONG'],
-      description: 'VERY_SHORT (30 min), SHORT (2 h), LONG (12 h) or VERY_LONG (24 h)',
+      description: "how long the mobile site's cache is kept: VERY_SHORT 30 min, SHORT 2 h, LONG 12 h, VERY_LONG 24 h",
     },
-    external_uid: { type: 'string', minLength: 1, maxLength: 45 },
+    external_uid: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 45,
+      description: "the caller's own identifier of the site",
+    },
   },
 }
 function validate13(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
@@ -6853,7 +6871,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
   validate24.errors = vErrors
   return errors === 0
 }
-export const v_6d3ce318 = validate25
+export const v_b653050a = validate25
 const schema26 = {
   type: 'object',
   additionalProperties: false,
@@ -6878,7 +6896,7 @@ const schema26 = {
     auto_sync_cache_ttl: {
       type: 'string',
       enum: ['VERY_SHORT', 'SHORT', 'LONG', 'VERY_LONG'],
-      description: 'VERY_SHORT (30 min), SHORT (2 h), LONG (12 h) or VERY_LONG (24 h)',
+      description: "how long the mobile site's cache is kept: VERY_SHORT 30 min, SHORT 2 h, LONG 12 h, VERY_LONG 24 h",
       default: 'SHORT',
     },
     site_vertical: { type: 'string', maxLength: 255 },
@@ -6904,6 +6922,7 @@ const schema26 = {
               description: 'a numeric string',
             },
           },
+          description: 'A postal address, used for the mobile map button.',
         },
         reservation_info: {
           type: 'array',
@@ -6917,9 +6936,11 @@ const schema26 = {
               location: { type: 'string', maxLength: 255 },
               country: { type: 'string', maxLength: 255 },
             },
+            description: 'One restaurant location of the reservation button.',
           },
         },
       },
+      description: 'Business details that populate the click-to-call, map and reservation buttons.',
     },
     business_site_info: {
       type: 'object',
@@ -6942,6 +6963,7 @@ const schema26 = {
               description: 'a numeric string',
             },
           },
+          description: 'A postal address, used for the mobile map button.',
         },
         reservation_info: {
           type: 'array',
@@ -6955,9 +6977,11 @@ const schema26 = {
               location: { type: 'string', maxLength: 255 },
               country: { type: 'string', maxLength: 255 },
             },
+            description: 'One restaurant location of the reservation button.',
           },
         },
       },
+      description: 'Business details that populate the click-to-call, map and reservation buttons.',
     },
     reservation_info: {
       type: 'array',
@@ -6971,9 +6995,15 @@ const schema26 = {
           location: { type: 'string', maxLength: 255 },
           country: { type: 'string', maxLength: 255 },
         },
+        description: 'One restaurant location of the reservation button.',
       },
     },
-    external_uid: { type: 'string', minLength: 1, maxLength: 45 },
+    external_uid: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 45,
+      description: "the caller's own identifier of the site",
+    },
     owner: { type: 'string', minLength: 1, maxLength: 200 },
     published: { type: 'boolean' },
     created_at: {
@@ -7037,7 +7067,8 @@ const schema26 = {
         auto_sync_cache_ttl: {
           type: 'string',
           enum: ['VERY_SHORT', 'SHORT', 'LONG', 'VERY_LONG'],
-          description: 'VERY_SHORT (30 min), SHORT (2 h), LONG (12 h) or VERY_LONG (24 h)',
+          description:
+            "how long the mobile site's cache is kept: VERY_SHORT 30 min, SHORT 2 h, LONG 12 h, VERY_LONG 24 h",
           default: 'SHORT',
         },
         site_vertical: { type: 'string', maxLength: 255 },
@@ -7063,6 +7094,7 @@ const schema26 = {
                   description: 'a numeric string',
                 },
               },
+              description: 'A postal address, used for the mobile map button.',
             },
             reservation_info: {
               type: 'array',
@@ -7076,9 +7108,11 @@ const schema26 = {
                   location: { type: 'string', maxLength: 255 },
                   country: { type: 'string', maxLength: 255 },
                 },
+                description: 'One restaurant location of the reservation button.',
               },
             },
           },
+          description: 'Business details that populate the click-to-call, map and reservation buttons.',
         },
         business_site_info: {
           type: 'object',
@@ -7101,6 +7135,7 @@ const schema26 = {
                   description: 'a numeric string',
                 },
               },
+              description: 'A postal address, used for the mobile map button.',
             },
             reservation_info: {
               type: 'array',
@@ -7114,9 +7149,11 @@ const schema26 = {
                   location: { type: 'string', maxLength: 255 },
                   country: { type: 'string', maxLength: 255 },
                 },
+                description: 'One restaurant location of the reservation button.',
               },
             },
           },
+          description: 'Business details that populate the click-to-call, map and reservation buttons.',
         },
         reservation_info: {
           type: 'array',
@@ -7130,9 +7167,15 @@ const schema26 = {
               location: { type: 'string', maxLength: 255 },
               country: { type: 'string', maxLength: 255 },
             },
+            description: 'One restaurant location of the reservation button.',
           },
         },
-        external_uid: { type: 'string', minLength: 1, maxLength: 45 },
+        external_uid: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 45,
+          description: "the caller's own identifier of the site",
+        },
       },
     },
   },
@@ -19356,7 +19399,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
   validate31.errors = vErrors
   return errors === 0
 }
-export const v_1df68fa9 = validate32
+export const v_2eba2565 = validate32
 const schema33 = {
   type: 'object',
   additionalProperties: false,
@@ -19367,7 +19410,10 @@ const schema33 = {
       type: 'array',
       minItems: 1,
       maxItems: 16,
-      items: { enum: ['PUBLISH', 'UNPUBLISH', 'SITE_CREATED', 'SITE_DELETED'] },
+      items: {
+        enum: ['PUBLISH', 'UNPUBLISH', 'SITE_CREATED', 'SITE_DELETED'],
+        description: 'a site event type, as Duda names it: PUBLISH, UNPUBLISH, SITE_CREATED or SITE_DELETED',
+      },
       description: 'the event types to receive; absent: all of them',
     },
     secret: {
