@@ -7,8 +7,9 @@
  * (the event waits for the next turn of the event loop), so a slow or dead
  * receiver never holds an API answer. A failed attempt (no answer within
  * 10 s, or a status outside 2xx) is retried `retries` times, waiting
- * `backoff_ms` and then twice as long each time, as Duda does (3 retries,
- * 30 s doubling; the default wait here is 1 s). Everything is bounded: 100
+ * `backoff_ms` and then twice as long each time (at most 10 minutes), as
+ * Duda does (3 retries, 30 s doubling; the default wait here is 1 s).
+ * Everything is bounded: 100
  * webhooks, 1,000 deliveries not yet finished (past it an event is dropped
  * and logged so), 8 attempts at once, and the newest 1,000 attempts kept.
  */
@@ -69,6 +70,8 @@ const ATTEMPT_TIMEOUT_MS = 10_000
 const LOG_SIZE = 1000
 const DEFAULT_RETRIES = 3
 const DEFAULT_BACKOFF_MS = 1000
+/** The longest wait before a retry, however far the doubling goes. */
+const MAX_WAIT_MS = 600_000
 
 interface Registered extends Required<Omit<WebhookSpec, 'events' | 'secret'>> {
   id: string
@@ -294,7 +297,7 @@ export class Webhooks {
         this.timers.delete(timer)
         this.enqueue({ ...job, attempt: job.attempt + 1 })
       },
-      hook.backoff_ms * 2 ** (job.attempt - 1),
+      Math.min(MAX_WAIT_MS, hook.backoff_ms * 2 ** (job.attempt - 1)),
     )
     this.timers.add(timer)
   }
