@@ -68,18 +68,18 @@ export const ERROR_CODES = {
     status: 415,
     meaning: 'The request carries a body or a Content-Type that is not `application/json` (charset utf-8 or none).',
   },
-  TooManyRequests: {
-    status: 429,
-    meaning:
-      'Too many calls: past the per-account rate limit (off unless the server sets one, as Duda applies 10 calls per ' +
-      'second), the master account gets this until its second has passed; `Retry-After` gives the seconds to wait.',
-    headers: ['Retry-After'],
-  },
   DailyLimitExceeded: {
     status: 429,
     meaning:
       'The master account has used its calls of this analytics method for the UTC day; `Retry-After` gives the seconds ' +
       'to the next UTC midnight.',
+    headers: ['Retry-After'],
+  },
+  TooManyRequests: {
+    status: 429,
+    meaning:
+      'Too many calls: past the per-account rate limit (off unless the server sets one, as Duda applies 10 calls per ' +
+      'second), the master account gets this until its second has passed; `Retry-After` gives the seconds to wait.',
     headers: ['Retry-After'],
   },
   InternalError: {

@@ -72,10 +72,10 @@ function baseCodes(route: RouteDoc): ErrorCode[] {
     'InvalidInput',
     'Unauthorized',
     'UnsupportedMediaType',
-    'InternalError',
-    'ServiceUnavailable',
     // Whenever the server sets a rate limit (off by default; the test double switches it at run time).
     'TooManyRequests',
+    'InternalError',
+    'ServiceUnavailable',
   ]
   if (route.method !== 'GET') codes.push('AccessForbidden')
   return codes
