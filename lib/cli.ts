@@ -10,11 +10,16 @@
  *
  * `--admin` (or MOBISITE_ADMIN=1) mounts the test-double controls at
  * /__admin, with MOBISITE_ADMIN_TOKEN as their bearer token if set;
- * `--seed fixtures.json` seeds the state before serving.
+ * `--seed fixtures.json` seeds the state before serving (a first run only
+ * when a state file exists). `--state FILE` keeps the memory store's state
+ * between runs (`--state-interval N` seconds between write-backs),
+ * `--rate-limit N` answers 429 past N calls per second per master account,
+ * and `--webhook URL` (repeatable) sends every site event to that URL.
  */
 import { randomBytes } from 'node:crypto'
 import { chooseStore, openPostgres, openRedis } from './cli-store.js'
 import { DEMO_ACCOUNT, seedDemo } from './demo.js'
+import { existsSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { createEngine } from './engine/index.js'
 import type { Store } from './store/contract.js'
@@ -29,16 +34,60 @@ async function storeFromEnv(): Promise<{ store?: Store; label: string }> {
   return { label: 'memory store: state lives in this process' }
 }
 
-/** `--admin` and `--seed <file>` (or `--seed=<file>`); other arguments (`--store`, `--demo`) are read elsewhere. */
-function parseArgs(argv: string[]): { admin: boolean; seed?: string } {
-  const out: { admin: boolean; seed?: string } = { admin: false }
+/** What the flags below set; other arguments (`--store`, `--demo`) are read elsewhere. */
+interface Args {
+  admin: boolean
+  seed?: string
+  /** `--state FILE` (MOBISITE_STATE): keep the memory store's state in this file between runs. */
+  state?: string
+  /** `--state-interval N` (MOBISITE_STATE_INTERVAL): seconds between write-backs, default 5. */
+  stateInterval?: string
+  /** `--rate-limit N` (MOBISITE_RATE_LIMIT): Duda's rate limit, N calls per second per master account. */
+  rateLimit?: string
+  /** `--webhook URL`, repeatable: sends every site event there from the start. */
+  webhooks: string[]
+}
+
+/** The flags that take a value, as `--flag value` or `--flag=value`. */
+const VALUE_FLAGS = {
+  '--seed': 'seed',
+  '--state': 'state',
+  '--state-interval': 'stateInterval',
+  '--rate-limit': 'rateLimit',
+} as const
+
+/** `--admin`, `--webhook URL` and the flags of {@link VALUE_FLAGS}. */
+function parseArgs(argv: string[]): Args {
+  const out: Args = { admin: false, webhooks: [] }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!
-    if (arg === '--admin') out.admin = true
-    else if (arg === '--seed' && argv[i + 1] !== undefined) out.seed = argv[++i]!
-    else if (arg.startsWith('--seed=')) out.seed = arg.slice('--seed='.length)
+    const [flag, inline] =
+      arg.startsWith('--') && arg.includes('=')
+        ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
+        : [arg, undefined]
+    if (flag === '--admin') out.admin = true
+    else if (flag in VALUE_FLAGS || flag === '--webhook') {
+      const value = inline ?? argv[++i]
+      if (value === undefined) throw new Error(`${flag} needs a value`)
+      if (flag === '--webhook') out.webhooks.push(value)
+      else out[VALUE_FLAGS[flag as keyof typeof VALUE_FLAGS]] = value
+    }
   }
   return out
+}
+
+/** A whole number from the command line or the environment, or undefined when not given. */
+function numberArg(
+  name: string,
+  value: string | undefined,
+  test: (n: number) => boolean,
+  what: string,
+): number | undefined {
+  if (value === undefined || value === '') return undefined
+  const n = Number(value)
+  if (!/^\d+(\.\d+)?$/.test(value) || !test(n))
+    throw new Error(`${name} must be ${what} (got ${JSON.stringify(value)})`)
+  return n
 }
 
 async function main(): Promise<void> {
@@ -65,8 +114,33 @@ async function main(): Promise<void> {
     serverModule,
     shared ? undefined : engine.addMasterAccount({ user, password, partner: true }),
   ])
-  const server = await startServer({ engine, port, host, admin, ...(adminToken ? { adminToken } : {}) })
-  if (args.seed !== undefined) {
+  const stateFile = args.state ?? (process.env.MOBISITE_STATE || undefined)
+  const stateInterval = numberArg(
+    '--state-interval',
+    args.stateInterval ?? process.env.MOBISITE_STATE_INTERVAL,
+    (n) => n > 0 && n <= 86_400,
+    'a number of seconds above 0',
+  )
+  const perSecond = numberArg(
+    '--rate-limit',
+    args.rateLimit ?? process.env.MOBISITE_RATE_LIMIT,
+    (n) => Number.isInteger(n) && n >= 1 && n <= 10_000,
+    'a whole number of calls per second from 1 to 10000',
+  )
+  // Fixtures seed a first run only: once a state file exists, it holds them already.
+  const stateLoaded = stateFile !== undefined && existsSync(stateFile)
+  const server = await startServer({
+    engine,
+    port,
+    host,
+    admin,
+    ...(adminToken ? { adminToken } : {}),
+    ...(stateFile === undefined ? {} : { stateFile }),
+    ...(stateInterval === undefined ? {} : { stateInterval }),
+    ...(perSecond === undefined ? {} : { rateLimit: { perSecond } }),
+    ...(args.webhooks.length > 0 ? { webhooks: args.webhooks.map((url) => ({ url })) } : {}),
+  })
+  if (args.seed !== undefined && !stateLoaded) {
     const fixtures = JSON.parse(await readFile(args.seed, 'utf8')) as unknown
     await server.controls.seed(fixtures)
   }
@@ -104,10 +178,23 @@ async function main(): Promise<void> {
     )
   }
   if (admin) {
+    const seeded =
+      args.seed === undefined
+        ? ''
+        : stateLoaded
+          ? `, not seeded from ${args.seed}: the state file holds the state`
+          : `, seeded from ${args.seed}`
     console.log(
-      `admin:    ${server.url}/__admin${adminToken ? ' (bearer token from MOBISITE_ADMIN_TOKEN)' : ''}${args.seed ? `, seeded from ${args.seed}` : ''}`,
+      `admin:    ${server.url}/__admin${adminToken ? ' (bearer token from MOBISITE_ADMIN_TOKEN)' : ''}${seeded}`,
     )
   }
+  if (stateFile !== undefined) {
+    console.log(
+      `state:    ${stateFile} (${stateLoaded ? 'loaded' : 'new'}; written every ${stateInterval ?? 5} s while it changes, and on shutdown)`,
+    )
+  }
+  if (perSecond !== undefined) console.log(`limit:    ${perSecond} calls per second per master account (429 past it)`)
+  for (const url of args.webhooks) console.log(`webhook:  ${url} receives every site event`)
 
   let stopping = false
   const stop = async (signal: string): Promise<void> => {

@@ -75,6 +75,13 @@ export const ERROR_CODES = {
       'to the next UTC midnight.',
     headers: ['Retry-After'],
   },
+  TooManyRequests: {
+    status: 429,
+    meaning:
+      'Too many calls: past the per-account rate limit (off unless the server sets one, as Duda applies 10 calls per ' +
+      'second), the master account gets this until its second has passed; `Retry-After` gives the seconds to wait.',
+    headers: ['Retry-After'],
+  },
   InternalError: {
     status: 500,
     meaning: 'An unexpected failure. It is reported to the `onError` option; the body never holds a stack trace.',
@@ -118,7 +125,7 @@ export class ServiceError extends Error {
 
   /** Machine-readable name, e.g. `ResourceNotExist`. */
   readonly error_code: ErrorCode
-  /** Seconds until the call may succeed again (DailyLimitExceeded). */
+  /** Seconds until the call may succeed again (DailyLimitExceeded, TooManyRequests). */
   readonly retryAfter?: number
 
   constructor(error_code: ErrorCode, message: string, options?: { retryAfter?: number; cause?: unknown }) {

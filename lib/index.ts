@@ -33,6 +33,7 @@ export type {
 } from './schema/sites.js'
 export type { SsoLink, SsoLinkQuery } from './schema/sso.js'
 export { apiRouter, type ApiRouterOptions } from './http/router.js'
+export { RateLimit, MAX_PER_SECOND, type RateLimitOptions } from './http/rate-limit.js'
 export { openApiDocument } from './http/openapi.js'
 export { dashboardRouter, SESSION_COOKIE, type DashboardRouterOptions } from './dashboard/index.js'
 export {
@@ -50,4 +51,4 @@ export * from './store/contract.js'
 export * from './agents/index.js'
 export * from './redirect/index.js'
 export type * from '../types/index.js'
-export { ACTIVITY_KINDS } from '../types/index.js'
+export { ACTIVITY_KINDS, SITE_EVENT_TYPES } from '../types/index.js'

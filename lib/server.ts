@@ -16,6 +16,11 @@ import { limitedServer, type ServerTimeouts } from './server-limits.js'
 
 export type { ServerTimeouts } from './server-limits.js'
 import type { Controls } from './testing/controls.js'
+import type { StateFile } from './testing/state-file.js'
+import type { WebhookSpec } from './testing/webhooks.js'
+import type { RateLimitOptions } from './http/rate-limit.js'
+import { contextOf } from './engine/internal.js'
+import { MemoryStore } from './store/memory/store.js'
 
 /** Options of {@link startServer}. */
 export interface ServerOptions {
@@ -42,6 +47,27 @@ export interface ServerOptions {
   admin?: boolean
   /** With `admin`: every admin call needs `Authorization: Bearer <adminToken>`. */
   adminToken?: string
+  /**
+   * Keeps the state between runs in this JSON file (MemoryStore only; a
+   * shared store is durable already): seeded from it at start if it exists
+   * (a bad file stops the start and is left untouched), written back
+   * atomically on close and at most every `stateInterval` seconds while it changes.
+   */
+  stateFile?: string
+  /** Seconds between write-backs of `stateFile` while the state changes. Default 5. */
+  stateInterval?: number
+  /**
+   * Webhooks that receive the engine's site events (PUBLISH, UNPUBLISH,
+   * SITE_CREATED, SITE_DELETED) from the start, as `POST /__admin/webhooks`
+   * registers them; reset keeps these. See docs/testing.md.
+   */
+  webhooks?: readonly WebhookSpec[]
+  /**
+   * Duda's rate limit: past `perSecond` calls in one second, a master
+   * account's `/api` calls answer 429 TooManyRequests with Retry-After.
+   * Default: off. With `admin`, `PUT /__admin/rate-limit` changes it while serving.
+   */
+  rateLimit?: RateLimitOptions
 }
 
 /** A running server. */
@@ -70,19 +96,40 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   if (options.admin && options.adminToken === undefined && !isLoopback(host)) {
     throw new Error(`startServer: admin on host ${host}, which is not loopback, needs an adminToken`)
   }
+  const store = options.stateFile === undefined ? undefined : contextOf(engine).store
+  if (store !== undefined && !(store instanceof MemoryStore)) {
+    throw new Error(
+      'startServer: stateFile keeps a MemoryStore between runs; this engine has another store, which keeps its state itself',
+    )
+  }
   // Loaded here, not at the top: importing the package root stays free of the test-double code.
   const { createControls } = await import('./testing/controls.js')
   const app = express()
   app.disable('x-powered-by')
   let controls: Controls | undefined
-  if (options.admin) {
-    const { adminRouter } = await import('./testing/admin.js')
+  let stateFile: StateFile | undefined
+  if (options.admin || options.stateFile !== undefined || options.webhooks !== undefined) {
     controls = createControls(engine)
     await controls.ready()
-    app.use('/api', apiRouter(engine, { ...options.router, hooks: controls.apiHooks }))
-    app.use('/__admin', adminRouter(controls, options.adminToken === undefined ? {} : { token: options.adminToken }))
+    controls.useStartupSettings({
+      ...(options.webhooks ? { webhooks: options.webhooks } : {}),
+      ...(options.admin && options.rateLimit ? { rateLimit: options.rateLimit } : {}),
+    })
+  }
+  if (options.stateFile !== undefined) {
+    const { StateFile } = await import('./testing/state-file.js')
+    stateFile = await StateFile.open(controls!, store as MemoryStore, {
+      path: options.stateFile,
+      ...(options.stateInterval === undefined ? {} : { intervalSeconds: options.stateInterval }),
+    })
+  }
+  if (options.admin) {
+    const { adminRouter } = await import('./testing/admin.js')
+    app.use('/api', apiRouter(engine, { ...options.router, hooks: controls!.apiHooks }))
+    app.use('/__admin', adminRouter(controls!, options.adminToken === undefined ? {} : { token: options.adminToken }))
   } else {
-    app.use('/api', apiRouter(engine, options.router))
+    const rateLimit = options.rateLimit ?? options.router?.rateLimit
+    app.use('/api', apiRouter(engine, { ...options.router, ...(rateLimit ? { rateLimit } : {}) }))
   }
   app.use('/collect', collectRoute(engine))
   app.use('/dashboard', dashboardRouter(engine, options.dashboard))
@@ -93,6 +140,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve)
     server.once('error', reject)
+  }).catch((error: unknown) => {
+    // Not started: the state file stays as it was found.
+    stateFile?.discard()
+    throw error
   })
   const { port } = server.address() as AddressInfo
   const shownHost = host.includes(':') ? `[${host}]` : host
@@ -109,6 +160,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       closing ??= new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()))
         server.closeIdleConnections()
+      }).then(async () => {
+        // After the last call has answered: the state file gets the final state.
+        controls?.abandonWebhookDeliveries()
+        await stateFile?.close()
       })
       return closing
     },

@@ -16,6 +16,7 @@
 import { langSchema } from '../lib/schema/accounts.js'
 import * as R from '../lib/schema/responses.js'
 import { addressSchema, businessInfoSchema, reservationInfoSchema, ttlSchema } from '../lib/schema/sites.js'
+import { publishDataSchema, siteEventSchema, siteEventTypeSchema } from '../lib/schema/events.js'
 
 /** A public type: its name, its schema and, for a generic type, which property each type parameter types. */
 export interface PublicType {
@@ -42,6 +43,9 @@ export const PUBLIC_TYPES: readonly PublicType[] = [
   { name: 'GeoDimension', schema: R.geoDimensionSchema },
   { name: 'AnalyticsRow', schema: R.analyticsRowSchema, typeParameters: { M: 'data' } },
   { name: 'MostTrafficRow', schema: R.mostTrafficRowSchema },
+  { name: 'SiteEventType', schema: siteEventTypeSchema },
+  { name: 'PublishData', schema: publishDataSchema },
+  { name: 'SiteEvent', schema: siteEventSchema },
 ]
 
 interface Schema {

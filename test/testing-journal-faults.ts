@@ -57,7 +57,8 @@ for (const kind of STORES) {
     t.match(all[6], { status: 400, route: '/sites/create' })
     t.notOk('body' in all[6], 'a body over 64 KiB is left out')
     const text = JSON.stringify(all)
-    for (const secret of ['alice-pw', 'bob-pw', 'Basic', 'authorization', 'bm9ib2R5'])
+    // Error messages may name the Basic scheme; no header value is ever kept.
+    for (const secret of ['alice-pw', 'bob-pw', alice.slice(6), bob.slice(6), 'authorization', 'bm9ib2R5'])
       t.notOk(text.includes(secret), `never ${secret}`)
 
     const list = async (query: object) =>

@@ -31,3 +31,6 @@ export interface Billing {
   charges: { site_name: string; at: Date }[]
   subscriptions: { site_name: string; status: 'active' | 'cancelled' }[]
 }
+
+/** The site event types, as Duda names them: what a webhook of the test double receives. */
+export const SITE_EVENT_TYPES = ['PUBLISH', 'UNPUBLISH', 'SITE_CREATED', 'SITE_DELETED'] as const

@@ -147,3 +147,40 @@ export interface MostTrafficRow {
   /** Traffic metrics of Get Site Analytics and Get Sites with Most Traffic. */
   data: TrafficMetrics
 }
+
+/** A site event type, as Duda names it: PUBLISH, UNPUBLISH, SITE_CREATED or SITE_DELETED. */
+export type SiteEventType = 'PUBLISH' | 'UNPUBLISH' | 'SITE_CREATED' | 'SITE_DELETED'
+
+/** What a PUBLISH event says about the publish; after an unpublish, both are false. */
+export interface PublishData {
+  /** The site was already published (Duda: a republish). */
+  republish: boolean
+  /** The site had never been published before. */
+  first_publish: boolean
+}
+
+/** A site event: the JSON body of a webhook delivery, in the shape of today's Duda webhooks. */
+export interface SiteEvent {
+  /** A site event type, as Duda names it: PUBLISH, UNPUBLISH, SITE_CREATED or SITE_DELETED. */
+  event_type: SiteEventType
+  /** When the change happened, in epoch milliseconds, by the engine clock. */
+  event_timestamp: number
+  /** Always site. */
+  resource_type: 'site'
+  /** The site the event is about. */
+  resource_data: {
+    /** 4 to 45 letters, digits, "-" or "_". */
+    site_name: string
+    /** The site's external_uid, when it has one. */
+    external_id?: string
+  }
+  /** Where the change came from. */
+  source: {
+    /** Always API: every change here comes through the API. */
+    type: 'API'
+    /** The master account the change was made for. */
+    account_name: string
+  }
+  /** PUBLISH: the publish data; UNPUBLISH: the unpublish time in epoch milliseconds; absent otherwise. */
+  data?: PublishData | number
+}

@@ -29,3 +29,36 @@ echo "ok - the injected fault"
 statuses=$(admin GET '/requests?route=/sites/%7Bsite_name%7D' | json '",".join(str(r["status"]) for r in d["requests"])')
 [ "$statuses" = "200,429" ] || fail "journal statuses $statuses"
 echo "ok - the journal"
+
+# A webhook received by the app's own HTTP server (here a few lines of python3).
+HOOKDIR="$(mktemp -d)"
+python3 -c '
+import http.server, os, sys
+folder = sys.argv[1]
+class Receiver(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers["content-length"]))
+        with open(os.path.join(folder, "received"), "ab") as out:
+            out.write(body + b"\n")
+        self.send_response(204)
+        self.end_headers()
+    def log_message(self, *args):
+        pass
+server = http.server.HTTPServer(("127.0.0.1", 0), Receiver)
+with open(os.path.join(folder, "port.tmp"), "w") as out:
+    out.write(str(server.server_port))
+os.rename(os.path.join(folder, "port.tmp"), os.path.join(folder, "port"))
+server.serve_forever()
+' "$HOOKDIR" &
+RECEIVER=$!
+trap 'kill "$RECEIVER" 2>/dev/null; rm -rf "$HOOKDIR"' EXIT
+tries=0
+while [ ! -s "$HOOKDIR/port" ]; do
+  tries=$((tries + 1)); [ "$tries" -lt 100 ] || fail "the receiver did not start"; sleep 0.1
+done
+admin POST /webhooks "{\"url\":\"http://127.0.0.1:$(cat "$HOOKDIR/port")/hook\",\"events\":[\"UNPUBLISH\"]}" >/dev/null
+curl -sS -f -o /dev/null -X POST -u "$USERPW" "$BASE/api/sites/unpublish/cafe"
+admin POST /webhooks/settle
+event=$(head -n 1 "$HOOKDIR/received" | json 'd["event_type"] + " " + d["resource_data"]["site_name"]')
+[ "$event" = "UNPUBLISH cafe" ] || fail "the webhook received $event"
+echo "ok - the webhook"

@@ -1,6 +1,8 @@
 // A tap suite against a running `mobisite --admin` (MOBISITE_URL, default http://127.0.0.1:3000).
 // Run: node examples/testing/tap-suite.mjs   (or npx tap examples/testing/tap-suite.mjs)
+import { createHmac } from 'node:crypto'
 import { readFileSync } from 'node:fs'
+import { createServer } from 'node:http'
 import t from 'tap'
 
 const base = process.env.MOBISITE_URL ?? 'http://127.0.0.1:3000'
@@ -52,4 +54,29 @@ t.test('the seeded analytics', async (t) => {
     await fetch(`${base}/api/analytics/site/shop?from=2025-01-01&to=2025-01-31`, { headers: auth })
   ).json()
   t.same(traffic, { UNIQUE_VISITORS: 2, VISITS: 2, PAGE_VIEWS: 4 })
+})
+
+t.test('a webhook: the app receives PUBLISH on its own HTTP server, signed as Duda signs', async (t) => {
+  const received = []
+  const app = createServer((req, res) => {
+    let body = ''
+    req.on('data', (chunk) => (body += chunk))
+    req.on('end', () => {
+      received.push({ headers: req.headers, body })
+      res.writeHead(204).end()
+    })
+  })
+  await new Promise((resolve) => app.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => app.close())
+  const url = `http://127.0.0.1:${app.address().port}/duda-events`
+  const hook = await admin('POST', '/webhooks', { url, events: ['PUBLISH'], secret: 'hook-secret' })
+  t.equal(hook.status, 201)
+  await fetch(`${base}/api/sites/publish/shop`, { method: 'POST', headers: auth })
+  await admin('POST', '/webhooks/settle') // every delivery done
+  t.equal(received.length, 1)
+  const [{ headers, body }] = received
+  t.match(JSON.parse(body), { event_type: 'PUBLISH', resource_data: { site_name: 'shop' }, source: { type: 'API' } })
+  const timestamp = headers['x-duda-signature-timestamp']
+  const expected = createHmac('sha256', 'hook-secret').update(`${timestamp}.${body}`).digest('base64')
+  t.equal(headers['x-duda-signature'], expected, 'base64 HMAC-SHA256 of "timestamp.body"')
 })

@@ -5,6 +5,7 @@
  */
 import type { Site } from '../../types/index.js'
 import type { Store } from '../store/contract.js'
+import type { EventHub } from './events.js'
 import type { Caller, MasterRegistry } from './masters.js'
 
 /** Shared state of one engine instance. */
@@ -34,6 +35,8 @@ export interface EngineContext {
   readonly generation: { value: number }
   /** Random bytes: node:crypto, or a repeatable stream when the engine has a `randomSeed`. */
   readonly randomBytes: (size: number) => Buffer
+  /** Site events (events.ts): the rules emit, the test-double webhooks listen. */
+  readonly events: EventHub
 }
 
 /** An authenticated master account and the context it acts in. */

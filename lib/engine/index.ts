@@ -8,6 +8,7 @@ import { AgentsSourceError, validateAgentsSource } from '../agents/matcher.js'
 import { MemoryStore } from '../store/memory/store.js'
 import * as analytics from './analytics.js'
 import type { CallContext, EngineContext } from './context.js'
+import { EventHub } from './events.js'
 import { registerContext } from './internal.js'
 import * as lifecycle from './lifecycle.js'
 import { buildMasterApi, callContextOf, callerApiCache } from './master-api.js'
@@ -45,6 +46,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     pending,
     generation: { value: 0 },
     randomBytes: randomSource(options.randomSeed),
+    events: new EventHub(),
     track(work) {
       const settled = work.catch(() => {}).finally(() => pending.delete(settled))
       pending.add(settled)

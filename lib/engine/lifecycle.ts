@@ -13,6 +13,7 @@ import {
 } from '../schema/sites.js'
 import type { SitePatch, SiteRecord } from '../store/contract.js'
 import type { CallContext, EngineContext } from './context.js'
+import { emitSiteEvent, publishData } from './events.js'
 import { ownSite, siteNotFound } from './own-site.js'
 import { PROPERTY_KEYS, toSite } from './site-view.js'
 
@@ -58,12 +59,19 @@ export async function build(ctx: EngineContext, site: SiteRecord, plan: BuildPla
     const built = await ctx.store.updateSite(owner, site_name, { build: 'built', publish_when_built: null }, expect)
     if (!built) return
   }
-  if (plan.publish) {
-    await ctx.store.publishSite(owner, site_name, ctx.now().getTime(), true, {
-      created_at: site.created_at,
-      build: 'built',
-    })
-  }
+  if (plan.publish) await publishBuilt(ctx, site)
+}
+
+/**
+ * Publishes a site just built, charging its first publish, if it is still
+ * the site that was built (same creation, still built); emits PUBLISH.
+ */
+export async function publishBuilt(ctx: EngineContext, site: SiteRecord): Promise<void> {
+  const published = await ctx.store.publishSite(site.owner, site.site_name, ctx.now().getTime(), true, {
+    created_at: site.created_at,
+    build: 'built',
+  })
+  if (published) emitSiteEvent(ctx, 'PUBLISH', site, publishData(site))
 }
 
 /**
@@ -89,24 +97,30 @@ export function buildOnFirstVisit(ctx: EngineContext, site_name: string): Promis
 /** Publish Site; `test=true` skips the first-publish charge (later publishes never charge). */
 export async function publishSite(ctx: CallContext, site_name: string, query: PublishQuery = {}): Promise<void> {
   const test = String(validatePublishQuery(query).test ?? 'false') === 'true'
+  // The site as it was, for the PUBLISH event's data: read only when someone listens.
+  const before = ctx.events.active ? await ctx.store.getSite(site_name) : undefined
   const outcome = await ctx.store.publishSite(ctx.caller.user, site_name, ctx.now().getTime(), !test)
   if (!outcome) throw siteNotFound(site_name)
+  if (before?.owner === ctx.caller.user) emitSiteEvent(ctx, 'PUBLISH', before, publishData(before))
 }
 
-async function patchOwnSite(ctx: CallContext, site_name: string, patch: SitePatch): Promise<void> {
+async function patchOwnSite(ctx: CallContext, site_name: string, patch: SitePatch): Promise<SiteRecord> {
   const updated = await ctx.store.updateSite(ctx.caller.user, site_name, patch)
   if (!updated) throw siteNotFound(site_name)
+  return updated
 }
 
 /** Unpublish Site: off production; the subscription is unchanged. */
-export function unpublishSite(ctx: CallContext, site_name: string): Promise<void> {
-  return patchOwnSite(ctx, site_name, { published_at: null, modified_at: ctx.now().getTime() })
+export async function unpublishSite(ctx: CallContext, site_name: string): Promise<void> {
+  const at = ctx.now().getTime()
+  const site = await patchOwnSite(ctx, site_name, { published_at: null, modified_at: at })
+  emitSiteEvent(ctx, 'UNPUBLISH', site, at)
 }
 
 /** Reset Runtime Cache. */
-export function resetCache(ctx: CallContext, site_name: string): Promise<void> {
+export async function resetCache(ctx: CallContext, site_name: string): Promise<void> {
   const now = ctx.now().getTime()
-  return patchOwnSite(ctx, site_name, { cache_reset_at: now, modified_at: now })
+  await patchOwnSite(ctx, site_name, { cache_reset_at: now, modified_at: now })
 }
 
 /** Recreate Site: creation properties restored, rebuilt, unpublished unless `republish`. */
@@ -124,6 +138,8 @@ export async function recreateSite(ctx: CallContext, site_name: string, body?: R
   // The expectation makes restore-from-`initial` apply only to the site those properties were read from.
   const restored = await ctx.store.updateSite(ctx.caller.user, site_name, patch, { created_at: site.created_at })
   if (!restored) throw siteNotFound(site_name)
+  // Recreating takes a published site off production (PUBLISH follows if it is republished).
+  if (site.published_at !== undefined) emitSiteEvent(ctx, 'UNPUBLISH', restored, patch.modified_at!)
   await build(ctx, restored, { publish: republish, failure: 'record' })
 }
 

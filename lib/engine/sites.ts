@@ -19,7 +19,8 @@ import type { SitePatch, SiteRecord } from '../store/contract.js'
 import type { CallContext } from './context.js'
 import { resolvePeriod } from './dates.js'
 import { ownSite, siteNotFound } from './own-site.js'
-import { build } from './lifecycle.js'
+import { emitSiteEvent } from './events.js'
+import { build, publishBuilt } from './lifecycle.js'
 import { baseName, suffixedName } from './site-name-generator.js'
 import { toSite, toSummary } from './site-view.js'
 
@@ -86,9 +87,13 @@ export async function createSite(ctx: CallContext, body: CreateSiteBody): Promis
 
   const site = await reserveName(ctx, input.site_data.site_name, props.original_site_url, record)
   if (mode === 'true') {
-    await build(ctx, site, { publish: publishNow, failure: 'delete' })
-  } else if (mode === 'async') {
-    ctx.track(build(ctx, site, { publish: publishNow, failure: 'record' }))
+    // Built before it is announced: a site whose build fails is deleted and never existed for anyone.
+    await build(ctx, site, { publish: false, failure: 'delete' })
+    emitSiteEvent(ctx, 'SITE_CREATED', site)
+    if (publishNow) await publishBuilt(ctx, site)
+  } else {
+    emitSiteEvent(ctx, 'SITE_CREATED', site)
+    if (mode === 'async') ctx.track(build(ctx, site, { publish: publishNow, failure: 'record' }))
   }
   return { site_name: site.site_name }
 }
@@ -139,7 +144,10 @@ export async function updateSite(ctx: CallContext, site_name: string, body: Upda
 
 /** Delete Site: permanent; the store cancels the subscription and drops grants. */
 export async function deleteSite(ctx: CallContext, site_name: string): Promise<void> {
+  // The site's external_uid, for the SITE_DELETED event: read only when someone listens.
+  const before = ctx.events.active ? await ctx.store.getSite(site_name) : undefined
   if (!(await ctx.store.deleteSite(ctx.caller.user, site_name))) throw siteNotFound(site_name)
+  emitSiteEvent(ctx, 'SITE_DELETED', before?.owner === ctx.caller.user ? before : { site_name, owner: ctx.caller.user })
 }
 
 /** Retrieve Sites created (or modified) in a period; default the 7 days before `to`. */

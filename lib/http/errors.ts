@@ -18,6 +18,7 @@ export function sendError(res: Response, error: ServiceError, status = STATUS[er
   if (error.retryAfter !== undefined) res.set('Retry-After', String(error.retryAfter))
   // Read by the request journal of the test-double controls.
   res.locals.errorCode = error.error_code
+  res.locals.errorMessage = error.message
   sendJson(res, status, error.toJSON())
 }
 

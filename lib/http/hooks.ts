@@ -6,6 +6,7 @@
  */
 import type { Request, Response } from 'express'
 import type { Caller } from '../engine/types.js'
+import type { RateLimit } from './rate-limit.js'
 import type { ApiCall, ApiStep } from './steps.js'
 
 /** One finished call under the API, as the router saw it. */
@@ -21,6 +22,8 @@ export interface ApiCallRecord {
   /** The authenticated master account, if any. */
   user?: string
   error_code?: string
+  /** The error answer's message, when the call failed. */
+  error_message?: string
   duration_ms: number
   /** The parsed JSON body, when there was one. */
   body?: unknown
@@ -39,6 +42,8 @@ export interface ApiHooks {
   fault(call: { method: string; route: string; site_name?: string }): ApiFault | undefined
   /** Every call under the API, once it is answered (or dropped). */
   record(call: ApiCallRecord): void
+  /** A rate limit the controls switch at run time (off until set); the router installs its step. */
+  rateLimit?: RateLimit
 }
 
 /** The OpenAPI form of an Express path: `/sites/:site_name` → `/sites/{site_name}`. */
@@ -88,6 +93,8 @@ export function observe(
       if (caller !== undefined) record.user = caller.user
       const code = res.locals.errorCode as string | undefined
       if (code !== undefined) record.error_code = code
+      const message = res.locals.errorMessage as string | undefined
+      if (message !== undefined) record.error_message = message
       if (req.body !== undefined) record.body = req.body
       hooks.record(record)
     })
@@ -130,7 +137,9 @@ async function applyFault(fault: ApiFault, req: Request, res: Response, template
   }
   if (fault.error) {
     const { status, error_code, message } = fault.error
+    const text = message ?? `injected fault on ${req.method} ${template}`
     res.locals.errorCode = error_code
-    res.status(status).json({ error_code, message: message ?? `injected fault on ${req.method} ${template}` })
+    res.locals.errorMessage = text
+    res.status(status).json({ error_code, message: text })
   }
 }

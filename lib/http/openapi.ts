@@ -9,6 +9,7 @@ import { ERROR_CODES, type ErrorCode } from '../errors.js'
 import { createAccountSchema, updateAccountSchema } from '../schema/accounts.js'
 import * as R from '../schema/responses.js'
 import * as S from '../schema/sites.js'
+import { siteEventSchema } from '../schema/events.js'
 import { ADMIN_CALLS, type AdminCall } from '../testing/admin-calls.js'
 import { ROUTES, SERVICE_ROUTES, type RouteDoc } from './routes.js'
 
@@ -38,6 +39,7 @@ export const COMPONENTS: Readonly<Record<string, object>> = {
   GetManyBody: S.getManySchema,
   CreateAccountBody: createAccountSchema,
   UpdateAccountBody: updateAccountSchema,
+  SiteEvent: siteEventSchema,
 }
 
 const NAME_OF = new Map<object, string>(Object.entries(COMPONENTS).map(([name, schema]) => [schema, name]))
@@ -70,6 +72,8 @@ function baseCodes(route: RouteDoc): ErrorCode[] {
     'InvalidInput',
     'Unauthorized',
     'UnsupportedMediaType',
+    // Whenever the server sets a rate limit (off by default; the test double switches it at run time).
+    'TooManyRequests',
     'InternalError',
     'ServiceUnavailable',
   ]
@@ -284,7 +288,7 @@ function adminPaths(serverUrl: string): Record<string, Record<string, unknown>> 
 /** The tag of the test-double controls (`startServer({ admin: true })`). */
 export const ADMIN_TAG = {
   name: 'Test-double controls',
-  description: `Steer a test double: reset, seed, snapshot, clock, builder, journal and faults. Served only when the server was started with admin on, at ${ADMIN_MOUNT} beside the API (these path items override servers with the server root). With an admin token every call needs Authorization: Bearer <token>.`,
+  description: `Steer a test double: reset, seed, snapshot, clock, builder, journal (with counts and near misses), faults, webhooks and the rate limit. Served only when the server was started with admin on, at ${ADMIN_MOUNT} beside the API (these path items override servers with the server root). With an admin token every call needs Authorization: Bearer <token>.`,
 }
 
 const TAGS = [
@@ -350,7 +354,8 @@ export function openApiDocument(
           schema: { type: 'string', const: 'Bearer realm="mobisite admin"' },
         },
         'Retry-After': {
-          description: 'Seconds until the next UTC midnight, when the limit resets.',
+          description:
+            'Seconds to wait: to the next UTC midnight for the daily analytics limit (DailyLimitExceeded), to the end of the second for the rate limit (TooManyRequests).',
           required: true,
           schema: { type: 'integer', minimum: 1 },
         },

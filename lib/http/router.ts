@@ -14,11 +14,12 @@ import type { Engine } from '../engine/types.js'
 import { ServiceError } from '../errors.js'
 import { isDashboardUrl } from '../schema/sso.js'
 import { requestCaller } from './auth.js'
-import { compileDispatch, type Endpoint, type Match } from './dispatch.js'
+import { compileDispatch, type Dispatch, type Endpoint, type Match } from './dispatch.js'
 import { bodyReadError, errorHandler } from './errors.js'
 import { requestGuards, utf8Body, utf8Query, type GuardOptions } from './cross-site-and-content.js'
 import { faultStep, noteCaller, observe, type ApiHooks } from './hooks.js'
 import { openApiDocument } from './openapi.js'
+import { RateLimit, rateLimitStep, type RateLimitOptions } from './rate-limit.js'
 import { sendEmpty, sendJson } from './reply.js'
 import { runSteps, type ApiCall, type ApiStep } from './steps.js'
 import {
@@ -56,6 +57,13 @@ export interface ApiRouterOptions extends GuardOptions {
    * from `mobisite/testing`). Absent: the router does no work for them.
    */
   hooks?: ApiHooks
+  /**
+   * A per-master-account rate limit: past `perSecond` calls in one second,
+   * 429 TooManyRequests with Retry-After (rate-limit.ts). Give a
+   * {@link RateLimit} to switch it while serving. Default: none, and no work
+   * for it (the test-double hooks bring a switchable one, off by default).
+   */
+  rateLimit?: RateLimitOptions | RateLimit
 }
 
 /** Checks the `dashboardUrl` option once, when the router is built. */
@@ -116,6 +124,16 @@ function drain(req: Request): Promise<void> {
     req.once('close', resolve)
     req.resume()
   })
+}
+
+/** The path of the route a request matched, for the journal; none for a path that is not valid percent-encoding. */
+function routePathOf(dispatch: Dispatch, req: Request): string | undefined {
+  try {
+    return dispatch.match(req.method, req.path)?.endpoint.route.path
+  } catch {
+    // URIError: answered 400 already; it matched no route.
+    return undefined
+  }
 }
 
 /** Rejects query parameters on endpoints that take none, naming the first. */
@@ -214,6 +232,15 @@ export function apiRouter(engine: Engine, options: ApiRouterOptions = {}): Route
   ]
   const dispatch = compileDispatch(endpoints)
 
+  const limit =
+    options.rateLimit instanceof RateLimit
+      ? options.rateLimit
+      : options.rateLimit
+        ? new RateLimit(options.rateLimit)
+        : options.hooks?.rateLimit
+  // Right after authentication: a caller past the limit is refused before any other check.
+  if (limit) guards.unshift(rateLimitStep(limit))
+
   // The test-double journal and faults: steps and a layer only when asked for.
   const testHooks = options.hooks
   if (testHooks) {
@@ -221,7 +248,7 @@ export function apiRouter(engine: Engine, options: ApiRouterOptions = {}): Route
     guards.unshift(noteCaller)
     hooks.push(faultStep(testHooks))
   }
-  const observer = testHooks && observe(testHooks, (req) => dispatch.match(req.method, req.path)?.endpoint.route.path)
+  const observer = testHooks && observe(testHooks, (req) => routePathOf(dispatch, req))
 
   async function serve(req: Request, res: Response, { endpoint, params }: Match): Promise<void> {
     const { route } = endpoint

@@ -53,6 +53,7 @@ export const journalAnswerSchema = {
           status: { type: 'integer', description: '0 for a dropped connection' },
           user: { type: 'string' },
           error_code: { type: 'string' },
+          error_message: { type: 'string' },
           duration_ms: { type: 'number' },
           body: {},
         },

@@ -23,6 +23,7 @@ import {
 } from './sites.js'
 import { accountFields, type langSchema } from './accounts.js'
 import { closedObject } from './closed-object.js'
+import type { publishDataSchema, siteEventSchema, siteEventTypeSchema } from './events.js'
 import type { Same } from './same-type.js'
 
 /** The properties of a site as every site response shows them. */
@@ -195,4 +196,7 @@ export type ResourceTypesMatchSchemas = [
   Checked<Same<T.AnalyticsRow, FromSchema<typeof analyticsRowSchema>>>,
   Checked<Same<T.MostTrafficRow, FromSchema<typeof mostTrafficRowSchema>>>,
   Checked<Same<T.BusinessInfo, FromSchema<typeof businessInfoSchema>>>,
+  Checked<Same<T.SiteEventType, FromSchema<typeof siteEventTypeSchema>>>,
+  Checked<Same<T.PublishData, FromSchema<typeof publishDataSchema>>>,
+  Checked<Same<T.SiteEvent, FromSchema<typeof siteEventSchema>>>,
 ]

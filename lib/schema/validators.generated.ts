@@ -5965,32 +5965,19 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
   validate22.errors = vErrors
   return errors === 0
 }
-export const v_1e513865 = validate23
+export const v_735feb32 = validate23
 const schema24 = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    from: {
-      type: 'string',
-      pattern: '^(\\d{4})-(\\d{2})-(\\d{2})(?:T(\\d{2}):(\\d{2}):(\\d{2}))?$',
-      description: 'a UTC date YYYY-MM-DD or YYYY-MM-DDThh:mm:ss',
-    },
-    to: {
-      type: 'string',
-      pattern: '^(\\d{4})-(\\d{2})-(\\d{2})(?:T(\\d{2}):(\\d{2}):(\\d{2}))?$',
-      description: 'a UTC date YYYY-MM-DD or YYYY-MM-DDThh:mm:ss',
-    },
-    dimension: {
-      type: 'string',
-      enum: ['system', 'geo'],
-      description: 'break the figures down by browser and OS, or by country and region',
-    },
-    result: {
-      type: 'string',
-      enum: ['traffic', 'activities'],
-      default: 'traffic',
-      description: 'visitor figures or activity counts',
-    },
+    masters: { type: 'array', maxItems: 1000000, items: { type: 'object' } },
+    sites: { type: 'array', maxItems: 1000000, items: { type: 'object' } },
+    accounts: { type: 'array', maxItems: 1000000, items: { type: 'object' } },
+    grants: { type: 'array', maxItems: 1000000, items: { type: 'object' } },
+    visits: { type: 'array', maxItems: 1000000, items: { type: 'object' } },
+    activities: { type: 'array', maxItems: 1000000, items: { type: 'object' } },
+    billing: { type: 'array', maxItems: 1000000, items: { type: 'object' } },
+    analytics: { type: 'array', maxItems: 1000000, items: { type: 'object' } },
   },
 }
 function validate23(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
@@ -6000,7 +5987,18 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
     if (data && typeof data == 'object' && !Array.isArray(data)) {
       const _errs1 = errors
       for (const key0 in data) {
-        if (!(key0 === 'from' || key0 === 'to' || key0 === 'dimension' || key0 === 'result')) {
+        if (
+          !(
+            key0 === 'masters' ||
+            key0 === 'sites' ||
+            key0 === 'accounts' ||
+            key0 === 'grants' ||
+            key0 === 'visits' ||
+            key0 === 'activities' ||
+            key0 === 'billing' ||
+            key0 === 'analytics'
+          )
+        ) {
           validate23.errors = [
             {
               instancePath,
@@ -6018,37 +6016,62 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
         }
       }
       if (_errs1 === errors) {
-        if (data.from !== undefined) {
-          let data0 = data.from
+        if (data.masters !== undefined) {
+          let data0 = data.masters
           const _errs2 = errors
           if (errors === _errs2) {
-            if (typeof data0 === 'string') {
-              if (!pattern8.test(data0)) {
+            if (Array.isArray(data0)) {
+              if (data0.length > 1000000) {
                 validate23.errors = [
                   {
-                    instancePath: instancePath + '/from',
-                    schemaPath: '#/properties/from/pattern',
-                    keyword: 'pattern',
-                    params: { pattern: '^(\\d{4})-(\\d{2})-(\\d{2})(?:T(\\d{2}):(\\d{2}):(\\d{2}))?$' },
-                    message:
-                      'must match pattern "' + '^(\\d{4})-(\\d{2})-(\\d{2})(?:T(\\d{2}):(\\d{2}):(\\d{2}))?$' + '"',
-                    schema: '^(\\d{4})-(\\d{2})-(\\d{2})(?:T(\\d{2}):(\\d{2}):(\\d{2}))?$',
-                    parentSchema: schema24.properties.from,
+                    instancePath: instancePath + '/masters',
+                    schemaPath: '#/properties/masters/maxItems',
+                    keyword: 'maxItems',
+                    params: { limit: 1000000 },
+                    message: 'must NOT have more than 1000000 items',
+                    schema: 1000000,
+                    parentSchema: schema24.properties.masters,
                     data: data0,
                   },
                 ]
                 return false
+              } else {
+                var valid1 = true
+                const len0 = data0.length
+                for (let i0 = 0; i0 < len0; i0++) {
+                  let data1 = data0[i0]
+                  const _errs4 = errors
+                  if (!(data1 && typeof data1 == 'object' && !Array.isArray(data1))) {
+                    validate23.errors = [
+                      {
+                        instancePath: instancePath + '/masters/' + i0,
+                        schemaPath: '#/properties/masters/items/type',
+                        keyword: 'type',
+                        params: { type: 'object' },
+                        message: 'must be object',
+                        schema: schema24.properties.masters.items.type,
+                        parentSchema: schema24.properties.masters.items,
+                        data: data1,
+                      },
+                    ]
+                    return false
+                  }
+                  var valid1 = _errs4 === errors
+                  if (!valid1) {
+                    break
+                  }
+                }
               }
             } else {
               validate23.errors = [
                 {
-                  instancePath: instancePath + '/from',
-                  schemaPath: '#/properties/from/type',
+                  instancePath: instancePath + '/masters',
+                  schemaPath: '#/properties/masters/type',
                   keyword: 'type',
-                  params: { type: 'string' },
-                  message: 'must be string',
-                  schema: schema24.properties.from.type,
-                  parentSchema: schema24.properties.from,
+                  params: { type: 'array' },
+                  message: 'must be array',
+                  schema: schema24.properties.masters.type,
+                  parentSchema: schema24.properties.masters,
                   data: data0,
                 },
               ]
@@ -6060,122 +6083,477 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
           var valid0 = true
         }
         if (valid0) {
-          if (data.to !== undefined) {
-            let data1 = data.to
-            const _errs4 = errors
-            if (errors === _errs4) {
-              if (typeof data1 === 'string') {
-                if (!pattern8.test(data1)) {
+          if (data.sites !== undefined) {
+            let data2 = data.sites
+            const _errs6 = errors
+            if (errors === _errs6) {
+              if (Array.isArray(data2)) {
+                if (data2.length > 1000000) {
                   validate23.errors = [
                     {
-                      instancePath: instancePath + '/to',
-                      schemaPath: '#/properties/to/pattern',
-                      keyword: 'pattern',
-                      params: { pattern: '^(\\d{4})-(\\d{2})-(\\d{2})(?:T(\\d{2}):(\\d{2}):(\\d{2}))?$' },
-                      message:
-                        'must match pattern "' + '^(\\d{4})-(\\d{2})-(\\d{2})(?:T(\\d{2}):(\\d{2}):(\\d{2}))?$' + '"',
-                      schema: '^(\\d{4})-(\\d{2})-(\\d{2})(?:T(\\d{2}):(\\d{2}):(\\d{2}))?$',
-                      parentSchema: schema24.properties.to,
-                      data: data1,
+                      instancePath: instancePath + '/sites',
+                      schemaPath: '#/properties/sites/maxItems',
+                      keyword: 'maxItems',
+                      params: { limit: 1000000 },
+                      message: 'must NOT have more than 1000000 items',
+                      schema: 1000000,
+                      parentSchema: schema24.properties.sites,
+                      data: data2,
                     },
                   ]
                   return false
+                } else {
+                  var valid2 = true
+                  const len1 = data2.length
+                  for (let i1 = 0; i1 < len1; i1++) {
+                    let data3 = data2[i1]
+                    const _errs8 = errors
+                    if (!(data3 && typeof data3 == 'object' && !Array.isArray(data3))) {
+                      validate23.errors = [
+                        {
+                          instancePath: instancePath + '/sites/' + i1,
+                          schemaPath: '#/properties/sites/items/type',
+                          keyword: 'type',
+                          params: { type: 'object' },
+                          message: 'must be object',
+                          schema: schema24.properties.sites.items.type,
+                          parentSchema: schema24.properties.sites.items,
+                          data: data3,
+                        },
+                      ]
+                      return false
+                    }
+                    var valid2 = _errs8 === errors
+                    if (!valid2) {
+                      break
+                    }
+                  }
                 }
               } else {
                 validate23.errors = [
                   {
-                    instancePath: instancePath + '/to',
-                    schemaPath: '#/properties/to/type',
+                    instancePath: instancePath + '/sites',
+                    schemaPath: '#/properties/sites/type',
                     keyword: 'type',
-                    params: { type: 'string' },
-                    message: 'must be string',
-                    schema: schema24.properties.to.type,
-                    parentSchema: schema24.properties.to,
-                    data: data1,
+                    params: { type: 'array' },
+                    message: 'must be array',
+                    schema: schema24.properties.sites.type,
+                    parentSchema: schema24.properties.sites,
+                    data: data2,
                   },
                 ]
                 return false
               }
             }
-            var valid0 = _errs4 === errors
+            var valid0 = _errs6 === errors
           } else {
             var valid0 = true
           }
           if (valid0) {
-            if (data.dimension !== undefined) {
-              let data2 = data.dimension
-              const _errs6 = errors
-              if (typeof data2 !== 'string') {
-                validate23.errors = [
-                  {
-                    instancePath: instancePath + '/dimension',
-                    schemaPath: '#/properties/dimension/type',
-                    keyword: 'type',
-                    params: { type: 'string' },
-                    message: 'must be string',
-                    schema: schema24.properties.dimension.type,
-                    parentSchema: schema24.properties.dimension,
-                    data: data2,
-                  },
-                ]
-                return false
+            if (data.accounts !== undefined) {
+              let data4 = data.accounts
+              const _errs10 = errors
+              if (errors === _errs10) {
+                if (Array.isArray(data4)) {
+                  if (data4.length > 1000000) {
+                    validate23.errors = [
+                      {
+                        instancePath: instancePath + '/accounts',
+                        schemaPath: '#/properties/accounts/maxItems',
+                        keyword: 'maxItems',
+                        params: { limit: 1000000 },
+                        message: 'must NOT have more than 1000000 items',
+                        schema: 1000000,
+                        parentSchema: schema24.properties.accounts,
+                        data: data4,
+                      },
+                    ]
+                    return false
+                  } else {
+                    var valid3 = true
+                    const len2 = data4.length
+                    for (let i2 = 0; i2 < len2; i2++) {
+                      let data5 = data4[i2]
+                      const _errs12 = errors
+                      if (!(data5 && typeof data5 == 'object' && !Array.isArray(data5))) {
+                        validate23.errors = [
+                          {
+                            instancePath: instancePath + '/accounts/' + i2,
+                            schemaPath: '#/properties/accounts/items/type',
+                            keyword: 'type',
+                            params: { type: 'object' },
+                            message: 'must be object',
+                            schema: schema24.properties.accounts.items.type,
+                            parentSchema: schema24.properties.accounts.items,
+                            data: data5,
+                          },
+                        ]
+                        return false
+                      }
+                      var valid3 = _errs12 === errors
+                      if (!valid3) {
+                        break
+                      }
+                    }
+                  }
+                } else {
+                  validate23.errors = [
+                    {
+                      instancePath: instancePath + '/accounts',
+                      schemaPath: '#/properties/accounts/type',
+                      keyword: 'type',
+                      params: { type: 'array' },
+                      message: 'must be array',
+                      schema: schema24.properties.accounts.type,
+                      parentSchema: schema24.properties.accounts,
+                      data: data4,
+                    },
+                  ]
+                  return false
+                }
               }
-              if (!(data2 === 'system' || data2 === 'geo')) {
-                validate23.errors = [
-                  {
-                    instancePath: instancePath + '/dimension',
-                    schemaPath: '#/properties/dimension/enum',
-                    keyword: 'enum',
-                    params: { allowedValues: schema24.properties.dimension.enum },
-                    message: 'must be equal to one of the allowed values',
-                    schema: schema24.properties.dimension.enum,
-                    parentSchema: schema24.properties.dimension,
-                    data: data2,
-                  },
-                ]
-                return false
-              }
-              var valid0 = _errs6 === errors
+              var valid0 = _errs10 === errors
             } else {
               var valid0 = true
             }
             if (valid0) {
-              if (data.result !== undefined) {
-                let data3 = data.result
-                const _errs8 = errors
-                if (typeof data3 !== 'string') {
-                  validate23.errors = [
-                    {
-                      instancePath: instancePath + '/result',
-                      schemaPath: '#/properties/result/type',
-                      keyword: 'type',
-                      params: { type: 'string' },
-                      message: 'must be string',
-                      schema: schema24.properties.result.type,
-                      parentSchema: schema24.properties.result,
-                      data: data3,
-                    },
-                  ]
-                  return false
+              if (data.grants !== undefined) {
+                let data6 = data.grants
+                const _errs14 = errors
+                if (errors === _errs14) {
+                  if (Array.isArray(data6)) {
+                    if (data6.length > 1000000) {
+                      validate23.errors = [
+                        {
+                          instancePath: instancePath + '/grants',
+                          schemaPath: '#/properties/grants/maxItems',
+                          keyword: 'maxItems',
+                          params: { limit: 1000000 },
+                          message: 'must NOT have more than 1000000 items',
+                          schema: 1000000,
+                          parentSchema: schema24.properties.grants,
+                          data: data6,
+                        },
+                      ]
+                      return false
+                    } else {
+                      var valid4 = true
+                      const len3 = data6.length
+                      for (let i3 = 0; i3 < len3; i3++) {
+                        let data7 = data6[i3]
+                        const _errs16 = errors
+                        if (!(data7 && typeof data7 == 'object' && !Array.isArray(data7))) {
+                          validate23.errors = [
+                            {
+                              instancePath: instancePath + '/grants/' + i3,
+                              schemaPath: '#/properties/grants/items/type',
+                              keyword: 'type',
+                              params: { type: 'object' },
+                              message: 'must be object',
+                              schema: schema24.properties.grants.items.type,
+                              parentSchema: schema24.properties.grants.items,
+                              data: data7,
+                            },
+                          ]
+                          return false
+                        }
+                        var valid4 = _errs16 === errors
+                        if (!valid4) {
+                          break
+                        }
+                      }
+                    }
+                  } else {
+                    validate23.errors = [
+                      {
+                        instancePath: instancePath + '/grants',
+                        schemaPath: '#/properties/grants/type',
+                        keyword: 'type',
+                        params: { type: 'array' },
+                        message: 'must be array',
+                        schema: schema24.properties.grants.type,
+                        parentSchema: schema24.properties.grants,
+                        data: data6,
+                      },
+                    ]
+                    return false
+                  }
                 }
-                if (!(data3 === 'traffic' || data3 === 'activities')) {
-                  validate23.errors = [
-                    {
-                      instancePath: instancePath + '/result',
-                      schemaPath: '#/properties/result/enum',
-                      keyword: 'enum',
-                      params: { allowedValues: schema24.properties.result.enum },
-                      message: 'must be equal to one of the allowed values',
-                      schema: schema24.properties.result.enum,
-                      parentSchema: schema24.properties.result,
-                      data: data3,
-                    },
-                  ]
-                  return false
-                }
-                var valid0 = _errs8 === errors
+                var valid0 = _errs14 === errors
               } else {
                 var valid0 = true
+              }
+              if (valid0) {
+                if (data.visits !== undefined) {
+                  let data8 = data.visits
+                  const _errs18 = errors
+                  if (errors === _errs18) {
+                    if (Array.isArray(data8)) {
+                      if (data8.length > 1000000) {
+                        validate23.errors = [
+                          {
+                            instancePath: instancePath + '/visits',
+                            schemaPath: '#/properties/visits/maxItems',
+                            keyword: 'maxItems',
+                            params: { limit: 1000000 },
+                            message: 'must NOT have more than 1000000 items',
+                            schema: 1000000,
+                            parentSchema: schema24.properties.visits,
+                            data: data8,
+                          },
+                        ]
+                        return false
+                      } else {
+                        var valid5 = true
+                        const len4 = data8.length
+                        for (let i4 = 0; i4 < len4; i4++) {
+                          let data9 = data8[i4]
+                          const _errs20 = errors
+                          if (!(data9 && typeof data9 == 'object' && !Array.isArray(data9))) {
+                            validate23.errors = [
+                              {
+                                instancePath: instancePath + '/visits/' + i4,
+                                schemaPath: '#/properties/visits/items/type',
+                                keyword: 'type',
+                                params: { type: 'object' },
+                                message: 'must be object',
+                                schema: schema24.properties.visits.items.type,
+                                parentSchema: schema24.properties.visits.items,
+                                data: data9,
+                              },
+                            ]
+                            return false
+                          }
+                          var valid5 = _errs20 === errors
+                          if (!valid5) {
+                            break
+                          }
+                        }
+                      }
+                    } else {
+                      validate23.errors = [
+                        {
+                          instancePath: instancePath + '/visits',
+                          schemaPath: '#/properties/visits/type',
+                          keyword: 'type',
+                          params: { type: 'array' },
+                          message: 'must be array',
+                          schema: schema24.properties.visits.type,
+                          parentSchema: schema24.properties.visits,
+                          data: data8,
+                        },
+                      ]
+                      return false
+                    }
+                  }
+                  var valid0 = _errs18 === errors
+                } else {
+                  var valid0 = true
+                }
+                if (valid0) {
+                  if (data.activities !== undefined) {
+                    let data10 = data.activities
+                    const _errs22 = errors
+                    if (errors === _errs22) {
+                      if (Array.isArray(data10)) {
+                        if (data10.length > 1000000) {
+                          validate23.errors = [
+                            {
+                              instancePath: instancePath + '/activities',
+                              schemaPath: '#/properties/activities/maxItems',
+                              keyword: 'maxItems',
+                              params: { limit: 1000000 },
+                              message: 'must NOT have more than 1000000 items',
+                              schema: 1000000,
+                              parentSchema: schema24.properties.activities,
+                              data: data10,
+                            },
+                          ]
+                          return false
+                        } else {
+                          var valid6 = true
+                          const len5 = data10.length
+                          for (let i5 = 0; i5 < len5; i5++) {
+                            let data11 = data10[i5]
+                            const _errs24 = errors
+                            if (!(data11 && typeof data11 == 'object' && !Array.isArray(data11))) {
+                              validate23.errors = [
+                                {
+                                  instancePath: instancePath + '/activities/' + i5,
+                                  schemaPath: '#/properties/activities/items/type',
+                                  keyword: 'type',
+                                  params: { type: 'object' },
+                                  message: 'must be object',
+                                  schema: schema24.properties.activities.items.type,
+                                  parentSchema: schema24.properties.activities.items,
+                                  data: data11,
+                                },
+                              ]
+                              return false
+                            }
+                            var valid6 = _errs24 === errors
+                            if (!valid6) {
+                              break
+                            }
+                          }
+                        }
+                      } else {
+                        validate23.errors = [
+                          {
+                            instancePath: instancePath + '/activities',
+                            schemaPath: '#/properties/activities/type',
+                            keyword: 'type',
+                            params: { type: 'array' },
+                            message: 'must be array',
+                            schema: schema24.properties.activities.type,
+                            parentSchema: schema24.properties.activities,
+                            data: data10,
+                          },
+                        ]
+                        return false
+                      }
+                    }
+                    var valid0 = _errs22 === errors
+                  } else {
+                    var valid0 = true
+                  }
+                  if (valid0) {
+                    if (data.billing !== undefined) {
+                      let data12 = data.billing
+                      const _errs26 = errors
+                      if (errors === _errs26) {
+                        if (Array.isArray(data12)) {
+                          if (data12.length > 1000000) {
+                            validate23.errors = [
+                              {
+                                instancePath: instancePath + '/billing',
+                                schemaPath: '#/properties/billing/maxItems',
+                                keyword: 'maxItems',
+                                params: { limit: 1000000 },
+                                message: 'must NOT have more than 1000000 items',
+                                schema: 1000000,
+                                parentSchema: schema24.properties.billing,
+                                data: data12,
+                              },
+                            ]
+                            return false
+                          } else {
+                            var valid7 = true
+                            const len6 = data12.length
+                            for (let i6 = 0; i6 < len6; i6++) {
+                              let data13 = data12[i6]
+                              const _errs28 = errors
+                              if (!(data13 && typeof data13 == 'object' && !Array.isArray(data13))) {
+                                validate23.errors = [
+                                  {
+                                    instancePath: instancePath + '/billing/' + i6,
+                                    schemaPath: '#/properties/billing/items/type',
+                                    keyword: 'type',
+                                    params: { type: 'object' },
+                                    message: 'must be object',
+                                    schema: schema24.properties.billing.items.type,
+                                    parentSchema: schema24.properties.billing.items,
+                                    data: data13,
+                                  },
+                                ]
+                                return false
+                              }
+                              var valid7 = _errs28 === errors
+                              if (!valid7) {
+                                break
+                              }
+                            }
+                          }
+                        } else {
+                          validate23.errors = [
+                            {
+                              instancePath: instancePath + '/billing',
+                              schemaPath: '#/properties/billing/type',
+                              keyword: 'type',
+                              params: { type: 'array' },
+                              message: 'must be array',
+                              schema: schema24.properties.billing.type,
+                              parentSchema: schema24.properties.billing,
+                              data: data12,
+                            },
+                          ]
+                          return false
+                        }
+                      }
+                      var valid0 = _errs26 === errors
+                    } else {
+                      var valid0 = true
+                    }
+                    if (valid0) {
+                      if (data.analytics !== undefined) {
+                        let data14 = data.analytics
+                        const _errs30 = errors
+                        if (errors === _errs30) {
+                          if (Array.isArray(data14)) {
+                            if (data14.length > 1000000) {
+                              validate23.errors = [
+                                {
+                                  instancePath: instancePath + '/analytics',
+                                  schemaPath: '#/properties/analytics/maxItems',
+                                  keyword: 'maxItems',
+                                  params: { limit: 1000000 },
+                                  message: 'must NOT have more than 1000000 items',
+                                  schema: 1000000,
+                                  parentSchema: schema24.properties.analytics,
+                                  data: data14,
+                                },
+                              ]
+                              return false
+                            } else {
+                              var valid8 = true
+                              const len7 = data14.length
+                              for (let i7 = 0; i7 < len7; i7++) {
+                                let data15 = data14[i7]
+                                const _errs32 = errors
+                                if (!(data15 && typeof data15 == 'object' && !Array.isArray(data15))) {
+                                  validate23.errors = [
+                                    {
+                                      instancePath: instancePath + '/analytics/' + i7,
+                                      schemaPath: '#/properties/analytics/items/type',
+                                      keyword: 'type',
+                                      params: { type: 'object' },
+                                      message: 'must be object',
+                                      schema: schema24.properties.analytics.items.type,
+                                      parentSchema: schema24.properties.analytics.items,
+                                      data: data15,
+                                    },
+                                  ]
+                                  return false
+                                }
+                                var valid8 = _errs32 === errors
+                                if (!valid8) {
+                                  break
+                                }
+                              }
+                            }
+                          } else {
+                            validate23.errors = [
+                              {
+                                instancePath: instancePath + '/analytics',
+                                schemaPath: '#/properties/analytics/type',
+                                keyword: 'type',
+                                params: { type: 'array' },
+                                message: 'must be array',
+                                schema: schema24.properties.analytics.type,
+                                parentSchema: schema24.properties.analytics,
+                                data: data14,
+                              },
+                            ]
+                            return false
+                          }
+                        }
+                        var valid0 = _errs30 === errors
+                      } else {
+                        var valid0 = true
+                      }
+                    }
+                  }
+                }
               }
             }
           }
@@ -6200,594 +6578,274 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
   validate23.errors = vErrors
   return errors === 0
 }
-export const v_735feb32 = validate24
+export const v_1e933deb = validate24
 const schema25 = {
   type: 'object',
   additionalProperties: false,
+  required: ['user'],
   properties: {
-    masters: { type: 'array', maxItems: 1000000, items: { type: 'object' } },
-    sites: { type: 'array', maxItems: 1000000, items: { type: 'object' } },
-    accounts: { type: 'array', maxItems: 1000000, items: { type: 'object' } },
-    grants: { type: 'array', maxItems: 1000000, items: { type: 'object' } },
-    visits: { type: 'array', maxItems: 1000000, items: { type: 'object' } },
-    activities: { type: 'array', maxItems: 1000000, items: { type: 'object' } },
-    billing: { type: 'array', maxItems: 1000000, items: { type: 'object' } },
-    analytics: { type: 'array', maxItems: 1000000, items: { type: 'object' } },
+    user: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 200,
+      pattern: '^[^:]+$',
+      description: 'a non-empty name without ":"',
+    },
+    password: { type: 'string', minLength: 1, maxLength: 1000 },
+    password_hash: { type: 'string', minLength: 1, maxLength: 4000 },
+    partner: { type: 'boolean' },
   },
 }
+const pattern18 = new RegExp('^[^:]+$', 'u')
 function validate24(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null
   let errors = 0
   if (errors === 0) {
     if (data && typeof data == 'object' && !Array.isArray(data)) {
-      const _errs1 = errors
-      for (const key0 in data) {
-        if (
-          !(
-            key0 === 'masters' ||
-            key0 === 'sites' ||
-            key0 === 'accounts' ||
-            key0 === 'grants' ||
-            key0 === 'visits' ||
-            key0 === 'activities' ||
-            key0 === 'billing' ||
-            key0 === 'analytics'
-          )
-        ) {
-          validate24.errors = [
-            {
-              instancePath,
-              schemaPath: '#/additionalProperties',
-              keyword: 'additionalProperties',
-              params: { additionalProperty: key0 },
-              message: 'must NOT have additional properties',
-              schema: false,
-              parentSchema: schema25,
-              data,
-            },
-          ]
-          return false
-          break
+      let missing0
+      if (data.user === undefined && (missing0 = 'user')) {
+        validate24.errors = [
+          {
+            instancePath,
+            schemaPath: '#/required',
+            keyword: 'required',
+            params: { missingProperty: missing0 },
+            message: "must have required property '" + missing0 + "'",
+            schema: schema25.required,
+            parentSchema: schema25,
+            data,
+          },
+        ]
+        return false
+      } else {
+        const _errs1 = errors
+        for (const key0 in data) {
+          if (!(key0 === 'user' || key0 === 'password' || key0 === 'password_hash' || key0 === 'partner')) {
+            validate24.errors = [
+              {
+                instancePath,
+                schemaPath: '#/additionalProperties',
+                keyword: 'additionalProperties',
+                params: { additionalProperty: key0 },
+                message: 'must NOT have additional properties',
+                schema: false,
+                parentSchema: schema25,
+                data,
+              },
+            ]
+            return false
+            break
+          }
         }
-      }
-      if (_errs1 === errors) {
-        if (data.masters !== undefined) {
-          let data0 = data.masters
-          const _errs2 = errors
-          if (errors === _errs2) {
-            if (Array.isArray(data0)) {
-              if (data0.length > 1000000) {
+        if (_errs1 === errors) {
+          if (data.user !== undefined) {
+            let data0 = data.user
+            const _errs2 = errors
+            if (errors === _errs2) {
+              if (typeof data0 === 'string') {
+                if (func2(data0) > 200) {
+                  validate24.errors = [
+                    {
+                      instancePath: instancePath + '/user',
+                      schemaPath: '#/properties/user/maxLength',
+                      keyword: 'maxLength',
+                      params: { limit: 200 },
+                      message: 'must NOT have more than 200 characters',
+                      schema: 200,
+                      parentSchema: schema25.properties.user,
+                      data: data0,
+                    },
+                  ]
+                  return false
+                } else {
+                  if (func2(data0) < 1) {
+                    validate24.errors = [
+                      {
+                        instancePath: instancePath + '/user',
+                        schemaPath: '#/properties/user/minLength',
+                        keyword: 'minLength',
+                        params: { limit: 1 },
+                        message: 'must NOT have fewer than 1 characters',
+                        schema: 1,
+                        parentSchema: schema25.properties.user,
+                        data: data0,
+                      },
+                    ]
+                    return false
+                  } else {
+                    if (!pattern18.test(data0)) {
+                      validate24.errors = [
+                        {
+                          instancePath: instancePath + '/user',
+                          schemaPath: '#/properties/user/pattern',
+                          keyword: 'pattern',
+                          params: { pattern: '^[^:]+$' },
+                          message: 'must match pattern "' + '^[^:]+$' + '"',
+                          schema: '^[^:]+$',
+                          parentSchema: schema25.properties.user,
+                          data: data0,
+                        },
+                      ]
+                      return false
+                    }
+                  }
+                }
+              } else {
                 validate24.errors = [
                   {
-                    instancePath: instancePath + '/masters',
-                    schemaPath: '#/properties/masters/maxItems',
-                    keyword: 'maxItems',
-                    params: { limit: 1000000 },
-                    message: 'must NOT have more than 1000000 items',
-                    schema: 1000000,
-                    parentSchema: schema25.properties.masters,
+                    instancePath: instancePath + '/user',
+                    schemaPath: '#/properties/user/type',
+                    keyword: 'type',
+                    params: { type: 'string' },
+                    message: 'must be string',
+                    schema: schema25.properties.user.type,
+                    parentSchema: schema25.properties.user,
                     data: data0,
                   },
                 ]
                 return false
-              } else {
-                var valid1 = true
-                const len0 = data0.length
-                for (let i0 = 0; i0 < len0; i0++) {
-                  let data1 = data0[i0]
-                  const _errs4 = errors
-                  if (!(data1 && typeof data1 == 'object' && !Array.isArray(data1))) {
-                    validate24.errors = [
-                      {
-                        instancePath: instancePath + '/masters/' + i0,
-                        schemaPath: '#/properties/masters/items/type',
-                        keyword: 'type',
-                        params: { type: 'object' },
-                        message: 'must be object',
-                        schema: schema25.properties.masters.items.type,
-                        parentSchema: schema25.properties.masters.items,
-                        data: data1,
-                      },
-                    ]
-                    return false
-                  }
-                  var valid1 = _errs4 === errors
-                  if (!valid1) {
-                    break
-                  }
-                }
-              }
-            } else {
-              validate24.errors = [
-                {
-                  instancePath: instancePath + '/masters',
-                  schemaPath: '#/properties/masters/type',
-                  keyword: 'type',
-                  params: { type: 'array' },
-                  message: 'must be array',
-                  schema: schema25.properties.masters.type,
-                  parentSchema: schema25.properties.masters,
-                  data: data0,
-                },
-              ]
-              return false
-            }
-          }
-          var valid0 = _errs2 === errors
-        } else {
-          var valid0 = true
-        }
-        if (valid0) {
-          if (data.sites !== undefined) {
-            let data2 = data.sites
-            const _errs6 = errors
-            if (errors === _errs6) {
-              if (Array.isArray(data2)) {
-                if (data2.length > 1000000) {
-                  validate24.errors = [
-                    {
-                      instancePath: instancePath + '/sites',
-                      schemaPath: '#/properties/sites/maxItems',
-                      keyword: 'maxItems',
-                      params: { limit: 1000000 },
-                      message: 'must NOT have more than 1000000 items',
-                      schema: 1000000,
-                      parentSchema: schema25.properties.sites,
-                      data: data2,
-                    },
-                  ]
-                  return false
-                } else {
-                  var valid2 = true
-                  const len1 = data2.length
-                  for (let i1 = 0; i1 < len1; i1++) {
-                    let data3 = data2[i1]
-                    const _errs8 = errors
-                    if (!(data3 && typeof data3 == 'object' && !Array.isArray(data3))) {
-                      validate24.errors = [
-                        {
-                          instancePath: instancePath + '/sites/' + i1,
-                          schemaPath: '#/properties/sites/items/type',
-                          keyword: 'type',
-                          params: { type: 'object' },
-                          message: 'must be object',
-                          schema: schema25.properties.sites.items.type,
-                          parentSchema: schema25.properties.sites.items,
-                          data: data3,
-                        },
-                      ]
-                      return false
-                    }
-                    var valid2 = _errs8 === errors
-                    if (!valid2) {
-                      break
-                    }
-                  }
-                }
-              } else {
-                validate24.errors = [
-                  {
-                    instancePath: instancePath + '/sites',
-                    schemaPath: '#/properties/sites/type',
-                    keyword: 'type',
-                    params: { type: 'array' },
-                    message: 'must be array',
-                    schema: schema25.properties.sites.type,
-                    parentSchema: schema25.properties.sites,
-                    data: data2,
-                  },
-                ]
-                return false
               }
             }
-            var valid0 = _errs6 === errors
+            var valid0 = _errs2 === errors
           } else {
             var valid0 = true
           }
           if (valid0) {
-            if (data.accounts !== undefined) {
-              let data4 = data.accounts
-              const _errs10 = errors
-              if (errors === _errs10) {
-                if (Array.isArray(data4)) {
-                  if (data4.length > 1000000) {
+            if (data.password !== undefined) {
+              let data1 = data.password
+              const _errs4 = errors
+              if (errors === _errs4) {
+                if (typeof data1 === 'string') {
+                  if (func2(data1) > 1000) {
                     validate24.errors = [
                       {
-                        instancePath: instancePath + '/accounts',
-                        schemaPath: '#/properties/accounts/maxItems',
-                        keyword: 'maxItems',
-                        params: { limit: 1000000 },
-                        message: 'must NOT have more than 1000000 items',
-                        schema: 1000000,
-                        parentSchema: schema25.properties.accounts,
-                        data: data4,
+                        instancePath: instancePath + '/password',
+                        schemaPath: '#/properties/password/maxLength',
+                        keyword: 'maxLength',
+                        params: { limit: 1000 },
+                        message: 'must NOT have more than 1000 characters',
+                        schema: 1000,
+                        parentSchema: schema25.properties.password,
+                        data: data1,
                       },
                     ]
                     return false
                   } else {
-                    var valid3 = true
-                    const len2 = data4.length
-                    for (let i2 = 0; i2 < len2; i2++) {
-                      let data5 = data4[i2]
-                      const _errs12 = errors
-                      if (!(data5 && typeof data5 == 'object' && !Array.isArray(data5))) {
-                        validate24.errors = [
-                          {
-                            instancePath: instancePath + '/accounts/' + i2,
-                            schemaPath: '#/properties/accounts/items/type',
-                            keyword: 'type',
-                            params: { type: 'object' },
-                            message: 'must be object',
-                            schema: schema25.properties.accounts.items.type,
-                            parentSchema: schema25.properties.accounts.items,
-                            data: data5,
-                          },
-                        ]
-                        return false
-                      }
-                      var valid3 = _errs12 === errors
-                      if (!valid3) {
-                        break
-                      }
+                    if (func2(data1) < 1) {
+                      validate24.errors = [
+                        {
+                          instancePath: instancePath + '/password',
+                          schemaPath: '#/properties/password/minLength',
+                          keyword: 'minLength',
+                          params: { limit: 1 },
+                          message: 'must NOT have fewer than 1 characters',
+                          schema: 1,
+                          parentSchema: schema25.properties.password,
+                          data: data1,
+                        },
+                      ]
+                      return false
                     }
                   }
                 } else {
                   validate24.errors = [
                     {
-                      instancePath: instancePath + '/accounts',
-                      schemaPath: '#/properties/accounts/type',
+                      instancePath: instancePath + '/password',
+                      schemaPath: '#/properties/password/type',
                       keyword: 'type',
-                      params: { type: 'array' },
-                      message: 'must be array',
-                      schema: schema25.properties.accounts.type,
-                      parentSchema: schema25.properties.accounts,
-                      data: data4,
+                      params: { type: 'string' },
+                      message: 'must be string',
+                      schema: schema25.properties.password.type,
+                      parentSchema: schema25.properties.password,
+                      data: data1,
                     },
                   ]
                   return false
                 }
               }
-              var valid0 = _errs10 === errors
+              var valid0 = _errs4 === errors
             } else {
               var valid0 = true
             }
             if (valid0) {
-              if (data.grants !== undefined) {
-                let data6 = data.grants
-                const _errs14 = errors
-                if (errors === _errs14) {
-                  if (Array.isArray(data6)) {
-                    if (data6.length > 1000000) {
+              if (data.password_hash !== undefined) {
+                let data2 = data.password_hash
+                const _errs6 = errors
+                if (errors === _errs6) {
+                  if (typeof data2 === 'string') {
+                    if (func2(data2) > 4000) {
                       validate24.errors = [
                         {
-                          instancePath: instancePath + '/grants',
-                          schemaPath: '#/properties/grants/maxItems',
-                          keyword: 'maxItems',
-                          params: { limit: 1000000 },
-                          message: 'must NOT have more than 1000000 items',
-                          schema: 1000000,
-                          parentSchema: schema25.properties.grants,
-                          data: data6,
+                          instancePath: instancePath + '/password_hash',
+                          schemaPath: '#/properties/password_hash/maxLength',
+                          keyword: 'maxLength',
+                          params: { limit: 4000 },
+                          message: 'must NOT have more than 4000 characters',
+                          schema: 4000,
+                          parentSchema: schema25.properties.password_hash,
+                          data: data2,
                         },
                       ]
                       return false
                     } else {
-                      var valid4 = true
-                      const len3 = data6.length
-                      for (let i3 = 0; i3 < len3; i3++) {
-                        let data7 = data6[i3]
-                        const _errs16 = errors
-                        if (!(data7 && typeof data7 == 'object' && !Array.isArray(data7))) {
-                          validate24.errors = [
-                            {
-                              instancePath: instancePath + '/grants/' + i3,
-                              schemaPath: '#/properties/grants/items/type',
-                              keyword: 'type',
-                              params: { type: 'object' },
-                              message: 'must be object',
-                              schema: schema25.properties.grants.items.type,
-                              parentSchema: schema25.properties.grants.items,
-                              data: data7,
-                            },
-                          ]
-                          return false
-                        }
-                        var valid4 = _errs16 === errors
-                        if (!valid4) {
-                          break
-                        }
+                      if (func2(data2) < 1) {
+                        validate24.errors = [
+                          {
+                            instancePath: instancePath + '/password_hash',
+                            schemaPath: '#/properties/password_hash/minLength',
+                            keyword: 'minLength',
+                            params: { limit: 1 },
+                            message: 'must NOT have fewer than 1 characters',
+                            schema: 1,
+                            parentSchema: schema25.properties.password_hash,
+                            data: data2,
+                          },
+                        ]
+                        return false
                       }
                     }
                   } else {
                     validate24.errors = [
                       {
-                        instancePath: instancePath + '/grants',
-                        schemaPath: '#/properties/grants/type',
+                        instancePath: instancePath + '/password_hash',
+                        schemaPath: '#/properties/password_hash/type',
                         keyword: 'type',
-                        params: { type: 'array' },
-                        message: 'must be array',
-                        schema: schema25.properties.grants.type,
-                        parentSchema: schema25.properties.grants,
-                        data: data6,
+                        params: { type: 'string' },
+                        message: 'must be string',
+                        schema: schema25.properties.password_hash.type,
+                        parentSchema: schema25.properties.password_hash,
+                        data: data2,
                       },
                     ]
                     return false
                   }
                 }
-                var valid0 = _errs14 === errors
+                var valid0 = _errs6 === errors
               } else {
                 var valid0 = true
               }
               if (valid0) {
-                if (data.visits !== undefined) {
-                  let data8 = data.visits
-                  const _errs18 = errors
-                  if (errors === _errs18) {
-                    if (Array.isArray(data8)) {
-                      if (data8.length > 1000000) {
-                        validate24.errors = [
-                          {
-                            instancePath: instancePath + '/visits',
-                            schemaPath: '#/properties/visits/maxItems',
-                            keyword: 'maxItems',
-                            params: { limit: 1000000 },
-                            message: 'must NOT have more than 1000000 items',
-                            schema: 1000000,
-                            parentSchema: schema25.properties.visits,
-                            data: data8,
-                          },
-                        ]
-                        return false
-                      } else {
-                        var valid5 = true
-                        const len4 = data8.length
-                        for (let i4 = 0; i4 < len4; i4++) {
-                          let data9 = data8[i4]
-                          const _errs20 = errors
-                          if (!(data9 && typeof data9 == 'object' && !Array.isArray(data9))) {
-                            validate24.errors = [
-                              {
-                                instancePath: instancePath + '/visits/' + i4,
-                                schemaPath: '#/properties/visits/items/type',
-                                keyword: 'type',
-                                params: { type: 'object' },
-                                message: 'must be object',
-                                schema: schema25.properties.visits.items.type,
-                                parentSchema: schema25.properties.visits.items,
-                                data: data9,
-                              },
-                            ]
-                            return false
-                          }
-                          var valid5 = _errs20 === errors
-                          if (!valid5) {
-                            break
-                          }
-                        }
-                      }
-                    } else {
-                      validate24.errors = [
-                        {
-                          instancePath: instancePath + '/visits',
-                          schemaPath: '#/properties/visits/type',
-                          keyword: 'type',
-                          params: { type: 'array' },
-                          message: 'must be array',
-                          schema: schema25.properties.visits.type,
-                          parentSchema: schema25.properties.visits,
-                          data: data8,
-                        },
-                      ]
-                      return false
-                    }
+                if (data.partner !== undefined) {
+                  let data3 = data.partner
+                  const _errs8 = errors
+                  if (typeof data3 !== 'boolean') {
+                    validate24.errors = [
+                      {
+                        instancePath: instancePath + '/partner',
+                        schemaPath: '#/properties/partner/type',
+                        keyword: 'type',
+                        params: { type: 'boolean' },
+                        message: 'must be boolean',
+                        schema: schema25.properties.partner.type,
+                        parentSchema: schema25.properties.partner,
+                        data: data3,
+                      },
+                    ]
+                    return false
                   }
-                  var valid0 = _errs18 === errors
+                  var valid0 = _errs8 === errors
                 } else {
                   var valid0 = true
-                }
-                if (valid0) {
-                  if (data.activities !== undefined) {
-                    let data10 = data.activities
-                    const _errs22 = errors
-                    if (errors === _errs22) {
-                      if (Array.isArray(data10)) {
-                        if (data10.length > 1000000) {
-                          validate24.errors = [
-                            {
-                              instancePath: instancePath + '/activities',
-                              schemaPath: '#/properties/activities/maxItems',
-                              keyword: 'maxItems',
-                              params: { limit: 1000000 },
-                              message: 'must NOT have more than 1000000 items',
-                              schema: 1000000,
-                              parentSchema: schema25.properties.activities,
-                              data: data10,
-                            },
-                          ]
-                          return false
-                        } else {
-                          var valid6 = true
-                          const len5 = data10.length
-                          for (let i5 = 0; i5 < len5; i5++) {
-                            let data11 = data10[i5]
-                            const _errs24 = errors
-                            if (!(data11 && typeof data11 == 'object' && !Array.isArray(data11))) {
-                              validate24.errors = [
-                                {
-                                  instancePath: instancePath + '/activities/' + i5,
-                                  schemaPath: '#/properties/activities/items/type',
-                                  keyword: 'type',
-                                  params: { type: 'object' },
-                                  message: 'must be object',
-                                  schema: schema25.properties.activities.items.type,
-                                  parentSchema: schema25.properties.activities.items,
-                                  data: data11,
-                                },
-                              ]
-                              return false
-                            }
-                            var valid6 = _errs24 === errors
-                            if (!valid6) {
-                              break
-                            }
-                          }
-                        }
-                      } else {
-                        validate24.errors = [
-                          {
-                            instancePath: instancePath + '/activities',
-                            schemaPath: '#/properties/activities/type',
-                            keyword: 'type',
-                            params: { type: 'array' },
-                            message: 'must be array',
-                            schema: schema25.properties.activities.type,
-                            parentSchema: schema25.properties.activities,
-                            data: data10,
-                          },
-                        ]
-                        return false
-                      }
-                    }
-                    var valid0 = _errs22 === errors
-                  } else {
-                    var valid0 = true
-                  }
-                  if (valid0) {
-                    if (data.billing !== undefined) {
-                      let data12 = data.billing
-                      const _errs26 = errors
-                      if (errors === _errs26) {
-                        if (Array.isArray(data12)) {
-                          if (data12.length > 1000000) {
-                            validate24.errors = [
-                              {
-                                instancePath: instancePath + '/billing',
-                                schemaPath: '#/properties/billing/maxItems',
-                                keyword: 'maxItems',
-                                params: { limit: 1000000 },
-                                message: 'must NOT have more than 1000000 items',
-                                schema: 1000000,
-                                parentSchema: schema25.properties.billing,
-                                data: data12,
-                              },
-                            ]
-                            return false
-                          } else {
-                            var valid7 = true
-                            const len6 = data12.length
-                            for (let i6 = 0; i6 < len6; i6++) {
-                              let data13 = data12[i6]
-                              const _errs28 = errors
-                              if (!(data13 && typeof data13 == 'object' && !Array.isArray(data13))) {
-                                validate24.errors = [
-                                  {
-                                    instancePath: instancePath + '/billing/' + i6,
-                                    schemaPath: '#/properties/billing/items/type',
-                                    keyword: 'type',
-                                    params: { type: 'object' },
-                                    message: 'must be object',
-                                    schema: schema25.properties.billing.items.type,
-                                    parentSchema: schema25.properties.billing.items,
-                                    data: data13,
-                                  },
-                                ]
-                                return false
-                              }
-                              var valid7 = _errs28 === errors
-                              if (!valid7) {
-                                break
-                              }
-                            }
-                          }
-                        } else {
-                          validate24.errors = [
-                            {
-                              instancePath: instancePath + '/billing',
-                              schemaPath: '#/properties/billing/type',
-                              keyword: 'type',
-                              params: { type: 'array' },
-                              message: 'must be array',
-                              schema: schema25.properties.billing.type,
-                              parentSchema: schema25.properties.billing,
-                              data: data12,
-                            },
-                          ]
-                          return false
-                        }
-                      }
-                      var valid0 = _errs26 === errors
-                    } else {
-                      var valid0 = true
-                    }
-                    if (valid0) {
-                      if (data.analytics !== undefined) {
-                        let data14 = data.analytics
-                        const _errs30 = errors
-                        if (errors === _errs30) {
-                          if (Array.isArray(data14)) {
-                            if (data14.length > 1000000) {
-                              validate24.errors = [
-                                {
-                                  instancePath: instancePath + '/analytics',
-                                  schemaPath: '#/properties/analytics/maxItems',
-                                  keyword: 'maxItems',
-                                  params: { limit: 1000000 },
-                                  message: 'must NOT have more than 1000000 items',
-                                  schema: 1000000,
-                                  parentSchema: schema25.properties.analytics,
-                                  data: data14,
-                                },
-                              ]
-                              return false
-                            } else {
-                              var valid8 = true
-                              const len7 = data14.length
-                              for (let i7 = 0; i7 < len7; i7++) {
-                                let data15 = data14[i7]
-                                const _errs32 = errors
-                                if (!(data15 && typeof data15 == 'object' && !Array.isArray(data15))) {
-                                  validate24.errors = [
-                                    {
-                                      instancePath: instancePath + '/analytics/' + i7,
-                                      schemaPath: '#/properties/analytics/items/type',
-                                      keyword: 'type',
-                                      params: { type: 'object' },
-                                      message: 'must be object',
-                                      schema: schema25.properties.analytics.items.type,
-                                      parentSchema: schema25.properties.analytics.items,
-                                      data: data15,
-                                    },
-                                  ]
-                                  return false
-                                }
-                                var valid8 = _errs32 === errors
-                                if (!valid8) {
-                                  break
-                                }
-                              }
-                            }
-                          } else {
-                            validate24.errors = [
-                              {
-                                instancePath: instancePath + '/analytics',
-                                schemaPath: '#/properties/analytics/type',
-                                keyword: 'type',
-                                params: { type: 'array' },
-                                message: 'must be array',
-                                schema: schema25.properties.analytics.type,
-                                parentSchema: schema25.properties.analytics,
-                                data: data14,
-                              },
-                            ]
-                            return false
-                          }
-                        }
-                        var valid0 = _errs30 === errors
-                      } else {
-                        var valid0 = true
-                      }
-                    }
-                  }
                 }
               }
             }
@@ -6813,301 +6871,8 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
   validate24.errors = vErrors
   return errors === 0
 }
-export const v_1e933deb = validate25
+export const v_b653050a = validate25
 const schema26 = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['user'],
-  properties: {
-    user: {
-      type: 'string',
-      minLength: 1,
-      maxLength: 200,
-      pattern: '^[^:]+$',
-      description: 'a non-empty name without ":"',
-    },
-    password: { type: 'string', minLength: 1, maxLength: 1000 },
-    password_hash: { type: 'string', minLength: 1, maxLength: 4000 },
-    partner: { type: 'boolean' },
-  },
-}
-const pattern20 = new RegExp('^[^:]+$', 'u')
-function validate25(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
-  let vErrors = null
-  let errors = 0
-  if (errors === 0) {
-    if (data && typeof data == 'object' && !Array.isArray(data)) {
-      let missing0
-      if (data.user === undefined && (missing0 = 'user')) {
-        validate25.errors = [
-          {
-            instancePath,
-            schemaPath: '#/required',
-            keyword: 'required',
-            params: { missingProperty: missing0 },
-            message: "must have required property '" + missing0 + "'",
-            schema: schema26.required,
-            parentSchema: schema26,
-            data,
-          },
-        ]
-        return false
-      } else {
-        const _errs1 = errors
-        for (const key0 in data) {
-          if (!(key0 === 'user' || key0 === 'password' || key0 === 'password_hash' || key0 === 'partner')) {
-            validate25.errors = [
-              {
-                instancePath,
-                schemaPath: '#/additionalProperties',
-                keyword: 'additionalProperties',
-                params: { additionalProperty: key0 },
-                message: 'must NOT have additional properties',
-                schema: false,
-                parentSchema: schema26,
-                data,
-              },
-            ]
-            return false
-            break
-          }
-        }
-        if (_errs1 === errors) {
-          if (data.user !== undefined) {
-            let data0 = data.user
-            const _errs2 = errors
-            if (errors === _errs2) {
-              if (typeof data0 === 'string') {
-                if (func2(data0) > 200) {
-                  validate25.errors = [
-                    {
-                      instancePath: instancePath + '/user',
-                      schemaPath: '#/properties/user/maxLength',
-                      keyword: 'maxLength',
-                      params: { limit: 200 },
-                      message: 'must NOT have more than 200 characters',
-                      schema: 200,
-                      parentSchema: schema26.properties.user,
-                      data: data0,
-                    },
-                  ]
-                  return false
-                } else {
-                  if (func2(data0) < 1) {
-                    validate25.errors = [
-                      {
-                        instancePath: instancePath + '/user',
-                        schemaPath: '#/properties/user/minLength',
-                        keyword: 'minLength',
-                        params: { limit: 1 },
-                        message: 'must NOT have fewer than 1 characters',
-                        schema: 1,
-                        parentSchema: schema26.properties.user,
-                        data: data0,
-                      },
-                    ]
-                    return false
-                  } else {
-                    if (!pattern20.test(data0)) {
-                      validate25.errors = [
-                        {
-                          instancePath: instancePath + '/user',
-                          schemaPath: '#/properties/user/pattern',
-                          keyword: 'pattern',
-                          params: { pattern: '^[^:]+$' },
-                          message: 'must match pattern "' + '^[^:]+$' + '"',
-                          schema: '^[^:]+$',
-                          parentSchema: schema26.properties.user,
-                          data: data0,
-                        },
-                      ]
-                      return false
-                    }
-                  }
-                }
-              } else {
-                validate25.errors = [
-                  {
-                    instancePath: instancePath + '/user',
-                    schemaPath: '#/properties/user/type',
-                    keyword: 'type',
-                    params: { type: 'string' },
-                    message: 'must be string',
-                    schema: schema26.properties.user.type,
-                    parentSchema: schema26.properties.user,
-                    data: data0,
-                  },
-                ]
-                return false
-              }
-            }
-            var valid0 = _errs2 === errors
-          } else {
-            var valid0 = true
-          }
-          if (valid0) {
-            if (data.password !== undefined) {
-              let data1 = data.password
-              const _errs4 = errors
-              if (errors === _errs4) {
-                if (typeof data1 === 'string') {
-                  if (func2(data1) > 1000) {
-                    validate25.errors = [
-                      {
-                        instancePath: instancePath + '/password',
-                        schemaPath: '#/properties/password/maxLength',
-                        keyword: 'maxLength',
-                        params: { limit: 1000 },
-                        message: 'must NOT have more than 1000 characters',
-                        schema: 1000,
-                        parentSchema: schema26.properties.password,
-                        data: data1,
-                      },
-                    ]
-                    return false
-                  } else {
-                    if (func2(data1) < 1) {
-                      validate25.errors = [
-                        {
-                          instancePath: instancePath + '/password',
-                          schemaPath: '#/properties/password/minLength',
-                          keyword: 'minLength',
-                          params: { limit: 1 },
-                          message: 'must NOT have fewer than 1 characters',
-                          schema: 1,
-                          parentSchema: schema26.properties.password,
-                          data: data1,
-                        },
-                      ]
-                      return false
-                    }
-                  }
-                } else {
-                  validate25.errors = [
-                    {
-                      instancePath: instancePath + '/password',
-                      schemaPath: '#/properties/password/type',
-                      keyword: 'type',
-                      params: { type: 'string' },
-                      message: 'must be string',
-                      schema: schema26.properties.password.type,
-                      parentSchema: schema26.properties.password,
-                      data: data1,
-                    },
-                  ]
-                  return false
-                }
-              }
-              var valid0 = _errs4 === errors
-            } else {
-              var valid0 = true
-            }
-            if (valid0) {
-              if (data.password_hash !== undefined) {
-                let data2 = data.password_hash
-                const _errs6 = errors
-                if (errors === _errs6) {
-                  if (typeof data2 === 'string') {
-                    if (func2(data2) > 4000) {
-                      validate25.errors = [
-                        {
-                          instancePath: instancePath + '/password_hash',
-                          schemaPath: '#/properties/password_hash/maxLength',
-                          keyword: 'maxLength',
-                          params: { limit: 4000 },
-                          message: 'must NOT have more than 4000 characters',
-                          schema: 4000,
-                          parentSchema: schema26.properties.password_hash,
-                          data: data2,
-                        },
-                      ]
-                      return false
-                    } else {
-                      if (func2(data2) < 1) {
-                        validate25.errors = [
-                          {
-                            instancePath: instancePath + '/password_hash',
-                            schemaPath: '#/properties/password_hash/minLength',
-                            keyword: 'minLength',
-                            params: { limit: 1 },
-                            message: 'must NOT have fewer than 1 characters',
-                            schema: 1,
-                            parentSchema: schema26.properties.password_hash,
-                            data: data2,
-                          },
-                        ]
-                        return false
-                      }
-                    }
-                  } else {
-                    validate25.errors = [
-                      {
-                        instancePath: instancePath + '/password_hash',
-                        schemaPath: '#/properties/password_hash/type',
-                        keyword: 'type',
-                        params: { type: 'string' },
-                        message: 'must be string',
-                        schema: schema26.properties.password_hash.type,
-                        parentSchema: schema26.properties.password_hash,
-                        data: data2,
-                      },
-                    ]
-                    return false
-                  }
-                }
-                var valid0 = _errs6 === errors
-              } else {
-                var valid0 = true
-              }
-              if (valid0) {
-                if (data.partner !== undefined) {
-                  let data3 = data.partner
-                  const _errs8 = errors
-                  if (typeof data3 !== 'boolean') {
-                    validate25.errors = [
-                      {
-                        instancePath: instancePath + '/partner',
-                        schemaPath: '#/properties/partner/type',
-                        keyword: 'type',
-                        params: { type: 'boolean' },
-                        message: 'must be boolean',
-                        schema: schema26.properties.partner.type,
-                        parentSchema: schema26.properties.partner,
-                        data: data3,
-                      },
-                    ]
-                    return false
-                  }
-                  var valid0 = _errs8 === errors
-                } else {
-                  var valid0 = true
-                }
-              }
-            }
-          }
-        }
-      }
-    } else {
-      validate25.errors = [
-        {
-          instancePath,
-          schemaPath: '#/type',
-          keyword: 'type',
-          params: { type: 'object' },
-          message: 'must be object',
-          schema: schema26.type,
-          parentSchema: schema26,
-          data,
-        },
-      ]
-      return false
-    }
-  }
-  validate25.errors = vErrors
-  return errors === 0
-}
-export const v_b653050a = validate26
-const schema27 = {
   type: 'object',
   additionalProperties: false,
   required: ['owner', 'site_name', 'original_site_url'],
@@ -7415,7 +7180,7 @@ const schema27 = {
     },
   },
 }
-function validate26(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate25(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null
   let errors = 0
   if (errors === 0) {
@@ -7426,15 +7191,15 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
         (data.site_name === undefined && (missing0 = 'site_name')) ||
         (data.original_site_url === undefined && (missing0 = 'original_site_url'))
       ) {
-        validate26.errors = [
+        validate25.errors = [
           {
             instancePath,
             schemaPath: '#/required',
             keyword: 'required',
             params: { missingProperty: missing0 },
             message: "must have required property '" + missing0 + "'",
-            schema: schema27.required,
-            parentSchema: schema27,
+            schema: schema26.required,
+            parentSchema: schema26,
             data,
           },
         ]
@@ -7442,8 +7207,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
       } else {
         const _errs1 = errors
         for (const key0 in data) {
-          if (!func14.call(schema27.properties, key0)) {
-            validate26.errors = [
+          if (!func14.call(schema26.properties, key0)) {
+            validate25.errors = [
               {
                 instancePath,
                 schemaPath: '#/additionalProperties',
@@ -7451,7 +7216,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { additionalProperty: key0 },
                 message: 'must NOT have additional properties',
                 schema: false,
-                parentSchema: schema27,
+                parentSchema: schema26,
                 data,
               },
             ]
@@ -7466,7 +7231,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             if (errors === _errs2) {
               if (typeof data0 === 'string') {
                 if (func2(data0) > 45) {
-                  validate26.errors = [
+                  validate25.errors = [
                     {
                       instancePath: instancePath + '/site_name',
                       schemaPath: '#/properties/site_name/maxLength',
@@ -7474,14 +7239,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                       params: { limit: 45 },
                       message: 'must NOT have more than 45 characters',
                       schema: 45,
-                      parentSchema: schema27.properties.site_name,
+                      parentSchema: schema26.properties.site_name,
                       data: data0,
                     },
                   ]
                   return false
                 } else {
                   if (func2(data0) < 4) {
-                    validate26.errors = [
+                    validate25.errors = [
                       {
                         instancePath: instancePath + '/site_name',
                         schemaPath: '#/properties/site_name/minLength',
@@ -7489,14 +7254,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                         params: { limit: 4 },
                         message: 'must NOT have fewer than 4 characters',
                         schema: 4,
-                        parentSchema: schema27.properties.site_name,
+                        parentSchema: schema26.properties.site_name,
                         data: data0,
                       },
                     ]
                     return false
                   } else {
                     if (!pattern5.test(data0)) {
-                      validate26.errors = [
+                      validate25.errors = [
                         {
                           instancePath: instancePath + '/site_name',
                           schemaPath: '#/properties/site_name/pattern',
@@ -7504,7 +7269,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                           params: { pattern: '^[A-Za-z0-9_-]+$' },
                           message: 'must match pattern "' + '^[A-Za-z0-9_-]+$' + '"',
                           schema: '^[A-Za-z0-9_-]+$',
-                          parentSchema: schema27.properties.site_name,
+                          parentSchema: schema26.properties.site_name,
                           data: data0,
                         },
                       ]
@@ -7513,15 +7278,15 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                 }
               } else {
-                validate26.errors = [
+                validate25.errors = [
                   {
                     instancePath: instancePath + '/site_name',
                     schemaPath: '#/properties/site_name/type',
                     keyword: 'type',
                     params: { type: 'string' },
                     message: 'must be string',
-                    schema: schema27.properties.site_name.type,
-                    parentSchema: schema27.properties.site_name,
+                    schema: schema26.properties.site_name.type,
+                    parentSchema: schema26.properties.site_name,
                     data: data0,
                   },
                 ]
@@ -7540,7 +7305,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 if (errors === _errs4) {
                   if (typeof data1 === 'string') {
                     if (func2(data1) > 2048) {
-                      validate26.errors = [
+                      validate25.errors = [
                         {
                           instancePath: instancePath + '/original_site_url',
                           schemaPath: '#/properties/original_site_url/maxLength',
@@ -7548,14 +7313,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                           params: { limit: 2048 },
                           message: 'must NOT have more than 2048 characters',
                           schema: 2048,
-                          parentSchema: schema27.properties.original_site_url,
+                          parentSchema: schema26.properties.original_site_url,
                           data: data1,
                         },
                       ]
                       return false
                     } else {
                       if (!formats4.validate(data1)) {
-                        validate26.errors = [
+                        validate25.errors = [
                           {
                             instancePath: instancePath + '/original_site_url',
                             schemaPath: '#/properties/original_site_url/format',
@@ -7563,7 +7328,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                             params: { format: 'http-url' },
                             message: 'must match format "' + 'http-url' + '"',
                             schema: 'http-url',
-                            parentSchema: schema27.properties.original_site_url,
+                            parentSchema: schema26.properties.original_site_url,
                             data: data1,
                           },
                         ]
@@ -7571,15 +7336,15 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                       }
                     }
                   } else {
-                    validate26.errors = [
+                    validate25.errors = [
                       {
                         instancePath: instancePath + '/original_site_url',
                         schemaPath: '#/properties/original_site_url/type',
                         keyword: 'type',
                         params: { type: 'string' },
                         message: 'must be string',
-                        schema: schema27.properties.original_site_url.type,
-                        parentSchema: schema27.properties.original_site_url,
+                        schema: schema26.properties.original_site_url.type,
+                        parentSchema: schema26.properties.original_site_url,
                         data: data1,
                       },
                     ]
@@ -7609,7 +7374,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                           params: { limit: 2048 },
                           message: 'must NOT have more than 2048 characters',
                           schema: 2048,
-                          parentSchema: schema27.properties.preview_site_url.anyOf[0],
+                          parentSchema: schema26.properties.preview_site_url.anyOf[0],
                           data: data2,
                         }
                         if (vErrors === null) {
@@ -7627,7 +7392,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                             params: { format: 'http-url' },
                             message: 'must match format "' + 'http-url' + '"',
                             schema: 'http-url',
-                            parentSchema: schema27.properties.preview_site_url.anyOf[0],
+                            parentSchema: schema26.properties.preview_site_url.anyOf[0],
                             data: data2,
                           }
                           if (vErrors === null) {
@@ -7645,8 +7410,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                         keyword: 'type',
                         params: { type: 'string' },
                         message: 'must be string',
-                        schema: schema27.properties.preview_site_url.anyOf[0].type,
-                        parentSchema: schema27.properties.preview_site_url.anyOf[0],
+                        schema: schema26.properties.preview_site_url.anyOf[0].type,
+                        parentSchema: schema26.properties.preview_site_url.anyOf[0],
                         data: data2,
                       }
                       if (vErrors === null) {
@@ -7669,8 +7434,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                       keyword: 'type',
                       params: { type: 'null' },
                       message: 'must be null',
-                      schema: schema27.properties.preview_site_url.anyOf[1].type,
-                      parentSchema: schema27.properties.preview_site_url.anyOf[1],
+                      schema: schema26.properties.preview_site_url.anyOf[1].type,
+                      parentSchema: schema26.properties.preview_site_url.anyOf[1],
                       data: data2,
                     }
                     if (vErrors === null) {
@@ -7690,8 +7455,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                     keyword: 'anyOf',
                     params: {},
                     message: 'must match a schema in anyOf',
-                    schema: schema27.properties.preview_site_url.anyOf,
-                    parentSchema: schema27.properties.preview_site_url,
+                    schema: schema26.properties.preview_site_url.anyOf,
+                    parentSchema: schema26.properties.preview_site_url,
                     data: data2,
                   }
                   if (vErrors === null) {
@@ -7700,7 +7465,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                     vErrors.push(err4)
                   }
                   errors++
-                  validate26.errors = vErrors
+                  validate25.errors = vErrors
                   return false
                 } else {
                   errors = _errs7
@@ -7724,7 +7489,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                     if (errors === _errs12) {
                       if (typeof data3 === 'string') {
                         if (func2(data3) > 253) {
-                          validate26.errors = [
+                          validate25.errors = [
                             {
                               instancePath: instancePath + '/site_domain',
                               schemaPath: '#/properties/site_domain/maxLength',
@@ -7732,14 +7497,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                               params: { limit: 253 },
                               message: 'must NOT have more than 253 characters',
                               schema: 253,
-                              parentSchema: schema27.properties.site_domain,
+                              parentSchema: schema26.properties.site_domain,
                               data: data3,
                             },
                           ]
                           return false
                         } else {
                           if (!formats8.validate(data3)) {
-                            validate26.errors = [
+                            validate25.errors = [
                               {
                                 instancePath: instancePath + '/site_domain',
                                 schemaPath: '#/properties/site_domain/format',
@@ -7747,7 +7512,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                 params: { format: 'fqdn' },
                                 message: 'must match format "' + 'fqdn' + '"',
                                 schema: 'fqdn',
-                                parentSchema: schema27.properties.site_domain,
+                                parentSchema: schema26.properties.site_domain,
                                 data: data3,
                               },
                             ]
@@ -7755,15 +7520,15 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                           }
                         }
                       } else {
-                        validate26.errors = [
+                        validate25.errors = [
                           {
                             instancePath: instancePath + '/site_domain',
                             schemaPath: '#/properties/site_domain/type',
                             keyword: 'type',
                             params: { type: 'string' },
                             message: 'must be string',
-                            schema: schema27.properties.site_domain.type,
-                            parentSchema: schema27.properties.site_domain,
+                            schema: schema26.properties.site_domain.type,
+                            parentSchema: schema26.properties.site_domain,
                             data: data3,
                           },
                         ]
@@ -7780,30 +7545,30 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                     let data4 = data.auto_sync_cache_ttl
                     const _errs14 = errors
                     if (typeof data4 !== 'string') {
-                      validate26.errors = [
+                      validate25.errors = [
                         {
                           instancePath: instancePath + '/auto_sync_cache_ttl',
                           schemaPath: '#/properties/auto_sync_cache_ttl/type',
                           keyword: 'type',
                           params: { type: 'string' },
                           message: 'must be string',
-                          schema: schema27.properties.auto_sync_cache_ttl.type,
-                          parentSchema: schema27.properties.auto_sync_cache_ttl,
+                          schema: schema26.properties.auto_sync_cache_ttl.type,
+                          parentSchema: schema26.properties.auto_sync_cache_ttl,
                           data: data4,
                         },
                       ]
                       return false
                     }
                     if (!(data4 === 'VERY_SHORT' || data4 === 'SHORT' || data4 === 'LONG' || data4 === 'VERY_LONG')) {
-                      validate26.errors = [
+                      validate25.errors = [
                         {
                           instancePath: instancePath + '/auto_sync_cache_ttl',
                           schemaPath: '#/properties/auto_sync_cache_ttl/enum',
                           keyword: 'enum',
-                          params: { allowedValues: schema27.properties.auto_sync_cache_ttl.enum },
+                          params: { allowedValues: schema26.properties.auto_sync_cache_ttl.enum },
                           message: 'must be equal to one of the allowed values',
-                          schema: schema27.properties.auto_sync_cache_ttl.enum,
-                          parentSchema: schema27.properties.auto_sync_cache_ttl,
+                          schema: schema26.properties.auto_sync_cache_ttl.enum,
+                          parentSchema: schema26.properties.auto_sync_cache_ttl,
                           data: data4,
                         },
                       ]
@@ -7820,7 +7585,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                       if (errors === _errs16) {
                         if (typeof data5 === 'string') {
                           if (func2(data5) > 255) {
-                            validate26.errors = [
+                            validate25.errors = [
                               {
                                 instancePath: instancePath + '/site_vertical',
                                 schemaPath: '#/properties/site_vertical/maxLength',
@@ -7828,22 +7593,22 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                 params: { limit: 255 },
                                 message: 'must NOT have more than 255 characters',
                                 schema: 255,
-                                parentSchema: schema27.properties.site_vertical,
+                                parentSchema: schema26.properties.site_vertical,
                                 data: data5,
                               },
                             ]
                             return false
                           }
                         } else {
-                          validate26.errors = [
+                          validate25.errors = [
                             {
                               instancePath: instancePath + '/site_vertical',
                               schemaPath: '#/properties/site_vertical/type',
                               keyword: 'type',
                               params: { type: 'string' },
                               message: 'must be string',
-                              schema: schema27.properties.site_vertical.type,
-                              parentSchema: schema27.properties.site_vertical,
+                              schema: schema26.properties.site_vertical.type,
+                              parentSchema: schema26.properties.site_vertical,
                               data: data5,
                             },
                           ]
@@ -7861,7 +7626,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                         if (errors === _errs18) {
                           if (typeof data6 === 'string') {
                             if (func2(data6) > 255) {
-                              validate26.errors = [
+                              validate25.errors = [
                                 {
                                   instancePath: instancePath + '/site_vertical_category',
                                   schemaPath: '#/properties/site_vertical_category/maxLength',
@@ -7869,22 +7634,22 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                   params: { limit: 255 },
                                   message: 'must NOT have more than 255 characters',
                                   schema: 255,
-                                  parentSchema: schema27.properties.site_vertical_category,
+                                  parentSchema: schema26.properties.site_vertical_category,
                                   data: data6,
                                 },
                               ]
                               return false
                             }
                           } else {
-                            validate26.errors = [
+                            validate25.errors = [
                               {
                                 instancePath: instancePath + '/site_vertical_category',
                                 schemaPath: '#/properties/site_vertical_category/type',
                                 keyword: 'type',
                                 params: { type: 'string' },
                                 message: 'must be string',
-                                schema: schema27.properties.site_vertical_category.type,
-                                parentSchema: schema27.properties.site_vertical_category,
+                                schema: schema26.properties.site_vertical_category.type,
+                                parentSchema: schema26.properties.site_vertical_category,
                                 data: data6,
                               },
                             ]
@@ -7911,7 +7676,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                     key1 === 'reservation_info'
                                   )
                                 ) {
-                                  validate26.errors = [
+                                  validate25.errors = [
                                     {
                                       instancePath: instancePath + '/site_business_info',
                                       schemaPath: '#/properties/site_business_info/additionalProperties',
@@ -7919,7 +7684,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                       params: { additionalProperty: key1 },
                                       message: 'must NOT have additional properties',
                                       schema: false,
-                                      parentSchema: schema27.properties.site_business_info,
+                                      parentSchema: schema26.properties.site_business_info,
                                       data: data7,
                                     },
                                   ]
@@ -7934,7 +7699,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                   if (errors === _errs23) {
                                     if (typeof data8 === 'string') {
                                       if (func2(data8) > 255) {
-                                        validate26.errors = [
+                                        validate25.errors = [
                                           {
                                             instancePath: instancePath + '/site_business_info/business_name',
                                             schemaPath:
@@ -7944,22 +7709,22 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                             message: 'must NOT have more than 255 characters',
                                             schema: 255,
                                             parentSchema:
-                                              schema27.properties.site_business_info.properties.business_name,
+                                              schema26.properties.site_business_info.properties.business_name,
                                             data: data8,
                                           },
                                         ]
                                         return false
                                       }
                                     } else {
-                                      validate26.errors = [
+                                      validate25.errors = [
                                         {
                                           instancePath: instancePath + '/site_business_info/business_name',
                                           schemaPath: '#/properties/site_business_info/properties/business_name/type',
                                           keyword: 'type',
                                           params: { type: 'string' },
                                           message: 'must be string',
-                                          schema: schema27.properties.site_business_info.properties.business_name.type,
-                                          parentSchema: schema27.properties.site_business_info.properties.business_name,
+                                          schema: schema26.properties.site_business_info.properties.business_name.type,
+                                          parentSchema: schema26.properties.site_business_info.properties.business_name,
                                           data: data8,
                                         },
                                       ]
@@ -7977,7 +7742,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                     if (errors === _errs25) {
                                       if (typeof data9 === 'string') {
                                         if (func2(data9) > 50) {
-                                          validate26.errors = [
+                                          validate25.errors = [
                                             {
                                               instancePath: instancePath + '/site_business_info/phone_number',
                                               schemaPath:
@@ -7987,23 +7752,23 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                               message: 'must NOT have more than 50 characters',
                                               schema: 50,
                                               parentSchema:
-                                                schema27.properties.site_business_info.properties.phone_number,
+                                                schema26.properties.site_business_info.properties.phone_number,
                                               data: data9,
                                             },
                                           ]
                                           return false
                                         }
                                       } else {
-                                        validate26.errors = [
+                                        validate25.errors = [
                                           {
                                             instancePath: instancePath + '/site_business_info/phone_number',
                                             schemaPath: '#/properties/site_business_info/properties/phone_number/type',
                                             keyword: 'type',
                                             params: { type: 'string' },
                                             message: 'must be string',
-                                            schema: schema27.properties.site_business_info.properties.phone_number.type,
+                                            schema: schema26.properties.site_business_info.properties.phone_number.type,
                                             parentSchema:
-                                              schema27.properties.site_business_info.properties.phone_number,
+                                              schema26.properties.site_business_info.properties.phone_number,
                                             data: data9,
                                           },
                                         ]
@@ -8031,7 +7796,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                 key2 === 'zip_code'
                                               )
                                             ) {
-                                              validate26.errors = [
+                                              validate25.errors = [
                                                 {
                                                   instancePath: instancePath + '/site_business_info/address',
                                                   schemaPath:
@@ -8041,7 +7806,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                   message: 'must NOT have additional properties',
                                                   schema: false,
                                                   parentSchema:
-                                                    schema27.properties.site_business_info.properties.address,
+                                                    schema26.properties.site_business_info.properties.address,
                                                   data: data10,
                                                 },
                                               ]
@@ -8056,7 +7821,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                               if (errors === _errs30) {
                                                 if (typeof data11 === 'string') {
                                                   if (func2(data11) > 255) {
-                                                    validate26.errors = [
+                                                    validate25.errors = [
                                                       {
                                                         instancePath:
                                                           instancePath + '/site_business_info/address/street',
@@ -8067,7 +7832,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                         message: 'must NOT have more than 255 characters',
                                                         schema: 255,
                                                         parentSchema:
-                                                          schema27.properties.site_business_info.properties.address
+                                                          schema26.properties.site_business_info.properties.address
                                                             .properties.street,
                                                         data: data11,
                                                       },
@@ -8075,7 +7840,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                     return false
                                                   }
                                                 } else {
-                                                  validate26.errors = [
+                                                  validate25.errors = [
                                                     {
                                                       instancePath: instancePath + '/site_business_info/address/street',
                                                       schemaPath:
@@ -8084,10 +7849,10 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                       params: { type: 'string' },
                                                       message: 'must be string',
                                                       schema:
-                                                        schema27.properties.site_business_info.properties.address
+                                                        schema26.properties.site_business_info.properties.address
                                                           .properties.street.type,
                                                       parentSchema:
-                                                        schema27.properties.site_business_info.properties.address
+                                                        schema26.properties.site_business_info.properties.address
                                                           .properties.street,
                                                       data: data11,
                                                     },
@@ -8106,7 +7871,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                 if (errors === _errs32) {
                                                   if (typeof data12 === 'string') {
                                                     if (func2(data12) > 255) {
-                                                      validate26.errors = [
+                                                      validate25.errors = [
                                                         {
                                                           instancePath:
                                                             instancePath + '/site_business_info/address/city',
@@ -8117,7 +7882,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                           message: 'must NOT have more than 255 characters',
                                                           schema: 255,
                                                           parentSchema:
-                                                            schema27.properties.site_business_info.properties.address
+                                                            schema26.properties.site_business_info.properties.address
                                                               .properties.city,
                                                           data: data12,
                                                         },
@@ -8125,7 +7890,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                       return false
                                                     }
                                                   } else {
-                                                    validate26.errors = [
+                                                    validate25.errors = [
                                                       {
                                                         instancePath: instancePath + '/site_business_info/address/city',
                                                         schemaPath:
@@ -8134,10 +7899,10 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                         params: { type: 'string' },
                                                         message: 'must be string',
                                                         schema:
-                                                          schema27.properties.site_business_info.properties.address
+                                                          schema26.properties.site_business_info.properties.address
                                                             .properties.city.type,
                                                         parentSchema:
-                                                          schema27.properties.site_business_info.properties.address
+                                                          schema26.properties.site_business_info.properties.address
                                                             .properties.city,
                                                         data: data12,
                                                       },
@@ -8156,7 +7921,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                   if (errors === _errs34) {
                                                     if (typeof data13 === 'string') {
                                                       if (func2(data13) > 255) {
-                                                        validate26.errors = [
+                                                        validate25.errors = [
                                                           {
                                                             instancePath:
                                                               instancePath + '/site_business_info/address/state',
@@ -8167,7 +7932,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                             message: 'must NOT have more than 255 characters',
                                                             schema: 255,
                                                             parentSchema:
-                                                              schema27.properties.site_business_info.properties.address
+                                                              schema26.properties.site_business_info.properties.address
                                                                 .properties.state,
                                                             data: data13,
                                                           },
@@ -8175,7 +7940,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                         return false
                                                       }
                                                     } else {
-                                                      validate26.errors = [
+                                                      validate25.errors = [
                                                         {
                                                           instancePath:
                                                             instancePath + '/site_business_info/address/state',
@@ -8185,10 +7950,10 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                           params: { type: 'string' },
                                                           message: 'must be string',
                                                           schema:
-                                                            schema27.properties.site_business_info.properties.address
+                                                            schema26.properties.site_business_info.properties.address
                                                               .properties.state.type,
                                                           parentSchema:
-                                                            schema27.properties.site_business_info.properties.address
+                                                            schema26.properties.site_business_info.properties.address
                                                               .properties.state,
                                                           data: data13,
                                                         },
@@ -8207,7 +7972,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                     if (errors === _errs36) {
                                                       if (typeof data14 === 'string') {
                                                         if (func2(data14) > 255) {
-                                                          validate26.errors = [
+                                                          validate25.errors = [
                                                             {
                                                               instancePath:
                                                                 instancePath + '/site_business_info/address/country',
@@ -8218,7 +7983,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                               message: 'must NOT have more than 255 characters',
                                                               schema: 255,
                                                               parentSchema:
-                                                                schema27.properties.site_business_info.properties
+                                                                schema26.properties.site_business_info.properties
                                                                   .address.properties.country,
                                                               data: data14,
                                                             },
@@ -8226,7 +7991,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                           return false
                                                         }
                                                       } else {
-                                                        validate26.errors = [
+                                                        validate25.errors = [
                                                           {
                                                             instancePath:
                                                               instancePath + '/site_business_info/address/country',
@@ -8236,10 +8001,10 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                             params: { type: 'string' },
                                                             message: 'must be string',
                                                             schema:
-                                                              schema27.properties.site_business_info.properties.address
+                                                              schema26.properties.site_business_info.properties.address
                                                                 .properties.country.type,
                                                             parentSchema:
-                                                              schema27.properties.site_business_info.properties.address
+                                                              schema26.properties.site_business_info.properties.address
                                                                 .properties.country,
                                                             data: data14,
                                                           },
@@ -8258,7 +8023,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                       if (errors === _errs38) {
                                                         if (typeof data15 === 'string') {
                                                           if (func2(data15) > 20) {
-                                                            validate26.errors = [
+                                                            validate25.errors = [
                                                               {
                                                                 instancePath:
                                                                   instancePath + '/site_business_info/address/zip_code',
@@ -8269,7 +8034,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                 message: 'must NOT have more than 20 characters',
                                                                 schema: 20,
                                                                 parentSchema:
-                                                                  schema27.properties.site_business_info.properties
+                                                                  schema26.properties.site_business_info.properties
                                                                     .address.properties.zip_code,
                                                                 data: data15,
                                                               },
@@ -8277,7 +8042,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                             return false
                                                           } else {
                                                             if (!pattern6.test(data15)) {
-                                                              validate26.errors = [
+                                                              validate25.errors = [
                                                                 {
                                                                   instancePath:
                                                                     instancePath +
@@ -8292,7 +8057,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                     '"',
                                                                   schema: '^[0-9]+(?:-[0-9]+)?$',
                                                                   parentSchema:
-                                                                    schema27.properties.site_business_info.properties
+                                                                    schema26.properties.site_business_info.properties
                                                                       .address.properties.zip_code,
                                                                   data: data15,
                                                                 },
@@ -8301,7 +8066,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                             }
                                                           }
                                                         } else {
-                                                          validate26.errors = [
+                                                          validate25.errors = [
                                                             {
                                                               instancePath:
                                                                 instancePath + '/site_business_info/address/zip_code',
@@ -8311,10 +8076,10 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                               params: { type: 'string' },
                                                               message: 'must be string',
                                                               schema:
-                                                                schema27.properties.site_business_info.properties
+                                                                schema26.properties.site_business_info.properties
                                                                   .address.properties.zip_code.type,
                                                               parentSchema:
-                                                                schema27.properties.site_business_info.properties
+                                                                schema26.properties.site_business_info.properties
                                                                   .address.properties.zip_code,
                                                               data: data15,
                                                             },
@@ -8332,15 +8097,15 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                             }
                                           }
                                         } else {
-                                          validate26.errors = [
+                                          validate25.errors = [
                                             {
                                               instancePath: instancePath + '/site_business_info/address',
                                               schemaPath: '#/properties/site_business_info/properties/address/type',
                                               keyword: 'type',
                                               params: { type: 'object' },
                                               message: 'must be object',
-                                              schema: schema27.properties.site_business_info.properties.address.type,
-                                              parentSchema: schema27.properties.site_business_info.properties.address,
+                                              schema: schema26.properties.site_business_info.properties.address.type,
+                                              parentSchema: schema26.properties.site_business_info.properties.address,
                                               data: data10,
                                             },
                                           ]
@@ -8358,7 +8123,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                         if (errors === _errs40) {
                                           if (Array.isArray(data16)) {
                                             if (data16.length > 100) {
-                                              validate26.errors = [
+                                              validate25.errors = [
                                                 {
                                                   instancePath: instancePath + '/site_business_info/reservation_info',
                                                   schemaPath:
@@ -8368,14 +8133,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                   message: 'must NOT have more than 100 items',
                                                   schema: 100,
                                                   parentSchema:
-                                                    schema27.properties.site_business_info.properties.reservation_info,
+                                                    schema26.properties.site_business_info.properties.reservation_info,
                                                   data: data16,
                                                 },
                                               ]
                                               return false
                                             } else {
                                               if (data16.length < 1) {
-                                                validate26.errors = [
+                                                validate25.errors = [
                                                   {
                                                     instancePath: instancePath + '/site_business_info/reservation_info',
                                                     schemaPath:
@@ -8385,7 +8150,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                     message: 'must NOT have fewer than 1 items',
                                                     schema: 1,
                                                     parentSchema:
-                                                      schema27.properties.site_business_info.properties
+                                                      schema26.properties.site_business_info.properties
                                                         .reservation_info,
                                                     data: data16,
                                                   },
@@ -8408,7 +8173,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                             key3 === 'country'
                                                           )
                                                         ) {
-                                                          validate26.errors = [
+                                                          validate25.errors = [
                                                             {
                                                               instancePath:
                                                                 instancePath +
@@ -8421,7 +8186,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                               message: 'must NOT have additional properties',
                                                               schema: false,
                                                               parentSchema:
-                                                                schema27.properties.site_business_info.properties
+                                                                schema26.properties.site_business_info.properties
                                                                   .reservation_info.items,
                                                               data: data17,
                                                             },
@@ -8437,7 +8202,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                           if (errors === _errs45) {
                                                             if (typeof data18 === 'string') {
                                                               if (func2(data18) > 255) {
-                                                                validate26.errors = [
+                                                                validate25.errors = [
                                                                   {
                                                                     instancePath:
                                                                       instancePath +
@@ -8451,7 +8216,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                     message: 'must NOT have more than 255 characters',
                                                                     schema: 255,
                                                                     parentSchema:
-                                                                      schema27.properties.site_business_info.properties
+                                                                      schema26.properties.site_business_info.properties
                                                                         .reservation_info.items.properties
                                                                         .restaurant_id,
                                                                     data: data18,
@@ -8460,7 +8225,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                 return false
                                                               }
                                                             } else {
-                                                              validate26.errors = [
+                                                              validate25.errors = [
                                                                 {
                                                                   instancePath:
                                                                     instancePath +
@@ -8473,11 +8238,11 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                   params: { type: 'string' },
                                                                   message: 'must be string',
                                                                   schema:
-                                                                    schema27.properties.site_business_info.properties
+                                                                    schema26.properties.site_business_info.properties
                                                                       .reservation_info.items.properties.restaurant_id
                                                                       .type,
                                                                   parentSchema:
-                                                                    schema27.properties.site_business_info.properties
+                                                                    schema26.properties.site_business_info.properties
                                                                       .reservation_info.items.properties.restaurant_id,
                                                                   data: data18,
                                                                 },
@@ -8496,7 +8261,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                             if (errors === _errs47) {
                                                               if (typeof data19 === 'string') {
                                                                 if (func2(data19) > 255) {
-                                                                  validate26.errors = [
+                                                                  validate25.errors = [
                                                                     {
                                                                       instancePath:
                                                                         instancePath +
@@ -8510,7 +8275,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                       message: 'must NOT have more than 255 characters',
                                                                       schema: 255,
                                                                       parentSchema:
-                                                                        schema27.properties.site_business_info
+                                                                        schema26.properties.site_business_info
                                                                           .properties.reservation_info.items.properties
                                                                           .location,
                                                                       data: data19,
@@ -8519,7 +8284,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                   return false
                                                                 }
                                                               } else {
-                                                                validate26.errors = [
+                                                                validate25.errors = [
                                                                   {
                                                                     instancePath:
                                                                       instancePath +
@@ -8532,11 +8297,11 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                     params: { type: 'string' },
                                                                     message: 'must be string',
                                                                     schema:
-                                                                      schema27.properties.site_business_info.properties
+                                                                      schema26.properties.site_business_info.properties
                                                                         .reservation_info.items.properties.location
                                                                         .type,
                                                                     parentSchema:
-                                                                      schema27.properties.site_business_info.properties
+                                                                      schema26.properties.site_business_info.properties
                                                                         .reservation_info.items.properties.location,
                                                                     data: data19,
                                                                   },
@@ -8555,7 +8320,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                               if (errors === _errs49) {
                                                                 if (typeof data20 === 'string') {
                                                                   if (func2(data20) > 255) {
-                                                                    validate26.errors = [
+                                                                    validate25.errors = [
                                                                       {
                                                                         instancePath:
                                                                           instancePath +
@@ -8570,7 +8335,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                           'must NOT have more than 255 characters',
                                                                         schema: 255,
                                                                         parentSchema:
-                                                                          schema27.properties.site_business_info
+                                                                          schema26.properties.site_business_info
                                                                             .properties.reservation_info.items
                                                                             .properties.country,
                                                                         data: data20,
@@ -8579,7 +8344,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                     return false
                                                                   }
                                                                 } else {
-                                                                  validate26.errors = [
+                                                                  validate25.errors = [
                                                                     {
                                                                       instancePath:
                                                                         instancePath +
@@ -8592,11 +8357,11 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                       params: { type: 'string' },
                                                                       message: 'must be string',
                                                                       schema:
-                                                                        schema27.properties.site_business_info
+                                                                        schema26.properties.site_business_info
                                                                           .properties.reservation_info.items.properties
                                                                           .country.type,
                                                                       parentSchema:
-                                                                        schema27.properties.site_business_info
+                                                                        schema26.properties.site_business_info
                                                                           .properties.reservation_info.items.properties
                                                                           .country,
                                                                       data: data20,
@@ -8613,7 +8378,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                         }
                                                       }
                                                     } else {
-                                                      validate26.errors = [
+                                                      validate25.errors = [
                                                         {
                                                           instancePath:
                                                             instancePath + '/site_business_info/reservation_info/' + i0,
@@ -8623,10 +8388,10 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                           params: { type: 'object' },
                                                           message: 'must be object',
                                                           schema:
-                                                            schema27.properties.site_business_info.properties
+                                                            schema26.properties.site_business_info.properties
                                                               .reservation_info.items.type,
                                                           parentSchema:
-                                                            schema27.properties.site_business_info.properties
+                                                            schema26.properties.site_business_info.properties
                                                               .reservation_info.items,
                                                           data: data17,
                                                         },
@@ -8642,7 +8407,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                               }
                                             }
                                           } else {
-                                            validate26.errors = [
+                                            validate25.errors = [
                                               {
                                                 instancePath: instancePath + '/site_business_info/reservation_info',
                                                 schemaPath:
@@ -8651,10 +8416,10 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                 params: { type: 'array' },
                                                 message: 'must be array',
                                                 schema:
-                                                  schema27.properties.site_business_info.properties.reservation_info
+                                                  schema26.properties.site_business_info.properties.reservation_info
                                                     .type,
                                                 parentSchema:
-                                                  schema27.properties.site_business_info.properties.reservation_info,
+                                                  schema26.properties.site_business_info.properties.reservation_info,
                                                 data: data16,
                                               },
                                             ]
@@ -8670,15 +8435,15 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                 }
                               }
                             } else {
-                              validate26.errors = [
+                              validate25.errors = [
                                 {
                                   instancePath: instancePath + '/site_business_info',
                                   schemaPath: '#/properties/site_business_info/type',
                                   keyword: 'type',
                                   params: { type: 'object' },
                                   message: 'must be object',
-                                  schema: schema27.properties.site_business_info.type,
-                                  parentSchema: schema27.properties.site_business_info,
+                                  schema: schema26.properties.site_business_info.type,
+                                  parentSchema: schema26.properties.site_business_info,
                                   data: data7,
                                 },
                               ]
@@ -8705,7 +8470,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                       key4 === 'reservation_info'
                                     )
                                   ) {
-                                    validate26.errors = [
+                                    validate25.errors = [
                                       {
                                         instancePath: instancePath + '/business_site_info',
                                         schemaPath: '#/properties/business_site_info/additionalProperties',
@@ -8713,7 +8478,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                         params: { additionalProperty: key4 },
                                         message: 'must NOT have additional properties',
                                         schema: false,
-                                        parentSchema: schema27.properties.business_site_info,
+                                        parentSchema: schema26.properties.business_site_info,
                                         data: data21,
                                       },
                                     ]
@@ -8728,7 +8493,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                     if (errors === _errs54) {
                                       if (typeof data22 === 'string') {
                                         if (func2(data22) > 255) {
-                                          validate26.errors = [
+                                          validate25.errors = [
                                             {
                                               instancePath: instancePath + '/business_site_info/business_name',
                                               schemaPath:
@@ -8738,14 +8503,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                               message: 'must NOT have more than 255 characters',
                                               schema: 255,
                                               parentSchema:
-                                                schema27.properties.business_site_info.properties.business_name,
+                                                schema26.properties.business_site_info.properties.business_name,
                                               data: data22,
                                             },
                                           ]
                                           return false
                                         }
                                       } else {
-                                        validate26.errors = [
+                                        validate25.errors = [
                                           {
                                             instancePath: instancePath + '/business_site_info/business_name',
                                             schemaPath: '#/properties/business_site_info/properties/business_name/type',
@@ -8753,9 +8518,9 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                             params: { type: 'string' },
                                             message: 'must be string',
                                             schema:
-                                              schema27.properties.business_site_info.properties.business_name.type,
+                                              schema26.properties.business_site_info.properties.business_name.type,
                                             parentSchema:
-                                              schema27.properties.business_site_info.properties.business_name,
+                                              schema26.properties.business_site_info.properties.business_name,
                                             data: data22,
                                           },
                                         ]
@@ -8773,7 +8538,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                       if (errors === _errs56) {
                                         if (typeof data23 === 'string') {
                                           if (func2(data23) > 50) {
-                                            validate26.errors = [
+                                            validate25.errors = [
                                               {
                                                 instancePath: instancePath + '/business_site_info/phone_number',
                                                 schemaPath:
@@ -8783,14 +8548,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                 message: 'must NOT have more than 50 characters',
                                                 schema: 50,
                                                 parentSchema:
-                                                  schema27.properties.business_site_info.properties.phone_number,
+                                                  schema26.properties.business_site_info.properties.phone_number,
                                                 data: data23,
                                               },
                                             ]
                                             return false
                                           }
                                         } else {
-                                          validate26.errors = [
+                                          validate25.errors = [
                                             {
                                               instancePath: instancePath + '/business_site_info/phone_number',
                                               schemaPath:
@@ -8799,9 +8564,9 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                               params: { type: 'string' },
                                               message: 'must be string',
                                               schema:
-                                                schema27.properties.business_site_info.properties.phone_number.type,
+                                                schema26.properties.business_site_info.properties.phone_number.type,
                                               parentSchema:
-                                                schema27.properties.business_site_info.properties.phone_number,
+                                                schema26.properties.business_site_info.properties.phone_number,
                                               data: data23,
                                             },
                                           ]
@@ -8829,7 +8594,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                   key5 === 'zip_code'
                                                 )
                                               ) {
-                                                validate26.errors = [
+                                                validate25.errors = [
                                                   {
                                                     instancePath: instancePath + '/business_site_info/address',
                                                     schemaPath:
@@ -8839,7 +8604,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                     message: 'must NOT have additional properties',
                                                     schema: false,
                                                     parentSchema:
-                                                      schema27.properties.business_site_info.properties.address,
+                                                      schema26.properties.business_site_info.properties.address,
                                                     data: data24,
                                                   },
                                                 ]
@@ -8854,7 +8619,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                 if (errors === _errs61) {
                                                   if (typeof data25 === 'string') {
                                                     if (func2(data25) > 255) {
-                                                      validate26.errors = [
+                                                      validate25.errors = [
                                                         {
                                                           instancePath:
                                                             instancePath + '/business_site_info/address/street',
@@ -8865,7 +8630,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                           message: 'must NOT have more than 255 characters',
                                                           schema: 255,
                                                           parentSchema:
-                                                            schema27.properties.business_site_info.properties.address
+                                                            schema26.properties.business_site_info.properties.address
                                                               .properties.street,
                                                           data: data25,
                                                         },
@@ -8873,7 +8638,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                       return false
                                                     }
                                                   } else {
-                                                    validate26.errors = [
+                                                    validate25.errors = [
                                                       {
                                                         instancePath:
                                                           instancePath + '/business_site_info/address/street',
@@ -8883,10 +8648,10 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                         params: { type: 'string' },
                                                         message: 'must be string',
                                                         schema:
-                                                          schema27.properties.business_site_info.properties.address
+                                                          schema26.properties.business_site_info.properties.address
                                                             .properties.street.type,
                                                         parentSchema:
-                                                          schema27.properties.business_site_info.properties.address
+                                                          schema26.properties.business_site_info.properties.address
                                                             .properties.street,
                                                         data: data25,
                                                       },
@@ -8905,7 +8670,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                   if (errors === _errs63) {
                                                     if (typeof data26 === 'string') {
                                                       if (func2(data26) > 255) {
-                                                        validate26.errors = [
+                                                        validate25.errors = [
                                                           {
                                                             instancePath:
                                                               instancePath + '/business_site_info/address/city',
@@ -8916,7 +8681,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                             message: 'must NOT have more than 255 characters',
                                                             schema: 255,
                                                             parentSchema:
-                                                              schema27.properties.business_site_info.properties.address
+                                                              schema26.properties.business_site_info.properties.address
                                                                 .properties.city,
                                                             data: data26,
                                                           },
@@ -8924,7 +8689,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                         return false
                                                       }
                                                     } else {
-                                                      validate26.errors = [
+                                                      validate25.errors = [
                                                         {
                                                           instancePath:
                                                             instancePath + '/business_site_info/address/city',
@@ -8934,10 +8699,10 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                           params: { type: 'string' },
                                                           message: 'must be string',
                                                           schema:
-                                                            schema27.properties.business_site_info.properties.address
+                                                            schema26.properties.business_site_info.properties.address
                                                               .properties.city.type,
                                                           parentSchema:
-                                                            schema27.properties.business_site_info.properties.address
+                                                            schema26.properties.business_site_info.properties.address
                                                               .properties.city,
                                                           data: data26,
                                                         },
@@ -8956,7 +8721,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                     if (errors === _errs65) {
                                                       if (typeof data27 === 'string') {
                                                         if (func2(data27) > 255) {
-                                                          validate26.errors = [
+                                                          validate25.errors = [
                                                             {
                                                               instancePath:
                                                                 instancePath + '/business_site_info/address/state',
@@ -8967,7 +8732,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                               message: 'must NOT have more than 255 characters',
                                                               schema: 255,
                                                               parentSchema:
-                                                                schema27.properties.business_site_info.properties
+                                                                schema26.properties.business_site_info.properties
                                                                   .address.properties.state,
                                                               data: data27,
                                                             },
@@ -8975,7 +8740,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                           return false
                                                         }
                                                       } else {
-                                                        validate26.errors = [
+                                                        validate25.errors = [
                                                           {
                                                             instancePath:
                                                               instancePath + '/business_site_info/address/state',
@@ -8985,10 +8750,10 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                             params: { type: 'string' },
                                                             message: 'must be string',
                                                             schema:
-                                                              schema27.properties.business_site_info.properties.address
+                                                              schema26.properties.business_site_info.properties.address
                                                                 .properties.state.type,
                                                             parentSchema:
-                                                              schema27.properties.business_site_info.properties.address
+                                                              schema26.properties.business_site_info.properties.address
                                                                 .properties.state,
                                                             data: data27,
                                                           },
@@ -9007,7 +8772,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                       if (errors === _errs67) {
                                                         if (typeof data28 === 'string') {
                                                           if (func2(data28) > 255) {
-                                                            validate26.errors = [
+                                                            validate25.errors = [
                                                               {
                                                                 instancePath:
                                                                   instancePath + '/business_site_info/address/country',
@@ -9018,7 +8783,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                 message: 'must NOT have more than 255 characters',
                                                                 schema: 255,
                                                                 parentSchema:
-                                                                  schema27.properties.business_site_info.properties
+                                                                  schema26.properties.business_site_info.properties
                                                                     .address.properties.country,
                                                                 data: data28,
                                                               },
@@ -9026,7 +8791,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                             return false
                                                           }
                                                         } else {
-                                                          validate26.errors = [
+                                                          validate25.errors = [
                                                             {
                                                               instancePath:
                                                                 instancePath + '/business_site_info/address/country',
@@ -9036,10 +8801,10 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                               params: { type: 'string' },
                                                               message: 'must be string',
                                                               schema:
-                                                                schema27.properties.business_site_info.properties
+                                                                schema26.properties.business_site_info.properties
                                                                   .address.properties.country.type,
                                                               parentSchema:
-                                                                schema27.properties.business_site_info.properties
+                                                                schema26.properties.business_site_info.properties
                                                                   .address.properties.country,
                                                               data: data28,
                                                             },
@@ -9058,7 +8823,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                         if (errors === _errs69) {
                                                           if (typeof data29 === 'string') {
                                                             if (func2(data29) > 20) {
-                                                              validate26.errors = [
+                                                              validate25.errors = [
                                                                 {
                                                                   instancePath:
                                                                     instancePath +
@@ -9070,7 +8835,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                   message: 'must NOT have more than 20 characters',
                                                                   schema: 20,
                                                                   parentSchema:
-                                                                    schema27.properties.business_site_info.properties
+                                                                    schema26.properties.business_site_info.properties
                                                                       .address.properties.zip_code,
                                                                   data: data29,
                                                                 },
@@ -9078,7 +8843,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                               return false
                                                             } else {
                                                               if (!pattern6.test(data29)) {
-                                                                validate26.errors = [
+                                                                validate25.errors = [
                                                                   {
                                                                     instancePath:
                                                                       instancePath +
@@ -9093,7 +8858,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                       '"',
                                                                     schema: '^[0-9]+(?:-[0-9]+)?$',
                                                                     parentSchema:
-                                                                      schema27.properties.business_site_info.properties
+                                                                      schema26.properties.business_site_info.properties
                                                                         .address.properties.zip_code,
                                                                     data: data29,
                                                                   },
@@ -9102,7 +8867,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                               }
                                                             }
                                                           } else {
-                                                            validate26.errors = [
+                                                            validate25.errors = [
                                                               {
                                                                 instancePath:
                                                                   instancePath + '/business_site_info/address/zip_code',
@@ -9112,10 +8877,10 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                 params: { type: 'string' },
                                                                 message: 'must be string',
                                                                 schema:
-                                                                  schema27.properties.business_site_info.properties
+                                                                  schema26.properties.business_site_info.properties
                                                                     .address.properties.zip_code.type,
                                                                 parentSchema:
-                                                                  schema27.properties.business_site_info.properties
+                                                                  schema26.properties.business_site_info.properties
                                                                     .address.properties.zip_code,
                                                                 data: data29,
                                                               },
@@ -9133,15 +8898,15 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                               }
                                             }
                                           } else {
-                                            validate26.errors = [
+                                            validate25.errors = [
                                               {
                                                 instancePath: instancePath + '/business_site_info/address',
                                                 schemaPath: '#/properties/business_site_info/properties/address/type',
                                                 keyword: 'type',
                                                 params: { type: 'object' },
                                                 message: 'must be object',
-                                                schema: schema27.properties.business_site_info.properties.address.type,
-                                                parentSchema: schema27.properties.business_site_info.properties.address,
+                                                schema: schema26.properties.business_site_info.properties.address.type,
+                                                parentSchema: schema26.properties.business_site_info.properties.address,
                                                 data: data24,
                                               },
                                             ]
@@ -9159,7 +8924,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                           if (errors === _errs71) {
                                             if (Array.isArray(data30)) {
                                               if (data30.length > 100) {
-                                                validate26.errors = [
+                                                validate25.errors = [
                                                   {
                                                     instancePath: instancePath + '/business_site_info/reservation_info',
                                                     schemaPath:
@@ -9169,7 +8934,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                     message: 'must NOT have more than 100 items',
                                                     schema: 100,
                                                     parentSchema:
-                                                      schema27.properties.business_site_info.properties
+                                                      schema26.properties.business_site_info.properties
                                                         .reservation_info,
                                                     data: data30,
                                                   },
@@ -9177,7 +8942,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                 return false
                                               } else {
                                                 if (data30.length < 1) {
-                                                  validate26.errors = [
+                                                  validate25.errors = [
                                                     {
                                                       instancePath:
                                                         instancePath + '/business_site_info/reservation_info',
@@ -9188,7 +8953,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                       message: 'must NOT have fewer than 1 items',
                                                       schema: 1,
                                                       parentSchema:
-                                                        schema27.properties.business_site_info.properties
+                                                        schema26.properties.business_site_info.properties
                                                           .reservation_info,
                                                       data: data30,
                                                     },
@@ -9215,7 +8980,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                               key6 === 'country'
                                                             )
                                                           ) {
-                                                            validate26.errors = [
+                                                            validate25.errors = [
                                                               {
                                                                 instancePath:
                                                                   instancePath +
@@ -9228,7 +8993,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                 message: 'must NOT have additional properties',
                                                                 schema: false,
                                                                 parentSchema:
-                                                                  schema27.properties.business_site_info.properties
+                                                                  schema26.properties.business_site_info.properties
                                                                     .reservation_info.items,
                                                                 data: data31,
                                                               },
@@ -9244,7 +9009,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                             if (errors === _errs76) {
                                                               if (typeof data32 === 'string') {
                                                                 if (func2(data32) > 255) {
-                                                                  validate26.errors = [
+                                                                  validate25.errors = [
                                                                     {
                                                                       instancePath:
                                                                         instancePath +
@@ -9258,7 +9023,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                       message: 'must NOT have more than 255 characters',
                                                                       schema: 255,
                                                                       parentSchema:
-                                                                        schema27.properties.business_site_info
+                                                                        schema26.properties.business_site_info
                                                                           .properties.reservation_info.items.properties
                                                                           .restaurant_id,
                                                                       data: data32,
@@ -9267,7 +9032,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                   return false
                                                                 }
                                                               } else {
-                                                                validate26.errors = [
+                                                                validate25.errors = [
                                                                   {
                                                                     instancePath:
                                                                       instancePath +
@@ -9280,11 +9045,11 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                     params: { type: 'string' },
                                                                     message: 'must be string',
                                                                     schema:
-                                                                      schema27.properties.business_site_info.properties
+                                                                      schema26.properties.business_site_info.properties
                                                                         .reservation_info.items.properties.restaurant_id
                                                                         .type,
                                                                     parentSchema:
-                                                                      schema27.properties.business_site_info.properties
+                                                                      schema26.properties.business_site_info.properties
                                                                         .reservation_info.items.properties
                                                                         .restaurant_id,
                                                                     data: data32,
@@ -9304,7 +9069,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                               if (errors === _errs78) {
                                                                 if (typeof data33 === 'string') {
                                                                   if (func2(data33) > 255) {
-                                                                    validate26.errors = [
+                                                                    validate25.errors = [
                                                                       {
                                                                         instancePath:
                                                                           instancePath +
@@ -9319,7 +9084,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                           'must NOT have more than 255 characters',
                                                                         schema: 255,
                                                                         parentSchema:
-                                                                          schema27.properties.business_site_info
+                                                                          schema26.properties.business_site_info
                                                                             .properties.reservation_info.items
                                                                             .properties.location,
                                                                         data: data33,
@@ -9328,7 +9093,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                     return false
                                                                   }
                                                                 } else {
-                                                                  validate26.errors = [
+                                                                  validate25.errors = [
                                                                     {
                                                                       instancePath:
                                                                         instancePath +
@@ -9341,11 +9106,11 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                       params: { type: 'string' },
                                                                       message: 'must be string',
                                                                       schema:
-                                                                        schema27.properties.business_site_info
+                                                                        schema26.properties.business_site_info
                                                                           .properties.reservation_info.items.properties
                                                                           .location.type,
                                                                       parentSchema:
-                                                                        schema27.properties.business_site_info
+                                                                        schema26.properties.business_site_info
                                                                           .properties.reservation_info.items.properties
                                                                           .location,
                                                                       data: data33,
@@ -9365,7 +9130,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                 if (errors === _errs80) {
                                                                   if (typeof data34 === 'string') {
                                                                     if (func2(data34) > 255) {
-                                                                      validate26.errors = [
+                                                                      validate25.errors = [
                                                                         {
                                                                           instancePath:
                                                                             instancePath +
@@ -9380,7 +9145,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                             'must NOT have more than 255 characters',
                                                                           schema: 255,
                                                                           parentSchema:
-                                                                            schema27.properties.business_site_info
+                                                                            schema26.properties.business_site_info
                                                                               .properties.reservation_info.items
                                                                               .properties.country,
                                                                           data: data34,
@@ -9389,7 +9154,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                       return false
                                                                     }
                                                                   } else {
-                                                                    validate26.errors = [
+                                                                    validate25.errors = [
                                                                       {
                                                                         instancePath:
                                                                           instancePath +
@@ -9402,11 +9167,11 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                         params: { type: 'string' },
                                                                         message: 'must be string',
                                                                         schema:
-                                                                          schema27.properties.business_site_info
+                                                                          schema26.properties.business_site_info
                                                                             .properties.reservation_info.items
                                                                             .properties.country.type,
                                                                         parentSchema:
-                                                                          schema27.properties.business_site_info
+                                                                          schema26.properties.business_site_info
                                                                             .properties.reservation_info.items
                                                                             .properties.country,
                                                                         data: data34,
@@ -9423,7 +9188,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                           }
                                                         }
                                                       } else {
-                                                        validate26.errors = [
+                                                        validate25.errors = [
                                                           {
                                                             instancePath:
                                                               instancePath +
@@ -9435,10 +9200,10 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                             params: { type: 'object' },
                                                             message: 'must be object',
                                                             schema:
-                                                              schema27.properties.business_site_info.properties
+                                                              schema26.properties.business_site_info.properties
                                                                 .reservation_info.items.type,
                                                             parentSchema:
-                                                              schema27.properties.business_site_info.properties
+                                                              schema26.properties.business_site_info.properties
                                                                 .reservation_info.items,
                                                             data: data31,
                                                           },
@@ -9454,7 +9219,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                 }
                                               }
                                             } else {
-                                              validate26.errors = [
+                                              validate25.errors = [
                                                 {
                                                   instancePath: instancePath + '/business_site_info/reservation_info',
                                                   schemaPath:
@@ -9463,10 +9228,10 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                   params: { type: 'array' },
                                                   message: 'must be array',
                                                   schema:
-                                                    schema27.properties.business_site_info.properties.reservation_info
+                                                    schema26.properties.business_site_info.properties.reservation_info
                                                       .type,
                                                   parentSchema:
-                                                    schema27.properties.business_site_info.properties.reservation_info,
+                                                    schema26.properties.business_site_info.properties.reservation_info,
                                                   data: data30,
                                                 },
                                               ]
@@ -9482,15 +9247,15 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                   }
                                 }
                               } else {
-                                validate26.errors = [
+                                validate25.errors = [
                                   {
                                     instancePath: instancePath + '/business_site_info',
                                     schemaPath: '#/properties/business_site_info/type',
                                     keyword: 'type',
                                     params: { type: 'object' },
                                     message: 'must be object',
-                                    schema: schema27.properties.business_site_info.type,
-                                    parentSchema: schema27.properties.business_site_info,
+                                    schema: schema26.properties.business_site_info.type,
+                                    parentSchema: schema26.properties.business_site_info,
                                     data: data21,
                                   },
                                 ]
@@ -9508,7 +9273,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                               if (errors === _errs82) {
                                 if (Array.isArray(data35)) {
                                   if (data35.length > 100) {
-                                    validate26.errors = [
+                                    validate25.errors = [
                                       {
                                         instancePath: instancePath + '/reservation_info',
                                         schemaPath: '#/properties/reservation_info/maxItems',
@@ -9516,14 +9281,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                         params: { limit: 100 },
                                         message: 'must NOT have more than 100 items',
                                         schema: 100,
-                                        parentSchema: schema27.properties.reservation_info,
+                                        parentSchema: schema26.properties.reservation_info,
                                         data: data35,
                                       },
                                     ]
                                     return false
                                   } else {
                                     if (data35.length < 1) {
-                                      validate26.errors = [
+                                      validate25.errors = [
                                         {
                                           instancePath: instancePath + '/reservation_info',
                                           schemaPath: '#/properties/reservation_info/minItems',
@@ -9531,7 +9296,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                           params: { limit: 1 },
                                           message: 'must NOT have fewer than 1 items',
                                           schema: 1,
-                                          parentSchema: schema27.properties.reservation_info,
+                                          parentSchema: schema26.properties.reservation_info,
                                           data: data35,
                                         },
                                       ]
@@ -9549,7 +9314,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                               if (
                                                 !(key7 === 'restaurant_id' || key7 === 'location' || key7 === 'country')
                                               ) {
-                                                validate26.errors = [
+                                                validate25.errors = [
                                                   {
                                                     instancePath: instancePath + '/reservation_info/' + i2,
                                                     schemaPath:
@@ -9558,7 +9323,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                     params: { additionalProperty: key7 },
                                                     message: 'must NOT have additional properties',
                                                     schema: false,
-                                                    parentSchema: schema27.properties.reservation_info.items,
+                                                    parentSchema: schema26.properties.reservation_info.items,
                                                     data: data36,
                                                   },
                                                 ]
@@ -9573,7 +9338,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                 if (errors === _errs87) {
                                                   if (typeof data37 === 'string') {
                                                     if (func2(data37) > 255) {
-                                                      validate26.errors = [
+                                                      validate25.errors = [
                                                         {
                                                           instancePath:
                                                             instancePath + '/reservation_info/' + i2 + '/restaurant_id',
@@ -9584,7 +9349,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                           message: 'must NOT have more than 255 characters',
                                                           schema: 255,
                                                           parentSchema:
-                                                            schema27.properties.reservation_info.items.properties
+                                                            schema26.properties.reservation_info.items.properties
                                                               .restaurant_id,
                                                           data: data37,
                                                         },
@@ -9592,7 +9357,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                       return false
                                                     }
                                                   } else {
-                                                    validate26.errors = [
+                                                    validate25.errors = [
                                                       {
                                                         instancePath:
                                                           instancePath + '/reservation_info/' + i2 + '/restaurant_id',
@@ -9602,10 +9367,10 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                         params: { type: 'string' },
                                                         message: 'must be string',
                                                         schema:
-                                                          schema27.properties.reservation_info.items.properties
+                                                          schema26.properties.reservation_info.items.properties
                                                             .restaurant_id.type,
                                                         parentSchema:
-                                                          schema27.properties.reservation_info.items.properties
+                                                          schema26.properties.reservation_info.items.properties
                                                             .restaurant_id,
                                                         data: data37,
                                                       },
@@ -9624,7 +9389,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                   if (errors === _errs89) {
                                                     if (typeof data38 === 'string') {
                                                       if (func2(data38) > 255) {
-                                                        validate26.errors = [
+                                                        validate25.errors = [
                                                           {
                                                             instancePath:
                                                               instancePath + '/reservation_info/' + i2 + '/location',
@@ -9635,7 +9400,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                             message: 'must NOT have more than 255 characters',
                                                             schema: 255,
                                                             parentSchema:
-                                                              schema27.properties.reservation_info.items.properties
+                                                              schema26.properties.reservation_info.items.properties
                                                                 .location,
                                                             data: data38,
                                                           },
@@ -9643,7 +9408,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                         return false
                                                       }
                                                     } else {
-                                                      validate26.errors = [
+                                                      validate25.errors = [
                                                         {
                                                           instancePath:
                                                             instancePath + '/reservation_info/' + i2 + '/location',
@@ -9653,10 +9418,10 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                           params: { type: 'string' },
                                                           message: 'must be string',
                                                           schema:
-                                                            schema27.properties.reservation_info.items.properties
+                                                            schema26.properties.reservation_info.items.properties
                                                               .location.type,
                                                           parentSchema:
-                                                            schema27.properties.reservation_info.items.properties
+                                                            schema26.properties.reservation_info.items.properties
                                                               .location,
                                                           data: data38,
                                                         },
@@ -9675,7 +9440,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                     if (errors === _errs91) {
                                                       if (typeof data39 === 'string') {
                                                         if (func2(data39) > 255) {
-                                                          validate26.errors = [
+                                                          validate25.errors = [
                                                             {
                                                               instancePath:
                                                                 instancePath + '/reservation_info/' + i2 + '/country',
@@ -9686,7 +9451,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                               message: 'must NOT have more than 255 characters',
                                                               schema: 255,
                                                               parentSchema:
-                                                                schema27.properties.reservation_info.items.properties
+                                                                schema26.properties.reservation_info.items.properties
                                                                   .country,
                                                               data: data39,
                                                             },
@@ -9694,7 +9459,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                           return false
                                                         }
                                                       } else {
-                                                        validate26.errors = [
+                                                        validate25.errors = [
                                                           {
                                                             instancePath:
                                                               instancePath + '/reservation_info/' + i2 + '/country',
@@ -9704,10 +9469,10 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                             params: { type: 'string' },
                                                             message: 'must be string',
                                                             schema:
-                                                              schema27.properties.reservation_info.items.properties
+                                                              schema26.properties.reservation_info.items.properties
                                                                 .country.type,
                                                             parentSchema:
-                                                              schema27.properties.reservation_info.items.properties
+                                                              schema26.properties.reservation_info.items.properties
                                                                 .country,
                                                             data: data39,
                                                           },
@@ -9723,15 +9488,15 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                               }
                                             }
                                           } else {
-                                            validate26.errors = [
+                                            validate25.errors = [
                                               {
                                                 instancePath: instancePath + '/reservation_info/' + i2,
                                                 schemaPath: '#/properties/reservation_info/items/type',
                                                 keyword: 'type',
                                                 params: { type: 'object' },
                                                 message: 'must be object',
-                                                schema: schema27.properties.reservation_info.items.type,
-                                                parentSchema: schema27.properties.reservation_info.items,
+                                                schema: schema26.properties.reservation_info.items.type,
+                                                parentSchema: schema26.properties.reservation_info.items,
                                                 data: data36,
                                               },
                                             ]
@@ -9746,15 +9511,15 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                     }
                                   }
                                 } else {
-                                  validate26.errors = [
+                                  validate25.errors = [
                                     {
                                       instancePath: instancePath + '/reservation_info',
                                       schemaPath: '#/properties/reservation_info/type',
                                       keyword: 'type',
                                       params: { type: 'array' },
                                       message: 'must be array',
-                                      schema: schema27.properties.reservation_info.type,
-                                      parentSchema: schema27.properties.reservation_info,
+                                      schema: schema26.properties.reservation_info.type,
+                                      parentSchema: schema26.properties.reservation_info,
                                       data: data35,
                                     },
                                   ]
@@ -9772,7 +9537,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                 if (errors === _errs93) {
                                   if (typeof data40 === 'string') {
                                     if (func2(data40) > 45) {
-                                      validate26.errors = [
+                                      validate25.errors = [
                                         {
                                           instancePath: instancePath + '/external_uid',
                                           schemaPath: '#/properties/external_uid/maxLength',
@@ -9780,14 +9545,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                           params: { limit: 45 },
                                           message: 'must NOT have more than 45 characters',
                                           schema: 45,
-                                          parentSchema: schema27.properties.external_uid,
+                                          parentSchema: schema26.properties.external_uid,
                                           data: data40,
                                         },
                                       ]
                                       return false
                                     } else {
                                       if (func2(data40) < 1) {
-                                        validate26.errors = [
+                                        validate25.errors = [
                                           {
                                             instancePath: instancePath + '/external_uid',
                                             schemaPath: '#/properties/external_uid/minLength',
@@ -9795,7 +9560,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                             params: { limit: 1 },
                                             message: 'must NOT have fewer than 1 characters',
                                             schema: 1,
-                                            parentSchema: schema27.properties.external_uid,
+                                            parentSchema: schema26.properties.external_uid,
                                             data: data40,
                                           },
                                         ]
@@ -9803,15 +9568,15 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                       }
                                     }
                                   } else {
-                                    validate26.errors = [
+                                    validate25.errors = [
                                       {
                                         instancePath: instancePath + '/external_uid',
                                         schemaPath: '#/properties/external_uid/type',
                                         keyword: 'type',
                                         params: { type: 'string' },
                                         message: 'must be string',
-                                        schema: schema27.properties.external_uid.type,
-                                        parentSchema: schema27.properties.external_uid,
+                                        schema: schema26.properties.external_uid.type,
+                                        parentSchema: schema26.properties.external_uid,
                                         data: data40,
                                       },
                                     ]
@@ -9829,7 +9594,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                   if (errors === _errs95) {
                                     if (typeof data41 === 'string') {
                                       if (func2(data41) > 200) {
-                                        validate26.errors = [
+                                        validate25.errors = [
                                           {
                                             instancePath: instancePath + '/owner',
                                             schemaPath: '#/properties/owner/maxLength',
@@ -9837,14 +9602,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                             params: { limit: 200 },
                                             message: 'must NOT have more than 200 characters',
                                             schema: 200,
-                                            parentSchema: schema27.properties.owner,
+                                            parentSchema: schema26.properties.owner,
                                             data: data41,
                                           },
                                         ]
                                         return false
                                       } else {
                                         if (func2(data41) < 1) {
-                                          validate26.errors = [
+                                          validate25.errors = [
                                             {
                                               instancePath: instancePath + '/owner',
                                               schemaPath: '#/properties/owner/minLength',
@@ -9852,7 +9617,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                               params: { limit: 1 },
                                               message: 'must NOT have fewer than 1 characters',
                                               schema: 1,
-                                              parentSchema: schema27.properties.owner,
+                                              parentSchema: schema26.properties.owner,
                                               data: data41,
                                             },
                                           ]
@@ -9860,15 +9625,15 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                         }
                                       }
                                     } else {
-                                      validate26.errors = [
+                                      validate25.errors = [
                                         {
                                           instancePath: instancePath + '/owner',
                                           schemaPath: '#/properties/owner/type',
                                           keyword: 'type',
                                           params: { type: 'string' },
                                           message: 'must be string',
-                                          schema: schema27.properties.owner.type,
-                                          parentSchema: schema27.properties.owner,
+                                          schema: schema26.properties.owner.type,
+                                          parentSchema: schema26.properties.owner,
                                           data: data41,
                                         },
                                       ]
@@ -9884,15 +9649,15 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                     let data42 = data.published
                                     const _errs97 = errors
                                     if (typeof data42 !== 'boolean') {
-                                      validate26.errors = [
+                                      validate25.errors = [
                                         {
                                           instancePath: instancePath + '/published',
                                           schemaPath: '#/properties/published/type',
                                           keyword: 'type',
                                           params: { type: 'boolean' },
                                           message: 'must be boolean',
-                                          schema: schema27.properties.published.type,
-                                          parentSchema: schema27.properties.published,
+                                          schema: schema26.properties.published.type,
+                                          parentSchema: schema26.properties.published,
                                           data: data42,
                                         },
                                       ]
@@ -9909,7 +9674,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                       if (errors === _errs99) {
                                         if (typeof data43 === 'string') {
                                           if (!pattern10.test(data43)) {
-                                            validate26.errors = [
+                                            validate25.errors = [
                                               {
                                                 instancePath: instancePath + '/created_at',
                                                 schemaPath: '#/properties/created_at/pattern',
@@ -9923,22 +9688,22 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                   '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$' +
                                                   '"',
                                                 schema: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
-                                                parentSchema: schema27.properties.created_at,
+                                                parentSchema: schema26.properties.created_at,
                                                 data: data43,
                                               },
                                             ]
                                             return false
                                           }
                                         } else {
-                                          validate26.errors = [
+                                          validate25.errors = [
                                             {
                                               instancePath: instancePath + '/created_at',
                                               schemaPath: '#/properties/created_at/type',
                                               keyword: 'type',
                                               params: { type: 'string' },
                                               message: 'must be string',
-                                              schema: schema27.properties.created_at.type,
-                                              parentSchema: schema27.properties.created_at,
+                                              schema: schema26.properties.created_at.type,
+                                              parentSchema: schema26.properties.created_at,
                                               data: data43,
                                             },
                                           ]
@@ -9956,7 +9721,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                         if (errors === _errs101) {
                                           if (typeof data44 === 'string') {
                                             if (!pattern10.test(data44)) {
-                                              validate26.errors = [
+                                              validate25.errors = [
                                                 {
                                                   instancePath: instancePath + '/modified_at',
                                                   schemaPath: '#/properties/modified_at/pattern',
@@ -9970,22 +9735,22 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                     '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$' +
                                                     '"',
                                                   schema: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
-                                                  parentSchema: schema27.properties.modified_at,
+                                                  parentSchema: schema26.properties.modified_at,
                                                   data: data44,
                                                 },
                                               ]
                                               return false
                                             }
                                           } else {
-                                            validate26.errors = [
+                                            validate25.errors = [
                                               {
                                                 instancePath: instancePath + '/modified_at',
                                                 schemaPath: '#/properties/modified_at/type',
                                                 keyword: 'type',
                                                 params: { type: 'string' },
                                                 message: 'must be string',
-                                                schema: schema27.properties.modified_at.type,
-                                                parentSchema: schema27.properties.modified_at,
+                                                schema: schema26.properties.modified_at.type,
+                                                parentSchema: schema26.properties.modified_at,
                                                 data: data44,
                                               },
                                             ]
@@ -10003,7 +9768,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                           if (errors === _errs103) {
                                             if (typeof data45 === 'string') {
                                               if (!pattern10.test(data45)) {
-                                                validate26.errors = [
+                                                validate25.errors = [
                                                   {
                                                     instancePath: instancePath + '/published_at',
                                                     schemaPath: '#/properties/published_at/pattern',
@@ -10018,22 +9783,22 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                       '"',
                                                     schema:
                                                       '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
-                                                    parentSchema: schema27.properties.published_at,
+                                                    parentSchema: schema26.properties.published_at,
                                                     data: data45,
                                                   },
                                                 ]
                                                 return false
                                               }
                                             } else {
-                                              validate26.errors = [
+                                              validate25.errors = [
                                                 {
                                                   instancePath: instancePath + '/published_at',
                                                   schemaPath: '#/properties/published_at/type',
                                                   keyword: 'type',
                                                   params: { type: 'string' },
                                                   message: 'must be string',
-                                                  schema: schema27.properties.published_at.type,
-                                                  parentSchema: schema27.properties.published_at,
+                                                  schema: schema26.properties.published_at.type,
+                                                  parentSchema: schema26.properties.published_at,
                                                   data: data45,
                                                 },
                                               ]
@@ -10051,7 +9816,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                             if (errors === _errs105) {
                                               if (typeof data46 === 'string') {
                                                 if (!pattern10.test(data46)) {
-                                                  validate26.errors = [
+                                                  validate25.errors = [
                                                     {
                                                       instancePath: instancePath + '/first_published_at',
                                                       schemaPath: '#/properties/first_published_at/pattern',
@@ -10066,22 +9831,22 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                         '"',
                                                       schema:
                                                         '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
-                                                      parentSchema: schema27.properties.first_published_at,
+                                                      parentSchema: schema26.properties.first_published_at,
                                                       data: data46,
                                                     },
                                                   ]
                                                   return false
                                                 }
                                               } else {
-                                                validate26.errors = [
+                                                validate25.errors = [
                                                   {
                                                     instancePath: instancePath + '/first_published_at',
                                                     schemaPath: '#/properties/first_published_at/type',
                                                     keyword: 'type',
                                                     params: { type: 'string' },
                                                     message: 'must be string',
-                                                    schema: schema27.properties.first_published_at.type,
-                                                    parentSchema: schema27.properties.first_published_at,
+                                                    schema: schema26.properties.first_published_at.type,
+                                                    parentSchema: schema26.properties.first_published_at,
                                                     data: data46,
                                                   },
                                                 ]
@@ -10099,7 +9864,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                               if (errors === _errs107) {
                                                 if (typeof data47 === 'string') {
                                                   if (!pattern10.test(data47)) {
-                                                    validate26.errors = [
+                                                    validate25.errors = [
                                                       {
                                                         instancePath: instancePath + '/redirect_confirmed_at',
                                                         schemaPath: '#/properties/redirect_confirmed_at/pattern',
@@ -10114,22 +9879,22 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                           '"',
                                                         schema:
                                                           '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
-                                                        parentSchema: schema27.properties.redirect_confirmed_at,
+                                                        parentSchema: schema26.properties.redirect_confirmed_at,
                                                         data: data47,
                                                       },
                                                     ]
                                                     return false
                                                   }
                                                 } else {
-                                                  validate26.errors = [
+                                                  validate25.errors = [
                                                     {
                                                       instancePath: instancePath + '/redirect_confirmed_at',
                                                       schemaPath: '#/properties/redirect_confirmed_at/type',
                                                       keyword: 'type',
                                                       params: { type: 'string' },
                                                       message: 'must be string',
-                                                      schema: schema27.properties.redirect_confirmed_at.type,
-                                                      parentSchema: schema27.properties.redirect_confirmed_at,
+                                                      schema: schema26.properties.redirect_confirmed_at.type,
+                                                      parentSchema: schema26.properties.redirect_confirmed_at,
                                                       data: data47,
                                                     },
                                                   ]
@@ -10147,7 +9912,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                 if (errors === _errs109) {
                                                   if (typeof data48 === 'string') {
                                                     if (!pattern10.test(data48)) {
-                                                      validate26.errors = [
+                                                      validate25.errors = [
                                                         {
                                                           instancePath: instancePath + '/cache_reset_at',
                                                           schemaPath: '#/properties/cache_reset_at/pattern',
@@ -10162,22 +9927,22 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                             '"',
                                                           schema:
                                                             '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
-                                                          parentSchema: schema27.properties.cache_reset_at,
+                                                          parentSchema: schema26.properties.cache_reset_at,
                                                           data: data48,
                                                         },
                                                       ]
                                                       return false
                                                     }
                                                   } else {
-                                                    validate26.errors = [
+                                                    validate25.errors = [
                                                       {
                                                         instancePath: instancePath + '/cache_reset_at',
                                                         schemaPath: '#/properties/cache_reset_at/type',
                                                         keyword: 'type',
                                                         params: { type: 'string' },
                                                         message: 'must be string',
-                                                        schema: schema27.properties.cache_reset_at.type,
-                                                        parentSchema: schema27.properties.cache_reset_at,
+                                                        schema: schema26.properties.cache_reset_at.type,
+                                                        parentSchema: schema26.properties.cache_reset_at,
                                                         data: data48,
                                                       },
                                                     ]
@@ -10202,15 +9967,15 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                       data49 === 'FAILED_CONTENT_TOO_BIG'
                                                     )
                                                   ) {
-                                                    validate26.errors = [
+                                                    validate25.errors = [
                                                       {
                                                         instancePath: instancePath + '/build',
                                                         schemaPath: '#/properties/build/enum',
                                                         keyword: 'enum',
-                                                        params: { allowedValues: schema27.properties.build.enum },
+                                                        params: { allowedValues: schema26.properties.build.enum },
                                                         message: 'must be equal to one of the allowed values',
-                                                        schema: schema27.properties.build.enum,
-                                                        parentSchema: schema27.properties.build,
+                                                        schema: schema26.properties.build.enum,
+                                                        parentSchema: schema26.properties.build,
                                                         data: data49,
                                                       },
                                                     ]
@@ -10225,15 +9990,15 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                     let data50 = data.publish_when_built
                                                     const _errs112 = errors
                                                     if (typeof data50 !== 'boolean') {
-                                                      validate26.errors = [
+                                                      validate25.errors = [
                                                         {
                                                           instancePath: instancePath + '/publish_when_built',
                                                           schemaPath: '#/properties/publish_when_built/type',
                                                           keyword: 'type',
                                                           params: { type: 'boolean' },
                                                           message: 'must be boolean',
-                                                          schema: schema27.properties.publish_when_built.type,
-                                                          parentSchema: schema27.properties.publish_when_built,
+                                                          schema: schema26.properties.publish_when_built.type,
+                                                          parentSchema: schema26.properties.publish_when_built,
                                                           data: data50,
                                                         },
                                                       ]
@@ -10258,7 +10023,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                             data51.original_site_url === undefined &&
                                                             (missing1 = 'original_site_url')
                                                           ) {
-                                                            validate26.errors = [
+                                                            validate25.errors = [
                                                               {
                                                                 instancePath: instancePath + '/initial',
                                                                 schemaPath: '#/properties/initial/required',
@@ -10266,8 +10031,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                 params: { missingProperty: missing1 },
                                                                 message:
                                                                   "must have required property '" + missing1 + "'",
-                                                                schema: schema27.properties.initial.required,
-                                                                parentSchema: schema27.properties.initial,
+                                                                schema: schema26.properties.initial.required,
+                                                                parentSchema: schema26.properties.initial,
                                                                 data: data51,
                                                               },
                                                             ]
@@ -10277,11 +10042,11 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                             for (const key8 in data51) {
                                                               if (
                                                                 !func14.call(
-                                                                  schema27.properties.initial.properties,
+                                                                  schema26.properties.initial.properties,
                                                                   key8,
                                                                 )
                                                               ) {
-                                                                validate26.errors = [
+                                                                validate25.errors = [
                                                                   {
                                                                     instancePath: instancePath + '/initial',
                                                                     schemaPath:
@@ -10290,7 +10055,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                     params: { additionalProperty: key8 },
                                                                     message: 'must NOT have additional properties',
                                                                     schema: false,
-                                                                    parentSchema: schema27.properties.initial,
+                                                                    parentSchema: schema26.properties.initial,
                                                                     data: data51,
                                                                   },
                                                                 ]
@@ -10305,7 +10070,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                 if (errors === _errs117) {
                                                                   if (typeof data52 === 'string') {
                                                                     if (func2(data52) > 45) {
-                                                                      validate26.errors = [
+                                                                      validate25.errors = [
                                                                         {
                                                                           instancePath:
                                                                             instancePath + '/initial/site_name',
@@ -10317,7 +10082,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                             'must NOT have more than 45 characters',
                                                                           schema: 45,
                                                                           parentSchema:
-                                                                            schema27.properties.initial.properties
+                                                                            schema26.properties.initial.properties
                                                                               .site_name,
                                                                           data: data52,
                                                                         },
@@ -10325,7 +10090,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                       return false
                                                                     } else {
                                                                       if (func2(data52) < 4) {
-                                                                        validate26.errors = [
+                                                                        validate25.errors = [
                                                                           {
                                                                             instancePath:
                                                                               instancePath + '/initial/site_name',
@@ -10337,7 +10102,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                               'must NOT have fewer than 4 characters',
                                                                             schema: 4,
                                                                             parentSchema:
-                                                                              schema27.properties.initial.properties
+                                                                              schema26.properties.initial.properties
                                                                                 .site_name,
                                                                             data: data52,
                                                                           },
@@ -10345,7 +10110,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                         return false
                                                                       } else {
                                                                         if (!pattern5.test(data52)) {
-                                                                          validate26.errors = [
+                                                                          validate25.errors = [
                                                                             {
                                                                               instancePath:
                                                                                 instancePath + '/initial/site_name',
@@ -10359,7 +10124,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                 '"',
                                                                               schema: '^[A-Za-z0-9_-]+$',
                                                                               parentSchema:
-                                                                                schema27.properties.initial.properties
+                                                                                schema26.properties.initial.properties
                                                                                   .site_name,
                                                                               data: data52,
                                                                             },
@@ -10369,7 +10134,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                       }
                                                                     }
                                                                   } else {
-                                                                    validate26.errors = [
+                                                                    validate25.errors = [
                                                                       {
                                                                         instancePath:
                                                                           instancePath + '/initial/site_name',
@@ -10379,10 +10144,10 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                         params: { type: 'string' },
                                                                         message: 'must be string',
                                                                         schema:
-                                                                          schema27.properties.initial.properties
+                                                                          schema26.properties.initial.properties
                                                                             .site_name.type,
                                                                         parentSchema:
-                                                                          schema27.properties.initial.properties
+                                                                          schema26.properties.initial.properties
                                                                             .site_name,
                                                                         data: data52,
                                                                       },
@@ -10402,7 +10167,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                     if (errors === _errs119) {
                                                                       if (typeof data53 === 'string') {
                                                                         if (func2(data53) > 2048) {
-                                                                          validate26.errors = [
+                                                                          validate25.errors = [
                                                                             {
                                                                               instancePath:
                                                                                 instancePath +
@@ -10415,7 +10180,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                 'must NOT have more than 2048 characters',
                                                                               schema: 2048,
                                                                               parentSchema:
-                                                                                schema27.properties.initial.properties
+                                                                                schema26.properties.initial.properties
                                                                                   .original_site_url,
                                                                               data: data53,
                                                                             },
@@ -10423,7 +10188,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                           return false
                                                                         } else {
                                                                           if (!formats4.validate(data53)) {
-                                                                            validate26.errors = [
+                                                                            validate25.errors = [
                                                                               {
                                                                                 instancePath:
                                                                                   instancePath +
@@ -10438,7 +10203,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                   '"',
                                                                                 schema: 'http-url',
                                                                                 parentSchema:
-                                                                                  schema27.properties.initial.properties
+                                                                                  schema26.properties.initial.properties
                                                                                     .original_site_url,
                                                                                 data: data53,
                                                                               },
@@ -10447,7 +10212,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                           }
                                                                         }
                                                                       } else {
-                                                                        validate26.errors = [
+                                                                        validate25.errors = [
                                                                           {
                                                                             instancePath:
                                                                               instancePath +
@@ -10458,10 +10223,10 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                             params: { type: 'string' },
                                                                             message: 'must be string',
                                                                             schema:
-                                                                              schema27.properties.initial.properties
+                                                                              schema26.properties.initial.properties
                                                                                 .original_site_url.type,
                                                                             parentSchema:
-                                                                              schema27.properties.initial.properties
+                                                                              schema26.properties.initial.properties
                                                                                 .original_site_url,
                                                                             data: data53,
                                                                           },
@@ -10497,7 +10262,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                 'must NOT have more than 2048 characters',
                                                                               schema: 2048,
                                                                               parentSchema:
-                                                                                schema27.properties.initial.properties
+                                                                                schema26.properties.initial.properties
                                                                                   .preview_site_url.anyOf[0],
                                                                               data: data54,
                                                                             }
@@ -10523,7 +10288,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                   '"',
                                                                                 schema: 'http-url',
                                                                                 parentSchema:
-                                                                                  schema27.properties.initial.properties
+                                                                                  schema26.properties.initial.properties
                                                                                     .preview_site_url.anyOf[0],
                                                                                 data: data54,
                                                                               }
@@ -10546,10 +10311,10 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                             params: { type: 'string' },
                                                                             message: 'must be string',
                                                                             schema:
-                                                                              schema27.properties.initial.properties
+                                                                              schema26.properties.initial.properties
                                                                                 .preview_site_url.anyOf[0].type,
                                                                             parentSchema:
-                                                                              schema27.properties.initial.properties
+                                                                              schema26.properties.initial.properties
                                                                                 .preview_site_url.anyOf[0],
                                                                             data: data54,
                                                                           }
@@ -10576,10 +10341,10 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                           params: { type: 'null' },
                                                                           message: 'must be null',
                                                                           schema:
-                                                                            schema27.properties.initial.properties
+                                                                            schema26.properties.initial.properties
                                                                               .preview_site_url.anyOf[1].type,
                                                                           parentSchema:
-                                                                            schema27.properties.initial.properties
+                                                                            schema26.properties.initial.properties
                                                                               .preview_site_url.anyOf[1],
                                                                           data: data54,
                                                                         }
@@ -10603,10 +10368,10 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                         params: {},
                                                                         message: 'must match a schema in anyOf',
                                                                         schema:
-                                                                          schema27.properties.initial.properties
+                                                                          schema26.properties.initial.properties
                                                                             .preview_site_url.anyOf,
                                                                         parentSchema:
-                                                                          schema27.properties.initial.properties
+                                                                          schema26.properties.initial.properties
                                                                             .preview_site_url,
                                                                         data: data54,
                                                                       }
@@ -10616,7 +10381,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                         vErrors.push(err9)
                                                                       }
                                                                       errors++
-                                                                      validate26.errors = vErrors
+                                                                      validate25.errors = vErrors
                                                                       return false
                                                                     } else {
                                                                       errors = _errs122
@@ -10640,7 +10405,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                         if (errors === _errs127) {
                                                                           if (typeof data55 === 'string') {
                                                                             if (func2(data55) > 253) {
-                                                                              validate26.errors = [
+                                                                              validate25.errors = [
                                                                                 {
                                                                                   instancePath:
                                                                                     instancePath +
@@ -10653,7 +10418,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                     'must NOT have more than 253 characters',
                                                                                   schema: 253,
                                                                                   parentSchema:
-                                                                                    schema27.properties.initial
+                                                                                    schema26.properties.initial
                                                                                       .properties.site_domain,
                                                                                   data: data55,
                                                                                 },
@@ -10661,7 +10426,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                               return false
                                                                             } else {
                                                                               if (!formats8.validate(data55)) {
-                                                                                validate26.errors = [
+                                                                                validate25.errors = [
                                                                                   {
                                                                                     instancePath:
                                                                                       instancePath +
@@ -10676,7 +10441,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                       '"',
                                                                                     schema: 'fqdn',
                                                                                     parentSchema:
-                                                                                      schema27.properties.initial
+                                                                                      schema26.properties.initial
                                                                                         .properties.site_domain,
                                                                                     data: data55,
                                                                                   },
@@ -10685,7 +10450,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                               }
                                                                             }
                                                                           } else {
-                                                                            validate26.errors = [
+                                                                            validate25.errors = [
                                                                               {
                                                                                 instancePath:
                                                                                   instancePath + '/initial/site_domain',
@@ -10695,10 +10460,10 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                 params: { type: 'string' },
                                                                                 message: 'must be string',
                                                                                 schema:
-                                                                                  schema27.properties.initial.properties
+                                                                                  schema26.properties.initial.properties
                                                                                     .site_domain.type,
                                                                                 parentSchema:
-                                                                                  schema27.properties.initial.properties
+                                                                                  schema26.properties.initial.properties
                                                                                     .site_domain,
                                                                                 data: data55,
                                                                               },
@@ -10716,7 +10481,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                         let data56 = data51.auto_sync_cache_ttl
                                                                         const _errs129 = errors
                                                                         if (typeof data56 !== 'string') {
-                                                                          validate26.errors = [
+                                                                          validate25.errors = [
                                                                             {
                                                                               instancePath:
                                                                                 instancePath +
@@ -10727,10 +10492,10 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                               params: { type: 'string' },
                                                                               message: 'must be string',
                                                                               schema:
-                                                                                schema27.properties.initial.properties
+                                                                                schema26.properties.initial.properties
                                                                                   .auto_sync_cache_ttl.type,
                                                                               parentSchema:
-                                                                                schema27.properties.initial.properties
+                                                                                schema26.properties.initial.properties
                                                                                   .auto_sync_cache_ttl,
                                                                               data: data56,
                                                                             },
@@ -10745,7 +10510,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                             data56 === 'VERY_LONG'
                                                                           )
                                                                         ) {
-                                                                          validate26.errors = [
+                                                                          validate25.errors = [
                                                                             {
                                                                               instancePath:
                                                                                 instancePath +
@@ -10755,16 +10520,16 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                               keyword: 'enum',
                                                                               params: {
                                                                                 allowedValues:
-                                                                                  schema27.properties.initial.properties
+                                                                                  schema26.properties.initial.properties
                                                                                     .auto_sync_cache_ttl.enum,
                                                                               },
                                                                               message:
                                                                                 'must be equal to one of the allowed values',
                                                                               schema:
-                                                                                schema27.properties.initial.properties
+                                                                                schema26.properties.initial.properties
                                                                                   .auto_sync_cache_ttl.enum,
                                                                               parentSchema:
-                                                                                schema27.properties.initial.properties
+                                                                                schema26.properties.initial.properties
                                                                                   .auto_sync_cache_ttl,
                                                                               data: data56,
                                                                             },
@@ -10782,7 +10547,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                           if (errors === _errs131) {
                                                                             if (typeof data57 === 'string') {
                                                                               if (func2(data57) > 255) {
-                                                                                validate26.errors = [
+                                                                                validate25.errors = [
                                                                                   {
                                                                                     instancePath:
                                                                                       instancePath +
@@ -10795,7 +10560,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                       'must NOT have more than 255 characters',
                                                                                     schema: 255,
                                                                                     parentSchema:
-                                                                                      schema27.properties.initial
+                                                                                      schema26.properties.initial
                                                                                         .properties.site_vertical,
                                                                                     data: data57,
                                                                                   },
@@ -10803,7 +10568,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                 return false
                                                                               }
                                                                             } else {
-                                                                              validate26.errors = [
+                                                                              validate25.errors = [
                                                                                 {
                                                                                   instancePath:
                                                                                     instancePath +
@@ -10814,10 +10579,10 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                   params: { type: 'string' },
                                                                                   message: 'must be string',
                                                                                   schema:
-                                                                                    schema27.properties.initial
+                                                                                    schema26.properties.initial
                                                                                       .properties.site_vertical.type,
                                                                                   parentSchema:
-                                                                                    schema27.properties.initial
+                                                                                    schema26.properties.initial
                                                                                       .properties.site_vertical,
                                                                                   data: data57,
                                                                                 },
@@ -10838,7 +10603,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                             if (errors === _errs133) {
                                                                               if (typeof data58 === 'string') {
                                                                                 if (func2(data58) > 255) {
-                                                                                  validate26.errors = [
+                                                                                  validate25.errors = [
                                                                                     {
                                                                                       instancePath:
                                                                                         instancePath +
@@ -10851,7 +10616,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                         'must NOT have more than 255 characters',
                                                                                       schema: 255,
                                                                                       parentSchema:
-                                                                                        schema27.properties.initial
+                                                                                        schema26.properties.initial
                                                                                           .properties
                                                                                           .site_vertical_category,
                                                                                       data: data58,
@@ -10860,7 +10625,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                   return false
                                                                                 }
                                                                               } else {
-                                                                                validate26.errors = [
+                                                                                validate25.errors = [
                                                                                   {
                                                                                     instancePath:
                                                                                       instancePath +
@@ -10871,11 +10636,11 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                     params: { type: 'string' },
                                                                                     message: 'must be string',
                                                                                     schema:
-                                                                                      schema27.properties.initial
+                                                                                      schema26.properties.initial
                                                                                         .properties
                                                                                         .site_vertical_category.type,
                                                                                     parentSchema:
-                                                                                      schema27.properties.initial
+                                                                                      schema26.properties.initial
                                                                                         .properties
                                                                                         .site_vertical_category,
                                                                                     data: data58,
@@ -10910,7 +10675,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                         key9 === 'reservation_info'
                                                                                       )
                                                                                     ) {
-                                                                                      validate26.errors = [
+                                                                                      validate25.errors = [
                                                                                         {
                                                                                           instancePath:
                                                                                             instancePath +
@@ -10926,7 +10691,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                             'must NOT have additional properties',
                                                                                           schema: false,
                                                                                           parentSchema:
-                                                                                            schema27.properties.initial
+                                                                                            schema26.properties.initial
                                                                                               .properties
                                                                                               .site_business_info,
                                                                                           data: data59,
@@ -10947,7 +10712,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                           typeof data60 === 'string'
                                                                                         ) {
                                                                                           if (func2(data60) > 255) {
-                                                                                            validate26.errors = [
+                                                                                            validate25.errors = [
                                                                                               {
                                                                                                 instancePath:
                                                                                                   instancePath +
@@ -10960,7 +10725,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                   'must NOT have more than 255 characters',
                                                                                                 schema: 255,
                                                                                                 parentSchema:
-                                                                                                  schema27.properties
+                                                                                                  schema26.properties
                                                                                                     .initial.properties
                                                                                                     .site_business_info
                                                                                                     .properties
@@ -10971,7 +10736,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                             return false
                                                                                           }
                                                                                         } else {
-                                                                                          validate26.errors = [
+                                                                                          validate25.errors = [
                                                                                             {
                                                                                               instancePath:
                                                                                                 instancePath +
@@ -10984,13 +10749,13 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                               },
                                                                                               message: 'must be string',
                                                                                               schema:
-                                                                                                schema27.properties
+                                                                                                schema26.properties
                                                                                                   .initial.properties
                                                                                                   .site_business_info
                                                                                                   .properties
                                                                                                   .business_name.type,
                                                                                               parentSchema:
-                                                                                                schema27.properties
+                                                                                                schema26.properties
                                                                                                   .initial.properties
                                                                                                   .site_business_info
                                                                                                   .properties
@@ -11017,7 +10782,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                             typeof data61 === 'string'
                                                                                           ) {
                                                                                             if (func2(data61) > 50) {
-                                                                                              validate26.errors = [
+                                                                                              validate25.errors = [
                                                                                                 {
                                                                                                   instancePath:
                                                                                                     instancePath +
@@ -11030,7 +10795,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                     'must NOT have more than 50 characters',
                                                                                                   schema: 50,
                                                                                                   parentSchema:
-                                                                                                    schema27.properties
+                                                                                                    schema26.properties
                                                                                                       .initial
                                                                                                       .properties
                                                                                                       .site_business_info
@@ -11042,7 +10807,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                               return false
                                                                                             }
                                                                                           } else {
-                                                                                            validate26.errors = [
+                                                                                            validate25.errors = [
                                                                                               {
                                                                                                 instancePath:
                                                                                                   instancePath +
@@ -11056,13 +10821,13 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                 message:
                                                                                                   'must be string',
                                                                                                 schema:
-                                                                                                  schema27.properties
+                                                                                                  schema26.properties
                                                                                                     .initial.properties
                                                                                                     .site_business_info
                                                                                                     .properties
                                                                                                     .phone_number.type,
                                                                                                 parentSchema:
-                                                                                                  schema27.properties
+                                                                                                  schema26.properties
                                                                                                     .initial.properties
                                                                                                     .site_business_info
                                                                                                     .properties
@@ -11104,7 +10869,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                     key10 === 'zip_code'
                                                                                                   )
                                                                                                 ) {
-                                                                                                  validate26.errors = [
+                                                                                                  validate25.errors = [
                                                                                                     {
                                                                                                       instancePath:
                                                                                                         instancePath +
@@ -11121,7 +10886,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                         'must NOT have additional properties',
                                                                                                       schema: false,
                                                                                                       parentSchema:
-                                                                                                        schema27
+                                                                                                        schema26
                                                                                                           .properties
                                                                                                           .initial
                                                                                                           .properties
@@ -11155,7 +10920,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                         func2(data63) >
                                                                                                         255
                                                                                                       ) {
-                                                                                                        validate26.errors =
+                                                                                                        validate25.errors =
                                                                                                           [
                                                                                                             {
                                                                                                               instancePath:
@@ -11172,7 +10937,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                 'must NOT have more than 255 characters',
                                                                                                               schema: 255,
                                                                                                               parentSchema:
-                                                                                                                schema27
+                                                                                                                schema26
                                                                                                                   .properties
                                                                                                                   .initial
                                                                                                                   .properties
@@ -11187,7 +10952,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                         return false
                                                                                                       }
                                                                                                     } else {
-                                                                                                      validate26.errors =
+                                                                                                      validate25.errors =
                                                                                                         [
                                                                                                           {
                                                                                                             instancePath:
@@ -11203,7 +10968,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                             message:
                                                                                                               'must be string',
                                                                                                             schema:
-                                                                                                              schema27
+                                                                                                              schema26
                                                                                                                 .properties
                                                                                                                 .initial
                                                                                                                 .properties
@@ -11214,7 +10979,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                 .street
                                                                                                                 .type,
                                                                                                             parentSchema:
-                                                                                                              schema27
+                                                                                                              schema26
                                                                                                                 .properties
                                                                                                                 .initial
                                                                                                                 .properties
@@ -11256,7 +11021,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                             data64,
                                                                                                           ) > 255
                                                                                                         ) {
-                                                                                                          validate26.errors =
+                                                                                                          validate25.errors =
                                                                                                             [
                                                                                                               {
                                                                                                                 instancePath:
@@ -11274,7 +11039,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                   'must NOT have more than 255 characters',
                                                                                                                 schema: 255,
                                                                                                                 parentSchema:
-                                                                                                                  schema27
+                                                                                                                  schema26
                                                                                                                     .properties
                                                                                                                     .initial
                                                                                                                     .properties
@@ -11289,7 +11054,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                           return false
                                                                                                         }
                                                                                                       } else {
-                                                                                                        validate26.errors =
+                                                                                                        validate25.errors =
                                                                                                           [
                                                                                                             {
                                                                                                               instancePath:
@@ -11305,7 +11070,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                               message:
                                                                                                                 'must be string',
                                                                                                               schema:
-                                                                                                                schema27
+                                                                                                                schema26
                                                                                                                   .properties
                                                                                                                   .initial
                                                                                                                   .properties
@@ -11316,7 +11081,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                   .city
                                                                                                                   .type,
                                                                                                               parentSchema:
-                                                                                                                schema27
+                                                                                                                schema26
                                                                                                                   .properties
                                                                                                                   .initial
                                                                                                                   .properties
@@ -11359,7 +11124,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                               data65,
                                                                                                             ) > 255
                                                                                                           ) {
-                                                                                                            validate26.errors =
+                                                                                                            validate25.errors =
                                                                                                               [
                                                                                                                 {
                                                                                                                   instancePath:
@@ -11377,7 +11142,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                     'must NOT have more than 255 characters',
                                                                                                                   schema: 255,
                                                                                                                   parentSchema:
-                                                                                                                    schema27
+                                                                                                                    schema26
                                                                                                                       .properties
                                                                                                                       .initial
                                                                                                                       .properties
@@ -11392,7 +11157,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                             return false
                                                                                                           }
                                                                                                         } else {
-                                                                                                          validate26.errors =
+                                                                                                          validate25.errors =
                                                                                                             [
                                                                                                               {
                                                                                                                 instancePath:
@@ -11409,7 +11174,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                 message:
                                                                                                                   'must be string',
                                                                                                                 schema:
-                                                                                                                  schema27
+                                                                                                                  schema26
                                                                                                                     .properties
                                                                                                                     .initial
                                                                                                                     .properties
@@ -11420,7 +11185,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                     .state
                                                                                                                     .type,
                                                                                                                 parentSchema:
-                                                                                                                  schema27
+                                                                                                                  schema26
                                                                                                                     .properties
                                                                                                                     .initial
                                                                                                                     .properties
@@ -11463,7 +11228,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                 data66,
                                                                                                               ) > 255
                                                                                                             ) {
-                                                                                                              validate26.errors =
+                                                                                                              validate25.errors =
                                                                                                                 [
                                                                                                                   {
                                                                                                                     instancePath:
@@ -11481,7 +11246,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                       'must NOT have more than 255 characters',
                                                                                                                     schema: 255,
                                                                                                                     parentSchema:
-                                                                                                                      schema27
+                                                                                                                      schema26
                                                                                                                         .properties
                                                                                                                         .initial
                                                                                                                         .properties
@@ -11496,7 +11261,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                               return false
                                                                                                             }
                                                                                                           } else {
-                                                                                                            validate26.errors =
+                                                                                                            validate25.errors =
                                                                                                               [
                                                                                                                 {
                                                                                                                   instancePath:
@@ -11513,7 +11278,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                   message:
                                                                                                                     'must be string',
                                                                                                                   schema:
-                                                                                                                    schema27
+                                                                                                                    schema26
                                                                                                                       .properties
                                                                                                                       .initial
                                                                                                                       .properties
@@ -11524,7 +11289,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                       .country
                                                                                                                       .type,
                                                                                                                   parentSchema:
-                                                                                                                    schema27
+                                                                                                                    schema26
                                                                                                                       .properties
                                                                                                                       .initial
                                                                                                                       .properties
@@ -11567,7 +11332,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                   data67,
                                                                                                                 ) > 20
                                                                                                               ) {
-                                                                                                                validate26.errors =
+                                                                                                                validate25.errors =
                                                                                                                   [
                                                                                                                     {
                                                                                                                       instancePath:
@@ -11585,7 +11350,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                         'must NOT have more than 20 characters',
                                                                                                                       schema: 20,
                                                                                                                       parentSchema:
-                                                                                                                        schema27
+                                                                                                                        schema26
                                                                                                                           .properties
                                                                                                                           .initial
                                                                                                                           .properties
@@ -11604,7 +11369,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                     data67,
                                                                                                                   )
                                                                                                                 ) {
-                                                                                                                  validate26.errors =
+                                                                                                                  validate25.errors =
                                                                                                                     [
                                                                                                                       {
                                                                                                                         instancePath:
@@ -11626,7 +11391,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                         schema:
                                                                                                                           '^[0-9]+(?:-[0-9]+)?$',
                                                                                                                         parentSchema:
-                                                                                                                          schema27
+                                                                                                                          schema26
                                                                                                                             .properties
                                                                                                                             .initial
                                                                                                                             .properties
@@ -11642,7 +11407,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                 }
                                                                                                               }
                                                                                                             } else {
-                                                                                                              validate26.errors =
+                                                                                                              validate25.errors =
                                                                                                                 [
                                                                                                                   {
                                                                                                                     instancePath:
@@ -11659,7 +11424,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                     message:
                                                                                                                       'must be string',
                                                                                                                     schema:
-                                                                                                                      schema27
+                                                                                                                      schema26
                                                                                                                         .properties
                                                                                                                         .initial
                                                                                                                         .properties
@@ -11670,7 +11435,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                         .zip_code
                                                                                                                         .type,
                                                                                                                     parentSchema:
-                                                                                                                      schema27
+                                                                                                                      schema26
                                                                                                                         .properties
                                                                                                                         .initial
                                                                                                                         .properties
@@ -11697,7 +11462,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                 }
                                                                                               }
                                                                                             } else {
-                                                                                              validate26.errors = [
+                                                                                              validate25.errors = [
                                                                                                 {
                                                                                                   instancePath:
                                                                                                     instancePath +
@@ -11711,14 +11476,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                   message:
                                                                                                     'must be object',
                                                                                                   schema:
-                                                                                                    schema27.properties
+                                                                                                    schema26.properties
                                                                                                       .initial
                                                                                                       .properties
                                                                                                       .site_business_info
                                                                                                       .properties
                                                                                                       .address.type,
                                                                                                   parentSchema:
-                                                                                                    schema27.properties
+                                                                                                    schema26.properties
                                                                                                       .initial
                                                                                                       .properties
                                                                                                       .site_business_info
@@ -11750,7 +11515,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                 if (
                                                                                                   data68.length > 100
                                                                                                 ) {
-                                                                                                  validate26.errors = [
+                                                                                                  validate25.errors = [
                                                                                                     {
                                                                                                       instancePath:
                                                                                                         instancePath +
@@ -11766,7 +11531,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                         'must NOT have more than 100 items',
                                                                                                       schema: 100,
                                                                                                       parentSchema:
-                                                                                                        schema27
+                                                                                                        schema26
                                                                                                           .properties
                                                                                                           .initial
                                                                                                           .properties
@@ -11781,7 +11546,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                   if (
                                                                                                     data68.length < 1
                                                                                                   ) {
-                                                                                                    validate26.errors =
+                                                                                                    validate25.errors =
                                                                                                       [
                                                                                                         {
                                                                                                           instancePath:
@@ -11798,7 +11563,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                             'must NOT have fewer than 1 items',
                                                                                                           schema: 1,
                                                                                                           parentSchema:
-                                                                                                            schema27
+                                                                                                            schema26
                                                                                                               .properties
                                                                                                               .initial
                                                                                                               .properties
@@ -11847,7 +11612,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                   'country'
                                                                                                               )
                                                                                                             ) {
-                                                                                                              validate26.errors =
+                                                                                                              validate25.errors =
                                                                                                                 [
                                                                                                                   {
                                                                                                                     instancePath:
@@ -11867,7 +11632,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                       'must NOT have additional properties',
                                                                                                                     schema: false,
                                                                                                                     parentSchema:
-                                                                                                                      schema27
+                                                                                                                      schema26
                                                                                                                         .properties
                                                                                                                         .initial
                                                                                                                         .properties
@@ -11908,7 +11673,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                     ) >
                                                                                                                     255
                                                                                                                   ) {
-                                                                                                                    validate26.errors =
+                                                                                                                    validate25.errors =
                                                                                                                       [
                                                                                                                         {
                                                                                                                           instancePath:
@@ -11928,7 +11693,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                             'must NOT have more than 255 characters',
                                                                                                                           schema: 255,
                                                                                                                           parentSchema:
-                                                                                                                            schema27
+                                                                                                                            schema26
                                                                                                                               .properties
                                                                                                                               .initial
                                                                                                                               .properties
@@ -11944,7 +11709,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                     return false
                                                                                                                   }
                                                                                                                 } else {
-                                                                                                                  validate26.errors =
+                                                                                                                  validate25.errors =
                                                                                                                     [
                                                                                                                       {
                                                                                                                         instancePath:
@@ -11963,7 +11728,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                         message:
                                                                                                                           'must be string',
                                                                                                                         schema:
-                                                                                                                          schema27
+                                                                                                                          schema26
                                                                                                                             .properties
                                                                                                                             .initial
                                                                                                                             .properties
@@ -11975,7 +11740,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                             .restaurant_id
                                                                                                                             .type,
                                                                                                                         parentSchema:
-                                                                                                                          schema27
+                                                                                                                          schema26
                                                                                                                             .properties
                                                                                                                             .initial
                                                                                                                             .properties
@@ -12022,7 +11787,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                       ) >
                                                                                                                       255
                                                                                                                     ) {
-                                                                                                                      validate26.errors =
+                                                                                                                      validate25.errors =
                                                                                                                         [
                                                                                                                           {
                                                                                                                             instancePath:
@@ -12042,7 +11807,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                               'must NOT have more than 255 characters',
                                                                                                                             schema: 255,
                                                                                                                             parentSchema:
-                                                                                                                              schema27
+                                                                                                                              schema26
                                                                                                                                 .properties
                                                                                                                                 .initial
                                                                                                                                 .properties
@@ -12058,7 +11823,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                       return false
                                                                                                                     }
                                                                                                                   } else {
-                                                                                                                    validate26.errors =
+                                                                                                                    validate25.errors =
                                                                                                                       [
                                                                                                                         {
                                                                                                                           instancePath:
@@ -12077,7 +11842,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                           message:
                                                                                                                             'must be string',
                                                                                                                           schema:
-                                                                                                                            schema27
+                                                                                                                            schema26
                                                                                                                               .properties
                                                                                                                               .initial
                                                                                                                               .properties
@@ -12089,7 +11854,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                               .location
                                                                                                                               .type,
                                                                                                                           parentSchema:
-                                                                                                                            schema27
+                                                                                                                            schema26
                                                                                                                               .properties
                                                                                                                               .initial
                                                                                                                               .properties
@@ -12136,7 +11901,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                         ) >
                                                                                                                         255
                                                                                                                       ) {
-                                                                                                                        validate26.errors =
+                                                                                                                        validate25.errors =
                                                                                                                           [
                                                                                                                             {
                                                                                                                               instancePath:
@@ -12156,7 +11921,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                                 'must NOT have more than 255 characters',
                                                                                                                               schema: 255,
                                                                                                                               parentSchema:
-                                                                                                                                schema27
+                                                                                                                                schema26
                                                                                                                                   .properties
                                                                                                                                   .initial
                                                                                                                                   .properties
@@ -12172,7 +11937,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                         return false
                                                                                                                       }
                                                                                                                     } else {
-                                                                                                                      validate26.errors =
+                                                                                                                      validate25.errors =
                                                                                                                         [
                                                                                                                           {
                                                                                                                             instancePath:
@@ -12191,7 +11956,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                             message:
                                                                                                                               'must be string',
                                                                                                                             schema:
-                                                                                                                              schema27
+                                                                                                                              schema26
                                                                                                                                 .properties
                                                                                                                                 .initial
                                                                                                                                 .properties
@@ -12203,7 +11968,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                                 .country
                                                                                                                                 .type,
                                                                                                                             parentSchema:
-                                                                                                                              schema27
+                                                                                                                              schema26
                                                                                                                                 .properties
                                                                                                                                 .initial
                                                                                                                                 .properties
@@ -12229,7 +11994,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                             }
                                                                                                           }
                                                                                                         } else {
-                                                                                                          validate26.errors =
+                                                                                                          validate25.errors =
                                                                                                             [
                                                                                                               {
                                                                                                                 instancePath:
@@ -12247,7 +12012,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                 message:
                                                                                                                   'must be object',
                                                                                                                 schema:
-                                                                                                                  schema27
+                                                                                                                  schema26
                                                                                                                     .properties
                                                                                                                     .initial
                                                                                                                     .properties
@@ -12257,7 +12022,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                     .items
                                                                                                                     .type,
                                                                                                                 parentSchema:
-                                                                                                                  schema27
+                                                                                                                  schema26
                                                                                                                     .properties
                                                                                                                     .initial
                                                                                                                     .properties
@@ -12281,7 +12046,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                   }
                                                                                                 }
                                                                                               } else {
-                                                                                                validate26.errors = [
+                                                                                                validate25.errors = [
                                                                                                   {
                                                                                                     instancePath:
                                                                                                       instancePath +
@@ -12295,7 +12060,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                     message:
                                                                                                       'must be array',
                                                                                                     schema:
-                                                                                                      schema27
+                                                                                                      schema26
                                                                                                         .properties
                                                                                                         .initial
                                                                                                         .properties
@@ -12304,7 +12069,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                         .reservation_info
                                                                                                         .type,
                                                                                                     parentSchema:
-                                                                                                      schema27
+                                                                                                      schema26
                                                                                                         .properties
                                                                                                         .initial
                                                                                                         .properties
@@ -12327,7 +12092,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                     }
                                                                                   }
                                                                                 } else {
-                                                                                  validate26.errors = [
+                                                                                  validate25.errors = [
                                                                                     {
                                                                                       instancePath:
                                                                                         instancePath +
@@ -12338,11 +12103,11 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                       params: { type: 'object' },
                                                                                       message: 'must be object',
                                                                                       schema:
-                                                                                        schema27.properties.initial
+                                                                                        schema26.properties.initial
                                                                                           .properties.site_business_info
                                                                                           .type,
                                                                                       parentSchema:
-                                                                                        schema27.properties.initial
+                                                                                        schema26.properties.initial
                                                                                           .properties
                                                                                           .site_business_info,
                                                                                       data: data59,
@@ -12377,7 +12142,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                           key12 === 'reservation_info'
                                                                                         )
                                                                                       ) {
-                                                                                        validate26.errors = [
+                                                                                        validate25.errors = [
                                                                                           {
                                                                                             instancePath:
                                                                                               instancePath +
@@ -12393,7 +12158,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                               'must NOT have additional properties',
                                                                                             schema: false,
                                                                                             parentSchema:
-                                                                                              schema27.properties
+                                                                                              schema26.properties
                                                                                                 .initial.properties
                                                                                                 .business_site_info,
                                                                                             data: data73,
@@ -12416,7 +12181,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                             typeof data74 === 'string'
                                                                                           ) {
                                                                                             if (func2(data74) > 255) {
-                                                                                              validate26.errors = [
+                                                                                              validate25.errors = [
                                                                                                 {
                                                                                                   instancePath:
                                                                                                     instancePath +
@@ -12431,7 +12196,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                     'must NOT have more than 255 characters',
                                                                                                   schema: 255,
                                                                                                   parentSchema:
-                                                                                                    schema27.properties
+                                                                                                    schema26.properties
                                                                                                       .initial
                                                                                                       .properties
                                                                                                       .business_site_info
@@ -12443,7 +12208,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                               return false
                                                                                             }
                                                                                           } else {
-                                                                                            validate26.errors = [
+                                                                                            validate25.errors = [
                                                                                               {
                                                                                                 instancePath:
                                                                                                   instancePath +
@@ -12457,13 +12222,13 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                 message:
                                                                                                   'must be string',
                                                                                                 schema:
-                                                                                                  schema27.properties
+                                                                                                  schema26.properties
                                                                                                     .initial.properties
                                                                                                     .business_site_info
                                                                                                     .properties
                                                                                                     .business_name.type,
                                                                                                 parentSchema:
-                                                                                                  schema27.properties
+                                                                                                  schema26.properties
                                                                                                     .initial.properties
                                                                                                     .business_site_info
                                                                                                     .properties
@@ -12492,7 +12257,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                               typeof data75 === 'string'
                                                                                             ) {
                                                                                               if (func2(data75) > 50) {
-                                                                                                validate26.errors = [
+                                                                                                validate25.errors = [
                                                                                                   {
                                                                                                     instancePath:
                                                                                                       instancePath +
@@ -12508,7 +12273,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                       'must NOT have more than 50 characters',
                                                                                                     schema: 50,
                                                                                                     parentSchema:
-                                                                                                      schema27
+                                                                                                      schema26
                                                                                                         .properties
                                                                                                         .initial
                                                                                                         .properties
@@ -12521,7 +12286,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                 return false
                                                                                               }
                                                                                             } else {
-                                                                                              validate26.errors = [
+                                                                                              validate25.errors = [
                                                                                                 {
                                                                                                   instancePath:
                                                                                                     instancePath +
@@ -12535,7 +12300,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                   message:
                                                                                                     'must be string',
                                                                                                   schema:
-                                                                                                    schema27.properties
+                                                                                                    schema26.properties
                                                                                                       .initial
                                                                                                       .properties
                                                                                                       .business_site_info
@@ -12543,7 +12308,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                       .phone_number
                                                                                                       .type,
                                                                                                   parentSchema:
-                                                                                                    schema27.properties
+                                                                                                    schema26.properties
                                                                                                       .initial
                                                                                                       .properties
                                                                                                       .business_site_info
@@ -12589,7 +12354,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                         'zip_code'
                                                                                                     )
                                                                                                   ) {
-                                                                                                    validate26.errors =
+                                                                                                    validate25.errors =
                                                                                                       [
                                                                                                         {
                                                                                                           instancePath:
@@ -12607,7 +12372,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                             'must NOT have additional properties',
                                                                                                           schema: false,
                                                                                                           parentSchema:
-                                                                                                            schema27
+                                                                                                            schema26
                                                                                                               .properties
                                                                                                               .initial
                                                                                                               .properties
@@ -12645,7 +12410,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                             data77,
                                                                                                           ) > 255
                                                                                                         ) {
-                                                                                                          validate26.errors =
+                                                                                                          validate25.errors =
                                                                                                             [
                                                                                                               {
                                                                                                                 instancePath:
@@ -12663,7 +12428,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                   'must NOT have more than 255 characters',
                                                                                                                 schema: 255,
                                                                                                                 parentSchema:
-                                                                                                                  schema27
+                                                                                                                  schema26
                                                                                                                     .properties
                                                                                                                     .initial
                                                                                                                     .properties
@@ -12678,7 +12443,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                           return false
                                                                                                         }
                                                                                                       } else {
-                                                                                                        validate26.errors =
+                                                                                                        validate25.errors =
                                                                                                           [
                                                                                                             {
                                                                                                               instancePath:
@@ -12694,7 +12459,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                               message:
                                                                                                                 'must be string',
                                                                                                               schema:
-                                                                                                                schema27
+                                                                                                                schema26
                                                                                                                   .properties
                                                                                                                   .initial
                                                                                                                   .properties
@@ -12705,7 +12470,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                   .street
                                                                                                                   .type,
                                                                                                               parentSchema:
-                                                                                                                schema27
+                                                                                                                schema26
                                                                                                                   .properties
                                                                                                                   .initial
                                                                                                                   .properties
@@ -12748,7 +12513,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                               data78,
                                                                                                             ) > 255
                                                                                                           ) {
-                                                                                                            validate26.errors =
+                                                                                                            validate25.errors =
                                                                                                               [
                                                                                                                 {
                                                                                                                   instancePath:
@@ -12766,7 +12531,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                     'must NOT have more than 255 characters',
                                                                                                                   schema: 255,
                                                                                                                   parentSchema:
-                                                                                                                    schema27
+                                                                                                                    schema26
                                                                                                                       .properties
                                                                                                                       .initial
                                                                                                                       .properties
@@ -12781,7 +12546,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                             return false
                                                                                                           }
                                                                                                         } else {
-                                                                                                          validate26.errors =
+                                                                                                          validate25.errors =
                                                                                                             [
                                                                                                               {
                                                                                                                 instancePath:
@@ -12798,7 +12563,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                 message:
                                                                                                                   'must be string',
                                                                                                                 schema:
-                                                                                                                  schema27
+                                                                                                                  schema26
                                                                                                                     .properties
                                                                                                                     .initial
                                                                                                                     .properties
@@ -12809,7 +12574,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                     .city
                                                                                                                     .type,
                                                                                                                 parentSchema:
-                                                                                                                  schema27
+                                                                                                                  schema26
                                                                                                                     .properties
                                                                                                                     .initial
                                                                                                                     .properties
@@ -12852,7 +12617,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                 data79,
                                                                                                               ) > 255
                                                                                                             ) {
-                                                                                                              validate26.errors =
+                                                                                                              validate25.errors =
                                                                                                                 [
                                                                                                                   {
                                                                                                                     instancePath:
@@ -12870,7 +12635,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                       'must NOT have more than 255 characters',
                                                                                                                     schema: 255,
                                                                                                                     parentSchema:
-                                                                                                                      schema27
+                                                                                                                      schema26
                                                                                                                         .properties
                                                                                                                         .initial
                                                                                                                         .properties
@@ -12885,7 +12650,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                               return false
                                                                                                             }
                                                                                                           } else {
-                                                                                                            validate26.errors =
+                                                                                                            validate25.errors =
                                                                                                               [
                                                                                                                 {
                                                                                                                   instancePath:
@@ -12902,7 +12667,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                   message:
                                                                                                                     'must be string',
                                                                                                                   schema:
-                                                                                                                    schema27
+                                                                                                                    schema26
                                                                                                                       .properties
                                                                                                                       .initial
                                                                                                                       .properties
@@ -12913,7 +12678,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                       .state
                                                                                                                       .type,
                                                                                                                   parentSchema:
-                                                                                                                    schema27
+                                                                                                                    schema26
                                                                                                                       .properties
                                                                                                                       .initial
                                                                                                                       .properties
@@ -12956,7 +12721,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                   data80,
                                                                                                                 ) > 255
                                                                                                               ) {
-                                                                                                                validate26.errors =
+                                                                                                                validate25.errors =
                                                                                                                   [
                                                                                                                     {
                                                                                                                       instancePath:
@@ -12974,7 +12739,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                         'must NOT have more than 255 characters',
                                                                                                                       schema: 255,
                                                                                                                       parentSchema:
-                                                                                                                        schema27
+                                                                                                                        schema26
                                                                                                                           .properties
                                                                                                                           .initial
                                                                                                                           .properties
@@ -12989,7 +12754,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                 return false
                                                                                                               }
                                                                                                             } else {
-                                                                                                              validate26.errors =
+                                                                                                              validate25.errors =
                                                                                                                 [
                                                                                                                   {
                                                                                                                     instancePath:
@@ -13006,7 +12771,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                     message:
                                                                                                                       'must be string',
                                                                                                                     schema:
-                                                                                                                      schema27
+                                                                                                                      schema26
                                                                                                                         .properties
                                                                                                                         .initial
                                                                                                                         .properties
@@ -13017,7 +12782,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                         .country
                                                                                                                         .type,
                                                                                                                     parentSchema:
-                                                                                                                      schema27
+                                                                                                                      schema26
                                                                                                                         .properties
                                                                                                                         .initial
                                                                                                                         .properties
@@ -13060,7 +12825,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                     data81,
                                                                                                                   ) > 20
                                                                                                                 ) {
-                                                                                                                  validate26.errors =
+                                                                                                                  validate25.errors =
                                                                                                                     [
                                                                                                                       {
                                                                                                                         instancePath:
@@ -13078,7 +12843,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                           'must NOT have more than 20 characters',
                                                                                                                         schema: 20,
                                                                                                                         parentSchema:
-                                                                                                                          schema27
+                                                                                                                          schema26
                                                                                                                             .properties
                                                                                                                             .initial
                                                                                                                             .properties
@@ -13097,7 +12862,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                       data81,
                                                                                                                     )
                                                                                                                   ) {
-                                                                                                                    validate26.errors =
+                                                                                                                    validate25.errors =
                                                                                                                       [
                                                                                                                         {
                                                                                                                           instancePath:
@@ -13119,7 +12884,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                           schema:
                                                                                                                             '^[0-9]+(?:-[0-9]+)?$',
                                                                                                                           parentSchema:
-                                                                                                                            schema27
+                                                                                                                            schema26
                                                                                                                               .properties
                                                                                                                               .initial
                                                                                                                               .properties
@@ -13135,7 +12900,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                   }
                                                                                                                 }
                                                                                                               } else {
-                                                                                                                validate26.errors =
+                                                                                                                validate25.errors =
                                                                                                                   [
                                                                                                                     {
                                                                                                                       instancePath:
@@ -13152,7 +12917,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                       message:
                                                                                                                         'must be string',
                                                                                                                       schema:
-                                                                                                                        schema27
+                                                                                                                        schema26
                                                                                                                           .properties
                                                                                                                           .initial
                                                                                                                           .properties
@@ -13163,7 +12928,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                           .zip_code
                                                                                                                           .type,
                                                                                                                       parentSchema:
-                                                                                                                        schema27
+                                                                                                                        schema26
                                                                                                                           .properties
                                                                                                                           .initial
                                                                                                                           .properties
@@ -13190,7 +12955,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                   }
                                                                                                 }
                                                                                               } else {
-                                                                                                validate26.errors = [
+                                                                                                validate25.errors = [
                                                                                                   {
                                                                                                     instancePath:
                                                                                                       instancePath +
@@ -13204,7 +12969,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                     message:
                                                                                                       'must be object',
                                                                                                     schema:
-                                                                                                      schema27
+                                                                                                      schema26
                                                                                                         .properties
                                                                                                         .initial
                                                                                                         .properties
@@ -13212,7 +12977,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                         .properties
                                                                                                         .address.type,
                                                                                                     parentSchema:
-                                                                                                      schema27
+                                                                                                      schema26
                                                                                                         .properties
                                                                                                         .initial
                                                                                                         .properties
@@ -13245,7 +13010,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                   if (
                                                                                                     data82.length > 100
                                                                                                   ) {
-                                                                                                    validate26.errors =
+                                                                                                    validate25.errors =
                                                                                                       [
                                                                                                         {
                                                                                                           instancePath:
@@ -13262,7 +13027,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                             'must NOT have more than 100 items',
                                                                                                           schema: 100,
                                                                                                           parentSchema:
-                                                                                                            schema27
+                                                                                                            schema26
                                                                                                               .properties
                                                                                                               .initial
                                                                                                               .properties
@@ -13277,7 +13042,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                     if (
                                                                                                       data82.length < 1
                                                                                                     ) {
-                                                                                                      validate26.errors =
+                                                                                                      validate25.errors =
                                                                                                         [
                                                                                                           {
                                                                                                             instancePath:
@@ -13294,7 +13059,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                               'must NOT have fewer than 1 items',
                                                                                                             schema: 1,
                                                                                                             parentSchema:
-                                                                                                              schema27
+                                                                                                              schema26
                                                                                                                 .properties
                                                                                                                 .initial
                                                                                                                 .properties
@@ -13343,7 +13108,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                     'country'
                                                                                                                 )
                                                                                                               ) {
-                                                                                                                validate26.errors =
+                                                                                                                validate25.errors =
                                                                                                                   [
                                                                                                                     {
                                                                                                                       instancePath:
@@ -13363,7 +13128,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                         'must NOT have additional properties',
                                                                                                                       schema: false,
                                                                                                                       parentSchema:
-                                                                                                                        schema27
+                                                                                                                        schema26
                                                                                                                           .properties
                                                                                                                           .initial
                                                                                                                           .properties
@@ -13404,7 +13169,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                       ) >
                                                                                                                       255
                                                                                                                     ) {
-                                                                                                                      validate26.errors =
+                                                                                                                      validate25.errors =
                                                                                                                         [
                                                                                                                           {
                                                                                                                             instancePath:
@@ -13424,7 +13189,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                               'must NOT have more than 255 characters',
                                                                                                                             schema: 255,
                                                                                                                             parentSchema:
-                                                                                                                              schema27
+                                                                                                                              schema26
                                                                                                                                 .properties
                                                                                                                                 .initial
                                                                                                                                 .properties
@@ -13440,7 +13205,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                       return false
                                                                                                                     }
                                                                                                                   } else {
-                                                                                                                    validate26.errors =
+                                                                                                                    validate25.errors =
                                                                                                                       [
                                                                                                                         {
                                                                                                                           instancePath:
@@ -13459,7 +13224,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                           message:
                                                                                                                             'must be string',
                                                                                                                           schema:
-                                                                                                                            schema27
+                                                                                                                            schema26
                                                                                                                               .properties
                                                                                                                               .initial
                                                                                                                               .properties
@@ -13471,7 +13236,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                               .restaurant_id
                                                                                                                               .type,
                                                                                                                           parentSchema:
-                                                                                                                            schema27
+                                                                                                                            schema26
                                                                                                                               .properties
                                                                                                                               .initial
                                                                                                                               .properties
@@ -13518,7 +13283,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                         ) >
                                                                                                                         255
                                                                                                                       ) {
-                                                                                                                        validate26.errors =
+                                                                                                                        validate25.errors =
                                                                                                                           [
                                                                                                                             {
                                                                                                                               instancePath:
@@ -13538,7 +13303,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                                 'must NOT have more than 255 characters',
                                                                                                                               schema: 255,
                                                                                                                               parentSchema:
-                                                                                                                                schema27
+                                                                                                                                schema26
                                                                                                                                   .properties
                                                                                                                                   .initial
                                                                                                                                   .properties
@@ -13554,7 +13319,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                         return false
                                                                                                                       }
                                                                                                                     } else {
-                                                                                                                      validate26.errors =
+                                                                                                                      validate25.errors =
                                                                                                                         [
                                                                                                                           {
                                                                                                                             instancePath:
@@ -13573,7 +13338,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                             message:
                                                                                                                               'must be string',
                                                                                                                             schema:
-                                                                                                                              schema27
+                                                                                                                              schema26
                                                                                                                                 .properties
                                                                                                                                 .initial
                                                                                                                                 .properties
@@ -13585,7 +13350,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                                 .location
                                                                                                                                 .type,
                                                                                                                             parentSchema:
-                                                                                                                              schema27
+                                                                                                                              schema26
                                                                                                                                 .properties
                                                                                                                                 .initial
                                                                                                                                 .properties
@@ -13632,7 +13397,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                           ) >
                                                                                                                           255
                                                                                                                         ) {
-                                                                                                                          validate26.errors =
+                                                                                                                          validate25.errors =
                                                                                                                             [
                                                                                                                               {
                                                                                                                                 instancePath:
@@ -13652,7 +13417,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                                   'must NOT have more than 255 characters',
                                                                                                                                 schema: 255,
                                                                                                                                 parentSchema:
-                                                                                                                                  schema27
+                                                                                                                                  schema26
                                                                                                                                     .properties
                                                                                                                                     .initial
                                                                                                                                     .properties
@@ -13668,7 +13433,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                           return false
                                                                                                                         }
                                                                                                                       } else {
-                                                                                                                        validate26.errors =
+                                                                                                                        validate25.errors =
                                                                                                                           [
                                                                                                                             {
                                                                                                                               instancePath:
@@ -13687,7 +13452,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                               message:
                                                                                                                                 'must be string',
                                                                                                                               schema:
-                                                                                                                                schema27
+                                                                                                                                schema26
                                                                                                                                   .properties
                                                                                                                                   .initial
                                                                                                                                   .properties
@@ -13699,7 +13464,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                                   .country
                                                                                                                                   .type,
                                                                                                                               parentSchema:
-                                                                                                                                schema27
+                                                                                                                                schema26
                                                                                                                                   .properties
                                                                                                                                   .initial
                                                                                                                                   .properties
@@ -13725,7 +13490,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                               }
                                                                                                             }
                                                                                                           } else {
-                                                                                                            validate26.errors =
+                                                                                                            validate25.errors =
                                                                                                               [
                                                                                                                 {
                                                                                                                   instancePath:
@@ -13743,7 +13508,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                   message:
                                                                                                                     'must be object',
                                                                                                                   schema:
-                                                                                                                    schema27
+                                                                                                                    schema26
                                                                                                                       .properties
                                                                                                                       .initial
                                                                                                                       .properties
@@ -13753,7 +13518,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                       .items
                                                                                                                       .type,
                                                                                                                   parentSchema:
-                                                                                                                    schema27
+                                                                                                                    schema26
                                                                                                                       .properties
                                                                                                                       .initial
                                                                                                                       .properties
@@ -13777,7 +13542,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                     }
                                                                                                   }
                                                                                                 } else {
-                                                                                                  validate26.errors = [
+                                                                                                  validate25.errors = [
                                                                                                     {
                                                                                                       instancePath:
                                                                                                         instancePath +
@@ -13791,7 +13556,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                       message:
                                                                                                         'must be array',
                                                                                                       schema:
-                                                                                                        schema27
+                                                                                                        schema26
                                                                                                           .properties
                                                                                                           .initial
                                                                                                           .properties
@@ -13800,7 +13565,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                           .reservation_info
                                                                                                           .type,
                                                                                                       parentSchema:
-                                                                                                        schema27
+                                                                                                        schema26
                                                                                                           .properties
                                                                                                           .initial
                                                                                                           .properties
@@ -13823,7 +13588,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                       }
                                                                                     }
                                                                                   } else {
-                                                                                    validate26.errors = [
+                                                                                    validate25.errors = [
                                                                                       {
                                                                                         instancePath:
                                                                                           instancePath +
@@ -13834,11 +13599,11 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                         params: { type: 'object' },
                                                                                         message: 'must be object',
                                                                                         schema:
-                                                                                          schema27.properties.initial
+                                                                                          schema26.properties.initial
                                                                                             .properties
                                                                                             .business_site_info.type,
                                                                                         parentSchema:
-                                                                                          schema27.properties.initial
+                                                                                          schema26.properties.initial
                                                                                             .properties
                                                                                             .business_site_info,
                                                                                         data: data73,
@@ -13860,7 +13625,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                   if (errors === _errs197) {
                                                                                     if (Array.isArray(data87)) {
                                                                                       if (data87.length > 100) {
-                                                                                        validate26.errors = [
+                                                                                        validate25.errors = [
                                                                                           {
                                                                                             instancePath:
                                                                                               instancePath +
@@ -13873,7 +13638,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                               'must NOT have more than 100 items',
                                                                                             schema: 100,
                                                                                             parentSchema:
-                                                                                              schema27.properties
+                                                                                              schema26.properties
                                                                                                 .initial.properties
                                                                                                 .reservation_info,
                                                                                             data: data87,
@@ -13882,7 +13647,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                         return false
                                                                                       } else {
                                                                                         if (data87.length < 1) {
-                                                                                          validate26.errors = [
+                                                                                          validate25.errors = [
                                                                                             {
                                                                                               instancePath:
                                                                                                 instancePath +
@@ -13895,7 +13660,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                 'must NOT have fewer than 1 items',
                                                                                               schema: 1,
                                                                                               parentSchema:
-                                                                                                schema27.properties
+                                                                                                schema26.properties
                                                                                                   .initial.properties
                                                                                                   .reservation_info,
                                                                                               data: data87,
@@ -13931,7 +13696,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                         'country'
                                                                                                     )
                                                                                                   ) {
-                                                                                                    validate26.errors =
+                                                                                                    validate25.errors =
                                                                                                       [
                                                                                                         {
                                                                                                           instancePath:
@@ -13950,7 +13715,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                             'must NOT have additional properties',
                                                                                                           schema: false,
                                                                                                           parentSchema:
-                                                                                                            schema27
+                                                                                                            schema26
                                                                                                               .properties
                                                                                                               .initial
                                                                                                               .properties
@@ -13987,7 +13752,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                             data89,
                                                                                                           ) > 255
                                                                                                         ) {
-                                                                                                          validate26.errors =
+                                                                                                          validate25.errors =
                                                                                                             [
                                                                                                               {
                                                                                                                 instancePath:
@@ -14007,7 +13772,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                   'must NOT have more than 255 characters',
                                                                                                                 schema: 255,
                                                                                                                 parentSchema:
-                                                                                                                  schema27
+                                                                                                                  schema26
                                                                                                                     .properties
                                                                                                                     .initial
                                                                                                                     .properties
@@ -14021,7 +13786,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                           return false
                                                                                                         }
                                                                                                       } else {
-                                                                                                        validate26.errors =
+                                                                                                        validate25.errors =
                                                                                                           [
                                                                                                             {
                                                                                                               instancePath:
@@ -14039,7 +13804,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                               message:
                                                                                                                 'must be string',
                                                                                                               schema:
-                                                                                                                schema27
+                                                                                                                schema26
                                                                                                                   .properties
                                                                                                                   .initial
                                                                                                                   .properties
@@ -14049,7 +13814,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                   .restaurant_id
                                                                                                                   .type,
                                                                                                               parentSchema:
-                                                                                                                schema27
+                                                                                                                schema26
                                                                                                                   .properties
                                                                                                                   .initial
                                                                                                                   .properties
@@ -14091,7 +13856,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                               data90,
                                                                                                             ) > 255
                                                                                                           ) {
-                                                                                                            validate26.errors =
+                                                                                                            validate25.errors =
                                                                                                               [
                                                                                                                 {
                                                                                                                   instancePath:
@@ -14111,7 +13876,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                     'must NOT have more than 255 characters',
                                                                                                                   schema: 255,
                                                                                                                   parentSchema:
-                                                                                                                    schema27
+                                                                                                                    schema26
                                                                                                                       .properties
                                                                                                                       .initial
                                                                                                                       .properties
@@ -14125,7 +13890,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                             return false
                                                                                                           }
                                                                                                         } else {
-                                                                                                          validate26.errors =
+                                                                                                          validate25.errors =
                                                                                                             [
                                                                                                               {
                                                                                                                 instancePath:
@@ -14144,7 +13909,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                 message:
                                                                                                                   'must be string',
                                                                                                                 schema:
-                                                                                                                  schema27
+                                                                                                                  schema26
                                                                                                                     .properties
                                                                                                                     .initial
                                                                                                                     .properties
@@ -14154,7 +13919,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                     .location
                                                                                                                     .type,
                                                                                                                 parentSchema:
-                                                                                                                  schema27
+                                                                                                                  schema26
                                                                                                                     .properties
                                                                                                                     .initial
                                                                                                                     .properties
@@ -14196,7 +13961,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                 data91,
                                                                                                               ) > 255
                                                                                                             ) {
-                                                                                                              validate26.errors =
+                                                                                                              validate25.errors =
                                                                                                                 [
                                                                                                                   {
                                                                                                                     instancePath:
@@ -14216,7 +13981,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                       'must NOT have more than 255 characters',
                                                                                                                     schema: 255,
                                                                                                                     parentSchema:
-                                                                                                                      schema27
+                                                                                                                      schema26
                                                                                                                         .properties
                                                                                                                         .initial
                                                                                                                         .properties
@@ -14230,7 +13995,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                               return false
                                                                                                             }
                                                                                                           } else {
-                                                                                                            validate26.errors =
+                                                                                                            validate25.errors =
                                                                                                               [
                                                                                                                 {
                                                                                                                   instancePath:
@@ -14249,7 +14014,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                   message:
                                                                                                                     'must be string',
                                                                                                                   schema:
-                                                                                                                    schema27
+                                                                                                                    schema26
                                                                                                                       .properties
                                                                                                                       .initial
                                                                                                                       .properties
@@ -14259,7 +14024,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                       .country
                                                                                                                       .type,
                                                                                                                   parentSchema:
-                                                                                                                    schema27
+                                                                                                                    schema26
                                                                                                                       .properties
                                                                                                                       .initial
                                                                                                                       .properties
@@ -14283,7 +14048,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                   }
                                                                                                 }
                                                                                               } else {
-                                                                                                validate26.errors = [
+                                                                                                validate25.errors = [
                                                                                                   {
                                                                                                     instancePath:
                                                                                                       instancePath +
@@ -14298,14 +14063,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                     message:
                                                                                                       'must be object',
                                                                                                     schema:
-                                                                                                      schema27
+                                                                                                      schema26
                                                                                                         .properties
                                                                                                         .initial
                                                                                                         .properties
                                                                                                         .reservation_info
                                                                                                         .items.type,
                                                                                                     parentSchema:
-                                                                                                      schema27
+                                                                                                      schema26
                                                                                                         .properties
                                                                                                         .initial
                                                                                                         .properties
@@ -14326,7 +14091,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                         }
                                                                                       }
                                                                                     } else {
-                                                                                      validate26.errors = [
+                                                                                      validate25.errors = [
                                                                                         {
                                                                                           instancePath:
                                                                                             instancePath +
@@ -14337,11 +14102,11 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                           params: { type: 'array' },
                                                                                           message: 'must be array',
                                                                                           schema:
-                                                                                            schema27.properties.initial
+                                                                                            schema26.properties.initial
                                                                                               .properties
                                                                                               .reservation_info.type,
                                                                                           parentSchema:
-                                                                                            schema27.properties.initial
+                                                                                            schema26.properties.initial
                                                                                               .properties
                                                                                               .reservation_info,
                                                                                           data: data87,
@@ -14363,7 +14128,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                     if (errors === _errs208) {
                                                                                       if (typeof data92 === 'string') {
                                                                                         if (func2(data92) > 45) {
-                                                                                          validate26.errors = [
+                                                                                          validate25.errors = [
                                                                                             {
                                                                                               instancePath:
                                                                                                 instancePath +
@@ -14376,7 +14141,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                 'must NOT have more than 45 characters',
                                                                                               schema: 45,
                                                                                               parentSchema:
-                                                                                                schema27.properties
+                                                                                                schema26.properties
                                                                                                   .initial.properties
                                                                                                   .external_uid,
                                                                                               data: data92,
@@ -14385,7 +14150,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                           return false
                                                                                         } else {
                                                                                           if (func2(data92) < 1) {
-                                                                                            validate26.errors = [
+                                                                                            validate25.errors = [
                                                                                               {
                                                                                                 instancePath:
                                                                                                   instancePath +
@@ -14398,7 +14163,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                   'must NOT have fewer than 1 characters',
                                                                                                 schema: 1,
                                                                                                 parentSchema:
-                                                                                                  schema27.properties
+                                                                                                  schema26.properties
                                                                                                     .initial.properties
                                                                                                     .external_uid,
                                                                                                 data: data92,
@@ -14408,7 +14173,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                           }
                                                                                         }
                                                                                       } else {
-                                                                                        validate26.errors = [
+                                                                                        validate25.errors = [
                                                                                           {
                                                                                             instancePath:
                                                                                               instancePath +
@@ -14419,11 +14184,11 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                             params: { type: 'string' },
                                                                                             message: 'must be string',
                                                                                             schema:
-                                                                                              schema27.properties
+                                                                                              schema26.properties
                                                                                                 .initial.properties
                                                                                                 .external_uid.type,
                                                                                             parentSchema:
-                                                                                              schema27.properties
+                                                                                              schema26.properties
                                                                                                 .initial.properties
                                                                                                 .external_uid,
                                                                                             data: data92,
@@ -14449,15 +14214,15 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                                             }
                                                           }
                                                         } else {
-                                                          validate26.errors = [
+                                                          validate25.errors = [
                                                             {
                                                               instancePath: instancePath + '/initial',
                                                               schemaPath: '#/properties/initial/type',
                                                               keyword: 'type',
                                                               params: { type: 'object' },
                                                               message: 'must be object',
-                                                              schema: schema27.properties.initial.type,
-                                                              parentSchema: schema27.properties.initial,
+                                                              schema: schema26.properties.initial.type,
+                                                              parentSchema: schema26.properties.initial,
                                                               data: data51,
                                                             },
                                                           ]
@@ -14492,26 +14257,26 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
         }
       }
     } else {
-      validate26.errors = [
+      validate25.errors = [
         {
           instancePath,
           schemaPath: '#/type',
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema27.type,
-          parentSchema: schema27,
+          schema: schema26.type,
+          parentSchema: schema26,
           data,
         },
       ]
       return false
     }
   }
-  validate26.errors = vErrors
+  validate25.errors = vErrors
   return errors === 0
 }
-export const v_f4524343 = validate27
-const schema28 = {
+export const v_f4524343 = validate26
+const schema27 = {
   type: 'object',
   additionalProperties: false,
   required: ['owner', 'account_name'],
@@ -14548,7 +14313,7 @@ const schema28 = {
     incarnation: { type: 'string', minLength: 1, maxLength: 200 },
   },
 }
-function validate27(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate26(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null
   let errors = 0
   if (errors === 0) {
@@ -14558,15 +14323,15 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
         (data.owner === undefined && (missing0 = 'owner')) ||
         (data.account_name === undefined && (missing0 = 'account_name'))
       ) {
-        validate27.errors = [
+        validate26.errors = [
           {
             instancePath,
             schemaPath: '#/required',
             keyword: 'required',
             params: { missingProperty: missing0 },
             message: "must have required property '" + missing0 + "'",
-            schema: schema28.required,
-            parentSchema: schema28,
+            schema: schema27.required,
+            parentSchema: schema27,
             data,
           },
         ]
@@ -14586,7 +14351,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
               key0 === 'incarnation'
             )
           ) {
-            validate27.errors = [
+            validate26.errors = [
               {
                 instancePath,
                 schemaPath: '#/additionalProperties',
@@ -14594,7 +14359,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { additionalProperty: key0 },
                 message: 'must NOT have additional properties',
                 schema: false,
-                parentSchema: schema28,
+                parentSchema: schema27,
                 data,
               },
             ]
@@ -14609,7 +14374,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
             if (errors === _errs2) {
               if (typeof data0 === 'string') {
                 if (func2(data0) > 45) {
-                  validate27.errors = [
+                  validate26.errors = [
                     {
                       instancePath: instancePath + '/account_name',
                       schemaPath: '#/properties/account_name/maxLength',
@@ -14617,14 +14382,14 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                       params: { limit: 45 },
                       message: 'must NOT have more than 45 characters',
                       schema: 45,
-                      parentSchema: schema28.properties.account_name,
+                      parentSchema: schema27.properties.account_name,
                       data: data0,
                     },
                   ]
                   return false
                 } else {
                   if (func2(data0) < 1) {
-                    validate27.errors = [
+                    validate26.errors = [
                       {
                         instancePath: instancePath + '/account_name',
                         schemaPath: '#/properties/account_name/minLength',
@@ -14632,14 +14397,14 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                         params: { limit: 1 },
                         message: 'must NOT have fewer than 1 characters',
                         schema: 1,
-                        parentSchema: schema28.properties.account_name,
+                        parentSchema: schema27.properties.account_name,
                         data: data0,
                       },
                     ]
                     return false
                   } else {
                     if (!pattern0.test(data0)) {
-                      validate27.errors = [
+                      validate26.errors = [
                         {
                           instancePath: instancePath + '/account_name',
                           schemaPath: '#/properties/account_name/pattern',
@@ -14647,7 +14412,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                           params: { pattern: '^[A-Za-z0-9@._+-]+$' },
                           message: 'must match pattern "' + '^[A-Za-z0-9@._+-]+$' + '"',
                           schema: '^[A-Za-z0-9@._+-]+$',
-                          parentSchema: schema28.properties.account_name,
+                          parentSchema: schema27.properties.account_name,
                           data: data0,
                         },
                       ]
@@ -14656,15 +14421,15 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                 }
               } else {
-                validate27.errors = [
+                validate26.errors = [
                   {
                     instancePath: instancePath + '/account_name',
                     schemaPath: '#/properties/account_name/type',
                     keyword: 'type',
                     params: { type: 'string' },
                     message: 'must be string',
-                    schema: schema28.properties.account_name.type,
-                    parentSchema: schema28.properties.account_name,
+                    schema: schema27.properties.account_name.type,
+                    parentSchema: schema27.properties.account_name,
                     data: data0,
                   },
                 ]
@@ -14682,7 +14447,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
               if (errors === _errs4) {
                 if (typeof data1 === 'string') {
                   if (func2(data1) > 45) {
-                    validate27.errors = [
+                    validate26.errors = [
                       {
                         instancePath: instancePath + '/first_name',
                         schemaPath: '#/properties/first_name/maxLength',
@@ -14690,14 +14455,14 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                         params: { limit: 45 },
                         message: 'must NOT have more than 45 characters',
                         schema: 45,
-                        parentSchema: schema28.properties.first_name,
+                        parentSchema: schema27.properties.first_name,
                         data: data1,
                       },
                     ]
                     return false
                   } else {
                     if (func2(data1) < 1) {
-                      validate27.errors = [
+                      validate26.errors = [
                         {
                           instancePath: instancePath + '/first_name',
                           schemaPath: '#/properties/first_name/minLength',
@@ -14705,14 +14470,14 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                           params: { limit: 1 },
                           message: 'must NOT have fewer than 1 characters',
                           schema: 1,
-                          parentSchema: schema28.properties.first_name,
+                          parentSchema: schema27.properties.first_name,
                           data: data1,
                         },
                       ]
                       return false
                     } else {
                       if (!pattern1.test(data1)) {
-                        validate27.errors = [
+                        validate26.errors = [
                           {
                             instancePath: instancePath + '/first_name',
                             schemaPath: '#/properties/first_name/pattern',
@@ -14720,7 +14485,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                             params: { pattern: '^[A-Za-z]+$' },
                             message: 'must match pattern "' + '^[A-Za-z]+$' + '"',
                             schema: '^[A-Za-z]+$',
-                            parentSchema: schema28.properties.first_name,
+                            parentSchema: schema27.properties.first_name,
                             data: data1,
                           },
                         ]
@@ -14729,15 +14494,15 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                     }
                   }
                 } else {
-                  validate27.errors = [
+                  validate26.errors = [
                     {
                       instancePath: instancePath + '/first_name',
                       schemaPath: '#/properties/first_name/type',
                       keyword: 'type',
                       params: { type: 'string' },
                       message: 'must be string',
-                      schema: schema28.properties.first_name.type,
-                      parentSchema: schema28.properties.first_name,
+                      schema: schema27.properties.first_name.type,
+                      parentSchema: schema27.properties.first_name,
                       data: data1,
                     },
                   ]
@@ -14755,7 +14520,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                 if (errors === _errs6) {
                   if (typeof data2 === 'string') {
                     if (func2(data2) > 45) {
-                      validate27.errors = [
+                      validate26.errors = [
                         {
                           instancePath: instancePath + '/last_name',
                           schemaPath: '#/properties/last_name/maxLength',
@@ -14763,14 +14528,14 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                           params: { limit: 45 },
                           message: 'must NOT have more than 45 characters',
                           schema: 45,
-                          parentSchema: schema28.properties.last_name,
+                          parentSchema: schema27.properties.last_name,
                           data: data2,
                         },
                       ]
                       return false
                     } else {
                       if (func2(data2) < 1) {
-                        validate27.errors = [
+                        validate26.errors = [
                           {
                             instancePath: instancePath + '/last_name',
                             schemaPath: '#/properties/last_name/minLength',
@@ -14778,14 +14543,14 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                             params: { limit: 1 },
                             message: 'must NOT have fewer than 1 characters',
                             schema: 1,
-                            parentSchema: schema28.properties.last_name,
+                            parentSchema: schema27.properties.last_name,
                             data: data2,
                           },
                         ]
                         return false
                       } else {
                         if (!pattern1.test(data2)) {
-                          validate27.errors = [
+                          validate26.errors = [
                             {
                               instancePath: instancePath + '/last_name',
                               schemaPath: '#/properties/last_name/pattern',
@@ -14793,7 +14558,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                               params: { pattern: '^[A-Za-z]+$' },
                               message: 'must match pattern "' + '^[A-Za-z]+$' + '"',
                               schema: '^[A-Za-z]+$',
-                              parentSchema: schema28.properties.last_name,
+                              parentSchema: schema27.properties.last_name,
                               data: data2,
                             },
                           ]
@@ -14802,15 +14567,15 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                       }
                     }
                   } else {
-                    validate27.errors = [
+                    validate26.errors = [
                       {
                         instancePath: instancePath + '/last_name',
                         schemaPath: '#/properties/last_name/type',
                         keyword: 'type',
                         params: { type: 'string' },
                         message: 'must be string',
-                        schema: schema28.properties.last_name.type,
-                        parentSchema: schema28.properties.last_name,
+                        schema: schema27.properties.last_name.type,
+                        parentSchema: schema27.properties.last_name,
                         data: data2,
                       },
                     ]
@@ -14829,7 +14594,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                     if (errors === _errs8) {
                       if (typeof data3 === 'string') {
                         if (func2(data3) > 150) {
-                          validate27.errors = [
+                          validate26.errors = [
                             {
                               instancePath: instancePath + '/email',
                               schemaPath: '#/properties/email/maxLength',
@@ -14837,14 +14602,14 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                               params: { limit: 150 },
                               message: 'must NOT have more than 150 characters',
                               schema: 150,
-                              parentSchema: schema28.properties.email,
+                              parentSchema: schema27.properties.email,
                               data: data3,
                             },
                           ]
                           return false
                         } else {
                           if (!formats0.validate(data3)) {
-                            validate27.errors = [
+                            validate26.errors = [
                               {
                                 instancePath: instancePath + '/email',
                                 schemaPath: '#/properties/email/format',
@@ -14852,7 +14617,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                                 params: { format: 'email' },
                                 message: 'must match format "' + 'email' + '"',
                                 schema: 'email',
-                                parentSchema: schema28.properties.email,
+                                parentSchema: schema27.properties.email,
                                 data: data3,
                               },
                             ]
@@ -14860,15 +14625,15 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                           }
                         }
                       } else {
-                        validate27.errors = [
+                        validate26.errors = [
                           {
                             instancePath: instancePath + '/email',
                             schemaPath: '#/properties/email/type',
                             keyword: 'type',
                             params: { type: 'string' },
                             message: 'must be string',
-                            schema: schema28.properties.email.type,
-                            parentSchema: schema28.properties.email,
+                            schema: schema27.properties.email.type,
+                            parentSchema: schema27.properties.email,
                             data: data3,
                           },
                         ]
@@ -14885,30 +14650,30 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                     let data4 = data.lang
                     const _errs10 = errors
                     if (typeof data4 !== 'string') {
-                      validate27.errors = [
+                      validate26.errors = [
                         {
                           instancePath: instancePath + '/lang',
                           schemaPath: '#/properties/lang/type',
                           keyword: 'type',
                           params: { type: 'string' },
                           message: 'must be string',
-                          schema: schema28.properties.lang.type,
-                          parentSchema: schema28.properties.lang,
+                          schema: schema27.properties.lang.type,
+                          parentSchema: schema27.properties.lang,
                           data: data4,
                         },
                       ]
                       return false
                     }
                     if (!(data4 === 'en' || data4 === 'es' || data4 === 'ja')) {
-                      validate27.errors = [
+                      validate26.errors = [
                         {
                           instancePath: instancePath + '/lang',
                           schemaPath: '#/properties/lang/enum',
                           keyword: 'enum',
-                          params: { allowedValues: schema28.properties.lang.enum },
+                          params: { allowedValues: schema27.properties.lang.enum },
                           message: 'must be equal to one of the allowed values',
-                          schema: schema28.properties.lang.enum,
-                          parentSchema: schema28.properties.lang,
+                          schema: schema27.properties.lang.enum,
+                          parentSchema: schema27.properties.lang,
                           data: data4,
                         },
                       ]
@@ -14925,7 +14690,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                       if (errors === _errs12) {
                         if (typeof data5 === 'string') {
                           if (func2(data5) > 200) {
-                            validate27.errors = [
+                            validate26.errors = [
                               {
                                 instancePath: instancePath + '/owner',
                                 schemaPath: '#/properties/owner/maxLength',
@@ -14933,14 +14698,14 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                                 params: { limit: 200 },
                                 message: 'must NOT have more than 200 characters',
                                 schema: 200,
-                                parentSchema: schema28.properties.owner,
+                                parentSchema: schema27.properties.owner,
                                 data: data5,
                               },
                             ]
                             return false
                           } else {
                             if (func2(data5) < 1) {
-                              validate27.errors = [
+                              validate26.errors = [
                                 {
                                   instancePath: instancePath + '/owner',
                                   schemaPath: '#/properties/owner/minLength',
@@ -14948,7 +14713,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                                   params: { limit: 1 },
                                   message: 'must NOT have fewer than 1 characters',
                                   schema: 1,
-                                  parentSchema: schema28.properties.owner,
+                                  parentSchema: schema27.properties.owner,
                                   data: data5,
                                 },
                               ]
@@ -14956,15 +14721,15 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                             }
                           }
                         } else {
-                          validate27.errors = [
+                          validate26.errors = [
                             {
                               instancePath: instancePath + '/owner',
                               schemaPath: '#/properties/owner/type',
                               keyword: 'type',
                               params: { type: 'string' },
                               message: 'must be string',
-                              schema: schema28.properties.owner.type,
-                              parentSchema: schema28.properties.owner,
+                              schema: schema27.properties.owner.type,
+                              parentSchema: schema27.properties.owner,
                               data: data5,
                             },
                           ]
@@ -14982,7 +14747,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                         if (errors === _errs14) {
                           if (typeof data6 === 'string') {
                             if (!pattern10.test(data6)) {
-                              validate27.errors = [
+                              validate26.errors = [
                                 {
                                   instancePath: instancePath + '/created_at',
                                   schemaPath: '#/properties/created_at/pattern',
@@ -14993,22 +14758,22 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                                     '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$' +
                                     '"',
                                   schema: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
-                                  parentSchema: schema28.properties.created_at,
+                                  parentSchema: schema27.properties.created_at,
                                   data: data6,
                                 },
                               ]
                               return false
                             }
                           } else {
-                            validate27.errors = [
+                            validate26.errors = [
                               {
                                 instancePath: instancePath + '/created_at',
                                 schemaPath: '#/properties/created_at/type',
                                 keyword: 'type',
                                 params: { type: 'string' },
                                 message: 'must be string',
-                                schema: schema28.properties.created_at.type,
-                                parentSchema: schema28.properties.created_at,
+                                schema: schema27.properties.created_at.type,
+                                parentSchema: schema27.properties.created_at,
                                 data: data6,
                               },
                             ]
@@ -15026,7 +14791,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                           if (errors === _errs16) {
                             if (typeof data7 === 'string') {
                               if (func2(data7) > 200) {
-                                validate27.errors = [
+                                validate26.errors = [
                                   {
                                     instancePath: instancePath + '/incarnation',
                                     schemaPath: '#/properties/incarnation/maxLength',
@@ -15034,14 +14799,14 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                                     params: { limit: 200 },
                                     message: 'must NOT have more than 200 characters',
                                     schema: 200,
-                                    parentSchema: schema28.properties.incarnation,
+                                    parentSchema: schema27.properties.incarnation,
                                     data: data7,
                                   },
                                 ]
                                 return false
                               } else {
                                 if (func2(data7) < 1) {
-                                  validate27.errors = [
+                                  validate26.errors = [
                                     {
                                       instancePath: instancePath + '/incarnation',
                                       schemaPath: '#/properties/incarnation/minLength',
@@ -15049,7 +14814,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                                       params: { limit: 1 },
                                       message: 'must NOT have fewer than 1 characters',
                                       schema: 1,
-                                      parentSchema: schema28.properties.incarnation,
+                                      parentSchema: schema27.properties.incarnation,
                                       data: data7,
                                     },
                                   ]
@@ -15057,15 +14822,15 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                                 }
                               }
                             } else {
-                              validate27.errors = [
+                              validate26.errors = [
                                 {
                                   instancePath: instancePath + '/incarnation',
                                   schemaPath: '#/properties/incarnation/type',
                                   keyword: 'type',
                                   params: { type: 'string' },
                                   message: 'must be string',
-                                  schema: schema28.properties.incarnation.type,
-                                  parentSchema: schema28.properties.incarnation,
+                                  schema: schema27.properties.incarnation.type,
+                                  parentSchema: schema27.properties.incarnation,
                                   data: data7,
                                 },
                               ]
@@ -15080,6 +14845,299 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
                     }
                   }
                 }
+              }
+            }
+          }
+        }
+      }
+    } else {
+      validate26.errors = [
+        {
+          instancePath,
+          schemaPath: '#/type',
+          keyword: 'type',
+          params: { type: 'object' },
+          message: 'must be object',
+          schema: schema27.type,
+          parentSchema: schema27,
+          data,
+        },
+      ]
+      return false
+    }
+  }
+  validate26.errors = vErrors
+  return errors === 0
+}
+export const v_461f295f = validate27
+const schema28 = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['owner', 'account_name', 'site_name'],
+  properties: {
+    owner: { type: 'string', minLength: 1, maxLength: 200 },
+    account_name: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 45,
+      pattern: '^[A-Za-z0-9@._+-]+$',
+      description: '1 to 45 letters, digits or "@ . _ + -"',
+    },
+    site_name: {
+      type: 'string',
+      minLength: 4,
+      maxLength: 45,
+      pattern: '^[A-Za-z0-9_-]+$',
+      description: '4 to 45 letters, digits, "-" or "_"',
+    },
+  },
+}
+function validate27(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null
+  let errors = 0
+  if (errors === 0) {
+    if (data && typeof data == 'object' && !Array.isArray(data)) {
+      let missing0
+      if (
+        (data.owner === undefined && (missing0 = 'owner')) ||
+        (data.account_name === undefined && (missing0 = 'account_name')) ||
+        (data.site_name === undefined && (missing0 = 'site_name'))
+      ) {
+        validate27.errors = [
+          {
+            instancePath,
+            schemaPath: '#/required',
+            keyword: 'required',
+            params: { missingProperty: missing0 },
+            message: "must have required property '" + missing0 + "'",
+            schema: schema28.required,
+            parentSchema: schema28,
+            data,
+          },
+        ]
+        return false
+      } else {
+        const _errs1 = errors
+        for (const key0 in data) {
+          if (!(key0 === 'owner' || key0 === 'account_name' || key0 === 'site_name')) {
+            validate27.errors = [
+              {
+                instancePath,
+                schemaPath: '#/additionalProperties',
+                keyword: 'additionalProperties',
+                params: { additionalProperty: key0 },
+                message: 'must NOT have additional properties',
+                schema: false,
+                parentSchema: schema28,
+                data,
+              },
+            ]
+            return false
+            break
+          }
+        }
+        if (_errs1 === errors) {
+          if (data.owner !== undefined) {
+            let data0 = data.owner
+            const _errs2 = errors
+            if (errors === _errs2) {
+              if (typeof data0 === 'string') {
+                if (func2(data0) > 200) {
+                  validate27.errors = [
+                    {
+                      instancePath: instancePath + '/owner',
+                      schemaPath: '#/properties/owner/maxLength',
+                      keyword: 'maxLength',
+                      params: { limit: 200 },
+                      message: 'must NOT have more than 200 characters',
+                      schema: 200,
+                      parentSchema: schema28.properties.owner,
+                      data: data0,
+                    },
+                  ]
+                  return false
+                } else {
+                  if (func2(data0) < 1) {
+                    validate27.errors = [
+                      {
+                        instancePath: instancePath + '/owner',
+                        schemaPath: '#/properties/owner/minLength',
+                        keyword: 'minLength',
+                        params: { limit: 1 },
+                        message: 'must NOT have fewer than 1 characters',
+                        schema: 1,
+                        parentSchema: schema28.properties.owner,
+                        data: data0,
+                      },
+                    ]
+                    return false
+                  }
+                }
+              } else {
+                validate27.errors = [
+                  {
+                    instancePath: instancePath + '/owner',
+                    schemaPath: '#/properties/owner/type',
+                    keyword: 'type',
+                    params: { type: 'string' },
+                    message: 'must be string',
+                    schema: schema28.properties.owner.type,
+                    parentSchema: schema28.properties.owner,
+                    data: data0,
+                  },
+                ]
+                return false
+              }
+            }
+            var valid0 = _errs2 === errors
+          } else {
+            var valid0 = true
+          }
+          if (valid0) {
+            if (data.account_name !== undefined) {
+              let data1 = data.account_name
+              const _errs4 = errors
+              if (errors === _errs4) {
+                if (typeof data1 === 'string') {
+                  if (func2(data1) > 45) {
+                    validate27.errors = [
+                      {
+                        instancePath: instancePath + '/account_name',
+                        schemaPath: '#/properties/account_name/maxLength',
+                        keyword: 'maxLength',
+                        params: { limit: 45 },
+                        message: 'must NOT have more than 45 characters',
+                        schema: 45,
+                        parentSchema: schema28.properties.account_name,
+                        data: data1,
+                      },
+                    ]
+                    return false
+                  } else {
+                    if (func2(data1) < 1) {
+                      validate27.errors = [
+                        {
+                          instancePath: instancePath + '/account_name',
+                          schemaPath: '#/properties/account_name/minLength',
+                          keyword: 'minLength',
+                          params: { limit: 1 },
+                          message: 'must NOT have fewer than 1 characters',
+                          schema: 1,
+                          parentSchema: schema28.properties.account_name,
+                          data: data1,
+                        },
+                      ]
+                      return false
+                    } else {
+                      if (!pattern0.test(data1)) {
+                        validate27.errors = [
+                          {
+                            instancePath: instancePath + '/account_name',
+                            schemaPath: '#/properties/account_name/pattern',
+                            keyword: 'pattern',
+                            params: { pattern: '^[A-Za-z0-9@._+-]+$' },
+                            message: 'must match pattern "' + '^[A-Za-z0-9@._+-]+$' + '"',
+                            schema: '^[A-Za-z0-9@._+-]+$',
+                            parentSchema: schema28.properties.account_name,
+                            data: data1,
+                          },
+                        ]
+                        return false
+                      }
+                    }
+                  }
+                } else {
+                  validate27.errors = [
+                    {
+                      instancePath: instancePath + '/account_name',
+                      schemaPath: '#/properties/account_name/type',
+                      keyword: 'type',
+                      params: { type: 'string' },
+                      message: 'must be string',
+                      schema: schema28.properties.account_name.type,
+                      parentSchema: schema28.properties.account_name,
+                      data: data1,
+                    },
+                  ]
+                  return false
+                }
+              }
+              var valid0 = _errs4 === errors
+            } else {
+              var valid0 = true
+            }
+            if (valid0) {
+              if (data.site_name !== undefined) {
+                let data2 = data.site_name
+                const _errs6 = errors
+                if (errors === _errs6) {
+                  if (typeof data2 === 'string') {
+                    if (func2(data2) > 45) {
+                      validate27.errors = [
+                        {
+                          instancePath: instancePath + '/site_name',
+                          schemaPath: '#/properties/site_name/maxLength',
+                          keyword: 'maxLength',
+                          params: { limit: 45 },
+                          message: 'must NOT have more than 45 characters',
+                          schema: 45,
+                          parentSchema: schema28.properties.site_name,
+                          data: data2,
+                        },
+                      ]
+                      return false
+                    } else {
+                      if (func2(data2) < 4) {
+                        validate27.errors = [
+                          {
+                            instancePath: instancePath + '/site_name',
+                            schemaPath: '#/properties/site_name/minLength',
+                            keyword: 'minLength',
+                            params: { limit: 4 },
+                            message: 'must NOT have fewer than 4 characters',
+                            schema: 4,
+                            parentSchema: schema28.properties.site_name,
+                            data: data2,
+                          },
+                        ]
+                        return false
+                      } else {
+                        if (!pattern5.test(data2)) {
+                          validate27.errors = [
+                            {
+                              instancePath: instancePath + '/site_name',
+                              schemaPath: '#/properties/site_name/pattern',
+                              keyword: 'pattern',
+                              params: { pattern: '^[A-Za-z0-9_-]+$' },
+                              message: 'must match pattern "' + '^[A-Za-z0-9_-]+$' + '"',
+                              schema: '^[A-Za-z0-9_-]+$',
+                              parentSchema: schema28.properties.site_name,
+                              data: data2,
+                            },
+                          ]
+                          return false
+                        }
+                      }
+                    }
+                  } else {
+                    validate27.errors = [
+                      {
+                        instancePath: instancePath + '/site_name',
+                        schemaPath: '#/properties/site_name/type',
+                        keyword: 'type',
+                        params: { type: 'string' },
+                        message: 'must be string',
+                        schema: schema28.properties.site_name.type,
+                        parentSchema: schema28.properties.site_name,
+                        data: data2,
+                      },
+                    ]
+                    return false
+                  }
+                }
+                var valid0 = _errs6 === errors
+              } else {
+                var valid0 = true
               }
             }
           }
@@ -15104,20 +15162,12 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
   validate27.errors = vErrors
   return errors === 0
 }
-export const v_461f295f = validate28
+export const v_f2ef76db = validate28
 const schema29 = {
   type: 'object',
   additionalProperties: false,
-  required: ['owner', 'account_name', 'site_name'],
+  required: ['site_name', 'visitor_id'],
   properties: {
-    owner: { type: 'string', minLength: 1, maxLength: 200 },
-    account_name: {
-      type: 'string',
-      minLength: 1,
-      maxLength: 45,
-      pattern: '^[A-Za-z0-9@._+-]+$',
-      description: '1 to 45 letters, digits or "@ . _ + -"',
-    },
     site_name: {
       type: 'string',
       minLength: 4,
@@ -15125,6 +15175,16 @@ const schema29 = {
       pattern: '^[A-Za-z0-9_-]+$',
       description: '4 to 45 letters, digits, "-" or "_"',
     },
+    at: {
+      type: 'string',
+      pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
+      description: 'a UTC date YYYY-MM-DD, YYYY-MM-DDThh:mm:ss or YYYY-MM-DDThh:mm:ss.sssZ',
+    },
+    visitor_id: { type: 'string', minLength: 1, maxLength: 256 },
+    user_agent: { type: 'string', maxLength: 16384 },
+    country: { type: 'string', maxLength: 100 },
+    region: { type: 'string', maxLength: 100 },
+    page_views: { type: 'integer', minimum: 1, maximum: 10000 },
   },
 }
 function validate28(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
@@ -15134,9 +15194,8 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
     if (data && typeof data == 'object' && !Array.isArray(data)) {
       let missing0
       if (
-        (data.owner === undefined && (missing0 = 'owner')) ||
-        (data.account_name === undefined && (missing0 = 'account_name')) ||
-        (data.site_name === undefined && (missing0 = 'site_name'))
+        (data.site_name === undefined && (missing0 = 'site_name')) ||
+        (data.visitor_id === undefined && (missing0 = 'visitor_id'))
       ) {
         validate28.errors = [
           {
@@ -15154,7 +15213,17 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
       } else {
         const _errs1 = errors
         for (const key0 in data) {
-          if (!(key0 === 'owner' || key0 === 'account_name' || key0 === 'site_name')) {
+          if (
+            !(
+              key0 === 'site_name' ||
+              key0 === 'at' ||
+              key0 === 'visitor_id' ||
+              key0 === 'user_agent' ||
+              key0 === 'country' ||
+              key0 === 'region' ||
+              key0 === 'page_views'
+            )
+          ) {
             validate28.errors = [
               {
                 instancePath,
@@ -15172,52 +15241,68 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           }
         }
         if (_errs1 === errors) {
-          if (data.owner !== undefined) {
-            let data0 = data.owner
+          if (data.site_name !== undefined) {
+            let data0 = data.site_name
             const _errs2 = errors
             if (errors === _errs2) {
               if (typeof data0 === 'string') {
-                if (func2(data0) > 200) {
+                if (func2(data0) > 45) {
                   validate28.errors = [
                     {
-                      instancePath: instancePath + '/owner',
-                      schemaPath: '#/properties/owner/maxLength',
+                      instancePath: instancePath + '/site_name',
+                      schemaPath: '#/properties/site_name/maxLength',
                       keyword: 'maxLength',
-                      params: { limit: 200 },
-                      message: 'must NOT have more than 200 characters',
-                      schema: 200,
-                      parentSchema: schema29.properties.owner,
+                      params: { limit: 45 },
+                      message: 'must NOT have more than 45 characters',
+                      schema: 45,
+                      parentSchema: schema29.properties.site_name,
                       data: data0,
                     },
                   ]
                   return false
                 } else {
-                  if (func2(data0) < 1) {
+                  if (func2(data0) < 4) {
                     validate28.errors = [
                       {
-                        instancePath: instancePath + '/owner',
-                        schemaPath: '#/properties/owner/minLength',
+                        instancePath: instancePath + '/site_name',
+                        schemaPath: '#/properties/site_name/minLength',
                         keyword: 'minLength',
-                        params: { limit: 1 },
-                        message: 'must NOT have fewer than 1 characters',
-                        schema: 1,
-                        parentSchema: schema29.properties.owner,
+                        params: { limit: 4 },
+                        message: 'must NOT have fewer than 4 characters',
+                        schema: 4,
+                        parentSchema: schema29.properties.site_name,
                         data: data0,
                       },
                     ]
                     return false
+                  } else {
+                    if (!pattern5.test(data0)) {
+                      validate28.errors = [
+                        {
+                          instancePath: instancePath + '/site_name',
+                          schemaPath: '#/properties/site_name/pattern',
+                          keyword: 'pattern',
+                          params: { pattern: '^[A-Za-z0-9_-]+$' },
+                          message: 'must match pattern "' + '^[A-Za-z0-9_-]+$' + '"',
+                          schema: '^[A-Za-z0-9_-]+$',
+                          parentSchema: schema29.properties.site_name,
+                          data: data0,
+                        },
+                      ]
+                      return false
+                    }
                   }
                 }
               } else {
                 validate28.errors = [
                   {
-                    instancePath: instancePath + '/owner',
-                    schemaPath: '#/properties/owner/type',
+                    instancePath: instancePath + '/site_name',
+                    schemaPath: '#/properties/site_name/type',
                     keyword: 'type',
                     params: { type: 'string' },
                     message: 'must be string',
-                    schema: schema29.properties.owner.type,
-                    parentSchema: schema29.properties.owner,
+                    schema: schema29.properties.site_name.type,
+                    parentSchema: schema29.properties.site_name,
                     data: data0,
                   },
                 ]
@@ -15229,68 +15314,37 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             var valid0 = true
           }
           if (valid0) {
-            if (data.account_name !== undefined) {
-              let data1 = data.account_name
+            if (data.at !== undefined) {
+              let data1 = data.at
               const _errs4 = errors
               if (errors === _errs4) {
                 if (typeof data1 === 'string') {
-                  if (func2(data1) > 45) {
+                  if (!pattern10.test(data1)) {
                     validate28.errors = [
                       {
-                        instancePath: instancePath + '/account_name',
-                        schemaPath: '#/properties/account_name/maxLength',
-                        keyword: 'maxLength',
-                        params: { limit: 45 },
-                        message: 'must NOT have more than 45 characters',
-                        schema: 45,
-                        parentSchema: schema29.properties.account_name,
+                        instancePath: instancePath + '/at',
+                        schemaPath: '#/properties/at/pattern',
+                        keyword: 'pattern',
+                        params: { pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$' },
+                        message:
+                          'must match pattern "' + '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$' + '"',
+                        schema: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
+                        parentSchema: schema29.properties.at,
                         data: data1,
                       },
                     ]
                     return false
-                  } else {
-                    if (func2(data1) < 1) {
-                      validate28.errors = [
-                        {
-                          instancePath: instancePath + '/account_name',
-                          schemaPath: '#/properties/account_name/minLength',
-                          keyword: 'minLength',
-                          params: { limit: 1 },
-                          message: 'must NOT have fewer than 1 characters',
-                          schema: 1,
-                          parentSchema: schema29.properties.account_name,
-                          data: data1,
-                        },
-                      ]
-                      return false
-                    } else {
-                      if (!pattern0.test(data1)) {
-                        validate28.errors = [
-                          {
-                            instancePath: instancePath + '/account_name',
-                            schemaPath: '#/properties/account_name/pattern',
-                            keyword: 'pattern',
-                            params: { pattern: '^[A-Za-z0-9@._+-]+$' },
-                            message: 'must match pattern "' + '^[A-Za-z0-9@._+-]+$' + '"',
-                            schema: '^[A-Za-z0-9@._+-]+$',
-                            parentSchema: schema29.properties.account_name,
-                            data: data1,
-                          },
-                        ]
-                        return false
-                      }
-                    }
                   }
                 } else {
                   validate28.errors = [
                     {
-                      instancePath: instancePath + '/account_name',
-                      schemaPath: '#/properties/account_name/type',
+                      instancePath: instancePath + '/at',
+                      schemaPath: '#/properties/at/type',
                       keyword: 'type',
                       params: { type: 'string' },
                       message: 'must be string',
-                      schema: schema29.properties.account_name.type,
-                      parentSchema: schema29.properties.account_name,
+                      schema: schema29.properties.at.type,
+                      parentSchema: schema29.properties.at,
                       data: data1,
                     },
                   ]
@@ -15302,68 +15356,52 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
               var valid0 = true
             }
             if (valid0) {
-              if (data.site_name !== undefined) {
-                let data2 = data.site_name
+              if (data.visitor_id !== undefined) {
+                let data2 = data.visitor_id
                 const _errs6 = errors
                 if (errors === _errs6) {
                   if (typeof data2 === 'string') {
-                    if (func2(data2) > 45) {
+                    if (func2(data2) > 256) {
                       validate28.errors = [
                         {
-                          instancePath: instancePath + '/site_name',
-                          schemaPath: '#/properties/site_name/maxLength',
+                          instancePath: instancePath + '/visitor_id',
+                          schemaPath: '#/properties/visitor_id/maxLength',
                           keyword: 'maxLength',
-                          params: { limit: 45 },
-                          message: 'must NOT have more than 45 characters',
-                          schema: 45,
-                          parentSchema: schema29.properties.site_name,
+                          params: { limit: 256 },
+                          message: 'must NOT have more than 256 characters',
+                          schema: 256,
+                          parentSchema: schema29.properties.visitor_id,
                           data: data2,
                         },
                       ]
                       return false
                     } else {
-                      if (func2(data2) < 4) {
+                      if (func2(data2) < 1) {
                         validate28.errors = [
                           {
-                            instancePath: instancePath + '/site_name',
-                            schemaPath: '#/properties/site_name/minLength',
+                            instancePath: instancePath + '/visitor_id',
+                            schemaPath: '#/properties/visitor_id/minLength',
                             keyword: 'minLength',
-                            params: { limit: 4 },
-                            message: 'must NOT have fewer than 4 characters',
-                            schema: 4,
-                            parentSchema: schema29.properties.site_name,
+                            params: { limit: 1 },
+                            message: 'must NOT have fewer than 1 characters',
+                            schema: 1,
+                            parentSchema: schema29.properties.visitor_id,
                             data: data2,
                           },
                         ]
                         return false
-                      } else {
-                        if (!pattern5.test(data2)) {
-                          validate28.errors = [
-                            {
-                              instancePath: instancePath + '/site_name',
-                              schemaPath: '#/properties/site_name/pattern',
-                              keyword: 'pattern',
-                              params: { pattern: '^[A-Za-z0-9_-]+$' },
-                              message: 'must match pattern "' + '^[A-Za-z0-9_-]+$' + '"',
-                              schema: '^[A-Za-z0-9_-]+$',
-                              parentSchema: schema29.properties.site_name,
-                              data: data2,
-                            },
-                          ]
-                          return false
-                        }
                       }
                     }
                   } else {
                     validate28.errors = [
                       {
-                        instancePath: instancePath + '/site_name',
-                        schemaPath: '#/properties/site_name/type',
+                        instancePath: instancePath + '/visitor_id',
+                        schemaPath: '#/properties/visitor_id/type',
                         keyword: 'type',
                         params: { type: 'string' },
                         message: 'must be string',
-                        schema: schema29.properties.site_name.type,
-                        parentSchema: schema29.properties.site_name,
+                        schema: schema29.properties.visitor_id.type,
+                        parentSchema: schema29.properties.visitor_id,
                         data: data2,
                       },
                     ]
@@ -15373,6 +15411,191 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
                 var valid0 = _errs6 === errors
               } else {
                 var valid0 = true
+              }
+              if (valid0) {
+                if (data.user_agent !== undefined) {
+                  let data3 = data.user_agent
+                  const _errs8 = errors
+                  if (errors === _errs8) {
+                    if (typeof data3 === 'string') {
+                      if (func2(data3) > 16384) {
+                        validate28.errors = [
+                          {
+                            instancePath: instancePath + '/user_agent',
+                            schemaPath: '#/properties/user_agent/maxLength',
+                            keyword: 'maxLength',
+                            params: { limit: 16384 },
+                            message: 'must NOT have more than 16384 characters',
+                            schema: 16384,
+                            parentSchema: schema29.properties.user_agent,
+                            data: data3,
+                          },
+                        ]
+                        return false
+                      }
+                    } else {
+                      validate28.errors = [
+                        {
+                          instancePath: instancePath + '/user_agent',
+                          schemaPath: '#/properties/user_agent/type',
+                          keyword: 'type',
+                          params: { type: 'string' },
+                          message: 'must be string',
+                          schema: schema29.properties.user_agent.type,
+                          parentSchema: schema29.properties.user_agent,
+                          data: data3,
+                        },
+                      ]
+                      return false
+                    }
+                  }
+                  var valid0 = _errs8 === errors
+                } else {
+                  var valid0 = true
+                }
+                if (valid0) {
+                  if (data.country !== undefined) {
+                    let data4 = data.country
+                    const _errs10 = errors
+                    if (errors === _errs10) {
+                      if (typeof data4 === 'string') {
+                        if (func2(data4) > 100) {
+                          validate28.errors = [
+                            {
+                              instancePath: instancePath + '/country',
+                              schemaPath: '#/properties/country/maxLength',
+                              keyword: 'maxLength',
+                              params: { limit: 100 },
+                              message: 'must NOT have more than 100 characters',
+                              schema: 100,
+                              parentSchema: schema29.properties.country,
+                              data: data4,
+                            },
+                          ]
+                          return false
+                        }
+                      } else {
+                        validate28.errors = [
+                          {
+                            instancePath: instancePath + '/country',
+                            schemaPath: '#/properties/country/type',
+                            keyword: 'type',
+                            params: { type: 'string' },
+                            message: 'must be string',
+                            schema: schema29.properties.country.type,
+                            parentSchema: schema29.properties.country,
+                            data: data4,
+                          },
+                        ]
+                        return false
+                      }
+                    }
+                    var valid0 = _errs10 === errors
+                  } else {
+                    var valid0 = true
+                  }
+                  if (valid0) {
+                    if (data.region !== undefined) {
+                      let data5 = data.region
+                      const _errs12 = errors
+                      if (errors === _errs12) {
+                        if (typeof data5 === 'string') {
+                          if (func2(data5) > 100) {
+                            validate28.errors = [
+                              {
+                                instancePath: instancePath + '/region',
+                                schemaPath: '#/properties/region/maxLength',
+                                keyword: 'maxLength',
+                                params: { limit: 100 },
+                                message: 'must NOT have more than 100 characters',
+                                schema: 100,
+                                parentSchema: schema29.properties.region,
+                                data: data5,
+                              },
+                            ]
+                            return false
+                          }
+                        } else {
+                          validate28.errors = [
+                            {
+                              instancePath: instancePath + '/region',
+                              schemaPath: '#/properties/region/type',
+                              keyword: 'type',
+                              params: { type: 'string' },
+                              message: 'must be string',
+                              schema: schema29.properties.region.type,
+                              parentSchema: schema29.properties.region,
+                              data: data5,
+                            },
+                          ]
+                          return false
+                        }
+                      }
+                      var valid0 = _errs12 === errors
+                    } else {
+                      var valid0 = true
+                    }
+                    if (valid0) {
+                      if (data.page_views !== undefined) {
+                        let data6 = data.page_views
+                        const _errs14 = errors
+                        if (!(typeof data6 == 'number' && !(data6 % 1) && !isNaN(data6) && isFinite(data6))) {
+                          validate28.errors = [
+                            {
+                              instancePath: instancePath + '/page_views',
+                              schemaPath: '#/properties/page_views/type',
+                              keyword: 'type',
+                              params: { type: 'integer' },
+                              message: 'must be integer',
+                              schema: schema29.properties.page_views.type,
+                              parentSchema: schema29.properties.page_views,
+                              data: data6,
+                            },
+                          ]
+                          return false
+                        }
+                        if (errors === _errs14) {
+                          if (typeof data6 == 'number' && isFinite(data6)) {
+                            if (data6 > 10000 || isNaN(data6)) {
+                              validate28.errors = [
+                                {
+                                  instancePath: instancePath + '/page_views',
+                                  schemaPath: '#/properties/page_views/maximum',
+                                  keyword: 'maximum',
+                                  params: { comparison: '<=', limit: 10000 },
+                                  message: 'must be <= 10000',
+                                  schema: 10000,
+                                  parentSchema: schema29.properties.page_views,
+                                  data: data6,
+                                },
+                              ]
+                              return false
+                            } else {
+                              if (data6 < 1 || isNaN(data6)) {
+                                validate28.errors = [
+                                  {
+                                    instancePath: instancePath + '/page_views',
+                                    schemaPath: '#/properties/page_views/minimum',
+                                    keyword: 'minimum',
+                                    params: { comparison: '>=', limit: 1 },
+                                    message: 'must be >= 1',
+                                    schema: 1,
+                                    parentSchema: schema29.properties.page_views,
+                                    data: data6,
+                                  },
+                                ]
+                                return false
+                              }
+                            }
+                          }
+                        }
+                        var valid0 = _errs14 === errors
+                      } else {
+                        var valid0 = true
+                      }
+                    }
+                  }
+                }
               }
             }
           }
@@ -15397,11 +15620,11 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
   validate28.errors = vErrors
   return errors === 0
 }
-export const v_f2ef76db = validate29
+export const v_47c3d86f = validate29
 const schema30 = {
   type: 'object',
   additionalProperties: false,
-  required: ['site_name', 'visitor_id'],
+  required: ['site_name', 'kind'],
   properties: {
     site_name: {
       type: 'string',
@@ -15415,11 +15638,10 @@ const schema30 = {
       pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
       description: 'a UTC date YYYY-MM-DD, YYYY-MM-DDThh:mm:ss or YYYY-MM-DDThh:mm:ss.sssZ',
     },
-    visitor_id: { type: 'string', minLength: 1, maxLength: 256 },
+    kind: { enum: ['click_to_call', 'click_to_map', 'click_to_email', 'form_submit'] },
     user_agent: { type: 'string', maxLength: 16384 },
     country: { type: 'string', maxLength: 100 },
     region: { type: 'string', maxLength: 100 },
-    page_views: { type: 'integer', minimum: 1, maximum: 10000 },
   },
 }
 function validate29(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
@@ -15430,7 +15652,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
       let missing0
       if (
         (data.site_name === undefined && (missing0 = 'site_name')) ||
-        (data.visitor_id === undefined && (missing0 = 'visitor_id'))
+        (data.kind === undefined && (missing0 = 'kind'))
       ) {
         validate29.errors = [
           {
@@ -15452,11 +15674,10 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             !(
               key0 === 'site_name' ||
               key0 === 'at' ||
-              key0 === 'visitor_id' ||
+              key0 === 'kind' ||
               key0 === 'user_agent' ||
               key0 === 'country' ||
-              key0 === 'region' ||
-              key0 === 'page_views'
+              key0 === 'region'
             )
           ) {
             validate29.errors = [
@@ -15591,57 +15812,30 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
               var valid0 = true
             }
             if (valid0) {
-              if (data.visitor_id !== undefined) {
-                let data2 = data.visitor_id
+              if (data.kind !== undefined) {
+                let data2 = data.kind
                 const _errs6 = errors
-                if (errors === _errs6) {
-                  if (typeof data2 === 'string') {
-                    if (func2(data2) > 256) {
-                      validate29.errors = [
-                        {
-                          instancePath: instancePath + '/visitor_id',
-                          schemaPath: '#/properties/visitor_id/maxLength',
-                          keyword: 'maxLength',
-                          params: { limit: 256 },
-                          message: 'must NOT have more than 256 characters',
-                          schema: 256,
-                          parentSchema: schema30.properties.visitor_id,
-                          data: data2,
-                        },
-                      ]
-                      return false
-                    } else {
-                      if (func2(data2) < 1) {
-                        validate29.errors = [
-                          {
-                            instancePath: instancePath + '/visitor_id',
-                            schemaPath: '#/properties/visitor_id/minLength',
-                            keyword: 'minLength',
-                            params: { limit: 1 },
-                            message: 'must NOT have fewer than 1 characters',
-                            schema: 1,
-                            parentSchema: schema30.properties.visitor_id,
-                            data: data2,
-                          },
-                        ]
-                        return false
-                      }
-                    }
-                  } else {
-                    validate29.errors = [
-                      {
-                        instancePath: instancePath + '/visitor_id',
-                        schemaPath: '#/properties/visitor_id/type',
-                        keyword: 'type',
-                        params: { type: 'string' },
-                        message: 'must be string',
-                        schema: schema30.properties.visitor_id.type,
-                        parentSchema: schema30.properties.visitor_id,
-                        data: data2,
-                      },
-                    ]
-                    return false
-                  }
+                if (
+                  !(
+                    data2 === 'click_to_call' ||
+                    data2 === 'click_to_map' ||
+                    data2 === 'click_to_email' ||
+                    data2 === 'form_submit'
+                  )
+                ) {
+                  validate29.errors = [
+                    {
+                      instancePath: instancePath + '/kind',
+                      schemaPath: '#/properties/kind/enum',
+                      keyword: 'enum',
+                      params: { allowedValues: schema30.properties.kind.enum },
+                      message: 'must be equal to one of the allowed values',
+                      schema: schema30.properties.kind.enum,
+                      parentSchema: schema30.properties.kind,
+                      data: data2,
+                    },
+                  ]
+                  return false
                 }
                 var valid0 = _errs6 === errors
               } else {
@@ -15650,8 +15844,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
               if (valid0) {
                 if (data.user_agent !== undefined) {
                   let data3 = data.user_agent
-                  const _errs8 = errors
-                  if (errors === _errs8) {
+                  const _errs7 = errors
+                  if (errors === _errs7) {
                     if (typeof data3 === 'string') {
                       if (func2(data3) > 16384) {
                         validate29.errors = [
@@ -15684,15 +15878,15 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                       return false
                     }
                   }
-                  var valid0 = _errs8 === errors
+                  var valid0 = _errs7 === errors
                 } else {
                   var valid0 = true
                 }
                 if (valid0) {
                   if (data.country !== undefined) {
                     let data4 = data.country
-                    const _errs10 = errors
-                    if (errors === _errs10) {
+                    const _errs9 = errors
+                    if (errors === _errs9) {
                       if (typeof data4 === 'string') {
                         if (func2(data4) > 100) {
                           validate29.errors = [
@@ -15725,15 +15919,15 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                         return false
                       }
                     }
-                    var valid0 = _errs10 === errors
+                    var valid0 = _errs9 === errors
                   } else {
                     var valid0 = true
                   }
                   if (valid0) {
                     if (data.region !== undefined) {
                       let data5 = data.region
-                      const _errs12 = errors
-                      if (errors === _errs12) {
+                      const _errs11 = errors
+                      if (errors === _errs11) {
                         if (typeof data5 === 'string') {
                           if (func2(data5) > 100) {
                             validate29.errors = [
@@ -15766,68 +15960,9 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                           return false
                         }
                       }
-                      var valid0 = _errs12 === errors
+                      var valid0 = _errs11 === errors
                     } else {
                       var valid0 = true
-                    }
-                    if (valid0) {
-                      if (data.page_views !== undefined) {
-                        let data6 = data.page_views
-                        const _errs14 = errors
-                        if (!(typeof data6 == 'number' && !(data6 % 1) && !isNaN(data6) && isFinite(data6))) {
-                          validate29.errors = [
-                            {
-                              instancePath: instancePath + '/page_views',
-                              schemaPath: '#/properties/page_views/type',
-                              keyword: 'type',
-                              params: { type: 'integer' },
-                              message: 'must be integer',
-                              schema: schema30.properties.page_views.type,
-                              parentSchema: schema30.properties.page_views,
-                              data: data6,
-                            },
-                          ]
-                          return false
-                        }
-                        if (errors === _errs14) {
-                          if (typeof data6 == 'number' && isFinite(data6)) {
-                            if (data6 > 10000 || isNaN(data6)) {
-                              validate29.errors = [
-                                {
-                                  instancePath: instancePath + '/page_views',
-                                  schemaPath: '#/properties/page_views/maximum',
-                                  keyword: 'maximum',
-                                  params: { comparison: '<=', limit: 10000 },
-                                  message: 'must be <= 10000',
-                                  schema: 10000,
-                                  parentSchema: schema30.properties.page_views,
-                                  data: data6,
-                                },
-                              ]
-                              return false
-                            } else {
-                              if (data6 < 1 || isNaN(data6)) {
-                                validate29.errors = [
-                                  {
-                                    instancePath: instancePath + '/page_views',
-                                    schemaPath: '#/properties/page_views/minimum',
-                                    keyword: 'minimum',
-                                    params: { comparison: '>=', limit: 1 },
-                                    message: 'must be >= 1',
-                                    schema: 1,
-                                    parentSchema: schema30.properties.page_views,
-                                    data: data6,
-                                  },
-                                ]
-                                return false
-                              }
-                            }
-                          }
-                        }
-                        var valid0 = _errs14 === errors
-                      } else {
-                        var valid0 = true
-                      }
                     }
                   }
                 }
@@ -15855,378 +15990,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
   validate29.errors = vErrors
   return errors === 0
 }
-export const v_47c3d86f = validate30
+export const v_0a4e00fb = validate30
 const schema31 = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['site_name', 'kind'],
-  properties: {
-    site_name: {
-      type: 'string',
-      minLength: 4,
-      maxLength: 45,
-      pattern: '^[A-Za-z0-9_-]+$',
-      description: '4 to 45 letters, digits, "-" or "_"',
-    },
-    at: {
-      type: 'string',
-      pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
-      description: 'a UTC date YYYY-MM-DD, YYYY-MM-DDThh:mm:ss or YYYY-MM-DDThh:mm:ss.sssZ',
-    },
-    kind: { enum: ['click_to_call', 'click_to_map', 'click_to_email', 'form_submit'] },
-    user_agent: { type: 'string', maxLength: 16384 },
-    country: { type: 'string', maxLength: 100 },
-    region: { type: 'string', maxLength: 100 },
-  },
-}
-function validate30(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
-  let vErrors = null
-  let errors = 0
-  if (errors === 0) {
-    if (data && typeof data == 'object' && !Array.isArray(data)) {
-      let missing0
-      if (
-        (data.site_name === undefined && (missing0 = 'site_name')) ||
-        (data.kind === undefined && (missing0 = 'kind'))
-      ) {
-        validate30.errors = [
-          {
-            instancePath,
-            schemaPath: '#/required',
-            keyword: 'required',
-            params: { missingProperty: missing0 },
-            message: "must have required property '" + missing0 + "'",
-            schema: schema31.required,
-            parentSchema: schema31,
-            data,
-          },
-        ]
-        return false
-      } else {
-        const _errs1 = errors
-        for (const key0 in data) {
-          if (
-            !(
-              key0 === 'site_name' ||
-              key0 === 'at' ||
-              key0 === 'kind' ||
-              key0 === 'user_agent' ||
-              key0 === 'country' ||
-              key0 === 'region'
-            )
-          ) {
-            validate30.errors = [
-              {
-                instancePath,
-                schemaPath: '#/additionalProperties',
-                keyword: 'additionalProperties',
-                params: { additionalProperty: key0 },
-                message: 'must NOT have additional properties',
-                schema: false,
-                parentSchema: schema31,
-                data,
-              },
-            ]
-            return false
-            break
-          }
-        }
-        if (_errs1 === errors) {
-          if (data.site_name !== undefined) {
-            let data0 = data.site_name
-            const _errs2 = errors
-            if (errors === _errs2) {
-              if (typeof data0 === 'string') {
-                if (func2(data0) > 45) {
-                  validate30.errors = [
-                    {
-                      instancePath: instancePath + '/site_name',
-                      schemaPath: '#/properties/site_name/maxLength',
-                      keyword: 'maxLength',
-                      params: { limit: 45 },
-                      message: 'must NOT have more than 45 characters',
-                      schema: 45,
-                      parentSchema: schema31.properties.site_name,
-                      data: data0,
-                    },
-                  ]
-                  return false
-                } else {
-                  if (func2(data0) < 4) {
-                    validate30.errors = [
-                      {
-                        instancePath: instancePath + '/site_name',
-                        schemaPath: '#/properties/site_name/minLength',
-                        keyword: 'minLength',
-                        params: { limit: 4 },
-                        message: 'must NOT have fewer than 4 characters',
-                        schema: 4,
-                        parentSchema: schema31.properties.site_name,
-                        data: data0,
-                      },
-                    ]
-                    return false
-                  } else {
-                    if (!pattern5.test(data0)) {
-                      validate30.errors = [
-                        {
-                          instancePath: instancePath + '/site_name',
-                          schemaPath: '#/properties/site_name/pattern',
-                          keyword: 'pattern',
-                          params: { pattern: '^[A-Za-z0-9_-]+$' },
-                          message: 'must match pattern "' + '^[A-Za-z0-9_-]+$' + '"',
-                          schema: '^[A-Za-z0-9_-]+$',
-                          parentSchema: schema31.properties.site_name,
-                          data: data0,
-                        },
-                      ]
-                      return false
-                    }
-                  }
-                }
-              } else {
-                validate30.errors = [
-                  {
-                    instancePath: instancePath + '/site_name',
-                    schemaPath: '#/properties/site_name/type',
-                    keyword: 'type',
-                    params: { type: 'string' },
-                    message: 'must be string',
-                    schema: schema31.properties.site_name.type,
-                    parentSchema: schema31.properties.site_name,
-                    data: data0,
-                  },
-                ]
-                return false
-              }
-            }
-            var valid0 = _errs2 === errors
-          } else {
-            var valid0 = true
-          }
-          if (valid0) {
-            if (data.at !== undefined) {
-              let data1 = data.at
-              const _errs4 = errors
-              if (errors === _errs4) {
-                if (typeof data1 === 'string') {
-                  if (!pattern10.test(data1)) {
-                    validate30.errors = [
-                      {
-                        instancePath: instancePath + '/at',
-                        schemaPath: '#/properties/at/pattern',
-                        keyword: 'pattern',
-                        params: { pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$' },
-                        message:
-                          'must match pattern "' + '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$' + '"',
-                        schema: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
-                        parentSchema: schema31.properties.at,
-                        data: data1,
-                      },
-                    ]
-                    return false
-                  }
-                } else {
-                  validate30.errors = [
-                    {
-                      instancePath: instancePath + '/at',
-                      schemaPath: '#/properties/at/type',
-                      keyword: 'type',
-                      params: { type: 'string' },
-                      message: 'must be string',
-                      schema: schema31.properties.at.type,
-                      parentSchema: schema31.properties.at,
-                      data: data1,
-                    },
-                  ]
-                  return false
-                }
-              }
-              var valid0 = _errs4 === errors
-            } else {
-              var valid0 = true
-            }
-            if (valid0) {
-              if (data.kind !== undefined) {
-                let data2 = data.kind
-                const _errs6 = errors
-                if (
-                  !(
-                    data2 === 'click_to_call' ||
-                    data2 === 'click_to_map' ||
-                    data2 === 'click_to_email' ||
-                    data2 === 'form_submit'
-                  )
-                ) {
-                  validate30.errors = [
-                    {
-                      instancePath: instancePath + '/kind',
-                      schemaPath: '#/properties/kind/enum',
-                      keyword: 'enum',
-                      params: { allowedValues: schema31.properties.kind.enum },
-                      message: 'must be equal to one of the allowed values',
-                      schema: schema31.properties.kind.enum,
-                      parentSchema: schema31.properties.kind,
-                      data: data2,
-                    },
-                  ]
-                  return false
-                }
-                var valid0 = _errs6 === errors
-              } else {
-                var valid0 = true
-              }
-              if (valid0) {
-                if (data.user_agent !== undefined) {
-                  let data3 = data.user_agent
-                  const _errs7 = errors
-                  if (errors === _errs7) {
-                    if (typeof data3 === 'string') {
-                      if (func2(data3) > 16384) {
-                        validate30.errors = [
-                          {
-                            instancePath: instancePath + '/user_agent',
-                            schemaPath: '#/properties/user_agent/maxLength',
-                            keyword: 'maxLength',
-                            params: { limit: 16384 },
-                            message: 'must NOT have more than 16384 characters',
-                            schema: 16384,
-                            parentSchema: schema31.properties.user_agent,
-                            data: data3,
-                          },
-                        ]
-                        return false
-                      }
-                    } else {
-                      validate30.errors = [
-                        {
-                          instancePath: instancePath + '/user_agent',
-                          schemaPath: '#/properties/user_agent/type',
-                          keyword: 'type',
-                          params: { type: 'string' },
-                          message: 'must be string',
-                          schema: schema31.properties.user_agent.type,
-                          parentSchema: schema31.properties.user_agent,
-                          data: data3,
-                        },
-                      ]
-                      return false
-                    }
-                  }
-                  var valid0 = _errs7 === errors
-                } else {
-                  var valid0 = true
-                }
-                if (valid0) {
-                  if (data.country !== undefined) {
-                    let data4 = data.country
-                    const _errs9 = errors
-                    if (errors === _errs9) {
-                      if (typeof data4 === 'string') {
-                        if (func2(data4) > 100) {
-                          validate30.errors = [
-                            {
-                              instancePath: instancePath + '/country',
-                              schemaPath: '#/properties/country/maxLength',
-                              keyword: 'maxLength',
-                              params: { limit: 100 },
-                              message: 'must NOT have more than 100 characters',
-                              schema: 100,
-                              parentSchema: schema31.properties.country,
-                              data: data4,
-                            },
-                          ]
-                          return false
-                        }
-                      } else {
-                        validate30.errors = [
-                          {
-                            instancePath: instancePath + '/country',
-                            schemaPath: '#/properties/country/type',
-                            keyword: 'type',
-                            params: { type: 'string' },
-                            message: 'must be string',
-                            schema: schema31.properties.country.type,
-                            parentSchema: schema31.properties.country,
-                            data: data4,
-                          },
-                        ]
-                        return false
-                      }
-                    }
-                    var valid0 = _errs9 === errors
-                  } else {
-                    var valid0 = true
-                  }
-                  if (valid0) {
-                    if (data.region !== undefined) {
-                      let data5 = data.region
-                      const _errs11 = errors
-                      if (errors === _errs11) {
-                        if (typeof data5 === 'string') {
-                          if (func2(data5) > 100) {
-                            validate30.errors = [
-                              {
-                                instancePath: instancePath + '/region',
-                                schemaPath: '#/properties/region/maxLength',
-                                keyword: 'maxLength',
-                                params: { limit: 100 },
-                                message: 'must NOT have more than 100 characters',
-                                schema: 100,
-                                parentSchema: schema31.properties.region,
-                                data: data5,
-                              },
-                            ]
-                            return false
-                          }
-                        } else {
-                          validate30.errors = [
-                            {
-                              instancePath: instancePath + '/region',
-                              schemaPath: '#/properties/region/type',
-                              keyword: 'type',
-                              params: { type: 'string' },
-                              message: 'must be string',
-                              schema: schema31.properties.region.type,
-                              parentSchema: schema31.properties.region,
-                              data: data5,
-                            },
-                          ]
-                          return false
-                        }
-                      }
-                      var valid0 = _errs11 === errors
-                    } else {
-                      var valid0 = true
-                    }
-                  }
-                }
-              }
-            }
-          }
-        }
-      }
-    } else {
-      validate30.errors = [
-        {
-          instancePath,
-          schemaPath: '#/type',
-          keyword: 'type',
-          params: { type: 'object' },
-          message: 'must be object',
-          schema: schema31.type,
-          parentSchema: schema31,
-          data,
-        },
-      ]
-      return false
-    }
-  }
-  validate30.errors = vErrors
-  return errors === 0
-}
-export const v_0a4e00fb = validate31
-const schema32 = {
   type: 'object',
   additionalProperties: false,
   required: ['owner'],
@@ -16274,22 +16039,22 @@ const schema32 = {
     },
   },
 }
-function validate31(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate30(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null
   let errors = 0
   if (errors === 0) {
     if (data && typeof data == 'object' && !Array.isArray(data)) {
       let missing0
       if (data.owner === undefined && (missing0 = 'owner')) {
-        validate31.errors = [
+        validate30.errors = [
           {
             instancePath,
             schemaPath: '#/required',
             keyword: 'required',
             params: { missingProperty: missing0 },
             message: "must have required property '" + missing0 + "'",
-            schema: schema32.required,
-            parentSchema: schema32,
+            schema: schema31.required,
+            parentSchema: schema31,
             data,
           },
         ]
@@ -16298,7 +16063,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
         const _errs1 = errors
         for (const key0 in data) {
           if (!(key0 === 'owner' || key0 === 'charges' || key0 === 'subscriptions')) {
-            validate31.errors = [
+            validate30.errors = [
               {
                 instancePath,
                 schemaPath: '#/additionalProperties',
@@ -16306,7 +16071,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { additionalProperty: key0 },
                 message: 'must NOT have additional properties',
                 schema: false,
-                parentSchema: schema32,
+                parentSchema: schema31,
                 data,
               },
             ]
@@ -16321,7 +16086,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             if (errors === _errs2) {
               if (typeof data0 === 'string') {
                 if (func2(data0) > 200) {
-                  validate31.errors = [
+                  validate30.errors = [
                     {
                       instancePath: instancePath + '/owner',
                       schemaPath: '#/properties/owner/maxLength',
@@ -16329,14 +16094,14 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                       params: { limit: 200 },
                       message: 'must NOT have more than 200 characters',
                       schema: 200,
-                      parentSchema: schema32.properties.owner,
+                      parentSchema: schema31.properties.owner,
                       data: data0,
                     },
                   ]
                   return false
                 } else {
                   if (func2(data0) < 1) {
-                    validate31.errors = [
+                    validate30.errors = [
                       {
                         instancePath: instancePath + '/owner',
                         schemaPath: '#/properties/owner/minLength',
@@ -16344,7 +16109,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                         params: { limit: 1 },
                         message: 'must NOT have fewer than 1 characters',
                         schema: 1,
-                        parentSchema: schema32.properties.owner,
+                        parentSchema: schema31.properties.owner,
                         data: data0,
                       },
                     ]
@@ -16352,15 +16117,15 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                 }
               } else {
-                validate31.errors = [
+                validate30.errors = [
                   {
                     instancePath: instancePath + '/owner',
                     schemaPath: '#/properties/owner/type',
                     keyword: 'type',
                     params: { type: 'string' },
                     message: 'must be string',
-                    schema: schema32.properties.owner.type,
-                    parentSchema: schema32.properties.owner,
+                    schema: schema31.properties.owner.type,
+                    parentSchema: schema31.properties.owner,
                     data: data0,
                   },
                 ]
@@ -16389,15 +16154,15 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                           (data2.site_name === undefined && (missing1 = 'site_name')) ||
                           (data2.at === undefined && (missing1 = 'at'))
                         ) {
-                          validate31.errors = [
+                          validate30.errors = [
                             {
                               instancePath: instancePath + '/charges/' + i0,
                               schemaPath: '#/properties/charges/items/required',
                               keyword: 'required',
                               params: { missingProperty: missing1 },
                               message: "must have required property '" + missing1 + "'",
-                              schema: schema32.properties.charges.items.required,
-                              parentSchema: schema32.properties.charges.items,
+                              schema: schema31.properties.charges.items.required,
+                              parentSchema: schema31.properties.charges.items,
                               data: data2,
                             },
                           ]
@@ -16406,7 +16171,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                           const _errs8 = errors
                           for (const key1 in data2) {
                             if (!(key1 === 'site_name' || key1 === 'at')) {
-                              validate31.errors = [
+                              validate30.errors = [
                                 {
                                   instancePath: instancePath + '/charges/' + i0,
                                   schemaPath: '#/properties/charges/items/additionalProperties',
@@ -16414,7 +16179,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                   params: { additionalProperty: key1 },
                                   message: 'must NOT have additional properties',
                                   schema: false,
-                                  parentSchema: schema32.properties.charges.items,
+                                  parentSchema: schema31.properties.charges.items,
                                   data: data2,
                                 },
                               ]
@@ -16429,7 +16194,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                               if (errors === _errs9) {
                                 if (typeof data3 === 'string') {
                                   if (func2(data3) > 45) {
-                                    validate31.errors = [
+                                    validate30.errors = [
                                       {
                                         instancePath: instancePath + '/charges/' + i0 + '/site_name',
                                         schemaPath: '#/properties/charges/items/properties/site_name/maxLength',
@@ -16437,14 +16202,14 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                         params: { limit: 45 },
                                         message: 'must NOT have more than 45 characters',
                                         schema: 45,
-                                        parentSchema: schema32.properties.charges.items.properties.site_name,
+                                        parentSchema: schema31.properties.charges.items.properties.site_name,
                                         data: data3,
                                       },
                                     ]
                                     return false
                                   } else {
                                     if (func2(data3) < 4) {
-                                      validate31.errors = [
+                                      validate30.errors = [
                                         {
                                           instancePath: instancePath + '/charges/' + i0 + '/site_name',
                                           schemaPath: '#/properties/charges/items/properties/site_name/minLength',
@@ -16452,14 +16217,14 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                           params: { limit: 4 },
                                           message: 'must NOT have fewer than 4 characters',
                                           schema: 4,
-                                          parentSchema: schema32.properties.charges.items.properties.site_name,
+                                          parentSchema: schema31.properties.charges.items.properties.site_name,
                                           data: data3,
                                         },
                                       ]
                                       return false
                                     } else {
                                       if (!pattern5.test(data3)) {
-                                        validate31.errors = [
+                                        validate30.errors = [
                                           {
                                             instancePath: instancePath + '/charges/' + i0 + '/site_name',
                                             schemaPath: '#/properties/charges/items/properties/site_name/pattern',
@@ -16467,7 +16232,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                             params: { pattern: '^[A-Za-z0-9_-]+$' },
                                             message: 'must match pattern "' + '^[A-Za-z0-9_-]+$' + '"',
                                             schema: '^[A-Za-z0-9_-]+$',
-                                            parentSchema: schema32.properties.charges.items.properties.site_name,
+                                            parentSchema: schema31.properties.charges.items.properties.site_name,
                                             data: data3,
                                           },
                                         ]
@@ -16476,15 +16241,15 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                     }
                                   }
                                 } else {
-                                  validate31.errors = [
+                                  validate30.errors = [
                                     {
                                       instancePath: instancePath + '/charges/' + i0 + '/site_name',
                                       schemaPath: '#/properties/charges/items/properties/site_name/type',
                                       keyword: 'type',
                                       params: { type: 'string' },
                                       message: 'must be string',
-                                      schema: schema32.properties.charges.items.properties.site_name.type,
-                                      parentSchema: schema32.properties.charges.items.properties.site_name,
+                                      schema: schema31.properties.charges.items.properties.site_name.type,
+                                      parentSchema: schema31.properties.charges.items.properties.site_name,
                                       data: data3,
                                     },
                                   ]
@@ -16502,7 +16267,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                 if (errors === _errs11) {
                                   if (typeof data4 === 'string') {
                                     if (!pattern10.test(data4)) {
-                                      validate31.errors = [
+                                      validate30.errors = [
                                         {
                                           instancePath: instancePath + '/charges/' + i0 + '/at',
                                           schemaPath: '#/properties/charges/items/properties/at/pattern',
@@ -16515,22 +16280,22 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                             '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$' +
                                             '"',
                                           schema: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
-                                          parentSchema: schema32.properties.charges.items.properties.at,
+                                          parentSchema: schema31.properties.charges.items.properties.at,
                                           data: data4,
                                         },
                                       ]
                                       return false
                                     }
                                   } else {
-                                    validate31.errors = [
+                                    validate30.errors = [
                                       {
                                         instancePath: instancePath + '/charges/' + i0 + '/at',
                                         schemaPath: '#/properties/charges/items/properties/at/type',
                                         keyword: 'type',
                                         params: { type: 'string' },
                                         message: 'must be string',
-                                        schema: schema32.properties.charges.items.properties.at.type,
-                                        parentSchema: schema32.properties.charges.items.properties.at,
+                                        schema: schema31.properties.charges.items.properties.at.type,
+                                        parentSchema: schema31.properties.charges.items.properties.at,
                                         data: data4,
                                       },
                                     ]
@@ -16545,15 +16310,15 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                           }
                         }
                       } else {
-                        validate31.errors = [
+                        validate30.errors = [
                           {
                             instancePath: instancePath + '/charges/' + i0,
                             schemaPath: '#/properties/charges/items/type',
                             keyword: 'type',
                             params: { type: 'object' },
                             message: 'must be object',
-                            schema: schema32.properties.charges.items.type,
-                            parentSchema: schema32.properties.charges.items,
+                            schema: schema31.properties.charges.items.type,
+                            parentSchema: schema31.properties.charges.items,
                             data: data2,
                           },
                         ]
@@ -16566,15 +16331,15 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                     }
                   }
                 } else {
-                  validate31.errors = [
+                  validate30.errors = [
                     {
                       instancePath: instancePath + '/charges',
                       schemaPath: '#/properties/charges/type',
                       keyword: 'type',
                       params: { type: 'array' },
                       message: 'must be array',
-                      schema: schema32.properties.charges.type,
-                      parentSchema: schema32.properties.charges,
+                      schema: schema31.properties.charges.type,
+                      parentSchema: schema31.properties.charges,
                       data: data1,
                     },
                   ]
@@ -16603,15 +16368,15 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                             (data6.site_name === undefined && (missing2 = 'site_name')) ||
                             (data6.status === undefined && (missing2 = 'status'))
                           ) {
-                            validate31.errors = [
+                            validate30.errors = [
                               {
                                 instancePath: instancePath + '/subscriptions/' + i1,
                                 schemaPath: '#/properties/subscriptions/items/required',
                                 keyword: 'required',
                                 params: { missingProperty: missing2 },
                                 message: "must have required property '" + missing2 + "'",
-                                schema: schema32.properties.subscriptions.items.required,
-                                parentSchema: schema32.properties.subscriptions.items,
+                                schema: schema31.properties.subscriptions.items.required,
+                                parentSchema: schema31.properties.subscriptions.items,
                                 data: data6,
                               },
                             ]
@@ -16620,7 +16385,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                             const _errs17 = errors
                             for (const key2 in data6) {
                               if (!(key2 === 'site_name' || key2 === 'status')) {
-                                validate31.errors = [
+                                validate30.errors = [
                                   {
                                     instancePath: instancePath + '/subscriptions/' + i1,
                                     schemaPath: '#/properties/subscriptions/items/additionalProperties',
@@ -16628,7 +16393,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                     params: { additionalProperty: key2 },
                                     message: 'must NOT have additional properties',
                                     schema: false,
-                                    parentSchema: schema32.properties.subscriptions.items,
+                                    parentSchema: schema31.properties.subscriptions.items,
                                     data: data6,
                                   },
                                 ]
@@ -16643,7 +16408,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                 if (errors === _errs18) {
                                   if (typeof data7 === 'string') {
                                     if (func2(data7) > 45) {
-                                      validate31.errors = [
+                                      validate30.errors = [
                                         {
                                           instancePath: instancePath + '/subscriptions/' + i1 + '/site_name',
                                           schemaPath: '#/properties/subscriptions/items/properties/site_name/maxLength',
@@ -16651,14 +16416,14 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                           params: { limit: 45 },
                                           message: 'must NOT have more than 45 characters',
                                           schema: 45,
-                                          parentSchema: schema32.properties.subscriptions.items.properties.site_name,
+                                          parentSchema: schema31.properties.subscriptions.items.properties.site_name,
                                           data: data7,
                                         },
                                       ]
                                       return false
                                     } else {
                                       if (func2(data7) < 4) {
-                                        validate31.errors = [
+                                        validate30.errors = [
                                           {
                                             instancePath: instancePath + '/subscriptions/' + i1 + '/site_name',
                                             schemaPath:
@@ -16667,14 +16432,14 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                             params: { limit: 4 },
                                             message: 'must NOT have fewer than 4 characters',
                                             schema: 4,
-                                            parentSchema: schema32.properties.subscriptions.items.properties.site_name,
+                                            parentSchema: schema31.properties.subscriptions.items.properties.site_name,
                                             data: data7,
                                           },
                                         ]
                                         return false
                                       } else {
                                         if (!pattern5.test(data7)) {
-                                          validate31.errors = [
+                                          validate30.errors = [
                                             {
                                               instancePath: instancePath + '/subscriptions/' + i1 + '/site_name',
                                               schemaPath:
@@ -16684,7 +16449,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                               message: 'must match pattern "' + '^[A-Za-z0-9_-]+$' + '"',
                                               schema: '^[A-Za-z0-9_-]+$',
                                               parentSchema:
-                                                schema32.properties.subscriptions.items.properties.site_name,
+                                                schema31.properties.subscriptions.items.properties.site_name,
                                               data: data7,
                                             },
                                           ]
@@ -16693,15 +16458,15 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                       }
                                     }
                                   } else {
-                                    validate31.errors = [
+                                    validate30.errors = [
                                       {
                                         instancePath: instancePath + '/subscriptions/' + i1 + '/site_name',
                                         schemaPath: '#/properties/subscriptions/items/properties/site_name/type',
                                         keyword: 'type',
                                         params: { type: 'string' },
                                         message: 'must be string',
-                                        schema: schema32.properties.subscriptions.items.properties.site_name.type,
-                                        parentSchema: schema32.properties.subscriptions.items.properties.site_name,
+                                        schema: schema31.properties.subscriptions.items.properties.site_name.type,
+                                        parentSchema: schema31.properties.subscriptions.items.properties.site_name,
                                         data: data7,
                                       },
                                     ]
@@ -16717,17 +16482,17 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                   let data8 = data6.status
                                   const _errs20 = errors
                                   if (!(data8 === 'active' || data8 === 'cancelled')) {
-                                    validate31.errors = [
+                                    validate30.errors = [
                                       {
                                         instancePath: instancePath + '/subscriptions/' + i1 + '/status',
                                         schemaPath: '#/properties/subscriptions/items/properties/status/enum',
                                         keyword: 'enum',
                                         params: {
-                                          allowedValues: schema32.properties.subscriptions.items.properties.status.enum,
+                                          allowedValues: schema31.properties.subscriptions.items.properties.status.enum,
                                         },
                                         message: 'must be equal to one of the allowed values',
-                                        schema: schema32.properties.subscriptions.items.properties.status.enum,
-                                        parentSchema: schema32.properties.subscriptions.items.properties.status,
+                                        schema: schema31.properties.subscriptions.items.properties.status.enum,
+                                        parentSchema: schema31.properties.subscriptions.items.properties.status,
                                         data: data8,
                                       },
                                     ]
@@ -16741,15 +16506,15 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                             }
                           }
                         } else {
-                          validate31.errors = [
+                          validate30.errors = [
                             {
                               instancePath: instancePath + '/subscriptions/' + i1,
                               schemaPath: '#/properties/subscriptions/items/type',
                               keyword: 'type',
                               params: { type: 'object' },
                               message: 'must be object',
-                              schema: schema32.properties.subscriptions.items.type,
-                              parentSchema: schema32.properties.subscriptions.items,
+                              schema: schema31.properties.subscriptions.items.type,
+                              parentSchema: schema31.properties.subscriptions.items,
                               data: data6,
                             },
                           ]
@@ -16762,15 +16527,15 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                       }
                     }
                   } else {
-                    validate31.errors = [
+                    validate30.errors = [
                       {
                         instancePath: instancePath + '/subscriptions',
                         schemaPath: '#/properties/subscriptions/type',
                         keyword: 'type',
                         params: { type: 'array' },
                         message: 'must be array',
-                        schema: schema32.properties.subscriptions.type,
-                        parentSchema: schema32.properties.subscriptions,
+                        schema: schema31.properties.subscriptions.type,
+                        parentSchema: schema31.properties.subscriptions,
                         data: data5,
                       },
                     ]
@@ -16786,26 +16551,26 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
         }
       }
     } else {
-      validate31.errors = [
+      validate30.errors = [
         {
           instancePath,
           schemaPath: '#/type',
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema32.type,
-          parentSchema: schema32,
+          schema: schema31.type,
+          parentSchema: schema31,
           data,
         },
       ]
       return false
     }
   }
-  validate31.errors = vErrors
+  validate30.errors = vErrors
   return errors === 0
 }
-export const v_53406623 = validate32
-const schema33 = {
+export const v_53406623 = validate31
+const schema32 = {
   type: 'object',
   additionalProperties: false,
   required: ['site_name', 'day', 'visits', 'page_views', 'activities', 'system', 'geo'],
@@ -16897,9 +16662,9 @@ const schema33 = {
     },
   },
 }
-const pattern47 = new RegExp('^\\d{4}-\\d{2}-\\d{2}$', 'u')
-const pattern48 = new RegExp('^[A-Za-z0-9+/]*={0,2}$', 'u')
-function validate32(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+const pattern45 = new RegExp('^\\d{4}-\\d{2}-\\d{2}$', 'u')
+const pattern46 = new RegExp('^[A-Za-z0-9+/]*={0,2}$', 'u')
+function validate31(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null
   let errors = 0
   if (errors === 0) {
@@ -16914,15 +16679,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
         (data.system === undefined && (missing0 = 'system')) ||
         (data.geo === undefined && (missing0 = 'geo'))
       ) {
-        validate32.errors = [
+        validate31.errors = [
           {
             instancePath,
             schemaPath: '#/required',
             keyword: 'required',
             params: { missingProperty: missing0 },
             message: "must have required property '" + missing0 + "'",
-            schema: schema33.required,
-            parentSchema: schema33,
+            schema: schema32.required,
+            parentSchema: schema32,
             data,
           },
         ]
@@ -16930,8 +16695,8 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
       } else {
         const _errs1 = errors
         for (const key0 in data) {
-          if (!func14.call(schema33.properties, key0)) {
-            validate32.errors = [
+          if (!func14.call(schema32.properties, key0)) {
+            validate31.errors = [
               {
                 instancePath,
                 schemaPath: '#/additionalProperties',
@@ -16939,7 +16704,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { additionalProperty: key0 },
                 message: 'must NOT have additional properties',
                 schema: false,
-                parentSchema: schema33,
+                parentSchema: schema32,
                 data,
               },
             ]
@@ -16954,7 +16719,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
             if (errors === _errs2) {
               if (typeof data0 === 'string') {
                 if (func2(data0) > 45) {
-                  validate32.errors = [
+                  validate31.errors = [
                     {
                       instancePath: instancePath + '/site_name',
                       schemaPath: '#/properties/site_name/maxLength',
@@ -16962,14 +16727,14 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                       params: { limit: 45 },
                       message: 'must NOT have more than 45 characters',
                       schema: 45,
-                      parentSchema: schema33.properties.site_name,
+                      parentSchema: schema32.properties.site_name,
                       data: data0,
                     },
                   ]
                   return false
                 } else {
                   if (func2(data0) < 4) {
-                    validate32.errors = [
+                    validate31.errors = [
                       {
                         instancePath: instancePath + '/site_name',
                         schemaPath: '#/properties/site_name/minLength',
@@ -16977,14 +16742,14 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                         params: { limit: 4 },
                         message: 'must NOT have fewer than 4 characters',
                         schema: 4,
-                        parentSchema: schema33.properties.site_name,
+                        parentSchema: schema32.properties.site_name,
                         data: data0,
                       },
                     ]
                     return false
                   } else {
                     if (!pattern5.test(data0)) {
-                      validate32.errors = [
+                      validate31.errors = [
                         {
                           instancePath: instancePath + '/site_name',
                           schemaPath: '#/properties/site_name/pattern',
@@ -16992,7 +16757,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                           params: { pattern: '^[A-Za-z0-9_-]+$' },
                           message: 'must match pattern "' + '^[A-Za-z0-9_-]+$' + '"',
                           schema: '^[A-Za-z0-9_-]+$',
-                          parentSchema: schema33.properties.site_name,
+                          parentSchema: schema32.properties.site_name,
                           data: data0,
                         },
                       ]
@@ -17001,15 +16766,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                 }
               } else {
-                validate32.errors = [
+                validate31.errors = [
                   {
                     instancePath: instancePath + '/site_name',
                     schemaPath: '#/properties/site_name/type',
                     keyword: 'type',
                     params: { type: 'string' },
                     message: 'must be string',
-                    schema: schema33.properties.site_name.type,
-                    parentSchema: schema33.properties.site_name,
+                    schema: schema32.properties.site_name.type,
+                    parentSchema: schema32.properties.site_name,
                     data: data0,
                   },
                 ]
@@ -17026,8 +16791,8 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
               const _errs4 = errors
               if (errors === _errs4) {
                 if (typeof data1 === 'string') {
-                  if (!pattern47.test(data1)) {
-                    validate32.errors = [
+                  if (!pattern45.test(data1)) {
+                    validate31.errors = [
                       {
                         instancePath: instancePath + '/day',
                         schemaPath: '#/properties/day/pattern',
@@ -17035,22 +16800,22 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                         params: { pattern: '^\\d{4}-\\d{2}-\\d{2}$' },
                         message: 'must match pattern "' + '^\\d{4}-\\d{2}-\\d{2}$' + '"',
                         schema: '^\\d{4}-\\d{2}-\\d{2}$',
-                        parentSchema: schema33.properties.day,
+                        parentSchema: schema32.properties.day,
                         data: data1,
                       },
                     ]
                     return false
                   }
                 } else {
-                  validate32.errors = [
+                  validate31.errors = [
                     {
                       instancePath: instancePath + '/day',
                       schemaPath: '#/properties/day/type',
                       keyword: 'type',
                       params: { type: 'string' },
                       message: 'must be string',
-                      schema: schema33.properties.day.type,
-                      parentSchema: schema33.properties.day,
+                      schema: schema32.properties.day.type,
+                      parentSchema: schema32.properties.day,
                       data: data1,
                     },
                   ]
@@ -17066,15 +16831,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                 let data2 = data.visits
                 const _errs6 = errors
                 if (!(typeof data2 == 'number' && !(data2 % 1) && !isNaN(data2) && isFinite(data2))) {
-                  validate32.errors = [
+                  validate31.errors = [
                     {
                       instancePath: instancePath + '/visits',
                       schemaPath: '#/properties/visits/type',
                       keyword: 'type',
                       params: { type: 'integer' },
                       message: 'must be integer',
-                      schema: schema33.properties.visits.type,
-                      parentSchema: schema33.properties.visits,
+                      schema: schema32.properties.visits.type,
+                      parentSchema: schema32.properties.visits,
                       data: data2,
                     },
                   ]
@@ -17083,7 +16848,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                 if (errors === _errs6) {
                   if (typeof data2 == 'number' && isFinite(data2)) {
                     if (data2 > 9007199254740991 || isNaN(data2)) {
-                      validate32.errors = [
+                      validate31.errors = [
                         {
                           instancePath: instancePath + '/visits',
                           schemaPath: '#/properties/visits/maximum',
@@ -17091,14 +16856,14 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                           params: { comparison: '<=', limit: 9007199254740991 },
                           message: 'must be <= 9007199254740991',
                           schema: 9007199254740991,
-                          parentSchema: schema33.properties.visits,
+                          parentSchema: schema32.properties.visits,
                           data: data2,
                         },
                       ]
                       return false
                     } else {
                       if (data2 < 0 || isNaN(data2)) {
-                        validate32.errors = [
+                        validate31.errors = [
                           {
                             instancePath: instancePath + '/visits',
                             schemaPath: '#/properties/visits/minimum',
@@ -17106,7 +16871,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                             params: { comparison: '>=', limit: 0 },
                             message: 'must be >= 0',
                             schema: 0,
-                            parentSchema: schema33.properties.visits,
+                            parentSchema: schema32.properties.visits,
                             data: data2,
                           },
                         ]
@@ -17124,15 +16889,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                   let data3 = data.page_views
                   const _errs8 = errors
                   if (!(typeof data3 == 'number' && !(data3 % 1) && !isNaN(data3) && isFinite(data3))) {
-                    validate32.errors = [
+                    validate31.errors = [
                       {
                         instancePath: instancePath + '/page_views',
                         schemaPath: '#/properties/page_views/type',
                         keyword: 'type',
                         params: { type: 'integer' },
                         message: 'must be integer',
-                        schema: schema33.properties.page_views.type,
-                        parentSchema: schema33.properties.page_views,
+                        schema: schema32.properties.page_views.type,
+                        parentSchema: schema32.properties.page_views,
                         data: data3,
                       },
                     ]
@@ -17141,7 +16906,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                   if (errors === _errs8) {
                     if (typeof data3 == 'number' && isFinite(data3)) {
                       if (data3 > 9007199254740991 || isNaN(data3)) {
-                        validate32.errors = [
+                        validate31.errors = [
                           {
                             instancePath: instancePath + '/page_views',
                             schemaPath: '#/properties/page_views/maximum',
@@ -17149,14 +16914,14 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                             params: { comparison: '<=', limit: 9007199254740991 },
                             message: 'must be <= 9007199254740991',
                             schema: 9007199254740991,
-                            parentSchema: schema33.properties.page_views,
+                            parentSchema: schema32.properties.page_views,
                             data: data3,
                           },
                         ]
                         return false
                       } else {
                         if (data3 < 0 || isNaN(data3)) {
-                          validate32.errors = [
+                          validate31.errors = [
                             {
                               instancePath: instancePath + '/page_views',
                               schemaPath: '#/properties/page_views/minimum',
@@ -17164,7 +16929,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                               params: { comparison: '>=', limit: 0 },
                               message: 'must be >= 0',
                               schema: 0,
-                              parentSchema: schema33.properties.page_views,
+                              parentSchema: schema32.properties.page_views,
                               data: data3,
                             },
                           ]
@@ -17190,15 +16955,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                           (data4.click_to_email === undefined && (missing1 = 'click_to_email')) ||
                           (data4.form_submit === undefined && (missing1 = 'form_submit'))
                         ) {
-                          validate32.errors = [
+                          validate31.errors = [
                             {
                               instancePath: instancePath + '/activities',
                               schemaPath: '#/properties/activities/required',
                               keyword: 'required',
                               params: { missingProperty: missing1 },
                               message: "must have required property '" + missing1 + "'",
-                              schema: schema33.properties.activities.required,
-                              parentSchema: schema33.properties.activities,
+                              schema: schema32.properties.activities.required,
+                              parentSchema: schema32.properties.activities,
                               data: data4,
                             },
                           ]
@@ -17214,7 +16979,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                 key1 === 'form_submit'
                               )
                             ) {
-                              validate32.errors = [
+                              validate31.errors = [
                                 {
                                   instancePath: instancePath + '/activities',
                                   schemaPath: '#/properties/activities/additionalProperties',
@@ -17222,7 +16987,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                   params: { additionalProperty: key1 },
                                   message: 'must NOT have additional properties',
                                   schema: false,
-                                  parentSchema: schema33.properties.activities,
+                                  parentSchema: schema32.properties.activities,
                                   data: data4,
                                 },
                               ]
@@ -17235,15 +17000,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                               let data5 = data4.click_to_call
                               const _errs13 = errors
                               if (!(typeof data5 == 'number' && !(data5 % 1) && !isNaN(data5) && isFinite(data5))) {
-                                validate32.errors = [
+                                validate31.errors = [
                                   {
                                     instancePath: instancePath + '/activities/click_to_call',
                                     schemaPath: '#/properties/activities/properties/click_to_call/type',
                                     keyword: 'type',
                                     params: { type: 'integer' },
                                     message: 'must be integer',
-                                    schema: schema33.properties.activities.properties.click_to_call.type,
-                                    parentSchema: schema33.properties.activities.properties.click_to_call,
+                                    schema: schema32.properties.activities.properties.click_to_call.type,
+                                    parentSchema: schema32.properties.activities.properties.click_to_call,
                                     data: data5,
                                   },
                                 ]
@@ -17252,7 +17017,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                               if (errors === _errs13) {
                                 if (typeof data5 == 'number' && isFinite(data5)) {
                                   if (data5 > 9007199254740991 || isNaN(data5)) {
-                                    validate32.errors = [
+                                    validate31.errors = [
                                       {
                                         instancePath: instancePath + '/activities/click_to_call',
                                         schemaPath: '#/properties/activities/properties/click_to_call/maximum',
@@ -17260,14 +17025,14 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                         params: { comparison: '<=', limit: 9007199254740991 },
                                         message: 'must be <= 9007199254740991',
                                         schema: 9007199254740991,
-                                        parentSchema: schema33.properties.activities.properties.click_to_call,
+                                        parentSchema: schema32.properties.activities.properties.click_to_call,
                                         data: data5,
                                       },
                                     ]
                                     return false
                                   } else {
                                     if (data5 < 0 || isNaN(data5)) {
-                                      validate32.errors = [
+                                      validate31.errors = [
                                         {
                                           instancePath: instancePath + '/activities/click_to_call',
                                           schemaPath: '#/properties/activities/properties/click_to_call/minimum',
@@ -17275,7 +17040,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                           params: { comparison: '>=', limit: 0 },
                                           message: 'must be >= 0',
                                           schema: 0,
-                                          parentSchema: schema33.properties.activities.properties.click_to_call,
+                                          parentSchema: schema32.properties.activities.properties.click_to_call,
                                           data: data5,
                                         },
                                       ]
@@ -17293,15 +17058,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                 let data6 = data4.click_to_map
                                 const _errs15 = errors
                                 if (!(typeof data6 == 'number' && !(data6 % 1) && !isNaN(data6) && isFinite(data6))) {
-                                  validate32.errors = [
+                                  validate31.errors = [
                                     {
                                       instancePath: instancePath + '/activities/click_to_map',
                                       schemaPath: '#/properties/activities/properties/click_to_map/type',
                                       keyword: 'type',
                                       params: { type: 'integer' },
                                       message: 'must be integer',
-                                      schema: schema33.properties.activities.properties.click_to_map.type,
-                                      parentSchema: schema33.properties.activities.properties.click_to_map,
+                                      schema: schema32.properties.activities.properties.click_to_map.type,
+                                      parentSchema: schema32.properties.activities.properties.click_to_map,
                                       data: data6,
                                     },
                                   ]
@@ -17310,7 +17075,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                 if (errors === _errs15) {
                                   if (typeof data6 == 'number' && isFinite(data6)) {
                                     if (data6 > 9007199254740991 || isNaN(data6)) {
-                                      validate32.errors = [
+                                      validate31.errors = [
                                         {
                                           instancePath: instancePath + '/activities/click_to_map',
                                           schemaPath: '#/properties/activities/properties/click_to_map/maximum',
@@ -17318,14 +17083,14 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                           params: { comparison: '<=', limit: 9007199254740991 },
                                           message: 'must be <= 9007199254740991',
                                           schema: 9007199254740991,
-                                          parentSchema: schema33.properties.activities.properties.click_to_map,
+                                          parentSchema: schema32.properties.activities.properties.click_to_map,
                                           data: data6,
                                         },
                                       ]
                                       return false
                                     } else {
                                       if (data6 < 0 || isNaN(data6)) {
-                                        validate32.errors = [
+                                        validate31.errors = [
                                           {
                                             instancePath: instancePath + '/activities/click_to_map',
                                             schemaPath: '#/properties/activities/properties/click_to_map/minimum',
@@ -17333,7 +17098,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                             params: { comparison: '>=', limit: 0 },
                                             message: 'must be >= 0',
                                             schema: 0,
-                                            parentSchema: schema33.properties.activities.properties.click_to_map,
+                                            parentSchema: schema32.properties.activities.properties.click_to_map,
                                             data: data6,
                                           },
                                         ]
@@ -17351,15 +17116,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                   let data7 = data4.click_to_email
                                   const _errs17 = errors
                                   if (!(typeof data7 == 'number' && !(data7 % 1) && !isNaN(data7) && isFinite(data7))) {
-                                    validate32.errors = [
+                                    validate31.errors = [
                                       {
                                         instancePath: instancePath + '/activities/click_to_email',
                                         schemaPath: '#/properties/activities/properties/click_to_email/type',
                                         keyword: 'type',
                                         params: { type: 'integer' },
                                         message: 'must be integer',
-                                        schema: schema33.properties.activities.properties.click_to_email.type,
-                                        parentSchema: schema33.properties.activities.properties.click_to_email,
+                                        schema: schema32.properties.activities.properties.click_to_email.type,
+                                        parentSchema: schema32.properties.activities.properties.click_to_email,
                                         data: data7,
                                       },
                                     ]
@@ -17368,7 +17133,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                   if (errors === _errs17) {
                                     if (typeof data7 == 'number' && isFinite(data7)) {
                                       if (data7 > 9007199254740991 || isNaN(data7)) {
-                                        validate32.errors = [
+                                        validate31.errors = [
                                           {
                                             instancePath: instancePath + '/activities/click_to_email',
                                             schemaPath: '#/properties/activities/properties/click_to_email/maximum',
@@ -17376,14 +17141,14 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                             params: { comparison: '<=', limit: 9007199254740991 },
                                             message: 'must be <= 9007199254740991',
                                             schema: 9007199254740991,
-                                            parentSchema: schema33.properties.activities.properties.click_to_email,
+                                            parentSchema: schema32.properties.activities.properties.click_to_email,
                                             data: data7,
                                           },
                                         ]
                                         return false
                                       } else {
                                         if (data7 < 0 || isNaN(data7)) {
-                                          validate32.errors = [
+                                          validate31.errors = [
                                             {
                                               instancePath: instancePath + '/activities/click_to_email',
                                               schemaPath: '#/properties/activities/properties/click_to_email/minimum',
@@ -17391,7 +17156,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                               params: { comparison: '>=', limit: 0 },
                                               message: 'must be >= 0',
                                               schema: 0,
-                                              parentSchema: schema33.properties.activities.properties.click_to_email,
+                                              parentSchema: schema32.properties.activities.properties.click_to_email,
                                               data: data7,
                                             },
                                           ]
@@ -17411,15 +17176,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                     if (
                                       !(typeof data8 == 'number' && !(data8 % 1) && !isNaN(data8) && isFinite(data8))
                                     ) {
-                                      validate32.errors = [
+                                      validate31.errors = [
                                         {
                                           instancePath: instancePath + '/activities/form_submit',
                                           schemaPath: '#/properties/activities/properties/form_submit/type',
                                           keyword: 'type',
                                           params: { type: 'integer' },
                                           message: 'must be integer',
-                                          schema: schema33.properties.activities.properties.form_submit.type,
-                                          parentSchema: schema33.properties.activities.properties.form_submit,
+                                          schema: schema32.properties.activities.properties.form_submit.type,
+                                          parentSchema: schema32.properties.activities.properties.form_submit,
                                           data: data8,
                                         },
                                       ]
@@ -17428,7 +17193,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                     if (errors === _errs19) {
                                       if (typeof data8 == 'number' && isFinite(data8)) {
                                         if (data8 > 9007199254740991 || isNaN(data8)) {
-                                          validate32.errors = [
+                                          validate31.errors = [
                                             {
                                               instancePath: instancePath + '/activities/form_submit',
                                               schemaPath: '#/properties/activities/properties/form_submit/maximum',
@@ -17436,14 +17201,14 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                               params: { comparison: '<=', limit: 9007199254740991 },
                                               message: 'must be <= 9007199254740991',
                                               schema: 9007199254740991,
-                                              parentSchema: schema33.properties.activities.properties.form_submit,
+                                              parentSchema: schema32.properties.activities.properties.form_submit,
                                               data: data8,
                                             },
                                           ]
                                           return false
                                         } else {
                                           if (data8 < 0 || isNaN(data8)) {
-                                            validate32.errors = [
+                                            validate31.errors = [
                                               {
                                                 instancePath: instancePath + '/activities/form_submit',
                                                 schemaPath: '#/properties/activities/properties/form_submit/minimum',
@@ -17451,7 +17216,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                 params: { comparison: '>=', limit: 0 },
                                                 message: 'must be >= 0',
                                                 schema: 0,
-                                                parentSchema: schema33.properties.activities.properties.form_submit,
+                                                parentSchema: schema32.properties.activities.properties.form_submit,
                                                 data: data8,
                                               },
                                             ]
@@ -17470,15 +17235,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                           }
                         }
                       } else {
-                        validate32.errors = [
+                        validate31.errors = [
                           {
                             instancePath: instancePath + '/activities',
                             schemaPath: '#/properties/activities/type',
                             keyword: 'type',
                             params: { type: 'object' },
                             message: 'must be object',
-                            schema: schema33.properties.activities.type,
-                            parentSchema: schema33.properties.activities,
+                            schema: schema32.properties.activities.type,
+                            parentSchema: schema32.properties.activities,
                             data: data4,
                           },
                         ]
@@ -17503,7 +17268,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                             if (errors === _errs23) {
                               if (typeof data10 === 'string') {
                                 if (func2(data10) > 256) {
-                                  validate32.errors = [
+                                  validate31.errors = [
                                     {
                                       instancePath: instancePath + '/visitors/' + i0,
                                       schemaPath: '#/properties/visitors/items/maxLength',
@@ -17511,14 +17276,14 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                       params: { limit: 256 },
                                       message: 'must NOT have more than 256 characters',
                                       schema: 256,
-                                      parentSchema: schema33.properties.visitors.items,
+                                      parentSchema: schema32.properties.visitors.items,
                                       data: data10,
                                     },
                                   ]
                                   return false
                                 } else {
                                   if (func2(data10) < 1) {
-                                    validate32.errors = [
+                                    validate31.errors = [
                                       {
                                         instancePath: instancePath + '/visitors/' + i0,
                                         schemaPath: '#/properties/visitors/items/minLength',
@@ -17526,7 +17291,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                         params: { limit: 1 },
                                         message: 'must NOT have fewer than 1 characters',
                                         schema: 1,
-                                        parentSchema: schema33.properties.visitors.items,
+                                        parentSchema: schema32.properties.visitors.items,
                                         data: data10,
                                       },
                                     ]
@@ -17534,15 +17299,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                   }
                                 }
                               } else {
-                                validate32.errors = [
+                                validate31.errors = [
                                   {
                                     instancePath: instancePath + '/visitors/' + i0,
                                     schemaPath: '#/properties/visitors/items/type',
                                     keyword: 'type',
                                     params: { type: 'string' },
                                     message: 'must be string',
-                                    schema: schema33.properties.visitors.items.type,
-                                    parentSchema: schema33.properties.visitors.items,
+                                    schema: schema32.properties.visitors.items.type,
+                                    parentSchema: schema32.properties.visitors.items,
                                     data: data10,
                                   },
                                 ]
@@ -17555,15 +17320,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                             }
                           }
                         } else {
-                          validate32.errors = [
+                          validate31.errors = [
                             {
                               instancePath: instancePath + '/visitors',
                               schemaPath: '#/properties/visitors/type',
                               keyword: 'type',
                               params: { type: 'array' },
                               message: 'must be array',
-                              schema: schema33.properties.visitors.type,
-                              parentSchema: schema33.properties.visitors,
+                              schema: schema32.properties.visitors.type,
+                              parentSchema: schema32.properties.visitors,
                               data: data9,
                             },
                           ]
@@ -17581,7 +17346,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                         if (errors === _errs25) {
                           if (typeof data11 === 'string') {
                             if (func2(data11) > 100000) {
-                              validate32.errors = [
+                              validate31.errors = [
                                 {
                                   instancePath: instancePath + '/visitors_sketch',
                                   schemaPath: '#/properties/visitors_sketch/maxLength',
@@ -17589,14 +17354,14 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                   params: { limit: 100000 },
                                   message: 'must NOT have more than 100000 characters',
                                   schema: 100000,
-                                  parentSchema: schema33.properties.visitors_sketch,
+                                  parentSchema: schema32.properties.visitors_sketch,
                                   data: data11,
                                 },
                               ]
                               return false
                             } else {
-                              if (!pattern48.test(data11)) {
-                                validate32.errors = [
+                              if (!pattern46.test(data11)) {
+                                validate31.errors = [
                                   {
                                     instancePath: instancePath + '/visitors_sketch',
                                     schemaPath: '#/properties/visitors_sketch/pattern',
@@ -17604,7 +17369,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                     params: { pattern: '^[A-Za-z0-9+/]*={0,2}$' },
                                     message: 'must match pattern "' + '^[A-Za-z0-9+/]*={0,2}$' + '"',
                                     schema: '^[A-Za-z0-9+/]*={0,2}$',
-                                    parentSchema: schema33.properties.visitors_sketch,
+                                    parentSchema: schema32.properties.visitors_sketch,
                                     data: data11,
                                   },
                                 ]
@@ -17612,15 +17377,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                               }
                             }
                           } else {
-                            validate32.errors = [
+                            validate31.errors = [
                               {
                                 instancePath: instancePath + '/visitors_sketch',
                                 schemaPath: '#/properties/visitors_sketch/type',
                                 keyword: 'type',
                                 params: { type: 'string' },
                                 message: 'must be string',
-                                schema: schema33.properties.visitors_sketch.type,
-                                parentSchema: schema33.properties.visitors_sketch,
+                                schema: schema32.properties.visitors_sketch.type,
+                                parentSchema: schema32.properties.visitors_sketch,
                                 data: data11,
                               },
                             ]
@@ -17651,15 +17416,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                       (data13.page_views === undefined && (missing2 = 'page_views')) ||
                                       (data13.activities === undefined && (missing2 = 'activities'))
                                     ) {
-                                      validate32.errors = [
+                                      validate31.errors = [
                                         {
                                           instancePath: instancePath + '/system/' + i1,
                                           schemaPath: '#/properties/system/items/required',
                                           keyword: 'required',
                                           params: { missingProperty: missing2 },
                                           message: "must have required property '" + missing2 + "'",
-                                          schema: schema33.properties.system.items.required,
-                                          parentSchema: schema33.properties.system.items,
+                                          schema: schema32.properties.system.items.required,
+                                          parentSchema: schema32.properties.system.items,
                                           data: data13,
                                         },
                                       ]
@@ -17677,7 +17442,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                             key2 === 'visitors_sketch'
                                           )
                                         ) {
-                                          validate32.errors = [
+                                          validate31.errors = [
                                             {
                                               instancePath: instancePath + '/system/' + i1,
                                               schemaPath: '#/properties/system/items/additionalProperties',
@@ -17685,7 +17450,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                               params: { additionalProperty: key2 },
                                               message: 'must NOT have additional properties',
                                               schema: false,
-                                              parentSchema: schema33.properties.system.items,
+                                              parentSchema: schema32.properties.system.items,
                                               data: data13,
                                             },
                                           ]
@@ -17700,7 +17465,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                           if (errors === _errs32) {
                                             if (Array.isArray(data14)) {
                                               if (data14.length > 2) {
-                                                validate32.errors = [
+                                                validate31.errors = [
                                                   {
                                                     instancePath: instancePath + '/system/' + i1 + '/key',
                                                     schemaPath: '#/properties/system/items/properties/key/maxItems',
@@ -17708,14 +17473,14 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                     params: { limit: 2 },
                                                     message: 'must NOT have more than 2 items',
                                                     schema: 2,
-                                                    parentSchema: schema33.properties.system.items.properties.key,
+                                                    parentSchema: schema32.properties.system.items.properties.key,
                                                     data: data14,
                                                   },
                                                 ]
                                                 return false
                                               } else {
                                                 if (data14.length < 2) {
-                                                  validate32.errors = [
+                                                  validate31.errors = [
                                                     {
                                                       instancePath: instancePath + '/system/' + i1 + '/key',
                                                       schemaPath: '#/properties/system/items/properties/key/minItems',
@@ -17723,7 +17488,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                       params: { limit: 2 },
                                                       message: 'must NOT have fewer than 2 items',
                                                       schema: 2,
-                                                      parentSchema: schema33.properties.system.items.properties.key,
+                                                      parentSchema: schema32.properties.system.items.properties.key,
                                                       data: data14,
                                                     },
                                                   ]
@@ -17737,7 +17502,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                     if (errors === _errs34) {
                                                       if (typeof data15 === 'string') {
                                                         if (func2(data15) > 16384) {
-                                                          validate32.errors = [
+                                                          validate31.errors = [
                                                             {
                                                               instancePath:
                                                                 instancePath + '/system/' + i1 + '/key/' + i2,
@@ -17748,14 +17513,14 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                               message: 'must NOT have more than 16384 characters',
                                                               schema: 16384,
                                                               parentSchema:
-                                                                schema33.properties.system.items.properties.key.items,
+                                                                schema32.properties.system.items.properties.key.items,
                                                               data: data15,
                                                             },
                                                           ]
                                                           return false
                                                         }
                                                       } else {
-                                                        validate32.errors = [
+                                                        validate31.errors = [
                                                           {
                                                             instancePath: instancePath + '/system/' + i1 + '/key/' + i2,
                                                             schemaPath:
@@ -17764,10 +17529,10 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                             params: { type: 'string' },
                                                             message: 'must be string',
                                                             schema:
-                                                              schema33.properties.system.items.properties.key.items
+                                                              schema32.properties.system.items.properties.key.items
                                                                 .type,
                                                             parentSchema:
-                                                              schema33.properties.system.items.properties.key.items,
+                                                              schema32.properties.system.items.properties.key.items,
                                                             data: data15,
                                                           },
                                                         ]
@@ -17782,15 +17547,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                 }
                                               }
                                             } else {
-                                              validate32.errors = [
+                                              validate31.errors = [
                                                 {
                                                   instancePath: instancePath + '/system/' + i1 + '/key',
                                                   schemaPath: '#/properties/system/items/properties/key/type',
                                                   keyword: 'type',
                                                   params: { type: 'array' },
                                                   message: 'must be array',
-                                                  schema: schema33.properties.system.items.properties.key.type,
-                                                  parentSchema: schema33.properties.system.items.properties.key,
+                                                  schema: schema32.properties.system.items.properties.key.type,
+                                                  parentSchema: schema32.properties.system.items.properties.key,
                                                   data: data14,
                                                 },
                                               ]
@@ -17813,15 +17578,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                 isFinite(data16)
                                               )
                                             ) {
-                                              validate32.errors = [
+                                              validate31.errors = [
                                                 {
                                                   instancePath: instancePath + '/system/' + i1 + '/visits',
                                                   schemaPath: '#/properties/system/items/properties/visits/type',
                                                   keyword: 'type',
                                                   params: { type: 'integer' },
                                                   message: 'must be integer',
-                                                  schema: schema33.properties.system.items.properties.visits.type,
-                                                  parentSchema: schema33.properties.system.items.properties.visits,
+                                                  schema: schema32.properties.system.items.properties.visits.type,
+                                                  parentSchema: schema32.properties.system.items.properties.visits,
                                                   data: data16,
                                                 },
                                               ]
@@ -17830,7 +17595,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                             if (errors === _errs36) {
                                               if (typeof data16 == 'number' && isFinite(data16)) {
                                                 if (data16 > 9007199254740991 || isNaN(data16)) {
-                                                  validate32.errors = [
+                                                  validate31.errors = [
                                                     {
                                                       instancePath: instancePath + '/system/' + i1 + '/visits',
                                                       schemaPath: '#/properties/system/items/properties/visits/maximum',
@@ -17838,14 +17603,14 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                       params: { comparison: '<=', limit: 9007199254740991 },
                                                       message: 'must be <= 9007199254740991',
                                                       schema: 9007199254740991,
-                                                      parentSchema: schema33.properties.system.items.properties.visits,
+                                                      parentSchema: schema32.properties.system.items.properties.visits,
                                                       data: data16,
                                                     },
                                                   ]
                                                   return false
                                                 } else {
                                                   if (data16 < 0 || isNaN(data16)) {
-                                                    validate32.errors = [
+                                                    validate31.errors = [
                                                       {
                                                         instancePath: instancePath + '/system/' + i1 + '/visits',
                                                         schemaPath:
@@ -17855,7 +17620,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                         message: 'must be >= 0',
                                                         schema: 0,
                                                         parentSchema:
-                                                          schema33.properties.system.items.properties.visits,
+                                                          schema32.properties.system.items.properties.visits,
                                                         data: data16,
                                                       },
                                                     ]
@@ -17880,16 +17645,16 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                   isFinite(data17)
                                                 )
                                               ) {
-                                                validate32.errors = [
+                                                validate31.errors = [
                                                   {
                                                     instancePath: instancePath + '/system/' + i1 + '/page_views',
                                                     schemaPath: '#/properties/system/items/properties/page_views/type',
                                                     keyword: 'type',
                                                     params: { type: 'integer' },
                                                     message: 'must be integer',
-                                                    schema: schema33.properties.system.items.properties.page_views.type,
+                                                    schema: schema32.properties.system.items.properties.page_views.type,
                                                     parentSchema:
-                                                      schema33.properties.system.items.properties.page_views,
+                                                      schema32.properties.system.items.properties.page_views,
                                                     data: data17,
                                                   },
                                                 ]
@@ -17898,7 +17663,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                               if (errors === _errs38) {
                                                 if (typeof data17 == 'number' && isFinite(data17)) {
                                                   if (data17 > 9007199254740991 || isNaN(data17)) {
-                                                    validate32.errors = [
+                                                    validate31.errors = [
                                                       {
                                                         instancePath: instancePath + '/system/' + i1 + '/page_views',
                                                         schemaPath:
@@ -17908,14 +17673,14 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                         message: 'must be <= 9007199254740991',
                                                         schema: 9007199254740991,
                                                         parentSchema:
-                                                          schema33.properties.system.items.properties.page_views,
+                                                          schema32.properties.system.items.properties.page_views,
                                                         data: data17,
                                                       },
                                                     ]
                                                     return false
                                                   } else {
                                                     if (data17 < 0 || isNaN(data17)) {
-                                                      validate32.errors = [
+                                                      validate31.errors = [
                                                         {
                                                           instancePath: instancePath + '/system/' + i1 + '/page_views',
                                                           schemaPath:
@@ -17925,7 +17690,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                           message: 'must be >= 0',
                                                           schema: 0,
                                                           parentSchema:
-                                                            schema33.properties.system.items.properties.page_views,
+                                                            schema32.properties.system.items.properties.page_views,
                                                           data: data17,
                                                         },
                                                       ]
@@ -17954,7 +17719,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                         (missing3 = 'click_to_email')) ||
                                                       (data18.form_submit === undefined && (missing3 = 'form_submit'))
                                                     ) {
-                                                      validate32.errors = [
+                                                      validate31.errors = [
                                                         {
                                                           instancePath: instancePath + '/system/' + i1 + '/activities',
                                                           schemaPath:
@@ -17963,10 +17728,10 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                           params: { missingProperty: missing3 },
                                                           message: "must have required property '" + missing3 + "'",
                                                           schema:
-                                                            schema33.properties.system.items.properties.activities
+                                                            schema32.properties.system.items.properties.activities
                                                               .required,
                                                           parentSchema:
-                                                            schema33.properties.system.items.properties.activities,
+                                                            schema32.properties.system.items.properties.activities,
                                                           data: data18,
                                                         },
                                                       ]
@@ -17982,7 +17747,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                             key3 === 'form_submit'
                                                           )
                                                         ) {
-                                                          validate32.errors = [
+                                                          validate31.errors = [
                                                             {
                                                               instancePath:
                                                                 instancePath + '/system/' + i1 + '/activities',
@@ -17993,7 +17758,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                               message: 'must NOT have additional properties',
                                                               schema: false,
                                                               parentSchema:
-                                                                schema33.properties.system.items.properties.activities,
+                                                                schema32.properties.system.items.properties.activities,
                                                               data: data18,
                                                             },
                                                           ]
@@ -18013,7 +17778,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                               isFinite(data19)
                                                             )
                                                           ) {
-                                                            validate32.errors = [
+                                                            validate31.errors = [
                                                               {
                                                                 instancePath:
                                                                   instancePath +
@@ -18026,10 +17791,10 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                 params: { type: 'integer' },
                                                                 message: 'must be integer',
                                                                 schema:
-                                                                  schema33.properties.system.items.properties.activities
+                                                                  schema32.properties.system.items.properties.activities
                                                                     .properties.click_to_call.type,
                                                                 parentSchema:
-                                                                  schema33.properties.system.items.properties.activities
+                                                                  schema32.properties.system.items.properties.activities
                                                                     .properties.click_to_call,
                                                                 data: data19,
                                                               },
@@ -18039,7 +17804,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                           if (errors === _errs43) {
                                                             if (typeof data19 == 'number' && isFinite(data19)) {
                                                               if (data19 > 9007199254740991 || isNaN(data19)) {
-                                                                validate32.errors = [
+                                                                validate31.errors = [
                                                                   {
                                                                     instancePath:
                                                                       instancePath +
@@ -18056,7 +17821,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                     message: 'must be <= 9007199254740991',
                                                                     schema: 9007199254740991,
                                                                     parentSchema:
-                                                                      schema33.properties.system.items.properties
+                                                                      schema32.properties.system.items.properties
                                                                         .activities.properties.click_to_call,
                                                                     data: data19,
                                                                   },
@@ -18064,7 +17829,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                 return false
                                                               } else {
                                                                 if (data19 < 0 || isNaN(data19)) {
-                                                                  validate32.errors = [
+                                                                  validate31.errors = [
                                                                     {
                                                                       instancePath:
                                                                         instancePath +
@@ -18078,7 +17843,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                       message: 'must be >= 0',
                                                                       schema: 0,
                                                                       parentSchema:
-                                                                        schema33.properties.system.items.properties
+                                                                        schema32.properties.system.items.properties
                                                                           .activities.properties.click_to_call,
                                                                       data: data19,
                                                                     },
@@ -18104,7 +17869,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                 isFinite(data20)
                                                               )
                                                             ) {
-                                                              validate32.errors = [
+                                                              validate31.errors = [
                                                                 {
                                                                   instancePath:
                                                                     instancePath +
@@ -18117,10 +17882,10 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                   params: { type: 'integer' },
                                                                   message: 'must be integer',
                                                                   schema:
-                                                                    schema33.properties.system.items.properties
+                                                                    schema32.properties.system.items.properties
                                                                       .activities.properties.click_to_map.type,
                                                                   parentSchema:
-                                                                    schema33.properties.system.items.properties
+                                                                    schema32.properties.system.items.properties
                                                                       .activities.properties.click_to_map,
                                                                   data: data20,
                                                                 },
@@ -18130,7 +17895,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                             if (errors === _errs45) {
                                                               if (typeof data20 == 'number' && isFinite(data20)) {
                                                                 if (data20 > 9007199254740991 || isNaN(data20)) {
-                                                                  validate32.errors = [
+                                                                  validate31.errors = [
                                                                     {
                                                                       instancePath:
                                                                         instancePath +
@@ -18147,7 +17912,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                       message: 'must be <= 9007199254740991',
                                                                       schema: 9007199254740991,
                                                                       parentSchema:
-                                                                        schema33.properties.system.items.properties
+                                                                        schema32.properties.system.items.properties
                                                                           .activities.properties.click_to_map,
                                                                       data: data20,
                                                                     },
@@ -18155,7 +17920,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                   return false
                                                                 } else {
                                                                   if (data20 < 0 || isNaN(data20)) {
-                                                                    validate32.errors = [
+                                                                    validate31.errors = [
                                                                       {
                                                                         instancePath:
                                                                           instancePath +
@@ -18169,7 +17934,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                         message: 'must be >= 0',
                                                                         schema: 0,
                                                                         parentSchema:
-                                                                          schema33.properties.system.items.properties
+                                                                          schema32.properties.system.items.properties
                                                                             .activities.properties.click_to_map,
                                                                         data: data20,
                                                                       },
@@ -18195,7 +17960,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                   isFinite(data21)
                                                                 )
                                                               ) {
-                                                                validate32.errors = [
+                                                                validate31.errors = [
                                                                   {
                                                                     instancePath:
                                                                       instancePath +
@@ -18208,10 +17973,10 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                     params: { type: 'integer' },
                                                                     message: 'must be integer',
                                                                     schema:
-                                                                      schema33.properties.system.items.properties
+                                                                      schema32.properties.system.items.properties
                                                                         .activities.properties.click_to_email.type,
                                                                     parentSchema:
-                                                                      schema33.properties.system.items.properties
+                                                                      schema32.properties.system.items.properties
                                                                         .activities.properties.click_to_email,
                                                                     data: data21,
                                                                   },
@@ -18221,7 +17986,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                               if (errors === _errs47) {
                                                                 if (typeof data21 == 'number' && isFinite(data21)) {
                                                                   if (data21 > 9007199254740991 || isNaN(data21)) {
-                                                                    validate32.errors = [
+                                                                    validate31.errors = [
                                                                       {
                                                                         instancePath:
                                                                           instancePath +
@@ -18238,7 +18003,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                         message: 'must be <= 9007199254740991',
                                                                         schema: 9007199254740991,
                                                                         parentSchema:
-                                                                          schema33.properties.system.items.properties
+                                                                          schema32.properties.system.items.properties
                                                                             .activities.properties.click_to_email,
                                                                         data: data21,
                                                                       },
@@ -18246,7 +18011,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                     return false
                                                                   } else {
                                                                     if (data21 < 0 || isNaN(data21)) {
-                                                                      validate32.errors = [
+                                                                      validate31.errors = [
                                                                         {
                                                                           instancePath:
                                                                             instancePath +
@@ -18260,7 +18025,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                           message: 'must be >= 0',
                                                                           schema: 0,
                                                                           parentSchema:
-                                                                            schema33.properties.system.items.properties
+                                                                            schema32.properties.system.items.properties
                                                                               .activities.properties.click_to_email,
                                                                           data: data21,
                                                                         },
@@ -18286,7 +18051,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                     isFinite(data22)
                                                                   )
                                                                 ) {
-                                                                  validate32.errors = [
+                                                                  validate31.errors = [
                                                                     {
                                                                       instancePath:
                                                                         instancePath +
@@ -18299,10 +18064,10 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                       params: { type: 'integer' },
                                                                       message: 'must be integer',
                                                                       schema:
-                                                                        schema33.properties.system.items.properties
+                                                                        schema32.properties.system.items.properties
                                                                           .activities.properties.form_submit.type,
                                                                       parentSchema:
-                                                                        schema33.properties.system.items.properties
+                                                                        schema32.properties.system.items.properties
                                                                           .activities.properties.form_submit,
                                                                       data: data22,
                                                                     },
@@ -18312,7 +18077,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                 if (errors === _errs49) {
                                                                   if (typeof data22 == 'number' && isFinite(data22)) {
                                                                     if (data22 > 9007199254740991 || isNaN(data22)) {
-                                                                      validate32.errors = [
+                                                                      validate31.errors = [
                                                                         {
                                                                           instancePath:
                                                                             instancePath +
@@ -18329,7 +18094,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                           message: 'must be <= 9007199254740991',
                                                                           schema: 9007199254740991,
                                                                           parentSchema:
-                                                                            schema33.properties.system.items.properties
+                                                                            schema32.properties.system.items.properties
                                                                               .activities.properties.form_submit,
                                                                           data: data22,
                                                                         },
@@ -18337,7 +18102,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                       return false
                                                                     } else {
                                                                       if (data22 < 0 || isNaN(data22)) {
-                                                                        validate32.errors = [
+                                                                        validate31.errors = [
                                                                           {
                                                                             instancePath:
                                                                               instancePath +
@@ -18351,7 +18116,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                             message: 'must be >= 0',
                                                                             schema: 0,
                                                                             parentSchema:
-                                                                              schema33.properties.system.items
+                                                                              schema32.properties.system.items
                                                                                 .properties.activities.properties
                                                                                 .form_submit,
                                                                             data: data22,
@@ -18372,7 +18137,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                       }
                                                     }
                                                   } else {
-                                                    validate32.errors = [
+                                                    validate31.errors = [
                                                       {
                                                         instancePath: instancePath + '/system/' + i1 + '/activities',
                                                         schemaPath:
@@ -18381,9 +18146,9 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                         params: { type: 'object' },
                                                         message: 'must be object',
                                                         schema:
-                                                          schema33.properties.system.items.properties.activities.type,
+                                                          schema32.properties.system.items.properties.activities.type,
                                                         parentSchema:
-                                                          schema33.properties.system.items.properties.activities,
+                                                          schema32.properties.system.items.properties.activities,
                                                         data: data18,
                                                       },
                                                     ]
@@ -18408,7 +18173,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                         if (errors === _errs53) {
                                                           if (typeof data24 === 'string') {
                                                             if (func2(data24) > 256) {
-                                                              validate32.errors = [
+                                                              validate31.errors = [
                                                                 {
                                                                   instancePath:
                                                                     instancePath + '/system/' + i1 + '/visitors/' + i3,
@@ -18419,7 +18184,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                   message: 'must NOT have more than 256 characters',
                                                                   schema: 256,
                                                                   parentSchema:
-                                                                    schema33.properties.system.items.properties.visitors
+                                                                    schema32.properties.system.items.properties.visitors
                                                                       .items,
                                                                   data: data24,
                                                                 },
@@ -18427,7 +18192,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                               return false
                                                             } else {
                                                               if (func2(data24) < 1) {
-                                                                validate32.errors = [
+                                                                validate31.errors = [
                                                                   {
                                                                     instancePath:
                                                                       instancePath +
@@ -18442,7 +18207,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                     message: 'must NOT have fewer than 1 characters',
                                                                     schema: 1,
                                                                     parentSchema:
-                                                                      schema33.properties.system.items.properties
+                                                                      schema32.properties.system.items.properties
                                                                         .visitors.items,
                                                                     data: data24,
                                                                   },
@@ -18451,7 +18216,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                               }
                                                             }
                                                           } else {
-                                                            validate32.errors = [
+                                                            validate31.errors = [
                                                               {
                                                                 instancePath:
                                                                   instancePath + '/system/' + i1 + '/visitors/' + i3,
@@ -18461,10 +18226,10 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                 params: { type: 'string' },
                                                                 message: 'must be string',
                                                                 schema:
-                                                                  schema33.properties.system.items.properties.visitors
+                                                                  schema32.properties.system.items.properties.visitors
                                                                     .items.type,
                                                                 parentSchema:
-                                                                  schema33.properties.system.items.properties.visitors
+                                                                  schema32.properties.system.items.properties.visitors
                                                                     .items,
                                                                 data: data24,
                                                               },
@@ -18478,7 +18243,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                         }
                                                       }
                                                     } else {
-                                                      validate32.errors = [
+                                                      validate31.errors = [
                                                         {
                                                           instancePath: instancePath + '/system/' + i1 + '/visitors',
                                                           schemaPath:
@@ -18487,9 +18252,9 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                           params: { type: 'array' },
                                                           message: 'must be array',
                                                           schema:
-                                                            schema33.properties.system.items.properties.visitors.type,
+                                                            schema32.properties.system.items.properties.visitors.type,
                                                           parentSchema:
-                                                            schema33.properties.system.items.properties.visitors,
+                                                            schema32.properties.system.items.properties.visitors,
                                                           data: data23,
                                                         },
                                                       ]
@@ -18507,7 +18272,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                     if (errors === _errs55) {
                                                       if (typeof data25 === 'string') {
                                                         if (func2(data25) > 100000) {
-                                                          validate32.errors = [
+                                                          validate31.errors = [
                                                             {
                                                               instancePath:
                                                                 instancePath + '/system/' + i1 + '/visitors_sketch',
@@ -18518,15 +18283,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                               message: 'must NOT have more than 100000 characters',
                                                               schema: 100000,
                                                               parentSchema:
-                                                                schema33.properties.system.items.properties
+                                                                schema32.properties.system.items.properties
                                                                   .visitors_sketch,
                                                               data: data25,
                                                             },
                                                           ]
                                                           return false
                                                         } else {
-                                                          if (!pattern48.test(data25)) {
-                                                            validate32.errors = [
+                                                          if (!pattern46.test(data25)) {
+                                                            validate31.errors = [
                                                               {
                                                                 instancePath:
                                                                   instancePath + '/system/' + i1 + '/visitors_sketch',
@@ -18540,7 +18305,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                   '"',
                                                                 schema: '^[A-Za-z0-9+/]*={0,2}$',
                                                                 parentSchema:
-                                                                  schema33.properties.system.items.properties
+                                                                  schema32.properties.system.items.properties
                                                                     .visitors_sketch,
                                                                 data: data25,
                                                               },
@@ -18549,7 +18314,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                           }
                                                         }
                                                       } else {
-                                                        validate32.errors = [
+                                                        validate31.errors = [
                                                           {
                                                             instancePath:
                                                               instancePath + '/system/' + i1 + '/visitors_sketch',
@@ -18559,10 +18324,10 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                             params: { type: 'string' },
                                                             message: 'must be string',
                                                             schema:
-                                                              schema33.properties.system.items.properties
+                                                              schema32.properties.system.items.properties
                                                                 .visitors_sketch.type,
                                                             parentSchema:
-                                                              schema33.properties.system.items.properties
+                                                              schema32.properties.system.items.properties
                                                                 .visitors_sketch,
                                                             data: data25,
                                                           },
@@ -18582,15 +18347,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                       }
                                     }
                                   } else {
-                                    validate32.errors = [
+                                    validate31.errors = [
                                       {
                                         instancePath: instancePath + '/system/' + i1,
                                         schemaPath: '#/properties/system/items/type',
                                         keyword: 'type',
                                         params: { type: 'object' },
                                         message: 'must be object',
-                                        schema: schema33.properties.system.items.type,
-                                        parentSchema: schema33.properties.system.items,
+                                        schema: schema32.properties.system.items.type,
+                                        parentSchema: schema32.properties.system.items,
                                         data: data13,
                                       },
                                     ]
@@ -18603,15 +18368,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                 }
                               }
                             } else {
-                              validate32.errors = [
+                              validate31.errors = [
                                 {
                                   instancePath: instancePath + '/system',
                                   schemaPath: '#/properties/system/type',
                                   keyword: 'type',
                                   params: { type: 'array' },
                                   message: 'must be array',
-                                  schema: schema33.properties.system.type,
-                                  parentSchema: schema33.properties.system,
+                                  schema: schema32.properties.system.type,
+                                  parentSchema: schema32.properties.system,
                                   data: data12,
                                 },
                               ]
@@ -18642,15 +18407,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                         (data27.page_views === undefined && (missing4 = 'page_views')) ||
                                         (data27.activities === undefined && (missing4 = 'activities'))
                                       ) {
-                                        validate32.errors = [
+                                        validate31.errors = [
                                           {
                                             instancePath: instancePath + '/geo/' + i4,
                                             schemaPath: '#/properties/geo/items/required',
                                             keyword: 'required',
                                             params: { missingProperty: missing4 },
                                             message: "must have required property '" + missing4 + "'",
-                                            schema: schema33.properties.geo.items.required,
-                                            parentSchema: schema33.properties.geo.items,
+                                            schema: schema32.properties.geo.items.required,
+                                            parentSchema: schema32.properties.geo.items,
                                             data: data27,
                                           },
                                         ]
@@ -18668,7 +18433,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                               key4 === 'visitors_sketch'
                                             )
                                           ) {
-                                            validate32.errors = [
+                                            validate31.errors = [
                                               {
                                                 instancePath: instancePath + '/geo/' + i4,
                                                 schemaPath: '#/properties/geo/items/additionalProperties',
@@ -18676,7 +18441,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                 params: { additionalProperty: key4 },
                                                 message: 'must NOT have additional properties',
                                                 schema: false,
-                                                parentSchema: schema33.properties.geo.items,
+                                                parentSchema: schema32.properties.geo.items,
                                                 data: data27,
                                               },
                                             ]
@@ -18691,7 +18456,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                             if (errors === _errs62) {
                                               if (Array.isArray(data28)) {
                                                 if (data28.length > 2) {
-                                                  validate32.errors = [
+                                                  validate31.errors = [
                                                     {
                                                       instancePath: instancePath + '/geo/' + i4 + '/key',
                                                       schemaPath: '#/properties/geo/items/properties/key/maxItems',
@@ -18699,14 +18464,14 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                       params: { limit: 2 },
                                                       message: 'must NOT have more than 2 items',
                                                       schema: 2,
-                                                      parentSchema: schema33.properties.geo.items.properties.key,
+                                                      parentSchema: schema32.properties.geo.items.properties.key,
                                                       data: data28,
                                                     },
                                                   ]
                                                   return false
                                                 } else {
                                                   if (data28.length < 2) {
-                                                    validate32.errors = [
+                                                    validate31.errors = [
                                                       {
                                                         instancePath: instancePath + '/geo/' + i4 + '/key',
                                                         schemaPath: '#/properties/geo/items/properties/key/minItems',
@@ -18714,7 +18479,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                         params: { limit: 2 },
                                                         message: 'must NOT have fewer than 2 items',
                                                         schema: 2,
-                                                        parentSchema: schema33.properties.geo.items.properties.key,
+                                                        parentSchema: schema32.properties.geo.items.properties.key,
                                                         data: data28,
                                                       },
                                                     ]
@@ -18728,7 +18493,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                       if (errors === _errs64) {
                                                         if (typeof data29 === 'string') {
                                                           if (func2(data29) > 16384) {
-                                                            validate32.errors = [
+                                                            validate31.errors = [
                                                               {
                                                                 instancePath:
                                                                   instancePath + '/geo/' + i4 + '/key/' + i5,
@@ -18739,14 +18504,14 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                 message: 'must NOT have more than 16384 characters',
                                                                 schema: 16384,
                                                                 parentSchema:
-                                                                  schema33.properties.geo.items.properties.key.items,
+                                                                  schema32.properties.geo.items.properties.key.items,
                                                                 data: data29,
                                                               },
                                                             ]
                                                             return false
                                                           }
                                                         } else {
-                                                          validate32.errors = [
+                                                          validate31.errors = [
                                                             {
                                                               instancePath: instancePath + '/geo/' + i4 + '/key/' + i5,
                                                               schemaPath:
@@ -18755,9 +18520,9 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                               params: { type: 'string' },
                                                               message: 'must be string',
                                                               schema:
-                                                                schema33.properties.geo.items.properties.key.items.type,
+                                                                schema32.properties.geo.items.properties.key.items.type,
                                                               parentSchema:
-                                                                schema33.properties.geo.items.properties.key.items,
+                                                                schema32.properties.geo.items.properties.key.items,
                                                               data: data29,
                                                             },
                                                           ]
@@ -18772,15 +18537,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                   }
                                                 }
                                               } else {
-                                                validate32.errors = [
+                                                validate31.errors = [
                                                   {
                                                     instancePath: instancePath + '/geo/' + i4 + '/key',
                                                     schemaPath: '#/properties/geo/items/properties/key/type',
                                                     keyword: 'type',
                                                     params: { type: 'array' },
                                                     message: 'must be array',
-                                                    schema: schema33.properties.geo.items.properties.key.type,
-                                                    parentSchema: schema33.properties.geo.items.properties.key,
+                                                    schema: schema32.properties.geo.items.properties.key.type,
+                                                    parentSchema: schema32.properties.geo.items.properties.key,
                                                     data: data28,
                                                   },
                                                 ]
@@ -18803,15 +18568,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                   isFinite(data30)
                                                 )
                                               ) {
-                                                validate32.errors = [
+                                                validate31.errors = [
                                                   {
                                                     instancePath: instancePath + '/geo/' + i4 + '/visits',
                                                     schemaPath: '#/properties/geo/items/properties/visits/type',
                                                     keyword: 'type',
                                                     params: { type: 'integer' },
                                                     message: 'must be integer',
-                                                    schema: schema33.properties.geo.items.properties.visits.type,
-                                                    parentSchema: schema33.properties.geo.items.properties.visits,
+                                                    schema: schema32.properties.geo.items.properties.visits.type,
+                                                    parentSchema: schema32.properties.geo.items.properties.visits,
                                                     data: data30,
                                                   },
                                                 ]
@@ -18820,7 +18585,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                               if (errors === _errs66) {
                                                 if (typeof data30 == 'number' && isFinite(data30)) {
                                                   if (data30 > 9007199254740991 || isNaN(data30)) {
-                                                    validate32.errors = [
+                                                    validate31.errors = [
                                                       {
                                                         instancePath: instancePath + '/geo/' + i4 + '/visits',
                                                         schemaPath: '#/properties/geo/items/properties/visits/maximum',
@@ -18828,14 +18593,14 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                         params: { comparison: '<=', limit: 9007199254740991 },
                                                         message: 'must be <= 9007199254740991',
                                                         schema: 9007199254740991,
-                                                        parentSchema: schema33.properties.geo.items.properties.visits,
+                                                        parentSchema: schema32.properties.geo.items.properties.visits,
                                                         data: data30,
                                                       },
                                                     ]
                                                     return false
                                                   } else {
                                                     if (data30 < 0 || isNaN(data30)) {
-                                                      validate32.errors = [
+                                                      validate31.errors = [
                                                         {
                                                           instancePath: instancePath + '/geo/' + i4 + '/visits',
                                                           schemaPath:
@@ -18844,7 +18609,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                           params: { comparison: '>=', limit: 0 },
                                                           message: 'must be >= 0',
                                                           schema: 0,
-                                                          parentSchema: schema33.properties.geo.items.properties.visits,
+                                                          parentSchema: schema32.properties.geo.items.properties.visits,
                                                           data: data30,
                                                         },
                                                       ]
@@ -18869,15 +18634,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                     isFinite(data31)
                                                   )
                                                 ) {
-                                                  validate32.errors = [
+                                                  validate31.errors = [
                                                     {
                                                       instancePath: instancePath + '/geo/' + i4 + '/page_views',
                                                       schemaPath: '#/properties/geo/items/properties/page_views/type',
                                                       keyword: 'type',
                                                       params: { type: 'integer' },
                                                       message: 'must be integer',
-                                                      schema: schema33.properties.geo.items.properties.page_views.type,
-                                                      parentSchema: schema33.properties.geo.items.properties.page_views,
+                                                      schema: schema32.properties.geo.items.properties.page_views.type,
+                                                      parentSchema: schema32.properties.geo.items.properties.page_views,
                                                       data: data31,
                                                     },
                                                   ]
@@ -18886,7 +18651,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                 if (errors === _errs68) {
                                                   if (typeof data31 == 'number' && isFinite(data31)) {
                                                     if (data31 > 9007199254740991 || isNaN(data31)) {
-                                                      validate32.errors = [
+                                                      validate31.errors = [
                                                         {
                                                           instancePath: instancePath + '/geo/' + i4 + '/page_views',
                                                           schemaPath:
@@ -18896,14 +18661,14 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                           message: 'must be <= 9007199254740991',
                                                           schema: 9007199254740991,
                                                           parentSchema:
-                                                            schema33.properties.geo.items.properties.page_views,
+                                                            schema32.properties.geo.items.properties.page_views,
                                                           data: data31,
                                                         },
                                                       ]
                                                       return false
                                                     } else {
                                                       if (data31 < 0 || isNaN(data31)) {
-                                                        validate32.errors = [
+                                                        validate31.errors = [
                                                           {
                                                             instancePath: instancePath + '/geo/' + i4 + '/page_views',
                                                             schemaPath:
@@ -18913,7 +18678,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                             message: 'must be >= 0',
                                                             schema: 0,
                                                             parentSchema:
-                                                              schema33.properties.geo.items.properties.page_views,
+                                                              schema32.properties.geo.items.properties.page_views,
                                                             data: data31,
                                                           },
                                                         ]
@@ -18942,7 +18707,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                           (missing5 = 'click_to_email')) ||
                                                         (data32.form_submit === undefined && (missing5 = 'form_submit'))
                                                       ) {
-                                                        validate32.errors = [
+                                                        validate31.errors = [
                                                           {
                                                             instancePath: instancePath + '/geo/' + i4 + '/activities',
                                                             schemaPath:
@@ -18951,10 +18716,10 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                             params: { missingProperty: missing5 },
                                                             message: "must have required property '" + missing5 + "'",
                                                             schema:
-                                                              schema33.properties.geo.items.properties.activities
+                                                              schema32.properties.geo.items.properties.activities
                                                                 .required,
                                                             parentSchema:
-                                                              schema33.properties.geo.items.properties.activities,
+                                                              schema32.properties.geo.items.properties.activities,
                                                             data: data32,
                                                           },
                                                         ]
@@ -18970,7 +18735,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                               key5 === 'form_submit'
                                                             )
                                                           ) {
-                                                            validate32.errors = [
+                                                            validate31.errors = [
                                                               {
                                                                 instancePath:
                                                                   instancePath + '/geo/' + i4 + '/activities',
@@ -18981,7 +18746,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                 message: 'must NOT have additional properties',
                                                                 schema: false,
                                                                 parentSchema:
-                                                                  schema33.properties.geo.items.properties.activities,
+                                                                  schema32.properties.geo.items.properties.activities,
                                                                 data: data32,
                                                               },
                                                             ]
@@ -19001,7 +18766,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                 isFinite(data33)
                                                               )
                                                             ) {
-                                                              validate32.errors = [
+                                                              validate31.errors = [
                                                                 {
                                                                   instancePath:
                                                                     instancePath +
@@ -19014,10 +18779,10 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                   params: { type: 'integer' },
                                                                   message: 'must be integer',
                                                                   schema:
-                                                                    schema33.properties.geo.items.properties.activities
+                                                                    schema32.properties.geo.items.properties.activities
                                                                       .properties.click_to_call.type,
                                                                   parentSchema:
-                                                                    schema33.properties.geo.items.properties.activities
+                                                                    schema32.properties.geo.items.properties.activities
                                                                       .properties.click_to_call,
                                                                   data: data33,
                                                                 },
@@ -19027,7 +18792,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                             if (errors === _errs73) {
                                                               if (typeof data33 == 'number' && isFinite(data33)) {
                                                                 if (data33 > 9007199254740991 || isNaN(data33)) {
-                                                                  validate32.errors = [
+                                                                  validate31.errors = [
                                                                     {
                                                                       instancePath:
                                                                         instancePath +
@@ -19044,7 +18809,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                       message: 'must be <= 9007199254740991',
                                                                       schema: 9007199254740991,
                                                                       parentSchema:
-                                                                        schema33.properties.geo.items.properties
+                                                                        schema32.properties.geo.items.properties
                                                                           .activities.properties.click_to_call,
                                                                       data: data33,
                                                                     },
@@ -19052,7 +18817,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                   return false
                                                                 } else {
                                                                   if (data33 < 0 || isNaN(data33)) {
-                                                                    validate32.errors = [
+                                                                    validate31.errors = [
                                                                       {
                                                                         instancePath:
                                                                           instancePath +
@@ -19066,7 +18831,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                         message: 'must be >= 0',
                                                                         schema: 0,
                                                                         parentSchema:
-                                                                          schema33.properties.geo.items.properties
+                                                                          schema32.properties.geo.items.properties
                                                                             .activities.properties.click_to_call,
                                                                         data: data33,
                                                                       },
@@ -19092,7 +18857,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                   isFinite(data34)
                                                                 )
                                                               ) {
-                                                                validate32.errors = [
+                                                                validate31.errors = [
                                                                   {
                                                                     instancePath:
                                                                       instancePath +
@@ -19105,10 +18870,10 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                     params: { type: 'integer' },
                                                                     message: 'must be integer',
                                                                     schema:
-                                                                      schema33.properties.geo.items.properties
+                                                                      schema32.properties.geo.items.properties
                                                                         .activities.properties.click_to_map.type,
                                                                     parentSchema:
-                                                                      schema33.properties.geo.items.properties
+                                                                      schema32.properties.geo.items.properties
                                                                         .activities.properties.click_to_map,
                                                                     data: data34,
                                                                   },
@@ -19118,7 +18883,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                               if (errors === _errs75) {
                                                                 if (typeof data34 == 'number' && isFinite(data34)) {
                                                                   if (data34 > 9007199254740991 || isNaN(data34)) {
-                                                                    validate32.errors = [
+                                                                    validate31.errors = [
                                                                       {
                                                                         instancePath:
                                                                           instancePath +
@@ -19135,7 +18900,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                         message: 'must be <= 9007199254740991',
                                                                         schema: 9007199254740991,
                                                                         parentSchema:
-                                                                          schema33.properties.geo.items.properties
+                                                                          schema32.properties.geo.items.properties
                                                                             .activities.properties.click_to_map,
                                                                         data: data34,
                                                                       },
@@ -19143,7 +18908,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                     return false
                                                                   } else {
                                                                     if (data34 < 0 || isNaN(data34)) {
-                                                                      validate32.errors = [
+                                                                      validate31.errors = [
                                                                         {
                                                                           instancePath:
                                                                             instancePath +
@@ -19157,7 +18922,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                           message: 'must be >= 0',
                                                                           schema: 0,
                                                                           parentSchema:
-                                                                            schema33.properties.geo.items.properties
+                                                                            schema32.properties.geo.items.properties
                                                                               .activities.properties.click_to_map,
                                                                           data: data34,
                                                                         },
@@ -19183,7 +18948,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                     isFinite(data35)
                                                                   )
                                                                 ) {
-                                                                  validate32.errors = [
+                                                                  validate31.errors = [
                                                                     {
                                                                       instancePath:
                                                                         instancePath +
@@ -19196,10 +18961,10 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                       params: { type: 'integer' },
                                                                       message: 'must be integer',
                                                                       schema:
-                                                                        schema33.properties.geo.items.properties
+                                                                        schema32.properties.geo.items.properties
                                                                           .activities.properties.click_to_email.type,
                                                                       parentSchema:
-                                                                        schema33.properties.geo.items.properties
+                                                                        schema32.properties.geo.items.properties
                                                                           .activities.properties.click_to_email,
                                                                       data: data35,
                                                                     },
@@ -19209,7 +18974,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                 if (errors === _errs77) {
                                                                   if (typeof data35 == 'number' && isFinite(data35)) {
                                                                     if (data35 > 9007199254740991 || isNaN(data35)) {
-                                                                      validate32.errors = [
+                                                                      validate31.errors = [
                                                                         {
                                                                           instancePath:
                                                                             instancePath +
@@ -19226,7 +18991,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                           message: 'must be <= 9007199254740991',
                                                                           schema: 9007199254740991,
                                                                           parentSchema:
-                                                                            schema33.properties.geo.items.properties
+                                                                            schema32.properties.geo.items.properties
                                                                               .activities.properties.click_to_email,
                                                                           data: data35,
                                                                         },
@@ -19234,7 +18999,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                       return false
                                                                     } else {
                                                                       if (data35 < 0 || isNaN(data35)) {
-                                                                        validate32.errors = [
+                                                                        validate31.errors = [
                                                                           {
                                                                             instancePath:
                                                                               instancePath +
@@ -19248,7 +19013,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                             message: 'must be >= 0',
                                                                             schema: 0,
                                                                             parentSchema:
-                                                                              schema33.properties.geo.items.properties
+                                                                              schema32.properties.geo.items.properties
                                                                                 .activities.properties.click_to_email,
                                                                             data: data35,
                                                                           },
@@ -19274,7 +19039,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                       isFinite(data36)
                                                                     )
                                                                   ) {
-                                                                    validate32.errors = [
+                                                                    validate31.errors = [
                                                                       {
                                                                         instancePath:
                                                                           instancePath +
@@ -19287,10 +19052,10 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                         params: { type: 'integer' },
                                                                         message: 'must be integer',
                                                                         schema:
-                                                                          schema33.properties.geo.items.properties
+                                                                          schema32.properties.geo.items.properties
                                                                             .activities.properties.form_submit.type,
                                                                         parentSchema:
-                                                                          schema33.properties.geo.items.properties
+                                                                          schema32.properties.geo.items.properties
                                                                             .activities.properties.form_submit,
                                                                         data: data36,
                                                                       },
@@ -19300,7 +19065,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                   if (errors === _errs79) {
                                                                     if (typeof data36 == 'number' && isFinite(data36)) {
                                                                       if (data36 > 9007199254740991 || isNaN(data36)) {
-                                                                        validate32.errors = [
+                                                                        validate31.errors = [
                                                                           {
                                                                             instancePath:
                                                                               instancePath +
@@ -19317,7 +19082,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                             message: 'must be <= 9007199254740991',
                                                                             schema: 9007199254740991,
                                                                             parentSchema:
-                                                                              schema33.properties.geo.items.properties
+                                                                              schema32.properties.geo.items.properties
                                                                                 .activities.properties.form_submit,
                                                                             data: data36,
                                                                           },
@@ -19325,7 +19090,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                         return false
                                                                       } else {
                                                                         if (data36 < 0 || isNaN(data36)) {
-                                                                          validate32.errors = [
+                                                                          validate31.errors = [
                                                                             {
                                                                               instancePath:
                                                                                 instancePath +
@@ -19339,7 +19104,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                               message: 'must be >= 0',
                                                                               schema: 0,
                                                                               parentSchema:
-                                                                                schema33.properties.geo.items.properties
+                                                                                schema32.properties.geo.items.properties
                                                                                   .activities.properties.form_submit,
                                                                               data: data36,
                                                                             },
@@ -19359,7 +19124,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                         }
                                                       }
                                                     } else {
-                                                      validate32.errors = [
+                                                      validate31.errors = [
                                                         {
                                                           instancePath: instancePath + '/geo/' + i4 + '/activities',
                                                           schemaPath:
@@ -19368,9 +19133,9 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                           params: { type: 'object' },
                                                           message: 'must be object',
                                                           schema:
-                                                            schema33.properties.geo.items.properties.activities.type,
+                                                            schema32.properties.geo.items.properties.activities.type,
                                                           parentSchema:
-                                                            schema33.properties.geo.items.properties.activities,
+                                                            schema32.properties.geo.items.properties.activities,
                                                           data: data32,
                                                         },
                                                       ]
@@ -19395,7 +19160,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                           if (errors === _errs83) {
                                                             if (typeof data38 === 'string') {
                                                               if (func2(data38) > 256) {
-                                                                validate32.errors = [
+                                                                validate31.errors = [
                                                                   {
                                                                     instancePath:
                                                                       instancePath + '/geo/' + i4 + '/visitors/' + i6,
@@ -19406,7 +19171,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                     message: 'must NOT have more than 256 characters',
                                                                     schema: 256,
                                                                     parentSchema:
-                                                                      schema33.properties.geo.items.properties.visitors
+                                                                      schema32.properties.geo.items.properties.visitors
                                                                         .items,
                                                                     data: data38,
                                                                   },
@@ -19414,7 +19179,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                 return false
                                                               } else {
                                                                 if (func2(data38) < 1) {
-                                                                  validate32.errors = [
+                                                                  validate31.errors = [
                                                                     {
                                                                       instancePath:
                                                                         instancePath + '/geo/' + i4 + '/visitors/' + i6,
@@ -19425,7 +19190,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                       message: 'must NOT have fewer than 1 characters',
                                                                       schema: 1,
                                                                       parentSchema:
-                                                                        schema33.properties.geo.items.properties
+                                                                        schema32.properties.geo.items.properties
                                                                           .visitors.items,
                                                                       data: data38,
                                                                     },
@@ -19434,7 +19199,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                 }
                                                               }
                                                             } else {
-                                                              validate32.errors = [
+                                                              validate31.errors = [
                                                                 {
                                                                   instancePath:
                                                                     instancePath + '/geo/' + i4 + '/visitors/' + i6,
@@ -19444,10 +19209,10 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                   params: { type: 'string' },
                                                                   message: 'must be string',
                                                                   schema:
-                                                                    schema33.properties.geo.items.properties.visitors
+                                                                    schema32.properties.geo.items.properties.visitors
                                                                       .items.type,
                                                                   parentSchema:
-                                                                    schema33.properties.geo.items.properties.visitors
+                                                                    schema32.properties.geo.items.properties.visitors
                                                                       .items,
                                                                   data: data38,
                                                                 },
@@ -19461,7 +19226,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                           }
                                                         }
                                                       } else {
-                                                        validate32.errors = [
+                                                        validate31.errors = [
                                                           {
                                                             instancePath: instancePath + '/geo/' + i4 + '/visitors',
                                                             schemaPath:
@@ -19470,9 +19235,9 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                             params: { type: 'array' },
                                                             message: 'must be array',
                                                             schema:
-                                                              schema33.properties.geo.items.properties.visitors.type,
+                                                              schema32.properties.geo.items.properties.visitors.type,
                                                             parentSchema:
-                                                              schema33.properties.geo.items.properties.visitors,
+                                                              schema32.properties.geo.items.properties.visitors,
                                                             data: data37,
                                                           },
                                                         ]
@@ -19490,7 +19255,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                       if (errors === _errs85) {
                                                         if (typeof data39 === 'string') {
                                                           if (func2(data39) > 100000) {
-                                                            validate32.errors = [
+                                                            validate31.errors = [
                                                               {
                                                                 instancePath:
                                                                   instancePath + '/geo/' + i4 + '/visitors_sketch',
@@ -19501,15 +19266,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                 message: 'must NOT have more than 100000 characters',
                                                                 schema: 100000,
                                                                 parentSchema:
-                                                                  schema33.properties.geo.items.properties
+                                                                  schema32.properties.geo.items.properties
                                                                     .visitors_sketch,
                                                                 data: data39,
                                                               },
                                                             ]
                                                             return false
                                                           } else {
-                                                            if (!pattern48.test(data39)) {
-                                                              validate32.errors = [
+                                                            if (!pattern46.test(data39)) {
+                                                              validate31.errors = [
                                                                 {
                                                                   instancePath:
                                                                     instancePath + '/geo/' + i4 + '/visitors_sketch',
@@ -19523,7 +19288,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                                     '"',
                                                                   schema: '^[A-Za-z0-9+/]*={0,2}$',
                                                                   parentSchema:
-                                                                    schema33.properties.geo.items.properties
+                                                                    schema32.properties.geo.items.properties
                                                                       .visitors_sketch,
                                                                   data: data39,
                                                                 },
@@ -19532,7 +19297,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                             }
                                                           }
                                                         } else {
-                                                          validate32.errors = [
+                                                          validate31.errors = [
                                                             {
                                                               instancePath:
                                                                 instancePath + '/geo/' + i4 + '/visitors_sketch',
@@ -19542,10 +19307,10 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                                               params: { type: 'string' },
                                                               message: 'must be string',
                                                               schema:
-                                                                schema33.properties.geo.items.properties.visitors_sketch
+                                                                schema32.properties.geo.items.properties.visitors_sketch
                                                                   .type,
                                                               parentSchema:
-                                                                schema33.properties.geo.items.properties
+                                                                schema32.properties.geo.items.properties
                                                                   .visitors_sketch,
                                                               data: data39,
                                                             },
@@ -19565,15 +19330,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                         }
                                       }
                                     } else {
-                                      validate32.errors = [
+                                      validate31.errors = [
                                         {
                                           instancePath: instancePath + '/geo/' + i4,
                                           schemaPath: '#/properties/geo/items/type',
                                           keyword: 'type',
                                           params: { type: 'object' },
                                           message: 'must be object',
-                                          schema: schema33.properties.geo.items.type,
-                                          parentSchema: schema33.properties.geo.items,
+                                          schema: schema32.properties.geo.items.type,
+                                          parentSchema: schema32.properties.geo.items,
                                           data: data27,
                                         },
                                       ]
@@ -19586,15 +19351,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                   }
                                 }
                               } else {
-                                validate32.errors = [
+                                validate31.errors = [
                                   {
                                     instancePath: instancePath + '/geo',
                                     schemaPath: '#/properties/geo/type',
                                     keyword: 'type',
                                     params: { type: 'array' },
                                     message: 'must be array',
-                                    schema: schema33.properties.geo.type,
-                                    parentSchema: schema33.properties.geo,
+                                    schema: schema32.properties.geo.type,
+                                    parentSchema: schema32.properties.geo,
                                     data: data26,
                                   },
                                 ]
@@ -19608,6 +19373,432 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                         }
                       }
                     }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    } else {
+      validate31.errors = [
+        {
+          instancePath,
+          schemaPath: '#/type',
+          keyword: 'type',
+          params: { type: 'object' },
+          message: 'must be object',
+          schema: schema32.type,
+          parentSchema: schema32,
+          data,
+        },
+      ]
+      return false
+    }
+  }
+  validate31.errors = vErrors
+  return errors === 0
+}
+export const v_2eba2565 = validate32
+const schema33 = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['url'],
+  properties: {
+    url: { type: 'string', maxLength: 2048, format: 'http-url', description: 'an absolute http(s) URL' },
+    events: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 16,
+      items: {
+        enum: ['PUBLISH', 'UNPUBLISH', 'SITE_CREATED', 'SITE_DELETED'],
+        description: 'a site event type, as Duda names it: PUBLISH, UNPUBLISH, SITE_CREATED or SITE_DELETED',
+      },
+      description: 'the event types to receive; absent: all of them',
+    },
+    secret: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 256,
+      description: 'signs each delivery (x-duda-signature); absent: unsigned',
+    },
+    retries: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 10,
+      description: 'attempts after a failed one; default 3, as Duda',
+    },
+    backoff_ms: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 600000,
+      description: 'wait before the first retry, doubling for each next one; default 1000 (Duda: 30000)',
+    },
+  },
+}
+function validate32(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null
+  let errors = 0
+  if (errors === 0) {
+    if (data && typeof data == 'object' && !Array.isArray(data)) {
+      let missing0
+      if (data.url === undefined && (missing0 = 'url')) {
+        validate32.errors = [
+          {
+            instancePath,
+            schemaPath: '#/required',
+            keyword: 'required',
+            params: { missingProperty: missing0 },
+            message: "must have required property '" + missing0 + "'",
+            schema: schema33.required,
+            parentSchema: schema33,
+            data,
+          },
+        ]
+        return false
+      } else {
+        const _errs1 = errors
+        for (const key0 in data) {
+          if (
+            !(key0 === 'url' || key0 === 'events' || key0 === 'secret' || key0 === 'retries' || key0 === 'backoff_ms')
+          ) {
+            validate32.errors = [
+              {
+                instancePath,
+                schemaPath: '#/additionalProperties',
+                keyword: 'additionalProperties',
+                params: { additionalProperty: key0 },
+                message: 'must NOT have additional properties',
+                schema: false,
+                parentSchema: schema33,
+                data,
+              },
+            ]
+            return false
+            break
+          }
+        }
+        if (_errs1 === errors) {
+          if (data.url !== undefined) {
+            let data0 = data.url
+            const _errs2 = errors
+            if (errors === _errs2) {
+              if (errors === _errs2) {
+                if (typeof data0 === 'string') {
+                  if (func2(data0) > 2048) {
+                    validate32.errors = [
+                      {
+                        instancePath: instancePath + '/url',
+                        schemaPath: '#/properties/url/maxLength',
+                        keyword: 'maxLength',
+                        params: { limit: 2048 },
+                        message: 'must NOT have more than 2048 characters',
+                        schema: 2048,
+                        parentSchema: schema33.properties.url,
+                        data: data0,
+                      },
+                    ]
+                    return false
+                  } else {
+                    if (!formats4.validate(data0)) {
+                      validate32.errors = [
+                        {
+                          instancePath: instancePath + '/url',
+                          schemaPath: '#/properties/url/format',
+                          keyword: 'format',
+                          params: { format: 'http-url' },
+                          message: 'must match format "' + 'http-url' + '"',
+                          schema: 'http-url',
+                          parentSchema: schema33.properties.url,
+                          data: data0,
+                        },
+                      ]
+                      return false
+                    }
+                  }
+                } else {
+                  validate32.errors = [
+                    {
+                      instancePath: instancePath + '/url',
+                      schemaPath: '#/properties/url/type',
+                      keyword: 'type',
+                      params: { type: 'string' },
+                      message: 'must be string',
+                      schema: schema33.properties.url.type,
+                      parentSchema: schema33.properties.url,
+                      data: data0,
+                    },
+                  ]
+                  return false
+                }
+              }
+            }
+            var valid0 = _errs2 === errors
+          } else {
+            var valid0 = true
+          }
+          if (valid0) {
+            if (data.events !== undefined) {
+              let data1 = data.events
+              const _errs4 = errors
+              if (errors === _errs4) {
+                if (Array.isArray(data1)) {
+                  if (data1.length > 16) {
+                    validate32.errors = [
+                      {
+                        instancePath: instancePath + '/events',
+                        schemaPath: '#/properties/events/maxItems',
+                        keyword: 'maxItems',
+                        params: { limit: 16 },
+                        message: 'must NOT have more than 16 items',
+                        schema: 16,
+                        parentSchema: schema33.properties.events,
+                        data: data1,
+                      },
+                    ]
+                    return false
+                  } else {
+                    if (data1.length < 1) {
+                      validate32.errors = [
+                        {
+                          instancePath: instancePath + '/events',
+                          schemaPath: '#/properties/events/minItems',
+                          keyword: 'minItems',
+                          params: { limit: 1 },
+                          message: 'must NOT have fewer than 1 items',
+                          schema: 1,
+                          parentSchema: schema33.properties.events,
+                          data: data1,
+                        },
+                      ]
+                      return false
+                    } else {
+                      var valid1 = true
+                      const len0 = data1.length
+                      for (let i0 = 0; i0 < len0; i0++) {
+                        let data2 = data1[i0]
+                        const _errs6 = errors
+                        if (
+                          !(
+                            data2 === 'PUBLISH' ||
+                            data2 === 'UNPUBLISH' ||
+                            data2 === 'SITE_CREATED' ||
+                            data2 === 'SITE_DELETED'
+                          )
+                        ) {
+                          validate32.errors = [
+                            {
+                              instancePath: instancePath + '/events/' + i0,
+                              schemaPath: '#/properties/events/items/enum',
+                              keyword: 'enum',
+                              params: { allowedValues: schema33.properties.events.items.enum },
+                              message: 'must be equal to one of the allowed values',
+                              schema: schema33.properties.events.items.enum,
+                              parentSchema: schema33.properties.events.items,
+                              data: data2,
+                            },
+                          ]
+                          return false
+                        }
+                        var valid1 = _errs6 === errors
+                        if (!valid1) {
+                          break
+                        }
+                      }
+                    }
+                  }
+                } else {
+                  validate32.errors = [
+                    {
+                      instancePath: instancePath + '/events',
+                      schemaPath: '#/properties/events/type',
+                      keyword: 'type',
+                      params: { type: 'array' },
+                      message: 'must be array',
+                      schema: schema33.properties.events.type,
+                      parentSchema: schema33.properties.events,
+                      data: data1,
+                    },
+                  ]
+                  return false
+                }
+              }
+              var valid0 = _errs4 === errors
+            } else {
+              var valid0 = true
+            }
+            if (valid0) {
+              if (data.secret !== undefined) {
+                let data3 = data.secret
+                const _errs7 = errors
+                if (errors === _errs7) {
+                  if (typeof data3 === 'string') {
+                    if (func2(data3) > 256) {
+                      validate32.errors = [
+                        {
+                          instancePath: instancePath + '/secret',
+                          schemaPath: '#/properties/secret/maxLength',
+                          keyword: 'maxLength',
+                          params: { limit: 256 },
+                          message: 'must NOT have more than 256 characters',
+                          schema: 256,
+                          parentSchema: schema33.properties.secret,
+                          data: data3,
+                        },
+                      ]
+                      return false
+                    } else {
+                      if (func2(data3) < 1) {
+                        validate32.errors = [
+                          {
+                            instancePath: instancePath + '/secret',
+                            schemaPath: '#/properties/secret/minLength',
+                            keyword: 'minLength',
+                            params: { limit: 1 },
+                            message: 'must NOT have fewer than 1 characters',
+                            schema: 1,
+                            parentSchema: schema33.properties.secret,
+                            data: data3,
+                          },
+                        ]
+                        return false
+                      }
+                    }
+                  } else {
+                    validate32.errors = [
+                      {
+                        instancePath: instancePath + '/secret',
+                        schemaPath: '#/properties/secret/type',
+                        keyword: 'type',
+                        params: { type: 'string' },
+                        message: 'must be string',
+                        schema: schema33.properties.secret.type,
+                        parentSchema: schema33.properties.secret,
+                        data: data3,
+                      },
+                    ]
+                    return false
+                  }
+                }
+                var valid0 = _errs7 === errors
+              } else {
+                var valid0 = true
+              }
+              if (valid0) {
+                if (data.retries !== undefined) {
+                  let data4 = data.retries
+                  const _errs9 = errors
+                  if (!(typeof data4 == 'number' && !(data4 % 1) && !isNaN(data4) && isFinite(data4))) {
+                    validate32.errors = [
+                      {
+                        instancePath: instancePath + '/retries',
+                        schemaPath: '#/properties/retries/type',
+                        keyword: 'type',
+                        params: { type: 'integer' },
+                        message: 'must be integer',
+                        schema: schema33.properties.retries.type,
+                        parentSchema: schema33.properties.retries,
+                        data: data4,
+                      },
+                    ]
+                    return false
+                  }
+                  if (errors === _errs9) {
+                    if (typeof data4 == 'number' && isFinite(data4)) {
+                      if (data4 > 10 || isNaN(data4)) {
+                        validate32.errors = [
+                          {
+                            instancePath: instancePath + '/retries',
+                            schemaPath: '#/properties/retries/maximum',
+                            keyword: 'maximum',
+                            params: { comparison: '<=', limit: 10 },
+                            message: 'must be <= 10',
+                            schema: 10,
+                            parentSchema: schema33.properties.retries,
+                            data: data4,
+                          },
+                        ]
+                        return false
+                      } else {
+                        if (data4 < 0 || isNaN(data4)) {
+                          validate32.errors = [
+                            {
+                              instancePath: instancePath + '/retries',
+                              schemaPath: '#/properties/retries/minimum',
+                              keyword: 'minimum',
+                              params: { comparison: '>=', limit: 0 },
+                              message: 'must be >= 0',
+                              schema: 0,
+                              parentSchema: schema33.properties.retries,
+                              data: data4,
+                            },
+                          ]
+                          return false
+                        }
+                      }
+                    }
+                  }
+                  var valid0 = _errs9 === errors
+                } else {
+                  var valid0 = true
+                }
+                if (valid0) {
+                  if (data.backoff_ms !== undefined) {
+                    let data5 = data.backoff_ms
+                    const _errs11 = errors
+                    if (!(typeof data5 == 'number' && !(data5 % 1) && !isNaN(data5) && isFinite(data5))) {
+                      validate32.errors = [
+                        {
+                          instancePath: instancePath + '/backoff_ms',
+                          schemaPath: '#/properties/backoff_ms/type',
+                          keyword: 'type',
+                          params: { type: 'integer' },
+                          message: 'must be integer',
+                          schema: schema33.properties.backoff_ms.type,
+                          parentSchema: schema33.properties.backoff_ms,
+                          data: data5,
+                        },
+                      ]
+                      return false
+                    }
+                    if (errors === _errs11) {
+                      if (typeof data5 == 'number' && isFinite(data5)) {
+                        if (data5 > 600000 || isNaN(data5)) {
+                          validate32.errors = [
+                            {
+                              instancePath: instancePath + '/backoff_ms',
+                              schemaPath: '#/properties/backoff_ms/maximum',
+                              keyword: 'maximum',
+                              params: { comparison: '<=', limit: 600000 },
+                              message: 'must be <= 600000',
+                              schema: 600000,
+                              parentSchema: schema33.properties.backoff_ms,
+                              data: data5,
+                            },
+                          ]
+                          return false
+                        } else {
+                          if (data5 < 0 || isNaN(data5)) {
+                            validate32.errors = [
+                              {
+                                instancePath: instancePath + '/backoff_ms',
+                                schemaPath: '#/properties/backoff_ms/minimum',
+                                keyword: 'minimum',
+                                params: { comparison: '>=', limit: 0 },
+                                message: 'must be >= 0',
+                                schema: 0,
+                                parentSchema: schema33.properties.backoff_ms,
+                                data: data5,
+                              },
+                            ]
+                            return false
+                          }
+                        }
+                      }
+                    }
+                    var valid0 = _errs11 === errors
+                  } else {
+                    var valid0 = true
                   }
                 }
               }
@@ -19634,22 +19825,17 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
   validate32.errors = vErrors
   return errors === 0
 }
-export const v_bdfd499e = validate33
+export const v_13e1e4a8 = validate33
 const schema34 = {
   type: 'object',
   additionalProperties: false,
+  required: ['perSecond'],
   properties: {
-    site_name: {
-      type: 'string',
-      minLength: 4,
-      maxLength: 45,
-      pattern: '^[A-Za-z0-9_-]+$',
-      description: '4 to 45 letters, digits, "-" or "_"',
-    },
-    target: {
-      type: 'string',
-      enum: ['DASHBOARD', 'STATS'],
-      description: 'where the link lands; default DASHBOARD; STATS needs site_name',
+    perSecond: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 10000,
+      description: 'calls each master account may make in any one second',
     },
   },
 }
@@ -19658,71 +19844,87 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
   let errors = 0
   if (errors === 0) {
     if (data && typeof data == 'object' && !Array.isArray(data)) {
-      const _errs1 = errors
-      for (const key0 in data) {
-        if (!(key0 === 'site_name' || key0 === 'target')) {
-          validate33.errors = [
-            {
-              instancePath,
-              schemaPath: '#/additionalProperties',
-              keyword: 'additionalProperties',
-              params: { additionalProperty: key0 },
-              message: 'must NOT have additional properties',
-              schema: false,
-              parentSchema: schema34,
-              data,
-            },
-          ]
-          return false
-          break
+      let missing0
+      if (data.perSecond === undefined && (missing0 = 'perSecond')) {
+        validate33.errors = [
+          {
+            instancePath,
+            schemaPath: '#/required',
+            keyword: 'required',
+            params: { missingProperty: missing0 },
+            message: "must have required property '" + missing0 + "'",
+            schema: schema34.required,
+            parentSchema: schema34,
+            data,
+          },
+        ]
+        return false
+      } else {
+        const _errs1 = errors
+        for (const key0 in data) {
+          if (!(key0 === 'perSecond')) {
+            validate33.errors = [
+              {
+                instancePath,
+                schemaPath: '#/additionalProperties',
+                keyword: 'additionalProperties',
+                params: { additionalProperty: key0 },
+                message: 'must NOT have additional properties',
+                schema: false,
+                parentSchema: schema34,
+                data,
+              },
+            ]
+            return false
+            break
+          }
         }
-      }
-      if (_errs1 === errors) {
-        if (data.site_name !== undefined) {
-          let data0 = data.site_name
-          const _errs2 = errors
-          if (errors === _errs2) {
-            if (typeof data0 === 'string') {
-              if (func2(data0) > 45) {
-                validate33.errors = [
-                  {
-                    instancePath: instancePath + '/site_name',
-                    schemaPath: '#/properties/site_name/maxLength',
-                    keyword: 'maxLength',
-                    params: { limit: 45 },
-                    message: 'must NOT have more than 45 characters',
-                    schema: 45,
-                    parentSchema: schema34.properties.site_name,
-                    data: data0,
-                  },
-                ]
-                return false
-              } else {
-                if (func2(data0) < 4) {
+        if (_errs1 === errors) {
+          if (data.perSecond !== undefined) {
+            let data0 = data.perSecond
+            const _errs2 = errors
+            if (!(typeof data0 == 'number' && !(data0 % 1) && !isNaN(data0) && isFinite(data0))) {
+              validate33.errors = [
+                {
+                  instancePath: instancePath + '/perSecond',
+                  schemaPath: '#/properties/perSecond/type',
+                  keyword: 'type',
+                  params: { type: 'integer' },
+                  message: 'must be integer',
+                  schema: schema34.properties.perSecond.type,
+                  parentSchema: schema34.properties.perSecond,
+                  data: data0,
+                },
+              ]
+              return false
+            }
+            if (errors === _errs2) {
+              if (typeof data0 == 'number' && isFinite(data0)) {
+                if (data0 > 10000 || isNaN(data0)) {
                   validate33.errors = [
                     {
-                      instancePath: instancePath + '/site_name',
-                      schemaPath: '#/properties/site_name/minLength',
-                      keyword: 'minLength',
-                      params: { limit: 4 },
-                      message: 'must NOT have fewer than 4 characters',
-                      schema: 4,
-                      parentSchema: schema34.properties.site_name,
+                      instancePath: instancePath + '/perSecond',
+                      schemaPath: '#/properties/perSecond/maximum',
+                      keyword: 'maximum',
+                      params: { comparison: '<=', limit: 10000 },
+                      message: 'must be <= 10000',
+                      schema: 10000,
+                      parentSchema: schema34.properties.perSecond,
                       data: data0,
                     },
                   ]
                   return false
                 } else {
-                  if (!pattern5.test(data0)) {
+                  if (data0 < 1 || isNaN(data0)) {
                     validate33.errors = [
                       {
-                        instancePath: instancePath + '/site_name',
-                        schemaPath: '#/properties/site_name/pattern',
-                        keyword: 'pattern',
-                        params: { pattern: '^[A-Za-z0-9_-]+$' },
-                        message: 'must match pattern "' + '^[A-Za-z0-9_-]+$' + '"',
-                        schema: '^[A-Za-z0-9_-]+$',
-                        parentSchema: schema34.properties.site_name,
+                        instancePath: instancePath + '/perSecond',
+                        schemaPath: '#/properties/perSecond/minimum',
+                        keyword: 'minimum',
+                        params: { comparison: '>=', limit: 1 },
+                        message: 'must be >= 1',
+                        schema: 1,
+                        parentSchema: schema34.properties.perSecond,
                         data: data0,
                       },
                     ]
@@ -19730,63 +19932,7 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                 }
               }
-            } else {
-              validate33.errors = [
-                {
-                  instancePath: instancePath + '/site_name',
-                  schemaPath: '#/properties/site_name/type',
-                  keyword: 'type',
-                  params: { type: 'string' },
-                  message: 'must be string',
-                  schema: schema34.properties.site_name.type,
-                  parentSchema: schema34.properties.site_name,
-                  data: data0,
-                },
-              ]
-              return false
             }
-          }
-          var valid0 = _errs2 === errors
-        } else {
-          var valid0 = true
-        }
-        if (valid0) {
-          if (data.target !== undefined) {
-            let data1 = data.target
-            const _errs4 = errors
-            if (typeof data1 !== 'string') {
-              validate33.errors = [
-                {
-                  instancePath: instancePath + '/target',
-                  schemaPath: '#/properties/target/type',
-                  keyword: 'type',
-                  params: { type: 'string' },
-                  message: 'must be string',
-                  schema: schema34.properties.target.type,
-                  parentSchema: schema34.properties.target,
-                  data: data1,
-                },
-              ]
-              return false
-            }
-            if (!(data1 === 'DASHBOARD' || data1 === 'STATS')) {
-              validate33.errors = [
-                {
-                  instancePath: instancePath + '/target',
-                  schemaPath: '#/properties/target/enum',
-                  keyword: 'enum',
-                  params: { allowedValues: schema34.properties.target.enum },
-                  message: 'must be equal to one of the allowed values',
-                  schema: schema34.properties.target.enum,
-                  parentSchema: schema34.properties.target,
-                  data: data1,
-                },
-              ]
-              return false
-            }
-            var valid0 = _errs4 === errors
-          } else {
-            var valid0 = true
           }
         }
       }
@@ -19807,5 +19953,637 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
     }
   }
   validate33.errors = vErrors
+  return errors === 0
+}
+export const v_9233f459 = validate34
+const schema35 = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    method: { type: 'string', pattern: '^[A-Za-z]{1,16}$', description: 'an HTTP method name' },
+    route: { type: 'string', maxLength: 200 },
+    status: { type: 'string', pattern: '^[1-5]\\d\\d$', description: 'an HTTP status, 100 to 599' },
+    user: { type: 'string', maxLength: 200 },
+  },
+}
+function validate34(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null
+  let errors = 0
+  if (errors === 0) {
+    if (data && typeof data == 'object' && !Array.isArray(data)) {
+      const _errs1 = errors
+      for (const key0 in data) {
+        if (!(key0 === 'method' || key0 === 'route' || key0 === 'status' || key0 === 'user')) {
+          validate34.errors = [
+            {
+              instancePath,
+              schemaPath: '#/additionalProperties',
+              keyword: 'additionalProperties',
+              params: { additionalProperty: key0 },
+              message: 'must NOT have additional properties',
+              schema: false,
+              parentSchema: schema35,
+              data,
+            },
+          ]
+          return false
+          break
+        }
+      }
+      if (_errs1 === errors) {
+        if (data.method !== undefined) {
+          let data0 = data.method
+          const _errs2 = errors
+          if (errors === _errs2) {
+            if (typeof data0 === 'string') {
+              if (!pattern12.test(data0)) {
+                validate34.errors = [
+                  {
+                    instancePath: instancePath + '/method',
+                    schemaPath: '#/properties/method/pattern',
+                    keyword: 'pattern',
+                    params: { pattern: '^[A-Za-z]{1,16}$' },
+                    message: 'must match pattern "' + '^[A-Za-z]{1,16}$' + '"',
+                    schema: '^[A-Za-z]{1,16}$',
+                    parentSchema: schema35.properties.method,
+                    data: data0,
+                  },
+                ]
+                return false
+              }
+            } else {
+              validate34.errors = [
+                {
+                  instancePath: instancePath + '/method',
+                  schemaPath: '#/properties/method/type',
+                  keyword: 'type',
+                  params: { type: 'string' },
+                  message: 'must be string',
+                  schema: schema35.properties.method.type,
+                  parentSchema: schema35.properties.method,
+                  data: data0,
+                },
+              ]
+              return false
+            }
+          }
+          var valid0 = _errs2 === errors
+        } else {
+          var valid0 = true
+        }
+        if (valid0) {
+          if (data.route !== undefined) {
+            let data1 = data.route
+            const _errs4 = errors
+            if (errors === _errs4) {
+              if (typeof data1 === 'string') {
+                if (func2(data1) > 200) {
+                  validate34.errors = [
+                    {
+                      instancePath: instancePath + '/route',
+                      schemaPath: '#/properties/route/maxLength',
+                      keyword: 'maxLength',
+                      params: { limit: 200 },
+                      message: 'must NOT have more than 200 characters',
+                      schema: 200,
+                      parentSchema: schema35.properties.route,
+                      data: data1,
+                    },
+                  ]
+                  return false
+                }
+              } else {
+                validate34.errors = [
+                  {
+                    instancePath: instancePath + '/route',
+                    schemaPath: '#/properties/route/type',
+                    keyword: 'type',
+                    params: { type: 'string' },
+                    message: 'must be string',
+                    schema: schema35.properties.route.type,
+                    parentSchema: schema35.properties.route,
+                    data: data1,
+                  },
+                ]
+                return false
+              }
+            }
+            var valid0 = _errs4 === errors
+          } else {
+            var valid0 = true
+          }
+          if (valid0) {
+            if (data.status !== undefined) {
+              let data2 = data.status
+              const _errs6 = errors
+              if (errors === _errs6) {
+                if (typeof data2 === 'string') {
+                  if (!pattern16.test(data2)) {
+                    validate34.errors = [
+                      {
+                        instancePath: instancePath + '/status',
+                        schemaPath: '#/properties/status/pattern',
+                        keyword: 'pattern',
+                        params: { pattern: '^[1-5]\\d\\d$' },
+                        message: 'must match pattern "' + '^[1-5]\\d\\d$' + '"',
+                        schema: '^[1-5]\\d\\d$',
+                        parentSchema: schema35.properties.status,
+                        data: data2,
+                      },
+                    ]
+                    return false
+                  }
+                } else {
+                  validate34.errors = [
+                    {
+                      instancePath: instancePath + '/status',
+                      schemaPath: '#/properties/status/type',
+                      keyword: 'type',
+                      params: { type: 'string' },
+                      message: 'must be string',
+                      schema: schema35.properties.status.type,
+                      parentSchema: schema35.properties.status,
+                      data: data2,
+                    },
+                  ]
+                  return false
+                }
+              }
+              var valid0 = _errs6 === errors
+            } else {
+              var valid0 = true
+            }
+            if (valid0) {
+              if (data.user !== undefined) {
+                let data3 = data.user
+                const _errs8 = errors
+                if (errors === _errs8) {
+                  if (typeof data3 === 'string') {
+                    if (func2(data3) > 200) {
+                      validate34.errors = [
+                        {
+                          instancePath: instancePath + '/user',
+                          schemaPath: '#/properties/user/maxLength',
+                          keyword: 'maxLength',
+                          params: { limit: 200 },
+                          message: 'must NOT have more than 200 characters',
+                          schema: 200,
+                          parentSchema: schema35.properties.user,
+                          data: data3,
+                        },
+                      ]
+                      return false
+                    }
+                  } else {
+                    validate34.errors = [
+                      {
+                        instancePath: instancePath + '/user',
+                        schemaPath: '#/properties/user/type',
+                        keyword: 'type',
+                        params: { type: 'string' },
+                        message: 'must be string',
+                        schema: schema35.properties.user.type,
+                        parentSchema: schema35.properties.user,
+                        data: data3,
+                      },
+                    ]
+                    return false
+                  }
+                }
+                var valid0 = _errs8 === errors
+              } else {
+                var valid0 = true
+              }
+            }
+          }
+        }
+      }
+    } else {
+      validate34.errors = [
+        {
+          instancePath,
+          schemaPath: '#/type',
+          keyword: 'type',
+          params: { type: 'object' },
+          message: 'must be object',
+          schema: schema35.type,
+          parentSchema: schema35,
+          data,
+        },
+      ]
+      return false
+    }
+  }
+  validate34.errors = vErrors
+  return errors === 0
+}
+export const v_1e513865 = validate35
+const schema36 = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    from: {
+      type: 'string',
+      pattern: '^(\\d{4})-(\\d{2})-(\\d{2})(?:T(\\d{2}):(\\d{2}):(\\d{2}))?$',
+      description: 'a UTC date YYYY-MM-DD or YYYY-MM-DDThh:mm:ss',
+    },
+    to: {
+      type: 'string',
+      pattern: '^(\\d{4})-(\\d{2})-(\\d{2})(?:T(\\d{2}):(\\d{2}):(\\d{2}))?$',
+      description: 'a UTC date YYYY-MM-DD or YYYY-MM-DDThh:mm:ss',
+    },
+    dimension: {
+      type: 'string',
+      enum: ['system', 'geo'],
+      description: 'break the figures down by browser and OS, or by country and region',
+    },
+    result: {
+      type: 'string',
+      enum: ['traffic', 'activities'],
+      default: 'traffic',
+      description: 'visitor figures or activity counts',
+    },
+  },
+}
+function validate35(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null
+  let errors = 0
+  if (errors === 0) {
+    if (data && typeof data == 'object' && !Array.isArray(data)) {
+      const _errs1 = errors
+      for (const key0 in data) {
+        if (!(key0 === 'from' || key0 === 'to' || key0 === 'dimension' || key0 === 'result')) {
+          validate35.errors = [
+            {
+              instancePath,
+              schemaPath: '#/additionalProperties',
+              keyword: 'additionalProperties',
+              params: { additionalProperty: key0 },
+              message: 'must NOT have additional properties',
+              schema: false,
+              parentSchema: schema36,
+              data,
+            },
+          ]
+          return false
+          break
+        }
+      }
+      if (_errs1 === errors) {
+        if (data.from !== undefined) {
+          let data0 = data.from
+          const _errs2 = errors
+          if (errors === _errs2) {
+            if (typeof data0 === 'string') {
+              if (!pattern8.test(data0)) {
+                validate35.errors = [
+                  {
+                    instancePath: instancePath + '/from',
+                    schemaPath: '#/properties/from/pattern',
+                    keyword: 'pattern',
+                    params: { pattern: '^(\\d{4})-(\\d{2})-(\\d{2})(?:T(\\d{2}):(\\d{2}):(\\d{2}))?$' },
+                    message:
+                      'must match pattern "' + '^(\\d{4})-(\\d{2})-(\\d{2})(?:T(\\d{2}):(\\d{2}):(\\d{2}))?$' + '"',
+                    schema: '^(\\d{4})-(\\d{2})-(\\d{2})(?:T(\\d{2}):(\\d{2}):(\\d{2}))?$',
+                    parentSchema: schema36.properties.from,
+                    data: data0,
+                  },
+                ]
+                return false
+              }
+            } else {
+              validate35.errors = [
+                {
+                  instancePath: instancePath + '/from',
+                  schemaPath: '#/properties/from/type',
+                  keyword: 'type',
+                  params: { type: 'string' },
+                  message: 'must be string',
+                  schema: schema36.properties.from.type,
+                  parentSchema: schema36.properties.from,
+                  data: data0,
+                },
+              ]
+              return false
+            }
+          }
+          var valid0 = _errs2 === errors
+        } else {
+          var valid0 = true
+        }
+        if (valid0) {
+          if (data.to !== undefined) {
+            let data1 = data.to
+            const _errs4 = errors
+            if (errors === _errs4) {
+              if (typeof data1 === 'string') {
+                if (!pattern8.test(data1)) {
+                  validate35.errors = [
+                    {
+                      instancePath: instancePath + '/to',
+                      schemaPath: '#/properties/to/pattern',
+                      keyword: 'pattern',
+                      params: { pattern: '^(\\d{4})-(\\d{2})-(\\d{2})(?:T(\\d{2}):(\\d{2}):(\\d{2}))?$' },
+                      message:
+                        'must match pattern "' + '^(\\d{4})-(\\d{2})-(\\d{2})(?:T(\\d{2}):(\\d{2}):(\\d{2}))?$' + '"',
+                      schema: '^(\\d{4})-(\\d{2})-(\\d{2})(?:T(\\d{2}):(\\d{2}):(\\d{2}))?$',
+                      parentSchema: schema36.properties.to,
+                      data: data1,
+                    },
+                  ]
+                  return false
+                }
+              } else {
+                validate35.errors = [
+                  {
+                    instancePath: instancePath + '/to',
+                    schemaPath: '#/properties/to/type',
+                    keyword: 'type',
+                    params: { type: 'string' },
+                    message: 'must be string',
+                    schema: schema36.properties.to.type,
+                    parentSchema: schema36.properties.to,
+                    data: data1,
+                  },
+                ]
+                return false
+              }
+            }
+            var valid0 = _errs4 === errors
+          } else {
+            var valid0 = true
+          }
+          if (valid0) {
+            if (data.dimension !== undefined) {
+              let data2 = data.dimension
+              const _errs6 = errors
+              if (typeof data2 !== 'string') {
+                validate35.errors = [
+                  {
+                    instancePath: instancePath + '/dimension',
+                    schemaPath: '#/properties/dimension/type',
+                    keyword: 'type',
+                    params: { type: 'string' },
+                    message: 'must be string',
+                    schema: schema36.properties.dimension.type,
+                    parentSchema: schema36.properties.dimension,
+                    data: data2,
+                  },
+                ]
+                return false
+              }
+              if (!(data2 === 'system' || data2 === 'geo')) {
+                validate35.errors = [
+                  {
+                    instancePath: instancePath + '/dimension',
+                    schemaPath: '#/properties/dimension/enum',
+                    keyword: 'enum',
+                    params: { allowedValues: schema36.properties.dimension.enum },
+                    message: 'must be equal to one of the allowed values',
+                    schema: schema36.properties.dimension.enum,
+                    parentSchema: schema36.properties.dimension,
+                    data: data2,
+                  },
+                ]
+                return false
+              }
+              var valid0 = _errs6 === errors
+            } else {
+              var valid0 = true
+            }
+            if (valid0) {
+              if (data.result !== undefined) {
+                let data3 = data.result
+                const _errs8 = errors
+                if (typeof data3 !== 'string') {
+                  validate35.errors = [
+                    {
+                      instancePath: instancePath + '/result',
+                      schemaPath: '#/properties/result/type',
+                      keyword: 'type',
+                      params: { type: 'string' },
+                      message: 'must be string',
+                      schema: schema36.properties.result.type,
+                      parentSchema: schema36.properties.result,
+                      data: data3,
+                    },
+                  ]
+                  return false
+                }
+                if (!(data3 === 'traffic' || data3 === 'activities')) {
+                  validate35.errors = [
+                    {
+                      instancePath: instancePath + '/result',
+                      schemaPath: '#/properties/result/enum',
+                      keyword: 'enum',
+                      params: { allowedValues: schema36.properties.result.enum },
+                      message: 'must be equal to one of the allowed values',
+                      schema: schema36.properties.result.enum,
+                      parentSchema: schema36.properties.result,
+                      data: data3,
+                    },
+                  ]
+                  return false
+                }
+                var valid0 = _errs8 === errors
+              } else {
+                var valid0 = true
+              }
+            }
+          }
+        }
+      }
+    } else {
+      validate35.errors = [
+        {
+          instancePath,
+          schemaPath: '#/type',
+          keyword: 'type',
+          params: { type: 'object' },
+          message: 'must be object',
+          schema: schema36.type,
+          parentSchema: schema36,
+          data,
+        },
+      ]
+      return false
+    }
+  }
+  validate35.errors = vErrors
+  return errors === 0
+}
+export const v_bdfd499e = validate36
+const schema37 = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    site_name: {
+      type: 'string',
+      minLength: 4,
+      maxLength: 45,
+      pattern: '^[A-Za-z0-9_-]+$',
+      description: '4 to 45 letters, digits, "-" or "_"',
+    },
+    target: {
+      type: 'string',
+      enum: ['DASHBOARD', 'STATS'],
+      description: 'where the link lands; default DASHBOARD; STATS needs site_name',
+    },
+  },
+}
+function validate36(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null
+  let errors = 0
+  if (errors === 0) {
+    if (data && typeof data == 'object' && !Array.isArray(data)) {
+      const _errs1 = errors
+      for (const key0 in data) {
+        if (!(key0 === 'site_name' || key0 === 'target')) {
+          validate36.errors = [
+            {
+              instancePath,
+              schemaPath: '#/additionalProperties',
+              keyword: 'additionalProperties',
+              params: { additionalProperty: key0 },
+              message: 'must NOT have additional properties',
+              schema: false,
+              parentSchema: schema37,
+              data,
+            },
+          ]
+          return false
+          break
+        }
+      }
+      if (_errs1 === errors) {
+        if (data.site_name !== undefined) {
+          let data0 = data.site_name
+          const _errs2 = errors
+          if (errors === _errs2) {
+            if (typeof data0 === 'string') {
+              if (func2(data0) > 45) {
+                validate36.errors = [
+                  {
+                    instancePath: instancePath + '/site_name',
+                    schemaPath: '#/properties/site_name/maxLength',
+                    keyword: 'maxLength',
+                    params: { limit: 45 },
+                    message: 'must NOT have more than 45 characters',
+                    schema: 45,
+                    parentSchema: schema37.properties.site_name,
+                    data: data0,
+                  },
+                ]
+                return false
+              } else {
+                if (func2(data0) < 4) {
+                  validate36.errors = [
+                    {
+                      instancePath: instancePath + '/site_name',
+                      schemaPath: '#/properties/site_name/minLength',
+                      keyword: 'minLength',
+                      params: { limit: 4 },
+                      message: 'must NOT have fewer than 4 characters',
+                      schema: 4,
+                      parentSchema: schema37.properties.site_name,
+                      data: data0,
+                    },
+                  ]
+                  return false
+                } else {
+                  if (!pattern5.test(data0)) {
+                    validate36.errors = [
+                      {
+                        instancePath: instancePath + '/site_name',
+                        schemaPath: '#/properties/site_name/pattern',
+                        keyword: 'pattern',
+                        params: { pattern: '^[A-Za-z0-9_-]+$' },
+                        message: 'must match pattern "' + '^[A-Za-z0-9_-]+$' + '"',
+                        schema: '^[A-Za-z0-9_-]+$',
+                        parentSchema: schema37.properties.site_name,
+                        data: data0,
+                      },
+                    ]
+                    return false
+                  }
+                }
+              }
+            } else {
+              validate36.errors = [
+                {
+                  instancePath: instancePath + '/site_name',
+                  schemaPath: '#/properties/site_name/type',
+                  keyword: 'type',
+                  params: { type: 'string' },
+                  message: 'must be string',
+                  schema: schema37.properties.site_name.type,
+                  parentSchema: schema37.properties.site_name,
+                  data: data0,
+                },
+              ]
+              return false
+            }
+          }
+          var valid0 = _errs2 === errors
+        } else {
+          var valid0 = true
+        }
+        if (valid0) {
+          if (data.target !== undefined) {
+            let data1 = data.target
+            const _errs4 = errors
+            if (typeof data1 !== 'string') {
+              validate36.errors = [
+                {
+                  instancePath: instancePath + '/target',
+                  schemaPath: '#/properties/target/type',
+                  keyword: 'type',
+                  params: { type: 'string' },
+                  message: 'must be string',
+                  schema: schema37.properties.target.type,
+                  parentSchema: schema37.properties.target,
+                  data: data1,
+                },
+              ]
+              return false
+            }
+            if (!(data1 === 'DASHBOARD' || data1 === 'STATS')) {
+              validate36.errors = [
+                {
+                  instancePath: instancePath + '/target',
+                  schemaPath: '#/properties/target/enum',
+                  keyword: 'enum',
+                  params: { allowedValues: schema37.properties.target.enum },
+                  message: 'must be equal to one of the allowed values',
+                  schema: schema37.properties.target.enum,
+                  parentSchema: schema37.properties.target,
+                  data: data1,
+                },
+              ]
+              return false
+            }
+            var valid0 = _errs4 === errors
+          } else {
+            var valid0 = true
+          }
+        }
+      }
+    } else {
+      validate36.errors = [
+        {
+          instancePath,
+          schemaPath: '#/type',
+          keyword: 'type',
+          params: { type: 'object' },
+          message: 'must be object',
+          schema: schema37.type,
+          parentSchema: schema37,
+          data,
+        },
+      ]
+      return false
+    }
+  }
+  validate36.errors = vErrors
   return errors === 0
 }

@@ -7,26 +7,28 @@
 import type { Billing } from '../../types/index.js'
 import type { EngineContext } from '../engine/context.js'
 import { contextOf } from '../engine/internal.js'
-import type { ActivityInput, Engine, VisitInput } from '../engine/types.js'
+import type { Engine } from '../engine/types.js'
 import { ServiceError } from '../errors.js'
 import type { ApiHooks } from '../http/hooks.js'
+import { RateLimit, type RateLimitOptions } from '../http/rate-limit.js'
+import { validateCountQuery, validateRateLimit, validateWebhook } from '../schema/admin-webhooks.js'
 import {
-  activitySchema,
   validateBuilder,
   validateClockAdvance,
   validateClockSet,
   validateFault,
   validateJournalQuery,
-  visitSchema,
 } from '../schema/admin.js'
-import { compile } from '../schema/validate.js'
 import type { MasterRecord } from '../store/contract.js'
 import { asServiceError, isOutage } from '../engine/outage.js'
 import { BuilderControl, type BuilderOverride } from './builder.js'
 import { ClockControl, type ClockState } from './clock.js'
 import { FaultList, type Fault, type FaultSpec } from './faults.js'
-import { Journal, type JournalEntry, type JournalFilter } from './journal.js'
-import { Problems, checkEvents, seed, seedError, snapshot, timeOf, type SeedBody } from './seed.js'
+import { Journal, asText, journalFilter, type JournalEntry, type JournalFilter } from './journal.js'
+import { nearMisses, type NearMiss } from './near-miss.js'
+import { recordEvents } from './record-events.js'
+import { seed, snapshot, timeOf, type SeedBody } from './seed.js'
+import { Webhooks, type DeliveryAttempt, type Webhook, type WebhookSpec } from './webhooks.js'
 
 /** Options of {@link createControls}; they apply when the engine's controls are first made. */
 export interface ControlsOptions {
@@ -44,8 +46,19 @@ export interface Health {
   message?: string
 }
 
-const validateVisit = compile<VisitInput>(visitSchema, 'entry')
-const validateActivity = compile<ActivityInput>(activitySchema, 'entry')
+/** What startServer's options set, and reset comes back to. */
+export interface StartupSettings {
+  /** Webhooks registered at start; reset keeps them. */
+  webhooks?: readonly WebhookSpec[]
+  /** The rate limit at start; reset sets it again. Default: off. */
+  rateLimit?: RateLimitOptions
+}
+
+/** `GET /__admin/rate-limit`: whether a rate limit is on, and its setting. */
+export interface RateLimitState {
+  on: boolean
+  perSecond?: number
+}
 
 /** A store's kind for health: MemoryStore → memory. */
 function kindOf(store: object): string {
@@ -62,6 +75,9 @@ export class Controls {
   private readonly ctx: EngineContext
   /** The masters that existed when the controls were made: reset restores them. */
   private readonly baseline: Promise<MasterRecord[]>
+  private readonly hooks: Webhooks
+  private readonly limit = new RateLimit()
+  private startupRateLimit: RateLimitOptions | undefined
 
   /** Hooks for `apiRouter(engine, { hooks })`: feed the journal and apply faults. */
   readonly apiHooks: ApiHooks
@@ -82,10 +98,31 @@ export class Controls {
     this.baseline = ctx.store.exportState().then((dump) => dump.masters)
     // A store down at start-up is reported when reset needs the baseline, not as an unhandled rejection.
     this.baseline.catch(() => {})
+    this.hooks = new Webhooks(ctx.events)
     this.apiHooks = {
       fault: (call) => this.faultList.match(call),
       record: (call) => this.journal.add(call),
+      rateLimit: this.limit,
     }
+  }
+
+  /**
+   * What the server starts with (startServer's `webhooks` and `rateLimit`):
+   * registers the webhooks as ones reset keeps, and sets the rate limit reset
+   * comes back to. Throws InvalidInput for an invalid entry, before changing anything.
+   */
+  useStartupSettings(settings: StartupSettings): void {
+    const rateLimit = settings.rateLimit === undefined ? undefined : validateRateLimit(settings.rateLimit)
+    const checked = (settings.webhooks ?? []).map((spec, i) => {
+      try {
+        return validateWebhook(spec)
+      } catch (error) {
+        throw new ServiceError('InvalidInput', `webhooks[${i}]: ${(error as Error).message}`)
+      }
+    })
+    for (const spec of checked) this.hooks.add(spec, true)
+    this.startupRateLimit = rateLimit
+    this.limit.set(rateLimit)
   }
 
   /** Resolves once the start-up masters are known (startServer waits for it). */
@@ -123,6 +160,8 @@ export class Controls {
     this.builderControl.reset()
     this.journal.clear()
     this.faultList.clear()
+    this.hooks.reset()
+    this.limit.set(this.startupRateLimit)
   }
 
   /** Adds a seed body, all or nothing; every problem is listed in one InvalidInput. */
@@ -189,12 +228,12 @@ export class Controls {
 
   /** Records one visit or an array of them, all or nothing. */
   recordVisits(body: unknown): Promise<void> {
-    return this.events('visits', body)
+    return this.guard(() => recordEvents(this.engine, this.ctx, 'visits', body))
   }
 
   /** Records one activity or an array of them, all or nothing. */
   recordActivities(body: unknown): Promise<void> {
-    return this.events('activities', body)
+    return this.guard(() => recordEvents(this.engine, this.ctx, 'activities', body))
   }
 
   /** `engine.billing(user)`. */
@@ -204,21 +243,17 @@ export class Controls {
 
   /** The journal, newest last; query values may be strings, as over HTTP. */
   requests(filter: JournalFilter | Record<string, unknown> = {}): { requests: JournalEntry[] } {
-    const text = Object.fromEntries(
-      Object.entries(filter)
-        .filter(([, v]) => v !== undefined)
-        .map(([k, v]) => [k, String(v)]),
-    )
-    const q = validateJournalQuery(text)
-    return {
-      requests: this.journal.list({
-        ...(q.method === undefined ? {} : { method: q.method }),
-        ...(q.route === undefined ? {} : { route: q.route }),
-        ...(q.status === undefined ? {} : { status: Number(q.status) }),
-        ...(q.user === undefined ? {} : { user: q.user }),
-        ...(q.limit === undefined ? {} : { limit: Number(q.limit) }),
-      }),
-    }
+    return { requests: this.journal.list(journalFilter(validateJournalQuery(asText(filter)))) }
+  }
+
+  /** How many journal entries match the journal's filters (method, route, status, user). */
+  countRequests(filter: Omit<JournalFilter, 'limit'> | Record<string, unknown> = {}): { count: number } {
+    return { count: this.journal.count(journalFilter(validateCountQuery(asText(filter)))) }
+  }
+
+  /** Calls that matched no route or were refused for their shape, oldest first, each with the nearest route and why. */
+  unmatchedRequests(): { unmatched: NearMiss[] } {
+    return { unmatched: nearMisses(this.journal.list()) }
   }
 
   /** Empties the journal. */
@@ -246,38 +281,63 @@ export class Controls {
     this.faultList.clear()
   }
 
-  private async events(section: 'visits' | 'activities', body: unknown): Promise<void> {
-    // In process, `at` may be a Date, as for engine.recordVisit.
-    const asText = (entry: unknown): unknown =>
-      typeof entry === 'object' && entry !== null && (entry as { at?: unknown }).at instanceof Date
-        ? { ...entry, at: (entry as { at: Date }).at.toISOString() }
-        : entry
-    const list = (Array.isArray(body) ? body : [body]).map(asText)
-    const validate = section === 'visits' ? validateVisit : validateActivity
-    const problems = new Problems()
-    const valid: Record<string, unknown>[] = []
-    list.forEach((entry, i) => {
-      const value = problems.check(Array.isArray(body) ? `[${i}]` : 'body', () => validate(entry))
-      if (value !== undefined) valid.push(value as unknown as Record<string, unknown>)
-    })
-    const events = await this.guard(() =>
-      checkEvents(
-        this.ctx,
-        section === 'visits' ? valid : [],
-        section === 'activities' ? valid : [],
-        new Set(),
-        problems,
-      ),
-    )
-    if (problems.list.length > 0) {
-      if (!Array.isArray(body) && problems.list.length === 1)
-        throw new ServiceError('InvalidInput', problems.list[0]!.replace(/^body: /, ''))
-      throw seedError(problems.list)
-    }
-    for (const visit of events.visits) await this.engine.recordVisit(visit)
-    for (const activity of events.activities) await this.engine.recordActivity(activity)
+  /** Registers a webhook for the engine's site events; answers its id. */
+  addWebhook(body: WebhookSpec | unknown): { id: string } {
+    return this.hooks.add(body)
   }
 
+  /** The webhooks registered, oldest first (a secret shows only as `signed`). */
+  webhooks(): { webhooks: Webhook[] } {
+    return { webhooks: this.hooks.list() }
+  }
+
+  /** Deletes one webhook; an unknown id is NotFound. */
+  deleteWebhook(id: string): void {
+    if (!this.hooks.remove(id)) throw new ServiceError('NotFound', `no webhook with id ${id}`)
+  }
+
+  /** Deletes every webhook, those given at start included (reset brings those back). */
+  clearWebhooks(): void {
+    this.hooks.clear()
+  }
+
+  /** Every delivery attempt kept (newest last), and how many deliveries are not finished. */
+  webhookDeliveries(): { pending: number; deliveries: DeliveryAttempt[] } {
+    return this.hooks.deliveries()
+  }
+
+  /** Empties the log of delivery attempts. */
+  clearWebhookDeliveries(): void {
+    this.hooks.clearDeliveries()
+  }
+
+  /** Resolves once no delivery is queued, in flight or waiting to retry. */
+  settleWebhooks(): Promise<void> {
+    return this.hooks.settle()
+  }
+
+  /** Drops every delivery not yet finished: the server calls it when it closes. */
+  abandonWebhookDeliveries(): void {
+    this.hooks.abandon()
+  }
+
+  /** The rate limit in force. */
+  rateLimit(): RateLimitState {
+    const limit = this.limit.get()
+    return limit === undefined ? { on: false } : { on: true, perSecond: limit.perSecond }
+  }
+
+  /** Turns the per-account rate limit on (or changes it): `{ perSecond }`. */
+  setRateLimit(body: RateLimitOptions | unknown): RateLimitState {
+    this.limit.set(validateRateLimit(body))
+    return this.rateLimit()
+  }
+
+  /** Turns the rate limit off. */
+  clearRateLimit(): RateLimitState {
+    this.limit.set(undefined)
+    return this.rateLimit()
+  }
   /** Store outages become ServiceUnavailable, as everywhere else. */
   private async guard<T>(work: () => Promise<T>): Promise<T> {
     try {

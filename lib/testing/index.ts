@@ -3,8 +3,10 @@
  * against mobisite.
  *
  * - `createControls(engine)`: reset, seed, snapshot, clock, builder, events,
- *   billing, request journal and faults, in process (`server.controls` of
- *   `startServer` is the same object).
+ *   billing, request journal (with counts and near misses), faults, webhooks
+ *   and the rate limit, in process (`server.controls` of `startServer` is the
+ *   same object).
+ * - `verifyWebhook` / `signWebhook`: Duda's webhook signature, for receivers.
  * - `adminRouter(engine, { token })`: the same calls over HTTP (`/__admin`).
  * - `storeConformance`: the suite every Store passes, analytics included;
  *   run it on your own Store with node-tap (or any runner whose test object
@@ -13,7 +15,19 @@
  * - Record builders for such tests (`siteRecord`, `accountRecord`, ...).
  */
 export { adminRouter, type AdminRouterOptions } from './admin.js'
-export { Controls, createControls, type ControlsOptions, type Health } from './controls.js'
+export {
+  Controls,
+  createControls,
+  type ControlsOptions,
+  type Health,
+  type RateLimitState,
+  type StartupSettings,
+} from './controls.js'
+export type { DeliveryAttempt, Webhook, WebhookSpec } from './webhooks.js'
+export { SIGNATURE_HEADER, SIGNATURE_TIMESTAMP_HEADER, signWebhook, verifyWebhook } from './webhook-signature.js'
+export type { NearMiss } from './near-miss.js'
+export { DEFAULT_STATE_INTERVAL } from './state-file.js'
+export type { PublishData, SiteEvent, SiteEventType } from '../../types/index.js'
 export type { ClockState } from './clock.js'
 export { BuildFailure, type BuilderOverride } from './builder.js'
 export { DEFAULT_JOURNAL_SIZE, MAX_JOURNAL_BODY, type JournalEntry, type JournalFilter } from './journal.js'

@@ -31,6 +31,32 @@ export interface JournalFilter {
   limit?: number
 }
 
+/** Query values as over HTTP: strings (in process they may be numbers). */
+export function asText(query: object): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(query)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => [k, String(v)]),
+  )
+}
+
+/** The filter a validated journal query stands for. */
+export function journalFilter(q: {
+  method?: string
+  route?: string
+  status?: string
+  user?: string
+  limit?: string
+}): JournalFilter {
+  return {
+    ...(q.method === undefined ? {} : { method: q.method }),
+    ...(q.route === undefined ? {} : { route: q.route }),
+    ...(q.status === undefined ? {} : { status: Number(q.status) }),
+    ...(q.user === undefined ? {} : { user: q.user }),
+    ...(q.limit === undefined ? {} : { limit: Number(q.limit) }),
+  }
+}
+
 export class Journal {
   /** A ring: `entries[(first + i) % size]` is the i-th oldest. */
   private entries: JournalEntry[] = []
@@ -67,6 +93,11 @@ export class Journal {
         (filter.user === undefined || e.user === filter.user),
     )
     return filter.limit === undefined ? found : found.slice(Math.max(0, found.length - filter.limit))
+  }
+
+  /** How many entries match; `limit` is not a filter here. */
+  count(filter: Omit<JournalFilter, 'limit'> = {}): number {
+    return this.list(filter).length
   }
 
   clear(): void {

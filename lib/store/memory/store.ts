@@ -11,6 +11,39 @@ import { memorySites } from './sites.js'
 import { memorySso } from './sso.js'
 import { memoryState } from './state.js'
 
+/** The methods of the parts that only read; every other call counts toward {@link MemoryStore.revision}. */
+const READS: ReadonlySet<string> = new Set([
+  'getMaster',
+  'getAccount',
+  'listGrants',
+  'getSite',
+  'getSites',
+  'findSiteByExternalUid',
+  'listSites',
+  'getBilling',
+  'siteTraffic',
+  'siteActivities',
+  'mostTraffic',
+  'getSession',
+  'exportState',
+])
+
+/** The part with its writing methods counting each call; reads are left as they are, at no cost. */
+function countingWrites<P extends object>(part: P, changes: { count: number }): P {
+  const entries = Object.entries(part).map(([name, method]) => {
+    if (READS.has(name) || typeof method !== 'function') return [name, method]
+    const write = method as (...args: unknown[]) => unknown
+    return [
+      name,
+      (...args: unknown[]) => {
+        changes.count++
+        return write(...args)
+      },
+    ]
+  })
+  return Object.fromEntries(entries) as P
+}
+
 /**
  * The in-memory Store.
  *
@@ -27,19 +60,32 @@ import { memoryState } from './state.js'
  */
 export class MemoryStore extends ComposedStore {
   private readonly data: MemoryData
+  private readonly changes: { count: number }
 
   constructor() {
     const data = new MemoryData()
     const sites = memorySites(data)
     const accounts = memoryAccounts(data)
+    const changes = { count: 0 }
+    const counted = <P extends object>(part: P): P => countingWrites(part, changes)
     super({
-      sites,
-      accounts,
-      analytics: memoryAnalytics(data),
-      sso: memorySso(data),
-      state: memoryState(data, { sites, accounts }),
+      sites: counted(sites),
+      accounts: counted(accounts),
+      analytics: counted(memoryAnalytics(data)),
+      sso: counted(memorySso(data)),
+      state: counted(memoryState(data, { sites, accounts })),
     })
     this.data = data
+    this.changes = changes
+  }
+
+  /**
+   * How many calls that may change the state this store has taken: it grows
+   * with every call but the reads. A writer that persists the state (the test
+   * double's state file) compares it to skip writing an unchanged state.
+   */
+  get revision(): number {
+    return this.changes.count
   }
 
   /** Drops all data; every later call rejects with StoreUnavailableError. Closing twice is harmless. */
