@@ -1,30 +1,32 @@
 /**
  * Which store `mobisite` (lib/cli.ts) serves on. In order:
- * `--store <url>` (or `--store=<url>`), `MOBISITE_STORE`, then `REDIS_URL`,
- * then `DATABASE_URL`. A store URL is `postgres://…` / `postgresql://…`
- * (PostgresStore), `redis://…` / `rediss://…` (RedisStore) or `memory`.
+ * `--store <url>`, `MOBISITE_STORE`, then `REDIS_URL`, then `DATABASE_URL`.
+ * A store URL is `postgres://…` / `postgresql://…` (PostgresStore),
+ * `redis://…` / `rediss://…` / `redis-cluster://…` (RedisStore) or `memory`.
  * REDIS_URL comes before DATABASE_URL because many environments set
  * DATABASE_URL for other reasons; name the store explicitly to be sure.
  */
 import type { Store } from './store/contract.js'
+import { UsageError } from './server/flags.js'
 
 /** The store the command line and environment ask for. */
 export type StoreChoice = { kind: 'memory' } | { kind: 'redis'; url: string } | { kind: 'postgres'; url: string }
 
-/** Reads `--store`, MOBISITE_STORE, REDIS_URL and DATABASE_URL; throws on a store URL it cannot serve. */
-export function chooseStore(argv: readonly string[], env: NodeJS.ProcessEnv): StoreChoice {
-  let given: string | undefined
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!
-    if (arg === '--store') given = argv[++i]
-    else if (arg.startsWith('--store=')) given = arg.slice('--store='.length)
-  }
+/**
+ * The store for `given` (the `--store` value, which the flag table has
+ * already defaulted to MOBISITE_STORE), else REDIS_URL, else DATABASE_URL;
+ * throws on a store URL it cannot serve.
+ */
+export function chooseStore(given: string | undefined, env: NodeJS.ProcessEnv): StoreChoice {
   if (given === undefined || given === '') given = env.MOBISITE_STORE || undefined
   if (given !== undefined) {
     if (given === 'memory') return { kind: 'memory' }
     if (/^postgres(ql)?:\/\//i.test(given)) return { kind: 'postgres', url: given }
-    if (/^rediss?:\/\//i.test(given)) return { kind: 'redis', url: given }
-    throw new Error(`unknown store ${JSON.stringify(given)}: give a postgres://, redis:// URL or "memory"`)
+    // redis-cluster:// goes to RedisStore too, which connects to a Redis Cluster for it.
+    if (/^(rediss?|redis-cluster):\/\//i.test(given)) return { kind: 'redis', url: given }
+    throw new UsageError(
+      `unknown store ${JSON.stringify(given)}: give a postgres://, redis://, rediss://, redis-cluster:// URL or "memory"`,
+    )
   }
   if (env.REDIS_URL) return { kind: 'redis', url: env.REDIS_URL }
   if (env.DATABASE_URL) return { kind: 'postgres', url: env.DATABASE_URL }

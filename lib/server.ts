@@ -21,6 +21,10 @@ import type { WebhookSpec } from './testing/webhooks.js'
 import type { RateLimitOptions } from './http/rate-limit.js'
 import { contextOf } from './engine/internal.js'
 import { MemoryStore } from './store/memory/store.js'
+import type { Logger } from 'pino'
+import type { Registry } from 'prom-client'
+import { observeRequests } from './http/observe.js'
+import { isProbe, mountLabel, mountMetrics, mountProbes, storeAnswers } from './server/observability.js'
 
 /** Options of {@link startServer}. */
 export interface ServerOptions {
@@ -68,6 +72,27 @@ export interface ServerOptions {
    * Default: off. With `admin`, `PUT /__admin/rate-limit` changes it while serving.
    */
   rateLimit?: RateLimitOptions
+  /**
+   * A pino logger: one access line per request (method, route template,
+   * status, duration, request id, caller; never headers, query strings or
+   * bodies; the probes at debug level), unexpected errors, and shutdown.
+   * Default: nothing is logged.
+   */
+  logger?: Logger
+  /**
+   * Prometheus metrics at `GET /metrics`: `true` for a registry of the
+   * server's own with Node's default metrics, or a prom-client Registry to
+   * fill. Default false. Names: docs/operations.md.
+   */
+  metrics?: boolean | Registry
+}
+
+/** Options of {@link RunningServer.shutdown}. */
+export interface ShutdownOptions {
+  /** Milliseconds of 503 readiness before new connections are refused (for load balancers to notice). Default 0. */
+  delay?: number
+  /** Most milliseconds in-flight requests get to finish; then their connections are cut. Default 10,000. */
+  timeout?: number
 }
 
 /** A running server. */
@@ -87,6 +112,15 @@ export interface RunningServer {
   readonly controls: Controls
   /** Stops accepting connections, ends idle keep-alive ones, and resolves when closed. Does not close the engine. */
   close(): Promise<void>
+  /**
+   * Graceful stop: `GET /readyz` answers 503 at once, new connections are
+   * refused after `delay`, in-flight requests finish (at most `timeout`),
+   * then as {@link close}. Does not close the engine (which writes pending
+   * recordings and closes the store).
+   */
+  shutdown(options?: ShutdownOptions): Promise<void>
+  /** The registry behind `GET /metrics`, when `metrics` is on. */
+  readonly registry: Registry | undefined
 }
 
 /** Starts the API on an HTTP server; resolves once it is listening. */
@@ -106,6 +140,31 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const { createControls } = await import('./testing/controls.js')
   const app = express()
   app.disable('x-powered-by')
+  let draining = false
+  const logger = options.logger
+  const registry = options.metrics ? await mountMetricsLater(options.metrics) : undefined
+  const observer =
+    logger === undefined && registry === undefined
+      ? undefined
+      : observeRequests({
+          ...(logger ? { logger } : {}),
+          ...(registry ? { registry } : {}),
+          routeOf: mountLabel,
+          quiet: isProbe,
+        })
+  await observer?.loading
+  app.use((req, res, next) => {
+    observer?.(req, res)
+    // While draining, answers close their connection: keep-alive would hold it past the shutdown.
+    if (draining) res.setHeader('Connection', 'close')
+    next()
+  })
+  mountProbes(app, async () =>
+    draining ? { ready: false, reason: 'shutting down' } : storeAnswers(contextOf(engine).store),
+  )
+  if (registry !== undefined) mountMetrics(app, registry)
+  const onError = logger ? (error: unknown) => logger.error({ err: error }, 'unexpected error') : undefined
+  const router: ApiRouterOptions = { ...(onError ? { onError } : {}), ...options.router }
   let controls: Controls | undefined
   let stateFile: StateFile | undefined
   if (options.admin || options.stateFile !== undefined || options.webhooks !== undefined) {
@@ -125,11 +184,11 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   }
   if (options.admin) {
     const { adminRouter } = await import('./testing/admin.js')
-    app.use('/api', apiRouter(engine, { ...options.router, hooks: controls!.apiHooks }))
+    app.use('/api', apiRouter(engine, { ...router, hooks: controls!.apiHooks }))
     app.use('/__admin', adminRouter(controls!, options.adminToken === undefined ? {} : { token: options.adminToken }))
   } else {
     const rateLimit = options.rateLimit ?? options.router?.rateLimit
-    app.use('/api', apiRouter(engine, { ...options.router, ...(rateLimit ? { rateLimit } : {}) }))
+    app.use('/api', apiRouter(engine, { ...router, ...(rateLimit ? { rateLimit } : {}) }))
   }
   app.use('/collect', collectRoute(engine))
   app.use('/dashboard', dashboardRouter(engine, options.dashboard))
@@ -148,26 +207,53 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const { port } = server.address() as AddressInfo
   const shownHost = host.includes(':') ? `[${host}]` : host
   let closing: Promise<void> | undefined
+  const close = (): Promise<void> => {
+    closing ??= new Promise<void>((resolve, reject) => {
+      server.close((error) => (error ? reject(error) : resolve()))
+      server.closeIdleConnections()
+    }).then(async () => {
+      // After the last call has answered: the state file gets the final state.
+      controls?.abandonWebhookDeliveries()
+      await stateFile?.close()
+    })
+    return closing
+  }
   return {
     url: `http://${shownHost}:${port}`,
     engine,
     server,
+    registry,
     get controls() {
       controls ??= createControls(engine)
       return controls
     },
-    close() {
-      closing ??= new Promise<void>((resolve, reject) => {
-        server.close((error) => (error ? reject(error) : resolve()))
-        server.closeIdleConnections()
-      }).then(async () => {
-        // After the last call has answered: the state file gets the final state.
-        controls?.abandonWebhookDeliveries()
-        await stateFile?.close()
-      })
-      return closing
+    close,
+    async shutdown({ delay = 0, timeout = 10_000 }: ShutdownOptions = {}) {
+      draining = true
+      logger?.info({ delay_ms: delay, timeout_ms: timeout }, 'shutting down: not ready')
+      if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay))
+      const closed = close()
+      const timer = setTimeout(() => {
+        logger?.warn({ timeout_ms: timeout }, 'shutdown timeout: cutting the connections still open')
+        server.closeAllConnections()
+      }, timeout)
+      try {
+        await closed
+      } finally {
+        clearTimeout(timer)
+      }
+      logger?.info('stopped serving')
     },
   }
+}
+
+/** The registry `metrics` asks for: the given one, or a new one (made by mountMetrics). */
+async function mountMetricsLater(metrics: true | Registry): Promise<Registry> {
+  if (metrics !== true) return metrics
+  const prom = await import('prom-client')
+  const registry = new prom.Registry()
+  prom.collectDefaultMetrics({ register: registry })
+  return registry
 }
 
 /** 127.0.0.0/8, ::1 (also IPv4-mapped) and localhost. */

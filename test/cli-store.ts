@@ -12,13 +12,17 @@ const root = new URL('..', import.meta.url).pathname
 
 t.test('the store choice: --store, then MOBISITE_STORE, then REDIS_URL, then DATABASE_URL', async (t) => {
   const env = { REDIS_URL: 'redis://r', DATABASE_URL: 'postgres://d', MOBISITE_STORE: 'postgres://m' }
-  t.strictSame(chooseStore(['--store', 'redis://a'], env), { kind: 'redis', url: 'redis://a' })
-  t.strictSame(chooseStore(['--store=memory'], env), { kind: 'memory' })
-  t.strictSame(chooseStore([], env), { kind: 'postgres', url: 'postgres://m' })
-  t.strictSame(chooseStore([], { ...env, MOBISITE_STORE: '' }), { kind: 'redis', url: 'redis://r' })
-  t.strictSame(chooseStore([], { DATABASE_URL: 'postgresql://d' }), { kind: 'postgres', url: 'postgresql://d' })
-  t.strictSame(chooseStore([], {}), { kind: 'memory' })
-  t.throws(() => chooseStore(['--store', 'mysql://x'], {}), /unknown store "mysql:\/\/x"/)
+  t.strictSame(chooseStore('redis://a', env), { kind: 'redis', url: 'redis://a' })
+  t.strictSame(chooseStore('memory', env), { kind: 'memory' })
+  t.strictSame(chooseStore(undefined, env), { kind: 'postgres', url: 'postgres://m' })
+  t.strictSame(chooseStore(undefined, { ...env, MOBISITE_STORE: '' }), { kind: 'redis', url: 'redis://r' })
+  t.strictSame(chooseStore(undefined, { DATABASE_URL: 'postgresql://d' }), { kind: 'postgres', url: 'postgresql://d' })
+  t.strictSame(chooseStore(undefined, {}), { kind: 'memory' })
+  t.strictSame(chooseStore('redis-cluster://h1:7000,h2:7001', {}), {
+    kind: 'redis',
+    url: 'redis-cluster://h1:7000,h2:7001',
+  })
+  t.throws(() => chooseStore('mysql://x', {}), /unknown store "mysql:\/\/x"/)
 })
 
 t.test('a printed store URL hides its password and nothing else', async (t) => {

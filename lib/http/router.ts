@@ -17,8 +17,11 @@ import { requestCaller } from './auth.js'
 import { compileDispatch, type Dispatch, type Endpoint, type Match } from './dispatch.js'
 import { bodyReadError, errorHandler } from './errors.js'
 import { requestGuards, utf8Body, utf8Query, type GuardOptions } from './cross-site-and-content.js'
-import { faultStep, noteCaller, observe, type ApiHooks } from './hooks.js'
+import { faultStep, noteCaller, observe, templateOf, type ApiHooks } from './hooks.js'
 import { openApiDocument } from './openapi.js'
+import { observeRequests, routeNoteOf } from './observe.js'
+import type { Logger } from 'pino'
+import type { Registry } from 'prom-client'
 import { RateLimit, rateLimitStep, type RateLimitOptions } from './rate-limit.js'
 import { sendEmpty, sendJson } from './reply.js'
 import { runSteps, type ApiCall, type ApiStep } from './steps.js'
@@ -64,6 +67,17 @@ export interface ApiRouterOptions extends GuardOptions {
    * for it (the test-double hooks bring a switchable one, off by default).
    */
   rateLimit?: RateLimitOptions | RateLimit
+  /**
+   * A pino logger: one access line per request (pino-http; method, route
+   * template, status, duration, request id, caller; never headers, query or
+   * body), and unexpected errors. Default: the router logs nothing.
+   */
+  logger?: Logger
+  /**
+   * A prom-client registry: `http_request_duration_seconds{method,route,status_code}`
+   * (route templates only) is observed in it. Default: no metrics work.
+   */
+  registry?: Registry
 }
 
 /** Checks the `dashboardUrl` option once, when the router is built. */
@@ -252,6 +266,9 @@ export function apiRouter(engine: Engine, options: ApiRouterOptions = {}): Route
 
   async function serve(req: Request, res: Response, { endpoint, params }: Match): Promise<void> {
     const { route } = endpoint
+    // Only when someone observes this request (the access log, metrics): the route template and caller.
+    const note = routeNoteOf(req)
+    if (note !== undefined) note.route = `${req.baseUrl}${templateFor(route.path)}`
     const request = new RequestFacts(req, dashboardUrl)
     if (endpoint.public) {
       // Drain a body nobody asked for before answering: closing a socket with
@@ -262,6 +279,7 @@ export function apiRouter(engine: Engine, options: ApiRouterOptions = {}): Route
     // A cached verdict comes back synchronously: no promise turn for it.
     const authenticating = requestCaller(authenticate, req)
     const caller = authenticating instanceof Promise ? await authenticating : authenticating
+    if (note !== undefined) note.user = caller.user
     const call: ApiCall = { req, res, route, params, caller, input: undefined }
     const guarding = runSteps(guards, call)
     if (guarding !== undefined) await guarding
@@ -293,14 +311,40 @@ export function apiRouter(engine: Engine, options: ApiRouterOptions = {}): Route
     throw new ServiceError('MethodNotAllowed', `${req.method} is not allowed on ${req.path}; use ${allowed.join(', ')}`)
   }
 
+  const templates = new Map<string, string>()
+  const templateFor = (path: string): string => {
+    let template = templates.get(path)
+    if (template === undefined) templates.set(path, (template = templateOf(path)))
+    return template
+  }
+  // The router's own access log and metrics, when given a logger or registry.
+  const observing =
+    options.logger === undefined && options.registry === undefined
+      ? undefined
+      : observeRequests({
+          ...(options.logger ? { logger: options.logger } : {}),
+          ...(options.registry ? { registry: options.registry } : {}),
+          routeOf: (req) => `${(req as Request).baseUrl}(unmatched)`,
+        })
+
   // One layer for every endpoint: Express's router is not walked route by route.
   const dispatchLayer = (req: Request, res: Response, next: (error?: unknown) => void): void | Promise<void> => {
+    if (observing) {
+      if (observing.loading) return observing.loading.then(() => dispatchLayer(req, res, next))
+      observing(req, res)
+    }
     if (observer) observer(req, res)
     const match = dispatch.match(req.method, pathOf(req))
     if (match === undefined) return fallback(req, res, next)
     return serve(req, res, match)
   }
-  const handleError = errorHandler(options.onError ?? ((error) => console.error('mobisite: unexpected error', error)))
+  const logger = options.logger
+  const handleError = errorHandler(
+    options.onError ??
+      (logger
+        ? (error) => logger.error({ err: error }, 'unexpected error')
+        : (error) => console.error('mobisite: unexpected error', error)),
+  )
   router.use(dispatchLayer)
   router.use(handleError)
   // While nobody has added layers to the returned router, it is entered

@@ -13,6 +13,8 @@ import { isNavigation } from './navigation.js'
 import { engineProvider, remoteProvider, staticProvider, type AgentsEngine, type AgentsProvider } from './providers.js'
 import type { RemoteAgentsOptions } from './remote.js'
 import * as rq from './request.js'
+import type { Registry } from 'prom-client'
+import { instrumentsFor } from '../http/metrics.js'
 
 /** What the middleware decided, on `req.mobisite`. */
 export interface MobisiteVerdict {
@@ -91,6 +93,11 @@ export interface MobileRedirectOptions {
   onError?: (error: Error) => void
   /** Clock for the confirmation throttles, in ms. Default `Date.now`. */
   now?: () => number
+  /**
+   * A prom-client registry: `mobisite_redirect_decisions_total{decision}`
+   * counts redirected, desktop, opted_out and not_navigation. Default: none.
+   */
+  registry?: Registry
 }
 
 /** The middleware, plus control of its agents source. */
@@ -191,6 +198,20 @@ export function mobileRedirect(options: MobileRedirectOptions): MobileRedirectHa
     return optOut === undefined ? location : rq.withoutParam(location, optOut.param)
   }
 
+  const instruments = o.registry === undefined ? undefined : instrumentsFor(o.registry)
+  /** The decision for the metric: a phone that is not redirected says why. */
+  const count = (verdict: MobisiteVerdict, method: string, headers: IncomingHttpHeaders): void => {
+    instruments!.redirectDecision(
+      !verdict.mobile
+        ? 'desktop'
+        : verdict.optedOut
+          ? 'opted_out'
+          : (method !== 'GET' && method !== 'HEAD') || !isNavigation(headers)
+            ? 'not_navigation'
+            : 'redirected',
+    )
+  }
+
   const handler = (req: Request, res: Response, next: NextFunction): void => {
     const target = rq.pathAndQuery(req)
     const path = rq.pathOf(target)
@@ -205,6 +226,7 @@ export function mobileRedirect(options: MobileRedirectOptions): MobileRedirectHa
     if (optOut !== undefined) verdict.optedOut = applyOptOut(req, res, headers.cookie, target, optOut)
 
     const redirect = verdict.mobile && !verdict.optedOut
+    if (instruments !== undefined) count(verdict, req.method, headers)
     if (!redirect && !alternate) return next()
     const method = req.method
     if ((method !== 'GET' && method !== 'HEAD') || !isNavigation(headers)) return next()

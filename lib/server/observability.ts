@@ -1,0 +1,115 @@
+/**
+ * What the standalone server adds for operating it: the liveness and
+ * readiness probes, the Prometheus endpoint, the store-call timer and the
+ * route labels of paths no router notes. prom-client is imported here only
+ * by startServer, after the package root has loaded.
+ */
+import type { IncomingMessage } from 'node:http'
+import type { Express, Request, Response } from 'express'
+import type { Registry } from 'prom-client'
+import type { Instruments } from '../http/metrics.js'
+import type { Store } from '../store/contract.js'
+
+/** How long the store has to answer a readiness probe. */
+export const READY_TIMEOUT_MS = 1_000
+
+/** The probe paths: public, cheap, logged at debug, never journaled. */
+export const PROBE_PATHS = new Set(['/healthz', '/readyz', '/metrics'])
+
+/** What readiness reports; `reason` says why it is not ready. */
+export interface Readiness {
+  ready: boolean
+  reason?: string
+}
+
+/** Whether a store answers within `ms`: one cheap read. */
+export async function storeAnswers(store: Store, ms = READY_TIMEOUT_MS): Promise<Readiness> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<Readiness>((resolve) => {
+    timer = setTimeout(() => resolve({ ready: false, reason: `the store did not answer within ${ms} ms` }), ms)
+  })
+  const answer = store.getMaster('').then(
+    (): Readiness => ({ ready: true }),
+    (error: unknown): Readiness => ({ ready: false, reason: `the store failed: ${messageOf(error)}` }),
+  )
+  try {
+    return await Promise.race([answer, late])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/** An error's message, with its cause's when it has one (store errors wrap the driver's). */
+export function messageOf(error: unknown): string {
+  if (!(error instanceof Error)) return String(error)
+  const cause = (error as { cause?: unknown }).cause
+  return cause instanceof Error && cause.message !== error.message
+    ? `${error.message} (${cause.message})`
+    : error.message
+}
+
+/** Mounts GET /healthz (the process answers) and GET /readyz (`ready()` says whether to send traffic). */
+export function mountProbes(app: Express, ready: () => Promise<Readiness>): void {
+  app.get('/healthz', (_req: Request, res: Response) => {
+    res.set('Cache-Control', 'no-store').json({ status: 'ok' })
+  })
+  app.get('/readyz', async (_req: Request, res: Response) => {
+    const state = await ready()
+    res.set('Cache-Control', 'no-store')
+    if (state.ready) res.json({ status: 'ready' })
+    else res.status(503).json({ status: 'not_ready', reason: state.reason })
+  })
+}
+
+/** GET /metrics serving `registry` in the Prometheus text format. */
+export function mountMetrics(app: Express, registry: Registry): void {
+  app.get('/metrics', async (_req: Request, res: Response) => {
+    res.set('Content-Type', registry.contentType).send(await registry.metrics())
+  })
+}
+
+/**
+ * The store with every method call timed into `mobisite_store_call_duration_seconds{operation}`.
+ * Methods run on the store itself (`this` is the target), so private state works.
+ */
+export function timedStore<S extends object>(store: S, instruments: Instruments): S {
+  const wrapped = new Map<PropertyKey, unknown>()
+  return new Proxy(store, {
+    get(target, property) {
+      const value = Reflect.get(target, property, target) as unknown
+      if (typeof value !== 'function' || typeof property !== 'string' || property === 'constructor') return value
+      let timed = wrapped.get(property)
+      if (timed === undefined) {
+        const method = value as (...args: unknown[]) => unknown
+        timed = (...args: unknown[]) => {
+          const start = process.hrtime.bigint()
+          const done = () => instruments.storeCall(property, Number(process.hrtime.bigint() - start) / 1e9)
+          const result = method.apply(target, args)
+          if (result instanceof Promise) result.then(done, done)
+          else done()
+          return result
+        }
+        wrapped.set(property, timed)
+      }
+      return timed
+    },
+  })
+}
+
+/** The route label of a request outside the API's routes: its mount, never the raw path. */
+export function mountLabel(req: IncomingMessage): string {
+  // Express strips the mount path from req.url while a router serves the request.
+  const url = (req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url ?? '/'
+  const end = url.search(/[?#]/)
+  const path = end < 0 ? url : url.slice(0, end)
+  if (PROBE_PATHS.has(path)) return path
+  for (const mount of ['/api', '/dashboard', '/collect', '/__admin']) {
+    if (path === mount || path.startsWith(`${mount}/`)) return mount === '/api' ? '/api(unmatched)' : mount
+  }
+  return '(unmatched)'
+}
+
+/** Requests the access log writes at debug level: the probes. */
+export function isProbe(req: IncomingMessage): boolean {
+  return PROBE_PATHS.has(mountLabel(req))
+}
