@@ -30,18 +30,19 @@ async function startCli(t: Test, args: string[], until: RegExp): Promise<{ child
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
   })
   const lines: string[] = []
-  let stderr = ''
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+  // The banner is on stderr; stdout carries only JSON log lines.
+  let stdout = ''
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
   await new Promise<void>((resolve, reject) => {
     let buffered = ''
-    child.stdout!.on('data', (chunk: Buffer) => {
+    child.stderr!.on('data', (chunk: Buffer) => {
       buffered += chunk.toString()
       const parts = buffered.split('\n')
       buffered = parts.pop()!
       lines.push(...parts)
       if (lines.some((line) => until.test(line))) resolve()
     })
-    child.once('exit', (code) => reject(new Error(`cli exited early with ${code}: ${stderr}`)))
+    child.once('exit', (code) => reject(new Error(`cli exited early with ${code}: ${lines.join('\n')}${stdout}`)))
   })
   return { child, lines }
 }
@@ -57,19 +58,20 @@ async function signIn(link: string): Promise<{ cookie: string; location: string 
   return { cookie: (res.headers.get('set-cookie') ?? '').split(';')[0]!, location: res.headers.get('location') ?? '' }
 }
 
-t.test('npm start prints how to get an SSO link, and the printed commands give one', async (t) => {
-  const { lines } = await startCli(t, [], /^ {10}opens a sub-account's dashboard/)
+t.test('npm start prints how to get an SSO link, and the printed commands give one with a granted site', async (t) => {
+  const { lines } = await startCli(t, [], /^ {10}prints a link into a sub-account's dashboard/)
   const sso = lines.find((line) => line.startsWith('sso:'))
   t.ok(sso, 'an sso: line beside the try: line')
   t.match(lines.join('\n'), /--demo/, 'and a pointer to --demo')
   const out = await sh(sso!.slice('sso:'.length).trim())
-  const { url } = JSON.parse(out) as { url: string }
+  // Each curl prints its answer; the link is the last one.
+  const { url } = JSON.parse(out.slice(out.lastIndexOf('{"url"'))) as { url: string }
   t.match(url, /^http:\/\/127\.0\.0\.1:\d+\/dashboard\/sso\?token=[A-Za-z0-9_-]{43}$/, 'running it prints a link')
   const { cookie, location } = await signIn(url)
   t.equal(location, '/dashboard/')
   const page = await fetch(new URL(location, url), { headers: { cookie } })
   t.equal(page.status, 200)
-  t.match(await page.text(), /No sites have been shared with you yet/, 'a fresh sub-account sees an empty dashboard')
+  t.match(await page.text(), /my-first-site/, 'the sub-account sees the site the commands granted it')
 })
 
 t.test('--demo: one command to a filled dashboard', async (t) => {

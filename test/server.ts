@@ -115,18 +115,19 @@ async function startCli(t: Test, env: Record<string, string>): Promise<{ child: 
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
   })
   const lines: string[] = []
-  let stderr = ''
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+  // The banner is on stderr; stdout carries only JSON log lines.
+  let stdout = ''
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
   await new Promise<void>((resolve, reject) => {
     let buffered = ''
-    child.stdout!.on('data', (chunk: Buffer) => {
+    child.stderr!.on('data', (chunk: Buffer) => {
       buffered += chunk.toString()
       const parts = buffered.split('\n')
       buffered = parts.pop()!
       lines.push(...parts)
       if (lines.some((line) => line.startsWith('try:'))) resolve()
     })
-    child.once('exit', (code) => reject(new Error(`cli exited early with ${code}: ${stderr}`)))
+    child.once('exit', (code) => reject(new Error(`cli exited early with ${code}: ${lines.join('\n')}${stdout}`)))
   })
   return { child, lines }
 }

@@ -152,8 +152,9 @@ async function startCli(t: Test, args: string[]): Promise<{ child: ChildProcess;
       const found = /mobisite API: (http:\/\/\S+)\/api/.exec(output.join(''))
       if (found && /state: /.test(output.join(''))) resolve(found[1]!)
     }
+    // The banner is on stderr, the JSON log lines on stdout.
     child.stdout!.on('data', read)
-    child.stderr!.on('data', (chunk: Buffer) => output.push(chunk.toString()))
+    child.stderr!.on('data', read)
     child.once('exit', (code) => reject(new Error(`the CLI exited with ${code}: ${output.join('')}`)))
   })
   return { child, url, output }
@@ -216,6 +217,6 @@ t.test('the CLI refuses a bad state file, naming it, and leaves it untouched', a
   })
   let badErr = ''
   bad.stderr.on('data', (chunk: Buffer) => (badErr += chunk.toString()))
-  t.equal(await exited(bad), 1)
+  t.equal(await exited(bad), 2, 'a command-line mistake: exit code 2')
   t.match(badErr, /--rate-limit must be a whole number/)
 })

@@ -36,7 +36,7 @@ export function bannerLines(f: BannerFacts): string[] {
   // How the curl lines pass the credentials: literally only when we generated (and print) the password.
   let credentials: string
   if (f.generatedPassword !== undefined) {
-    lines.push(`password: ${f.generatedPassword} (generated; set MOBISITE_PASSWORD to choose one)`)
+    lines.push(`password: ${f.generatedPassword} (generated)`)
     credentials = shellQuote(`${f.user}:${f.generatedPassword}`)
   } else if (f.shared) {
     lines.push(

@@ -106,6 +106,15 @@ export function adminRouter(target: Engine | Controls, options: AdminRouterOptio
   router.use((req, res, next) => {
     parse(req, res, (error?: unknown) => next(error === undefined ? undefined : bodyReadError(error)))
   })
+  // The index: every control, from the same table, so a printed `admin:` link answers.
+  const index = {
+    controls: ADMIN_CALLS.map(({ method, path, summary }) => ({ method, path, summary })),
+    docs: 'docs/testing.md',
+  }
+  router.get('/', (req, res) => {
+    nothing(req)
+    res.json(index)
+  })
   for (const call of ADMIN_CALLS) {
     router[call.method.toLowerCase() as 'get' | 'put' | 'post' | 'delete'](call.path, handlerOf(call, controls))
   }

@@ -183,8 +183,9 @@ export function spawnMobisite(env: Record<string, string>, args: string[] = []):
       }
     }
     const onExit = (code: number | null) => fail(`exited with ${code}`)
-    child.stdout!.on('data', onData)
-    child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()))
+    // The banner (with the API URL) is on stderr; stdout has the JSON log lines.
+    child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()))
+    child.stderr!.on('data', onData)
     child.once('exit', onExit)
   })
 }
