@@ -77,7 +77,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
   const logger = pino({ level, base: { service: 'mobisite' } })
   // Express and the routers load while the store connects and the password hashes.
   const serverModule = import('./server.js')
-  const registry = metrics ? new (await import('prom-client')).Registry() : undefined
+  const registry = metrics ? await defaultRegistry() : undefined
   const choice = chooseStore(flags.store as string | undefined, env)
   const opened: { store: Store; label: string } =
     choice.kind === 'postgres'
@@ -188,6 +188,14 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
   }
   process.on('SIGINT', () => void stop('SIGINT'))
   process.on('SIGTERM', () => void stop('SIGTERM'))
+}
+
+/** A prom-client registry with Node's default metrics (prom-client loads only when metrics are on). */
+async function defaultRegistry() {
+  const prom = await import('prom-client')
+  const registry = new prom.Registry()
+  prom.collectDefaultMetrics({ register: registry })
+  return registry
 }
 
 /** Fails the start when the store does not answer: names it (password hidden), the cause and what to check. */

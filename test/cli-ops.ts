@@ -1,0 +1,322 @@
+/**
+ * `mobisite` as a platform engineer runs it, by spawning the CLI: --help and
+ * --version, exit code 2 for command-line mistakes, start-up failures that
+ * say what to do, JSON log lines on stdout without secrets, the banner on
+ * stderr, metrics labels, health probes, and the drain on SIGTERM.
+ */
+import { type ChildProcess, spawn } from 'node:child_process'
+import { createServer } from 'node:net'
+import t, { type Test } from 'tap'
+import { freePort } from './helpers/redis.js'
+
+const root = new URL('..', import.meta.url).pathname
+
+/** The environment of every run: no store, user or password from the caller's. */
+const BASE_ENV = {
+  PORT: '0',
+  HOST: '127.0.0.1',
+  REDIS_URL: '',
+  DATABASE_URL: '',
+  MOBISITE_STORE: '',
+  MOBISITE_USER: '',
+  MOBISITE_PASSWORD: '',
+  MOBISITE_DEMO: '',
+  MOBISITE_ADMIN: '',
+  MOBISITE_ADMIN_TOKEN: '',
+  LOG_LEVEL: '',
+}
+
+interface Cli {
+  child: ChildProcess
+  stdout(): string
+  stderr(): string
+  exited: Promise<number | null>
+}
+
+function runCli(t: Test, args: string[], env: Record<string, string> = {}): Cli {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'lib/cli.ts', ...args], {
+    cwd: root,
+    env: { ...process.env, ...BASE_ENV, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  t.teardown(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+  })
+  let out = ''
+  let err = ''
+  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()))
+  child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()))
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  return { child, stdout: () => out, stderr: () => err, exited }
+}
+
+/** Starts a server and resolves with its base URL once the banner (or, with --quiet, the log) says it listens. */
+async function serve(t: Test, args: string[], env: Record<string, string> = {}): Promise<Cli & { url: string }> {
+  const port = await freePort()
+  const cli = runCli(t, args, { ...env, PORT: String(port) })
+  const url = `http://127.0.0.1:${port}`
+  // Polled, since neither the banner (--quiet) nor the log line (--log-level warn) may be there.
+  for (let i = 0; ; i++) {
+    if (cli.child.exitCode !== null) throw new Error(`exited with ${cli.child.exitCode}: ${cli.stderr()}`)
+    if (i > 600) throw new Error(`not serving after 30 s: ${cli.stderr()}`)
+    const up = await fetch(`${url}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    )
+    if (up) break
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  // The banner follows the listening line.
+  if (!args.includes('--quiet')) while (!/logs: /.test(cli.stderr())) await new Promise((r) => setTimeout(r, 20))
+  return { ...cli, url }
+}
+
+/** The JSON lines of stdout, each parsed (a line that is not JSON fails the test). */
+function logLines(t: Test, stdout: string): Array<Record<string, unknown>> {
+  return stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      try {
+        return JSON.parse(line) as Record<string, unknown>
+      } catch {
+        t.fail(`stdout line is not JSON: ${line}`)
+        return {}
+      }
+    })
+}
+
+const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`
+
+t.test('--help: examples first, then every flag with its environment twin and default; exit 0', async (t) => {
+  const cli = runCli(t, ['--help'])
+  t.equal(await cli.exited, 0)
+  const help = cli.stdout()
+  t.ok(help.indexOf('Examples:') < help.indexOf('Options'), 'examples come first')
+  for (const [flag, twin, dflt] of [
+    ['--port N', 'env PORT', 'default 3000'],
+    ['--host HOST', 'env HOST', 'default 127.0.0.1'],
+    ['--store URL', 'env MOBISITE_STORE', 'default REDIS_URL'],
+    ['--log-level LEVEL', 'env LOG_LEVEL', 'default info'],
+    ['--[no-]metrics', 'env MOBISITE_METRICS', 'default on'],
+    ['--shutdown-delay S', 'env MOBISITE_SHUTDOWN_DELAY', 'default 0'],
+    ['--shutdown-timeout S', 'env MOBISITE_SHUTDOWN_TIMEOUT', 'default 10'],
+  ]) {
+    const line = help.split('\n').find((l) => l.includes(` ${flag} `)) ?? ''
+    t.match(line, twin, `${flag}: ${twin}`)
+    t.match(line, dflt, `${flag}: ${dflt}`)
+  }
+  for (const name of ['--admin', '--seed', '--demo', '--quiet', '--state', '--rate-limit', '--version', '-h, --help'])
+    t.match(help, name)
+  for (const name of ['MOBISITE_REDIS_PREFIX', 'MOBISITE_PG_SCHEMA', 'MOBISITE_ADMIN_TOKEN', 'MOBISITE_PASSWORD'])
+    t.match(help, name, `documents ${name}`)
+  const short = runCli(t, ['-h'])
+  t.equal(await short.exited, 0)
+  t.equal(short.stdout(), help, '-h is --help')
+})
+
+t.test('--version prints the package version and exits 0', async (t) => {
+  const cli = runCli(t, ['--version'])
+  t.equal(await cli.exited, 0)
+  const { version } = JSON.parse((await import('node:fs')).readFileSync(`${root}package.json`, 'utf8'))
+  t.equal(cli.stdout(), `${version}\n`)
+})
+
+t.test('command-line mistakes: exit 2, one line saying why, and a pointer to --help', async (t) => {
+  for (const [args, reason] of [
+    [['--admn'], 'unknown option --admn'],
+    [['--store'], '--store needs a value'],
+    [['--port'], '--port needs a value'],
+    [['--port', 'http'], '--port must be a port number'],
+    [['--log-level', 'loud'], '--log-level must be one of'],
+    [['frobnicate'], 'unknown command "frobnicate"'],
+    [['--store', 'mysql://x'], 'unknown store "mysql://x"'],
+    [['--seed', 'x.json'], '--seed needs --admin'],
+  ] as const) {
+    const cli = runCli(t, [...args])
+    t.equal(await cli.exited, 2, `${args.join(' ')}: exit 2`)
+    const lines = cli.stderr().trim().split('\n')
+    t.match(lines[0], reason, `${args.join(' ')}: ${reason}`)
+    t.equal(lines[1], 'Run mobisite --help for the options.')
+    t.equal(cli.stdout(), '', 'nothing on stdout')
+  }
+})
+
+t.test('the port in use: says so and names --port', async (t) => {
+  const port = await freePort()
+  const blocker = createServer().listen(port, '127.0.0.1')
+  t.teardown(() => blocker.close())
+  const cli = runCli(t, ['--port', String(port)])
+  t.equal(await cli.exited, 1)
+  t.match(cli.stderr(), `port ${port} is in use on 127.0.0.1; pass --port`)
+})
+
+t.test('admin on a public host: names MOBISITE_ADMIN_TOKEN', async (t) => {
+  const cli = runCli(t, ['--admin', '--host', '0.0.0.0'])
+  t.equal(await cli.exited, 1)
+  t.match(cli.stderr(), /--admin on host 0\.0\.0\.0, which is not loopback, needs a token: set MOBISITE_ADMIN_TOKEN/)
+  t.notMatch(cli.stderr(), /adminToken/, 'not the startServer option name')
+})
+
+t.test(
+  'a store that cannot be reached: non-zero exit within 15 s, URL with password hidden, and the cause',
+  async (t) => {
+    const port = await freePort()
+    const started = Date.now()
+    const cli = runCli(t, ['--store', `redis://:hunter2@127.0.0.1:${port}`])
+    const code = await cli.exited
+    t.ok(code !== 0 && code !== null, `exit ${code}`)
+    t.ok(Date.now() - started < 15_000, `within 15 s (${Date.now() - started} ms)`)
+    t.match(cli.stderr(), `cannot reach the store at redis://:***@127.0.0.1:${port}`)
+    t.match(cli.stderr(), /not reachable|ECONNREFUSED|did not answer/, 'the cause')
+    t.notMatch(cli.stderr() + cli.stdout(), /hunter2/, 'never the password')
+  },
+)
+
+t.test('flags beat the environment', async (t) => {
+  const cli = await serve(t, ['--quiet', '--log-level', 'warn'], { LOG_LEVEL: 'debug', MOBISITE_QUIET: '0' })
+  t.equal(cli.stderr(), '', '--quiet beats MOBISITE_QUIET=0: no banner')
+  await fetch(`${cli.url}/healthz`)
+  cli.child.kill('SIGTERM')
+  t.equal(await cli.exited, 0)
+  const levels = logLines(t, cli.stdout()).map((l) => l.level as number)
+  t.ok(
+    levels.every((l) => l >= 40),
+    `--log-level warn beats LOG_LEVEL=debug: ${levels}`,
+  )
+})
+
+t.test('logs, banner, metrics, admin index and probes of a running server', async (t) => {
+  const password = 'pa55-word-from-env'
+  const cli = await serve(t, ['--admin'], { MOBISITE_PASSWORD: password, MOBISITE_USER: 'ops' })
+  const banner = cli.stderr()
+  t.notMatch(banner + cli.stdout(), password, 'a given MOBISITE_PASSWORD is never printed')
+  t.match(banner, /password: from MOBISITE_PASSWORD \(not shown\)/)
+  t.match(banner, /curl -u 'ops:'"\$MOBISITE_PASSWORD"/, 'the curl lines read it from the shell')
+
+  const admin = /^admin: +(\S+)/m.exec(banner)![1]!
+  const index = await fetch(admin)
+  t.equal(index.status, 200, 'the printed admin link answers 200')
+  const controls = ((await index.json()) as { controls: Array<{ method: string; path: string }> }).controls
+  t.ok(
+    controls.some((c) => c.method === 'POST' && c.path === '/faults'),
+    'and lists the controls',
+  )
+
+  const auth = basic('ops', password)
+  const created = await fetch(`${cli.url}/api/sites/create`, {
+    method: 'POST',
+    headers: {
+      authorization: auth,
+      'content-type': 'application/json',
+      cookie: 'session=cookie-secret',
+      'x-request-id': 'trace-42',
+    },
+    body: JSON.stringify({ site_data: { site_name: 'logged-site', original_site_url: 'https://a.example' } }),
+  })
+  t.equal(created.status, 200)
+  t.equal(created.headers.get('x-request-id'), 'trace-42', 'an incoming request id is kept and echoed')
+  const read = await fetch(`${cli.url}/api/sites/logged-site`, { headers: { authorization: auth } })
+  t.match(read.headers.get('x-request-id'), /^[0-9a-f-]{36}$/, 'otherwise one is made')
+  await fetch(`${cli.url}/dashboard/sso?token=query-token-secret`)
+  await fetch(`${cli.url}/api/sites/logged-site`, { headers: { authorization: basic('ops', 'wrong-guess-secret') } })
+  t.equal((await fetch(`${cli.url}/healthz`)).status, 200)
+  t.equal((await fetch(`${cli.url}/readyz`)).status, 200)
+
+  const metrics = await (await fetch(`${cli.url}/metrics`)).text()
+  t.match(metrics, /process_cpu_user_seconds_total/, 'default Node metrics')
+  t.match(
+    metrics,
+    /http_request_duration_seconds_count\{method="GET",route="\/api\/sites\/\{site_name\}",status_code="200"\} 1/,
+  )
+  t.match(metrics, /route="\/api\/sites\/create",status_code="200"/)
+  t.notMatch(metrics, /logged-site/, 'no site name in any label')
+  t.match(metrics, /mobisite_store_call_duration_seconds_count\{operation="\w+"\}/, 'store calls by operation')
+
+  cli.child.kill('SIGTERM')
+  t.equal(await cli.exited, 0)
+  const stdout = cli.stdout()
+  const lines = logLines(t, stdout)
+  for (const secret of [password, 'cookie-secret', 'query-token-secret', 'wrong-guess-secret', auth.slice(6)])
+    t.notMatch(stdout, secret, `no secret in the logs: ${secret.slice(0, 6)}…`)
+  const access = lines.find((l) => l.reqId === 'trace-42')
+  t.match(access, {
+    level: 30,
+    route: '/api/sites/create',
+    user: 'ops',
+    req: { method: 'POST', path: '/api/sites/create' },
+    res: { statusCode: 200 },
+    responseTime: Number,
+  })
+  t.notOk(
+    lines.some((l) => (l.req as { path?: string } | undefined)?.path === '/healthz' && (l.level as number) >= 30),
+    'the probes are not logged at info',
+  )
+  t.ok(
+    lines.some((l) => l.msg === 'listening'),
+    'start-up is logged',
+  )
+  t.ok(
+    lines.some((l) => l.msg === 'shutting down' && l.signal === 'SIGTERM'),
+    'shutdown is logged',
+  )
+})
+
+t.test('--no-metrics: no /metrics', async (t) => {
+  const cli = await serve(t, ['--no-metrics', '--quiet'])
+  t.equal((await fetch(`${cli.url}/metrics`)).status, 404)
+  cli.child.kill('SIGTERM')
+  t.equal(await cli.exited, 0)
+})
+
+t.test('SIGTERM drains: readiness 503 at once, the in-flight request finishes, then exit 0', async (t) => {
+  const cli = await serve(t, ['--admin', '--quiet', '--shutdown-delay', '0.5'], {
+    MOBISITE_USER: 'ops',
+    MOBISITE_PASSWORD: 'ops-pw',
+  })
+  const fault = await fetch(`${cli.url}/__admin/faults`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ route: '/sites/{site_name}', latency_ms: 1500 }),
+  })
+  t.equal(fault.status, 201)
+  const slow = fetch(`${cli.url}/api/sites/none`, { headers: { authorization: basic('ops', 'ops-pw') } })
+  await new Promise((r) => setTimeout(r, 200))
+  cli.child.kill('SIGTERM')
+  await new Promise((r) => setTimeout(r, 150))
+  const ready = await fetch(`${cli.url}/readyz`)
+  t.equal(ready.status, 503, 'not ready during the grace period')
+  t.match(await ready.json(), { status: 'not_ready', reason: 'shutting down' })
+  const answer = await slow
+  t.match(await answer.json(), { error_code: 'ResourceNotExist' }, 'the in-flight request got its answer')
+  t.equal(await cli.exited, 0, 'then exit 0')
+  t.ok(
+    logLines(t, cli.stdout()).some((l) => l.msg === 'store closed; bye'),
+    'the store was closed',
+  )
+})
+
+t.test('a second signal exits at once', async (t) => {
+  const cli = await serve(t, ['--admin', '--quiet', '--shutdown-timeout', '30'], {
+    MOBISITE_USER: 'ops',
+    MOBISITE_PASSWORD: 'ops-pw',
+  })
+  await fetch(`${cli.url}/__admin/faults`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ latency_ms: 20_000 }),
+  })
+  const slow = fetch(`${cli.url}/api/sites/none`, { headers: { authorization: basic('ops', 'ops-pw') } }).catch(
+    () => undefined,
+  )
+  await new Promise((r) => setTimeout(r, 200))
+  const started = Date.now()
+  cli.child.kill('SIGTERM')
+  await new Promise((r) => setTimeout(r, 200))
+  t.equal(cli.child.exitCode, null, 'still draining after the first')
+  cli.child.kill('SIGTERM')
+  const code = await cli.exited
+  t.ok(Date.now() - started < 3_000, 'gone at once after the second')
+  t.equal(code, 1, 'exit 1: the drain was cut short')
+  await slow
+})
