@@ -12,7 +12,8 @@
  * 2 for a command-line mistake.
  */
 import { randomBytes } from 'node:crypto'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readFileSync, realpathSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { readFile } from 'node:fs/promises'
 import { chooseStore, openPostgres, openRedis, shownUrl } from './cli-store.js'
 import { DEMO_ACCOUNT, seedDemo } from './demo.js'
@@ -211,14 +212,20 @@ async function reachable(store: Store, url: string, logger: { info(o: object, m:
   )
 }
 
-/** The package version, or "unknown" when package.json is not where the build puts it. */
+/**
+ * The package version: the nearest package.json named mobisite above the
+ * running script (no import.meta: this file is also built as CommonJS).
+ */
 function versionSafe(): string {
-  for (const up of ['../../../package.json', '../package.json']) {
+  let dir = dirname(realpathSync(process.argv[1] ?? '.'))
+  for (let i = 0; i < 6; i++) {
     try {
-      return (JSON.parse(readFileSync(new URL(up, import.meta.url), 'utf8')) as { version: string }).version
+      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string }
+      if (pkg.name === 'mobisite' && pkg.version) return pkg.version
     } catch {
-      // Not there: the other layout (built, or run from the sources).
+      // None here (or not JSON): look one folder up.
     }
+    dir = dirname(dir)
   }
   return 'unknown'
 }
