@@ -71,7 +71,7 @@ export const ERROR_CODES = {
   DailyLimitExceeded: {
     status: 429,
     meaning:
-      'The master account has used its calls of this analytics method for the UTC day; `Retry-After` gives the seconds ' +
+      'The master account has used its 300 calls of this analytics method for the UTC day; `Retry-After` gives the seconds ' +
       'to the next UTC midnight.',
     headers: ['Retry-After'],
   },

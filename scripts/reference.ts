@@ -72,10 +72,12 @@ const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\n/g,
 function typeOf(schema: Schema, link = true): string {
   const name = componentName(schema)
   if (link && name && RESOURCES.includes(name)) return `[${name}](#${anchor(name)})`
-  if (schema.enum) return schema.enum.map(code).join(', ')
+  // Each value once: `true` and "true" (a boolean or its string) read the same in the docs.
+  if (schema.enum) return [...new Set(schema.enum.map(code))].join(', ')
   if (schema.const !== undefined) return code(schema.const)
   const union = schema.anyOf ?? schema.oneOf
-  if (union) return union.map((inner) => typeOf(inner, link)).join(' or ')
+  if (union?.every((inner) => inner.enum !== undefined)) return typeOf({ enum: union.flatMap((inner) => inner.enum!) })
+  if (union) return [...new Set(union.map((inner) => typeOf(inner, link)))].join(' or ')
   if (schema.type === 'array') return `array of ${schema.items ? typeOf(schema.items, link) : 'values'}`
   return Array.isArray(schema.type) ? schema.type.join(' or ') : (schema.type ?? 'any')
 }

@@ -53,14 +53,17 @@ for (const build of ['esm', 'cjs']) {
   })
 }
 
-t.test('importing the package root loads neither prom-client nor pino (ops deps load with startServer / the CLI)', async (t) => {
-  for (const build of ['esm', 'cjs']) {
-    const entry = fileURLToPath(new URL(`../dist/${build}/lib/index.js`, import.meta.url))
-    const code = `import { createRequire } from 'node:module'
+t.test(
+  'importing the package root loads neither prom-client nor pino (ops deps load with startServer / the CLI)',
+  async (t) => {
+    for (const build of ['esm', 'cjs']) {
+      const entry = fileURLToPath(new URL(`../dist/${build}/lib/index.js`, import.meta.url))
+      const code = `import { createRequire } from 'node:module'
 const require = createRequire(import.meta.url)
 await import(process.argv[1])
 console.log(JSON.stringify(Object.keys(require.cache).filter((k) => /node_modules\\/(prom-client|pino)/.test(k))))`
-    const out = execFileSync(process.execPath, ['--input-type=module', '-e', code, entry], { encoding: 'utf8' })
-    t.same(JSON.parse(out.trim()), [], `${build} build`)
-  }
-})
+      const out = execFileSync(process.execPath, ['--input-type=module', '-e', code, entry], { encoding: 'utf8' })
+      t.same(JSON.parse(out.trim()), [], `${build} build`)
+    }
+  },
+)

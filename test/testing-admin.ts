@@ -173,7 +173,7 @@ for (const kind of STORES) {
       const bad: [string, string, object, RegExp][] = [
         ['PUT', '/__admin/clock', {}, /now is required/],
         ['PUT', '/__admin/clock', { now: '2025-02-30' }, /now is not a real date/],
-        ['PUT', '/__admin/clock', { now: 'tomorrow' }, /now must be a UTC date/],
+        ['PUT', '/__admin/clock', { now: 'tomorrow' }, /now must be a date YYYY-MM-DD/],
         ['PUT', '/__admin/clock', { now: '2025-01-01', zone: 'X' }, /unknown field zone/],
         ['POST', '/__admin/clock/advance', { seconds: -1 }, /seconds/],
         ['POST', '/__admin/clock/advance', { seconds: '5' }, /seconds must be a number/],

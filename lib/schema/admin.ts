@@ -13,8 +13,9 @@ import { closedObject } from './closed-object.js'
 /** "Dates in" (`YYYY-MM-DD`, `YYYY-MM-DDThh:mm:ss`) or a full ISO time with milliseconds and Z, as snapshots write. */
 export const adminDateSchema = {
   type: 'string',
-  pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
-  description: 'a UTC date YYYY-MM-DD, YYYY-MM-DDThh:mm:ss or YYYY-MM-DDThh:mm:ss.sssZ',
+  pattern: '^\\d{4}-\\d{2}-\\d{2}([Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})?)?$',
+  description:
+    'a date YYYY-MM-DD or YYYY-MM-DDThh:mm:ss (UTC), or an RFC 3339 time with fractional seconds and an offset (2025-03-01T08:30:00Z, 2025-03-01T09:30:00.5+01:00)',
 } as const
 
 /** A non-empty string of at most `max` characters. */

@@ -4481,7 +4481,7 @@ function validate17(data, { instancePath = '', parentData, parentDataProperty, r
   validate17.errors = vErrors
   return errors === 0
 }
-export const v_13571306 = validate18
+export const v_cbdd5615 = validate18
 const schema19 = {
   type: 'object',
   additionalProperties: false,
@@ -4489,12 +4489,16 @@ const schema19 = {
   properties: {
     now: {
       type: 'string',
-      pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
-      description: 'a UTC date YYYY-MM-DD, YYYY-MM-DDThh:mm:ss or YYYY-MM-DDThh:mm:ss.sssZ',
+      pattern: '^\\d{4}-\\d{2}-\\d{2}([Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})?)?$',
+      description:
+        'a date YYYY-MM-DD or YYYY-MM-DDThh:mm:ss (UTC), or an RFC 3339 time with fractional seconds and an offset (2025-03-01T08:30:00Z, 2025-03-01T09:30:00.5+01:00)',
     },
   },
 }
-const pattern10 = new RegExp('^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$', 'u')
+const pattern10 = new RegExp(
+  '^\\d{4}-\\d{2}-\\d{2}([Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})?)?$',
+  'u',
+)
 function validate18(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null
   let errors = 0
@@ -4547,10 +4551,16 @@ function validate18(data, { instancePath = '', parentData, parentDataProperty, r
                       instancePath: instancePath + '/now',
                       schemaPath: '#/properties/now/pattern',
                       keyword: 'pattern',
-                      params: { pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$' },
+                      params: {
+                        pattern:
+                          '^\\d{4}-\\d{2}-\\d{2}([Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})?)?$',
+                      },
                       message:
-                        'must match pattern "' + '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$' + '"',
-                      schema: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
+                        'must match pattern "' +
+                        '^\\d{4}-\\d{2}-\\d{2}([Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})?)?$' +
+                        '"',
+                      schema:
+                        '^\\d{4}-\\d{2}-\\d{2}([Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})?)?$',
                       parentSchema: schema19.properties.now,
                       data: data0,
                     },
@@ -6871,7 +6881,7 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
   validate24.errors = vErrors
   return errors === 0
 }
-export const v_b653050a = validate25
+export const v_ff363b0c = validate25
 const schema26 = {
   type: 'object',
   additionalProperties: false,
@@ -7008,33 +7018,39 @@ const schema26 = {
     published: { type: 'boolean' },
     created_at: {
       type: 'string',
-      pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
-      description: 'a UTC date YYYY-MM-DD, YYYY-MM-DDThh:mm:ss or YYYY-MM-DDThh:mm:ss.sssZ',
+      pattern: '^\\d{4}-\\d{2}-\\d{2}([Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})?)?$',
+      description:
+        'a date YYYY-MM-DD or YYYY-MM-DDThh:mm:ss (UTC), or an RFC 3339 time with fractional seconds and an offset (2025-03-01T08:30:00Z, 2025-03-01T09:30:00.5+01:00)',
     },
     modified_at: {
       type: 'string',
-      pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
-      description: 'a UTC date YYYY-MM-DD, YYYY-MM-DDThh:mm:ss or YYYY-MM-DDThh:mm:ss.sssZ',
+      pattern: '^\\d{4}-\\d{2}-\\d{2}([Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})?)?$',
+      description:
+        'a date YYYY-MM-DD or YYYY-MM-DDThh:mm:ss (UTC), or an RFC 3339 time with fractional seconds and an offset (2025-03-01T08:30:00Z, 2025-03-01T09:30:00.5+01:00)',
     },
     published_at: {
       type: 'string',
-      pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
-      description: 'a UTC date YYYY-MM-DD, YYYY-MM-DDThh:mm:ss or YYYY-MM-DDThh:mm:ss.sssZ',
+      pattern: '^\\d{4}-\\d{2}-\\d{2}([Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})?)?$',
+      description:
+        'a date YYYY-MM-DD or YYYY-MM-DDThh:mm:ss (UTC), or an RFC 3339 time with fractional seconds and an offset (2025-03-01T08:30:00Z, 2025-03-01T09:30:00.5+01:00)',
     },
     first_published_at: {
       type: 'string',
-      pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
-      description: 'a UTC date YYYY-MM-DD, YYYY-MM-DDThh:mm:ss or YYYY-MM-DDThh:mm:ss.sssZ',
+      pattern: '^\\d{4}-\\d{2}-\\d{2}([Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})?)?$',
+      description:
+        'a date YYYY-MM-DD or YYYY-MM-DDThh:mm:ss (UTC), or an RFC 3339 time with fractional seconds and an offset (2025-03-01T08:30:00Z, 2025-03-01T09:30:00.5+01:00)',
     },
     redirect_confirmed_at: {
       type: 'string',
-      pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
-      description: 'a UTC date YYYY-MM-DD, YYYY-MM-DDThh:mm:ss or YYYY-MM-DDThh:mm:ss.sssZ',
+      pattern: '^\\d{4}-\\d{2}-\\d{2}([Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})?)?$',
+      description:
+        'a date YYYY-MM-DD or YYYY-MM-DDThh:mm:ss (UTC), or an RFC 3339 time with fractional seconds and an offset (2025-03-01T08:30:00Z, 2025-03-01T09:30:00.5+01:00)',
     },
     cache_reset_at: {
       type: 'string',
-      pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
-      description: 'a UTC date YYYY-MM-DD, YYYY-MM-DDThh:mm:ss or YYYY-MM-DDThh:mm:ss.sssZ',
+      pattern: '^\\d{4}-\\d{2}-\\d{2}([Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})?)?$',
+      description:
+        'a date YYYY-MM-DD or YYYY-MM-DDThh:mm:ss (UTC), or an RFC 3339 time with fractional seconds and an offset (2025-03-01T08:30:00Z, 2025-03-01T09:30:00.5+01:00)',
     },
     build: { enum: ['built', 'delayed', 'pending', 'FAILED', 'FAILED_FRAMESET_UNSUPPORTED', 'FAILED_CONTENT_TOO_BIG'] },
     publish_when_built: { type: 'boolean' },
@@ -9681,13 +9697,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                 keyword: 'pattern',
                                                 params: {
                                                   pattern:
-                                                    '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
+                                                    '^\\d{4}-\\d{2}-\\d{2}([Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})?)?$',
                                                 },
                                                 message:
                                                   'must match pattern "' +
-                                                  '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$' +
+                                                  '^\\d{4}-\\d{2}-\\d{2}([Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})?)?$' +
                                                   '"',
-                                                schema: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
+                                                schema:
+                                                  '^\\d{4}-\\d{2}-\\d{2}([Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})?)?$',
                                                 parentSchema: schema26.properties.created_at,
                                                 data: data43,
                                               },
@@ -9728,13 +9745,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                   keyword: 'pattern',
                                                   params: {
                                                     pattern:
-                                                      '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
+                                                      '^\\d{4}-\\d{2}-\\d{2}([Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})?)?$',
                                                   },
                                                   message:
                                                     'must match pattern "' +
-                                                    '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$' +
+                                                    '^\\d{4}-\\d{2}-\\d{2}([Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})?)?$' +
                                                     '"',
-                                                  schema: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
+                                                  schema:
+                                                    '^\\d{4}-\\d{2}-\\d{2}([Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})?)?$',
                                                   parentSchema: schema26.properties.modified_at,
                                                   data: data44,
                                                 },
@@ -9775,14 +9793,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                     keyword: 'pattern',
                                                     params: {
                                                       pattern:
-                                                        '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
+                                                        '^\\d{4}-\\d{2}-\\d{2}([Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})?)?$',
                                                     },
                                                     message:
                                                       'must match pattern "' +
-                                                      '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$' +
+                                                      '^\\d{4}-\\d{2}-\\d{2}([Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})?)?$' +
                                                       '"',
                                                     schema:
-                                                      '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
+                                                      '^\\d{4}-\\d{2}-\\d{2}([Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})?)?$',
                                                     parentSchema: schema26.properties.published_at,
                                                     data: data45,
                                                   },
@@ -9823,14 +9841,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                       keyword: 'pattern',
                                                       params: {
                                                         pattern:
-                                                          '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
+                                                          '^\\d{4}-\\d{2}-\\d{2}([Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})?)?$',
                                                       },
                                                       message:
                                                         'must match pattern "' +
-                                                        '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$' +
+                                                        '^\\d{4}-\\d{2}-\\d{2}([Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})?)?$' +
                                                         '"',
                                                       schema:
-                                                        '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
+                                                        '^\\d{4}-\\d{2}-\\d{2}([Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})?)?$',
                                                       parentSchema: schema26.properties.first_published_at,
                                                       data: data46,
                                                     },
@@ -9871,14 +9889,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                         keyword: 'pattern',
                                                         params: {
                                                           pattern:
-                                                            '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
+                                                            '^\\d{4}-\\d{2}-\\d{2}([Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})?)?$',
                                                         },
                                                         message:
                                                           'must match pattern "' +
-                                                          '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$' +
+                                                          '^\\d{4}-\\d{2}-\\d{2}([Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})?)?$' +
                                                           '"',
                                                         schema:
-                                                          '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
+                                                          '^\\d{4}-\\d{2}-\\d{2}([Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})?)?$',
                                                         parentSchema: schema26.properties.redirect_confirmed_at,
                                                         data: data47,
                                                       },
@@ -9919,14 +9937,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                           keyword: 'pattern',
                                                           params: {
                                                             pattern:
-                                                              '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
+                                                              '^\\d{4}-\\d{2}-\\d{2}([Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})?)?$',
                                                           },
                                                           message:
                                                             'must match pattern "' +
-                                                            '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$' +
+                                                            '^\\d{4}-\\d{2}-\\d{2}([Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})?)?$' +
                                                             '"',
                                                           schema:
-                                                            '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
+                                                            '^\\d{4}-\\d{2}-\\d{2}([Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})?)?$',
                                                           parentSchema: schema26.properties.cache_reset_at,
                                                           data: data48,
                                                         },
@@ -14275,7 +14293,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
   validate25.errors = vErrors
   return errors === 0
 }
-export const v_f4524343 = validate26
+export const v_836dcf14 = validate26
 const schema27 = {
   type: 'object',
   additionalProperties: false,
@@ -14307,8 +14325,9 @@ const schema27 = {
     owner: { type: 'string', minLength: 1, maxLength: 200 },
     created_at: {
       type: 'string',
-      pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
-      description: 'a UTC date YYYY-MM-DD, YYYY-MM-DDThh:mm:ss or YYYY-MM-DDThh:mm:ss.sssZ',
+      pattern: '^\\d{4}-\\d{2}-\\d{2}([Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})?)?$',
+      description:
+        'a date YYYY-MM-DD or YYYY-MM-DDThh:mm:ss (UTC), or an RFC 3339 time with fractional seconds and an offset (2025-03-01T08:30:00Z, 2025-03-01T09:30:00.5+01:00)',
     },
     incarnation: { type: 'string', minLength: 1, maxLength: 200 },
   },
@@ -14752,12 +14771,16 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                   instancePath: instancePath + '/created_at',
                                   schemaPath: '#/properties/created_at/pattern',
                                   keyword: 'pattern',
-                                  params: { pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$' },
+                                  params: {
+                                    pattern:
+                                      '^\\d{4}-\\d{2}-\\d{2}([Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})?)?$',
+                                  },
                                   message:
                                     'must match pattern "' +
-                                    '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$' +
+                                    '^\\d{4}-\\d{2}-\\d{2}([Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})?)?$' +
                                     '"',
-                                  schema: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
+                                  schema:
+                                    '^\\d{4}-\\d{2}-\\d{2}([Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})?)?$',
                                   parentSchema: schema27.properties.created_at,
                                   data: data6,
                                 },
@@ -15162,7 +15185,7 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
   validate27.errors = vErrors
   return errors === 0
 }
-export const v_f2ef76db = validate28
+export const v_80be48e2 = validate28
 const schema29 = {
   type: 'object',
   additionalProperties: false,
@@ -15177,8 +15200,9 @@ const schema29 = {
     },
     at: {
       type: 'string',
-      pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
-      description: 'a UTC date YYYY-MM-DD, YYYY-MM-DDThh:mm:ss or YYYY-MM-DDThh:mm:ss.sssZ',
+      pattern: '^\\d{4}-\\d{2}-\\d{2}([Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})?)?$',
+      description:
+        'a date YYYY-MM-DD or YYYY-MM-DDThh:mm:ss (UTC), or an RFC 3339 time with fractional seconds and an offset (2025-03-01T08:30:00Z, 2025-03-01T09:30:00.5+01:00)',
     },
     visitor_id: { type: 'string', minLength: 1, maxLength: 256 },
     user_agent: { type: 'string', maxLength: 16384 },
@@ -15325,10 +15349,16 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
                         instancePath: instancePath + '/at',
                         schemaPath: '#/properties/at/pattern',
                         keyword: 'pattern',
-                        params: { pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$' },
+                        params: {
+                          pattern:
+                            '^\\d{4}-\\d{2}-\\d{2}([Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})?)?$',
+                        },
                         message:
-                          'must match pattern "' + '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$' + '"',
-                        schema: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
+                          'must match pattern "' +
+                          '^\\d{4}-\\d{2}-\\d{2}([Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})?)?$' +
+                          '"',
+                        schema:
+                          '^\\d{4}-\\d{2}-\\d{2}([Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})?)?$',
                         parentSchema: schema29.properties.at,
                         data: data1,
                       },
@@ -15620,7 +15650,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
   validate28.errors = vErrors
   return errors === 0
 }
-export const v_47c3d86f = validate29
+export const v_e38283b8 = validate29
 const schema30 = {
   type: 'object',
   additionalProperties: false,
@@ -15635,8 +15665,9 @@ const schema30 = {
     },
     at: {
       type: 'string',
-      pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
-      description: 'a UTC date YYYY-MM-DD, YYYY-MM-DDThh:mm:ss or YYYY-MM-DDThh:mm:ss.sssZ',
+      pattern: '^\\d{4}-\\d{2}-\\d{2}([Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})?)?$',
+      description:
+        'a date YYYY-MM-DD or YYYY-MM-DDThh:mm:ss (UTC), or an RFC 3339 time with fractional seconds and an offset (2025-03-01T08:30:00Z, 2025-03-01T09:30:00.5+01:00)',
     },
     kind: { enum: ['click_to_call', 'click_to_map', 'click_to_email', 'form_submit'] },
     user_agent: { type: 'string', maxLength: 16384 },
@@ -15781,10 +15812,16 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                         instancePath: instancePath + '/at',
                         schemaPath: '#/properties/at/pattern',
                         keyword: 'pattern',
-                        params: { pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$' },
+                        params: {
+                          pattern:
+                            '^\\d{4}-\\d{2}-\\d{2}([Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})?)?$',
+                        },
                         message:
-                          'must match pattern "' + '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$' + '"',
-                        schema: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
+                          'must match pattern "' +
+                          '^\\d{4}-\\d{2}-\\d{2}([Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})?)?$' +
+                          '"',
+                        schema:
+                          '^\\d{4}-\\d{2}-\\d{2}([Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})?)?$',
                         parentSchema: schema30.properties.at,
                         data: data1,
                       },
@@ -15990,7 +16027,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
   validate29.errors = vErrors
   return errors === 0
 }
-export const v_0a4e00fb = validate30
+export const v_54767022 = validate30
 const schema31 = {
   type: 'object',
   additionalProperties: false,
@@ -16013,8 +16050,9 @@ const schema31 = {
           },
           at: {
             type: 'string',
-            pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
-            description: 'a UTC date YYYY-MM-DD, YYYY-MM-DDThh:mm:ss or YYYY-MM-DDThh:mm:ss.sssZ',
+            pattern: '^\\d{4}-\\d{2}-\\d{2}([Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})?)?$',
+            description:
+              'a date YYYY-MM-DD or YYYY-MM-DDThh:mm:ss (UTC), or an RFC 3339 time with fractional seconds and an offset (2025-03-01T08:30:00Z, 2025-03-01T09:30:00.5+01:00)',
           },
         },
       },
@@ -16273,13 +16311,15 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                                           schemaPath: '#/properties/charges/items/properties/at/pattern',
                                           keyword: 'pattern',
                                           params: {
-                                            pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
+                                            pattern:
+                                              '^\\d{4}-\\d{2}-\\d{2}([Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})?)?$',
                                           },
                                           message:
                                             'must match pattern "' +
-                                            '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$' +
+                                            '^\\d{4}-\\d{2}-\\d{2}([Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})?)?$' +
                                             '"',
-                                          schema: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
+                                          schema:
+                                            '^\\d{4}-\\d{2}-\\d{2}([Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})?)?$',
                                           parentSchema: schema31.properties.charges.items.properties.at,
                                           data: data4,
                                         },

@@ -63,13 +63,38 @@ function unhash(value: string): Record<string, unknown> | undefined {
 
 /** A snapshot time: "Dates in" or a full ISO time with milliseconds and Z. */
 export function timeOf(value: string, name: string): number {
-  if (value.endsWith('Z')) {
-    const ms = Date.parse(value)
-    if (Number.isNaN(ms) || iso(ms) !== value)
-      throw new ServiceError('InvalidInput', `${name} is not a real date: ${value}`)
-    return ms
+  const m = RFC3339.exec(value)
+  // Without fraction or offset: the engine's own date forms (UTC).
+  if (m === null || (m[7] === undefined && m[8] === undefined)) return parseDateInput(value, name)
+  const [y, mo, d, h, mi, s] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number]
+  const base = Date.UTC(y, mo - 1, d, h, mi, s)
+  const back = new Date(base)
+  const offset = m[8] === undefined || /z/i.test(m[8]) ? 0 : offsetMinutes(m[8])
+  if (
+    back.getUTCFullYear() !== y ||
+    back.getUTCMonth() !== mo - 1 ||
+    back.getUTCDate() !== d ||
+    back.getUTCHours() !== h ||
+    back.getUTCMinutes() !== mi ||
+    back.getUTCSeconds() !== s ||
+    offset === undefined
+  ) {
+    throw new ServiceError('InvalidInput', `${name} is not a real date: ${value}`)
   }
-  return parseDateInput(value, name)
+  // Milliseconds: the first three digits of the fraction (finer ones are dropped).
+  const ms = m[7] === undefined ? 0 : Number(m[7].slice(0, 3).padEnd(3, '0'))
+  return base + ms - offset * 60_000
+}
+
+/** RFC 3339 date-time: fraction (7) and offset (8) optional. */
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?([Zz]|[+-]\d{2}:\d{2})?$/
+
+/** `+hh:mm` / `-hh:mm` in minutes east of UTC; undefined when out of range. */
+function offsetMinutes(offset: string): number | undefined {
+  const hours = Number(offset.slice(1, 3))
+  const minutes = Number(offset.slice(4, 6))
+  if (hours > 23 || minutes > 59) return undefined
+  return (offset[0] === '-' ? -1 : 1) * (hours * 60 + minutes)
 }
 
 /** The whole state as a seed body. */
