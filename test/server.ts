@@ -18,7 +18,7 @@ const auth = (user: string, password: string) => ({
   authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`,
 })
 
-t.test('startServer serves the API under ${url}/api until closed', async (t) => {
+t.test('startServer serves the API under <url>/api until closed', async (t) => {
   const clock = new FakeClock('2026-01-02T03:04:05')
   const builder = new RecordingBuilder()
   const engine = createEngine({ now: clock.now, builder: builder.build })

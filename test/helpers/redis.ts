@@ -193,6 +193,7 @@ export function spawnMobisite(env: Record<string, string>, args: string[] = []):
 /** Result of {@link request}. */
 export interface ApiResponse {
   status: number
+  // biome-ignore lint/suspicious/noExplicitAny: tests read any field of any answer's JSON, as a client would
   body: any
 }
 
