@@ -5,7 +5,7 @@
  * Node answers itself (bad framing, oversized headers, timeouts), which would
  * otherwise be an empty or plain-text answer.
  */
-import { createServer, type RequestListener, type Server } from 'node:http'
+import { createServer, type RequestListener, type Server, type ServerOptions } from 'node:http'
 import type { Duplex } from 'node:stream'
 import type { ErrorCode } from './errors.js'
 
@@ -68,15 +68,16 @@ function onClientError(error: Error & { code?: string }, socket: Duplex): void {
 /** How long a client has to read an error answer before its connection is destroyed. */
 const CLOSE_GRACE_MS = 2_000
 
-/** An HTTP server for `app` with the limits above. */
+/** An HTTP server for `app` with the limits above; `create` makes it (HTTPS: see server-tls.ts). */
 export function limitedServer(
   app: RequestListener,
   timeouts: ServerTimeouts = {},
   maxConnections = DEFAULT_MAX_CONNECTIONS,
+  create: (options: ServerOptions, app: RequestListener) => Server = createServer,
 ): Server {
   const headersTimeout = timeouts.headers ?? 10_000
   const requestTimeout = timeouts.request ?? 30_000
-  const server = createServer(
+  const server = create(
     {
       headersTimeout,
       // Node requires requestTimeout >= headersTimeout.
