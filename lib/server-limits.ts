@@ -44,12 +44,28 @@ function answerFor(code: string | undefined): [number, ErrorCode, string] {
   }
 }
 
+/** The response being written on a socket, as Node keeps it there. */
+interface InFlight {
+  headersSent?: boolean
+  writableEnded: boolean
+  shouldKeepAlive: boolean
+  once(event: 'finish', listener: () => void): unknown
+}
+
 /** Answers a connection-level error with the JSON error body, then closes the connection. */
 function onClientError(error: Error & { code?: string }, socket: Duplex): void {
   // A response already under way cannot be replaced by another: just close.
-  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage
+  const inFlight = (socket as Duplex & { _httpMessage?: InFlight })._httpMessage
   if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
     socket.destroy()
+    return
+  }
+  if (inFlight !== undefined && !inFlight.writableEnded && answerFor(error.code)[0] === 400) {
+    // Bytes after a complete request that are no request: a GET or DELETE body
+    // sent without a length (Duda's client does this). The request in hand is
+    // answered, with Connection: close, and the leftover bytes are never read.
+    inFlight.shouldKeepAlive = false
+    inFlight.once('finish', () => socket.end())
     return
   }
   const [status, error_code, message] = answerFor(error.code)

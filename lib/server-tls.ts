@@ -34,7 +34,7 @@ const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '::1']
 /** The key pair to serve, made now when `tls` is `true`; refuses a half-given pair. */
 export async function resolveTls(tls: TlsOption, host: string): Promise<ResolvedTls> {
   if (tls !== true) {
-    if (!tls || !tls.key || !tls.cert) {
+    if (!tls?.key || !tls.cert) {
       throw new Error('startServer: tls needs both key and cert (PEM), or true for a self-signed certificate')
     }
     return { key: tls.key, cert: tls.cert }

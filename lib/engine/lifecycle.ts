@@ -113,7 +113,7 @@ async function patchOwnSite(ctx: CallContext, site_name: string, patch: SitePatc
 /** Unpublish Site: off production; the subscription is unchanged. */
 export async function unpublishSite(ctx: CallContext, site_name: string): Promise<void> {
   const at = ctx.now().getTime()
-  const site = await patchOwnSite(ctx, site_name, { published_at: null, modified_at: at })
+  const site = await patchOwnSite(ctx, site_name, { published_at: null, modified_at: at, unpublished_at: at })
   emitSiteEvent(ctx, 'UNPUBLISH', site, at)
 }
 

@@ -28,11 +28,12 @@ import { toSite, toSummary } from './site-view.js'
 const NAME_ATTEMPTS = 8
 
 /**
- * `GET /sites/created` and `/sites/modified` are the listings, so sites of
- * these names could never be read; refused in any letter case, since names
- * are unique regardless of case.
+ * `GET /sites/created` and `/sites/modified` are the listings, and
+ * `/sites/multiscreen` with `/sites/multiscreen/published|unpublished` Duda's,
+ * so sites of these names could never be read; refused in any letter case,
+ * since names are unique regardless of case.
  */
-const RESERVED_NAMES: ReadonlySet<string> = new Set(['created', 'modified'])
+const RESERVED_NAMES: ReadonlySet<string> = new Set(['created', 'modified', 'multiscreen', 'published', 'unpublished'])
 
 /** The site properties of a validated site_data, with the business info keys merged. */
 export function propertiesFrom(data: SiteData): SiteProperties {
@@ -99,7 +100,7 @@ export async function createSite(ctx: CallContext, body: CreateSiteBody): Promis
 }
 
 /** Creates the site under the wanted name, or a generated one; returns the stored record. */
-async function reserveName(
+export async function reserveName(
   ctx: CallContext,
   wanted: string | undefined,
   url: string,
@@ -111,7 +112,7 @@ async function reserveName(
   }
   if (wanted !== undefined) {
     if (RESERVED_NAMES.has(wanted.toLowerCase()))
-      throw invalidInput(`site_name ${wanted} is reserved: GET /sites/${wanted} is a listing`)
+      throw invalidInput(`site_name ${wanted} is reserved: a listing of the API has that path`)
     const site = await attempt(wanted)
     if (!site) throw alreadyExist(`site_name ${wanted} is already taken (names are unique regardless of letter case)`)
     return site

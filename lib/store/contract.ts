@@ -54,6 +54,12 @@ export interface SiteRecord extends SiteProperties {
   build: BuildState
   /** Whether Create Site asked to publish once the build succeeds. */
   publish_when_built?: boolean
+  /** Duda's paths: the template the site was created or reset from (recorded and echoed only). */
+  template_id?: string | number
+  /** Time of the last unpublish (Duda's unpublished listing and activity log). */
+  unpublished_at?: number
+  /** Time of the last Duda reset (the activity log). */
+  reset_at?: number
 }
 
 /**
