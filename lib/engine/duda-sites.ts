@@ -238,8 +238,9 @@ export function dudaSitesUnpublished(ctx: CallContext, query: DudaLastDaysQuery 
 type Activity = (typeof ACTIVITY_TYPES)[number]
 
 /**
- * `GET /sites/multiscreen/{site_name}/activities`, newest first: the site's
- * creation and its latest publish, unpublish and reset, as the record keeps them.
+ * `GET /sites/multiscreen/{site_name}/activities`, newest first: what the
+ * site record keeps of its history (its creation, its first publish, its
+ * current publish, its last unpublish and its last reset), not every event.
  */
 export async function dudaSiteActivities(
   ctx: CallContext,
@@ -256,7 +257,8 @@ export async function dudaSiteActivities(
   const site = await ownSite(ctx, site_name)
   const events: [Activity, number | undefined][] = [
     ['site_created', site.created_at],
-    ['site_published', site.published_at],
+    ['site_published', site.first_published_at],
+    ['site_published', site.published_at === site.first_published_at ? undefined : site.published_at],
     ['site_unpublished', site.unpublished_at],
     ['site_reset', site.reset_at],
   ]
