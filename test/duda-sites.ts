@@ -18,7 +18,12 @@ import { ALICE, STORES, basic } from './helpers/testing.js'
 import { webhookReceiver } from './helpers/webhook-receiver.js'
 
 /** A spec-path call over the same TLS connection settings: `{ status, body }`. */
-function spec(f: DudaFixture, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+function spec(
+  f: DudaFixture,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
     const text = body === undefined ? undefined : JSON.stringify(body)
     const req = httpsRequest(
