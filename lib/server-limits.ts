@@ -46,6 +46,8 @@ function answerFor(code: string | undefined): [number, ErrorCode, string] {
 
 /** The response being written on a socket, as Node keeps it there. */
 interface InFlight {
+  /** Its request; `complete` once its whole message (a body it declared included) was parsed. */
+  req: { complete: boolean }
   headersSent?: boolean
   writableEnded: boolean
   shouldKeepAlive: boolean
@@ -60,7 +62,7 @@ function onClientError(error: Error & { code?: string }, socket: Duplex): void {
     socket.destroy()
     return
   }
-  if (inFlight !== undefined && !inFlight.writableEnded && answerFor(error.code)[0] === 400) {
+  if (inFlight?.req.complete && !inFlight.writableEnded && answerFor(error.code)[0] === 400) {
     // Bytes after a complete request that are no request: a GET or DELETE body
     // sent without a length (Duda's client does this). The request in hand is
     // answered, with Connection: close, and the leftover bytes are never read.
