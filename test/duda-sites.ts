@@ -220,12 +220,12 @@ for (const kind of STORES) {
       t.notOk('site_business_info' in (await spec(f, 'GET', '/sites/trattoria')).body)
     })
 
-    await t.test('activities: the log, filtered by type, newest first', async (t) => {
+    await t.test('activities: the log, filtered by type, paged, newest first', async (t) => {
       const log = await duda.reporting.activities.get({ site_name: 'trattoria' }, via)
       t.same(
         log.results.map((e) => e.activity),
-        ['site_reset', 'site_unpublished', 'site_published', 'site_created'],
-        'the reset, the unpublish, the (first) publish and the creation',
+        ['site_reset', 'site_unpublished', 'site_published', 'site_published', 'site_created'],
+        'every event, newest first: both publishes are there',
       )
       t.match(log.results[0], { source: 'API', account_name: 'alice', date: clock.iso() })
       const only = await duda.reporting.activities.get({ site_name: 'trattoria', activities: 'site_created' }, via)
@@ -239,6 +239,27 @@ for (const kind of STORES) {
           error: { error_code: 'InvalidInput', message: /page_created/ },
         },
       )
+      const page = await duda.reporting.activities.get({ site_name: 'trattoria', offset: 1, limit: 2 }, via)
+      t.same(
+        page.results.map((e) => e.activity),
+        ['site_unpublished', 'site_published'],
+      )
+      const inProcess = await alice.dudaSiteActivities('trattoria', { activities: 'site_published' })
+      t.equal(inProcess.results.length, 2, 'the same log in process')
+    })
+
+    await t.test('the spec paths write the same log', async (t) => {
+      await spec(f, 'POST', '/sites/create', {
+        site_data: { site_name: 'logged', original_site_url: 'https://l.example/' },
+      })
+      await spec(f, 'POST', '/sites/publish/logged?test=true')
+      await spec(f, 'POST', '/sites/unpublish/logged')
+      const log = await duda.reporting.activities.get({ site_name: 'logged' }, via)
+      t.same(
+        log.results.map((e) => e.activity),
+        ['site_unpublished', 'site_published', 'site_created'],
+      )
+      await spec(f, 'DELETE', '/sites/logged')
     })
 
     await t.test('duplicate: a new unpublished site with the properties, SITE_CREATED sent', async (t) => {

@@ -30,6 +30,7 @@ import type { SiteProperties } from '../../types/index.js'
 import type { SitePatch, SiteRecord } from '../store/contract.js'
 import type { CallContext } from './context.js'
 import { formatDateTime, resolvePeriod } from './dates.js'
+import { creationLog, logActivity } from './activity-log.js'
 import { emitSiteEvent } from './events.js'
 import { build } from './lifecycle.js'
 import { ownSite, siteNotFound } from './own-site.js'
@@ -115,6 +116,7 @@ function recordFor(ctx: CallContext, props: (name: string) => SiteProperties, te
     site.created_at = now
     site.modified_at = now
     site.build = 'built'
+    site.activity_log = creationLog(now)
     if (template !== undefined) site.template_id = template
     return site
   }
@@ -178,10 +180,11 @@ export async function dudaSitesByExternalUid(ctx: CallContext, external_uid: str
 export async function dudaResetSite(ctx: CallContext, site_name: string, body: DudaResetSiteBody = {}): Promise<void> {
   const input = validateDudaResetSite(body)
   const now = ctx.now().getTime()
-  const patch: SitePatch = { reset_at: now, modified_at: now }
+  const patch: SitePatch = { modified_at: now }
   if (input.template_id !== undefined) patch.template_id = input.template_id
   if (input.site_data?.removeBizInfos === true) patch.site_business_info = null
   if (!(await ctx.store.updateSite(ctx.caller.user, site_name, patch))) throw siteNotFound(site_name)
+  await logActivity(ctx, { owner: ctx.caller.user, site_name }, 'site_reset', now)
 }
 
 /** `POST /sites/multiscreen/duplicate/{site_name}`: a new, unpublished copy named `new_default_domain_prefix`. */
@@ -235,12 +238,9 @@ export function dudaSitesUnpublished(ctx: CallContext, query: DudaLastDaysQuery 
   return namesWithin(ctx, query, (s) => (s.published_at === undefined ? s.unpublished_at : undefined))
 }
 
-type Activity = (typeof ACTIVITY_TYPES)[number]
-
 /**
- * `GET /sites/multiscreen/{site_name}/activities`, newest first: what the
- * site record keeps of its history (its creation, its first publish, its
- * current publish, its last unpublish and its last reset), not every event.
+ * `GET /sites/multiscreen/{site_name}/activities`: the site's log (the last
+ * ACTIVITY_LOG_MAX entries), newest first, filtered by type and period.
  */
 export async function dudaSiteActivities(
   ctx: CallContext,
@@ -255,19 +255,17 @@ export async function dudaSiteActivities(
   if (limit < 1 || limit > MAX_LIMIT) throw invalidInput(`limit must be 1 to ${MAX_LIMIT}`)
   const period = resolvePeriod({ from: q.from ?? '1970-01-01', to: q.to }, ctx.now(), 0)
   const site = await ownSite(ctx, site_name)
-  const events: [Activity, number | undefined][] = [
-    ['site_created', site.created_at],
-    ['site_published', site.first_published_at],
-    ['site_published', site.published_at === site.first_published_at ? undefined : site.published_at],
-    ['site_unpublished', site.unpublished_at],
-    ['site_reset', site.reset_at],
-  ]
-  const results = events
-    .filter((e): e is [Activity, number] => e[1] !== undefined && e[1] >= period.from && e[1] <= period.to)
-    .filter(([activity]) => wanted === undefined || wanted.includes(activity))
-    .sort((a, b) => b[1] - a[1])
+  const results = (site.activity_log ?? [])
+    .filter((e) => e.at >= period.from && e.at <= period.to)
+    .filter((e) => wanted === undefined || wanted.includes(e.activity))
+    .reverse()
     .slice(count(q.offset, 0))
     .slice(0, limit)
-    .map(([activity, at]) => ({ date: formatDateTime(at), activity, source: 'API' as const, account_name: site.owner }))
+    .map((e) => ({
+      date: formatDateTime(e.at),
+      activity: e.activity as (typeof ACTIVITY_TYPES)[number],
+      source: 'API' as const,
+      account_name: site.owner,
+    }))
   return { site_name: site.site_name, results }
 }

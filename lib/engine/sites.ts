@@ -19,6 +19,7 @@ import type { SitePatch, SiteRecord } from '../store/contract.js'
 import type { CallContext } from './context.js'
 import { resolvePeriod } from './dates.js'
 import { ownSite, siteNotFound } from './own-site.js'
+import { creationLog } from './activity-log.js'
 import { emitSiteEvent } from './events.js'
 import { build, publishBuilt } from './lifecycle.js'
 import { baseName, suffixedName } from './site-name-generator.js'
@@ -83,6 +84,7 @@ export async function createSite(ctx: CallContext, body: CreateSiteBody): Promis
     site.modified_at = now
     site.build = buildState
     if (publishNow && mode !== 'true') site.publish_when_built = true
+    site.activity_log = creationLog(now)
     return site
   }
 

@@ -58,8 +58,6 @@ export interface SiteRecord extends SiteProperties {
   template_id?: string | number
   /** Time of the last unpublish (Duda's unpublished listing and activity log). */
   unpublished_at?: number
-  /** Time of the last Duda reset (the activity log). */
-  reset_at?: number
   /** The site's activity log, oldest first, bounded (see {@link Store.appendSiteActivity}). */
   activity_log?: SiteActivityEntry[]
 }
