@@ -5,7 +5,7 @@
  * Node answers itself (bad framing, oversized headers, timeouts), which would
  * otherwise be an empty or plain-text answer.
  */
-import { createServer, type RequestListener, type Server } from 'node:http'
+import { createServer, type RequestListener, type Server, type ServerOptions } from 'node:http'
 import type { Duplex } from 'node:stream'
 import type { ErrorCode } from './errors.js'
 
@@ -44,12 +44,30 @@ function answerFor(code: string | undefined): [number, ErrorCode, string] {
   }
 }
 
+/** The response being written on a socket, as Node keeps it there. */
+interface InFlight {
+  /** Its request; `complete` once its whole message (a body it declared included) was parsed. */
+  req: { complete: boolean }
+  headersSent?: boolean
+  writableEnded: boolean
+  shouldKeepAlive: boolean
+  once(event: 'finish', listener: () => void): unknown
+}
+
 /** Answers a connection-level error with the JSON error body, then closes the connection. */
 function onClientError(error: Error & { code?: string }, socket: Duplex): void {
   // A response already under way cannot be replaced by another: just close.
-  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage
+  const inFlight = (socket as Duplex & { _httpMessage?: InFlight })._httpMessage
   if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
     socket.destroy()
+    return
+  }
+  if (inFlight?.req.complete && !inFlight.writableEnded && answerFor(error.code)[0] === 400) {
+    // Bytes after a complete request that are no request: a GET or DELETE body
+    // sent without a length (Duda's client does this). The request in hand is
+    // answered, with Connection: close, and the leftover bytes are never read.
+    inFlight.shouldKeepAlive = false
+    inFlight.once('finish', () => socket.end())
     return
   }
   const [status, error_code, message] = answerFor(error.code)
@@ -68,15 +86,16 @@ function onClientError(error: Error & { code?: string }, socket: Duplex): void {
 /** How long a client has to read an error answer before its connection is destroyed. */
 const CLOSE_GRACE_MS = 2_000
 
-/** An HTTP server for `app` with the limits above. */
+/** An HTTP server for `app` with the limits above; `create` makes it (HTTPS: see server-tls.ts). */
 export function limitedServer(
   app: RequestListener,
   timeouts: ServerTimeouts = {},
   maxConnections = DEFAULT_MAX_CONNECTIONS,
+  create: (options: ServerOptions, app: RequestListener) => Server = createServer,
 ): Server {
   const headersTimeout = timeouts.headers ?? 10_000
   const requestTimeout = timeouts.request ?? 30_000
-  const server = createServer(
+  const server = create(
     {
       headersTimeout,
       // Node requires requestTimeout >= headersTimeout.

@@ -13,6 +13,7 @@ import { collectRoute } from './collector/route.js'
 import { ServiceError } from './errors.js'
 import { sendError } from './http/errors.js'
 import { limitedServer, type ServerTimeouts } from './server-limits.js'
+import { httpsServerFactory, resolveTls, type TlsOption } from './server-tls.js'
 
 export type { ServerTimeouts } from './server-limits.js'
 import type { Controls } from './testing/controls.js'
@@ -85,6 +86,13 @@ export interface ServerOptions {
    * fill. Default false. Names: docs/operations.md.
    */
   metrics?: boolean | Registry
+  /**
+   * Serve HTTPS: `{ key, cert }` (PEM), or `true` for a self-signed
+   * certificate for `host` and the loopback names, made at start and never
+   * written to disk (its PEM is `server.ca`). The url becomes `https://`;
+   * cookies are `Secure` and links `https://`. `false` or absent: plain HTTP.
+   */
+  tls?: TlsOption | false
 }
 
 /** Options of {@link RunningServer.shutdown}. */
@@ -110,6 +118,8 @@ export interface RunningServer {
    * faults see API calls only with `admin`.
    */
   readonly controls: Controls
+  /** With `tls: true`: the self-signed certificate (PEM) a client trusts, e.g. `new https.Agent({ ca })` or `NODE_EXTRA_CA_CERTS`. */
+  ca?: string
   /** Stops accepting connections, ends idle keep-alive ones, and resolves when closed. Does not close the engine. */
   close(): Promise<void>
   /**
@@ -194,7 +204,9 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   app.use('/dashboard', dashboardRouter(engine, options.dashboard))
   // Every path nothing above serves: the API's JSON 404, never Express's HTML page.
   app.use((req, res) => sendError(res, new ServiceError('NotFound', `no endpoint at ${req.method} ${req.path}`)))
-  const server = limitedServer(app, options.timeouts, options.maxConnections)
+  const tls = options.tls === undefined || options.tls === false ? undefined : await resolveTls(options.tls, host)
+  const create = tls ? httpsServerFactory(tls) : undefined
+  const server = limitedServer(app, options.timeouts, options.maxConnections, create)
   server.listen(options.port ?? 0, host)
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve)
@@ -219,7 +231,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     return closing
   }
   return {
-    url: `http://${shownHost}:${port}`,
+    url: `${tls ? 'https' : 'http'}://${shownHost}:${port}`,
+    ...(tls?.ca === undefined ? {} : { ca: tls.ca }),
     engine,
     server,
     registry,

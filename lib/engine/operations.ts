@@ -29,6 +29,7 @@ import { ssoLinkQuerySchema, ssoLinkSchema } from '../schema/sso.js'
 import * as accounts from './accounts.js'
 import * as analytics from './analytics.js'
 import * as lifecycle from './lifecycle.js'
+import { DUDA_SITE_OPERATIONS } from './duda-sites-operations.js'
 import { operation } from './operation.js'
 import * as sites from './sites.js'
 import * as sso from './sso.js'
@@ -92,6 +93,8 @@ export const OPERATIONS = {
     errors: notExist,
     run: sites.getSiteByExternalUid,
   }),
+  // Today's Duda sites paths: before getSite, whose /sites/:site_name would take GET /sites/multiscreen.
+  ...DUDA_SITE_OPERATIONS,
   /** Retrieve Site: one of the caller's sites (the name is exact and case-sensitive). */
   getSite: operation({
     operationId: 'getSite',

@@ -19,6 +19,7 @@ import type { SitePatch, SiteRecord } from '../store/contract.js'
 import type { CallContext } from './context.js'
 import { resolvePeriod } from './dates.js'
 import { ownSite, siteNotFound } from './own-site.js'
+import { creationLog } from './activity-log.js'
 import { emitSiteEvent } from './events.js'
 import { build, publishBuilt } from './lifecycle.js'
 import { baseName, suffixedName } from './site-name-generator.js'
@@ -28,11 +29,12 @@ import { toSite, toSummary } from './site-view.js'
 const NAME_ATTEMPTS = 8
 
 /**
- * `GET /sites/created` and `/sites/modified` are the listings, so sites of
- * these names could never be read; refused in any letter case, since names
- * are unique regardless of case.
+ * `GET /sites/created` and `/sites/modified` are the listings, and
+ * `/sites/multiscreen` with `/sites/multiscreen/published|unpublished` Duda's,
+ * so sites of these names could never be read; refused in any letter case,
+ * since names are unique regardless of case.
  */
-const RESERVED_NAMES: ReadonlySet<string> = new Set(['created', 'modified'])
+const RESERVED_NAMES: ReadonlySet<string> = new Set(['created', 'modified', 'multiscreen', 'published', 'unpublished'])
 
 /** The site properties of a validated site_data, with the business info keys merged. */
 export function propertiesFrom(data: SiteData): SiteProperties {
@@ -82,6 +84,7 @@ export async function createSite(ctx: CallContext, body: CreateSiteBody): Promis
     site.modified_at = now
     site.build = buildState
     if (publishNow && mode !== 'true') site.publish_when_built = true
+    site.activity_log = creationLog(now)
     return site
   }
 
@@ -99,7 +102,7 @@ export async function createSite(ctx: CallContext, body: CreateSiteBody): Promis
 }
 
 /** Creates the site under the wanted name, or a generated one; returns the stored record. */
-async function reserveName(
+export async function reserveName(
   ctx: CallContext,
   wanted: string | undefined,
   url: string,
@@ -111,7 +114,7 @@ async function reserveName(
   }
   if (wanted !== undefined) {
     if (RESERVED_NAMES.has(wanted.toLowerCase()))
-      throw invalidInput(`site_name ${wanted} is reserved: GET /sites/${wanted} is a listing`)
+      throw invalidInput(`site_name ${wanted} is reserved: a listing of the API has that path`)
     const site = await attempt(wanted)
     if (!site) throw alreadyExist(`site_name ${wanted} is already taken (names are unique regardless of letter case)`)
     return site

@@ -295,6 +295,11 @@ const TAGS = [
   { name: 'Sites', description: 'Create, read, change, publish and delete mobile sites.' },
   { name: 'Accounts', description: 'Sub-user accounts and their access to sites; partner master accounts only.' },
   {
+    name: 'Sites (Duda)',
+    description:
+      "Today's Duda paths for sites and site reporting (`/sites/multiscreen/...`), as `@dudadev/partner-api` calls them: the same sites and rules as the Sites paths. See docs/duda-api.md.",
+  },
+  {
     name: 'Analytics',
     description: 'Traffic and activity figures; 300 calls per UTC day per master account per method.',
   },

@@ -20452,22 +20452,80 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
   validate35.errors = vErrors
   return errors === 0
 }
-export const v_bdfd499e = validate36
+export const v_1bf365fb = validate36
 const schema37 = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    site_name: {
+    template_id: {
+      anyOf: [
+        { type: 'integer', minimum: 0 },
+        { type: 'string', minLength: 1, maxLength: 45 },
+      ],
+      description: 'the id of a Duda template (recorded and echoed only)',
+    },
+    template_alias: { type: 'string', maxLength: 255 },
+    url: { type: 'string', maxLength: 2048, format: 'http-url', description: 'an absolute http(s) URL' },
+    default_domain_prefix: {
       type: 'string',
       minLength: 4,
       maxLength: 45,
       pattern: '^[A-Za-z0-9_-]+$',
       description: '4 to 45 letters, digits, "-" or "_"',
     },
-    target: {
-      type: 'string',
-      enum: ['DASHBOARD', 'STATS'],
-      description: 'where the link lands; default DASHBOARD; STATS needs site_name',
+    site_data: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        site_domain: { type: 'string', maxLength: 253, format: 'fqdn', description: 'a fully qualified domain name' },
+        external_uid: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 45,
+          description: "the caller's own identifier of the site",
+        },
+        site_business_info: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            business_name: { type: 'string', maxLength: 255 },
+            phone_number: { type: 'string', maxLength: 50 },
+            address: {
+              type: 'object',
+              additionalProperties: false,
+              properties: {
+                street: { type: 'string', maxLength: 255 },
+                city: { type: 'string', maxLength: 255 },
+                state: { type: 'string', maxLength: 255 },
+                country: { type: 'string', maxLength: 255 },
+                zip_code: {
+                  type: 'string',
+                  maxLength: 20,
+                  pattern: '^[0-9]+(?:-[0-9]+)?$',
+                  description: 'a numeric string',
+                },
+              },
+              description: 'A postal address, used for the mobile map button.',
+            },
+            reservation_info: {
+              type: 'array',
+              minItems: 1,
+              maxItems: 100,
+              items: {
+                type: 'object',
+                additionalProperties: false,
+                properties: {
+                  restaurant_id: { type: 'string', maxLength: 255 },
+                  location: { type: 'string', maxLength: 255 },
+                  country: { type: 'string', maxLength: 255 },
+                },
+                description: 'One restaurant location of the reservation button.',
+              },
+            },
+          },
+          description: 'Business details that populate the click-to-call, map and reservation buttons.',
+        },
+      },
     },
   },
 }
@@ -20478,7 +20536,15 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
     if (data && typeof data == 'object' && !Array.isArray(data)) {
       const _errs1 = errors
       for (const key0 in data) {
-        if (!(key0 === 'site_name' || key0 === 'target')) {
+        if (
+          !(
+            key0 === 'template_id' ||
+            key0 === 'template_alias' ||
+            key0 === 'url' ||
+            key0 === 'default_domain_prefix' ||
+            key0 === 'site_data'
+          )
+        ) {
           validate36.errors = [
             {
               instancePath,
@@ -20496,72 +20562,144 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
         }
       }
       if (_errs1 === errors) {
-        if (data.site_name !== undefined) {
-          let data0 = data.site_name
+        if (data.template_id !== undefined) {
+          let data0 = data.template_id
           const _errs2 = errors
-          if (errors === _errs2) {
-            if (typeof data0 === 'string') {
-              if (func2(data0) > 45) {
-                validate36.errors = [
-                  {
-                    instancePath: instancePath + '/site_name',
-                    schemaPath: '#/properties/site_name/maxLength',
+          const _errs3 = errors
+          let valid1 = false
+          const _errs4 = errors
+          if (!(typeof data0 == 'number' && !(data0 % 1) && !isNaN(data0) && isFinite(data0))) {
+            const err0 = {
+              instancePath: instancePath + '/template_id',
+              schemaPath: '#/properties/template_id/anyOf/0/type',
+              keyword: 'type',
+              params: { type: 'integer' },
+              message: 'must be integer',
+              schema: schema37.properties.template_id.anyOf[0].type,
+              parentSchema: schema37.properties.template_id.anyOf[0],
+              data: data0,
+            }
+            if (vErrors === null) {
+              vErrors = [err0]
+            } else {
+              vErrors.push(err0)
+            }
+            errors++
+          }
+          if (errors === _errs4) {
+            if (typeof data0 == 'number' && isFinite(data0)) {
+              if (data0 < 0 || isNaN(data0)) {
+                const err1 = {
+                  instancePath: instancePath + '/template_id',
+                  schemaPath: '#/properties/template_id/anyOf/0/minimum',
+                  keyword: 'minimum',
+                  params: { comparison: '>=', limit: 0 },
+                  message: 'must be >= 0',
+                  schema: 0,
+                  parentSchema: schema37.properties.template_id.anyOf[0],
+                  data: data0,
+                }
+                if (vErrors === null) {
+                  vErrors = [err1]
+                } else {
+                  vErrors.push(err1)
+                }
+                errors++
+              }
+            }
+          }
+          var _valid0 = _errs4 === errors
+          valid1 = valid1 || _valid0
+          if (!valid1) {
+            const _errs6 = errors
+            if (errors === _errs6) {
+              if (typeof data0 === 'string') {
+                if (func2(data0) > 45) {
+                  const err2 = {
+                    instancePath: instancePath + '/template_id',
+                    schemaPath: '#/properties/template_id/anyOf/1/maxLength',
                     keyword: 'maxLength',
                     params: { limit: 45 },
                     message: 'must NOT have more than 45 characters',
                     schema: 45,
-                    parentSchema: schema37.properties.site_name,
+                    parentSchema: schema37.properties.template_id.anyOf[1],
                     data: data0,
-                  },
-                ]
-                return false
-              } else {
-                if (func2(data0) < 4) {
-                  validate36.errors = [
-                    {
-                      instancePath: instancePath + '/site_name',
-                      schemaPath: '#/properties/site_name/minLength',
-                      keyword: 'minLength',
-                      params: { limit: 4 },
-                      message: 'must NOT have fewer than 4 characters',
-                      schema: 4,
-                      parentSchema: schema37.properties.site_name,
-                      data: data0,
-                    },
-                  ]
-                  return false
+                  }
+                  if (vErrors === null) {
+                    vErrors = [err2]
+                  } else {
+                    vErrors.push(err2)
+                  }
+                  errors++
                 } else {
-                  if (!pattern5.test(data0)) {
-                    validate36.errors = [
-                      {
-                        instancePath: instancePath + '/site_name',
-                        schemaPath: '#/properties/site_name/pattern',
-                        keyword: 'pattern',
-                        params: { pattern: '^[A-Za-z0-9_-]+$' },
-                        message: 'must match pattern "' + '^[A-Za-z0-9_-]+$' + '"',
-                        schema: '^[A-Za-z0-9_-]+$',
-                        parentSchema: schema37.properties.site_name,
-                        data: data0,
-                      },
-                    ]
-                    return false
+                  if (func2(data0) < 1) {
+                    const err3 = {
+                      instancePath: instancePath + '/template_id',
+                      schemaPath: '#/properties/template_id/anyOf/1/minLength',
+                      keyword: 'minLength',
+                      params: { limit: 1 },
+                      message: 'must NOT have fewer than 1 characters',
+                      schema: 1,
+                      parentSchema: schema37.properties.template_id.anyOf[1],
+                      data: data0,
+                    }
+                    if (vErrors === null) {
+                      vErrors = [err3]
+                    } else {
+                      vErrors.push(err3)
+                    }
+                    errors++
                   }
                 }
-              }
-            } else {
-              validate36.errors = [
-                {
-                  instancePath: instancePath + '/site_name',
-                  schemaPath: '#/properties/site_name/type',
+              } else {
+                const err4 = {
+                  instancePath: instancePath + '/template_id',
+                  schemaPath: '#/properties/template_id/anyOf/1/type',
                   keyword: 'type',
                   params: { type: 'string' },
                   message: 'must be string',
-                  schema: schema37.properties.site_name.type,
-                  parentSchema: schema37.properties.site_name,
+                  schema: schema37.properties.template_id.anyOf[1].type,
+                  parentSchema: schema37.properties.template_id.anyOf[1],
                   data: data0,
-                },
-              ]
-              return false
+                }
+                if (vErrors === null) {
+                  vErrors = [err4]
+                } else {
+                  vErrors.push(err4)
+                }
+                errors++
+              }
+            }
+            var _valid0 = _errs6 === errors
+            valid1 = valid1 || _valid0
+          }
+          if (!valid1) {
+            const err5 = {
+              instancePath: instancePath + '/template_id',
+              schemaPath: '#/properties/template_id/anyOf',
+              keyword: 'anyOf',
+              params: {},
+              message: 'must match a schema in anyOf',
+              schema: schema37.properties.template_id.anyOf,
+              parentSchema: schema37.properties.template_id,
+              data: data0,
+            }
+            if (vErrors === null) {
+              vErrors = [err5]
+            } else {
+              vErrors.push(err5)
+            }
+            errors++
+            validate36.errors = vErrors
+            return false
+          } else {
+            errors = _errs3
+            if (vErrors !== null) {
+              if (_errs3) {
+                vErrors.length = _errs3
+              } else {
+                vErrors = null
+              }
             }
           }
           var valid0 = _errs2 === errors
@@ -20569,42 +20707,1212 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           var valid0 = true
         }
         if (valid0) {
-          if (data.target !== undefined) {
-            let data1 = data.target
-            const _errs4 = errors
-            if (typeof data1 !== 'string') {
-              validate36.errors = [
-                {
-                  instancePath: instancePath + '/target',
-                  schemaPath: '#/properties/target/type',
-                  keyword: 'type',
-                  params: { type: 'string' },
-                  message: 'must be string',
-                  schema: schema37.properties.target.type,
-                  parentSchema: schema37.properties.target,
-                  data: data1,
-                },
-              ]
-              return false
+          if (data.template_alias !== undefined) {
+            let data1 = data.template_alias
+            const _errs8 = errors
+            if (errors === _errs8) {
+              if (typeof data1 === 'string') {
+                if (func2(data1) > 255) {
+                  validate36.errors = [
+                    {
+                      instancePath: instancePath + '/template_alias',
+                      schemaPath: '#/properties/template_alias/maxLength',
+                      keyword: 'maxLength',
+                      params: { limit: 255 },
+                      message: 'must NOT have more than 255 characters',
+                      schema: 255,
+                      parentSchema: schema37.properties.template_alias,
+                      data: data1,
+                    },
+                  ]
+                  return false
+                }
+              } else {
+                validate36.errors = [
+                  {
+                    instancePath: instancePath + '/template_alias',
+                    schemaPath: '#/properties/template_alias/type',
+                    keyword: 'type',
+                    params: { type: 'string' },
+                    message: 'must be string',
+                    schema: schema37.properties.template_alias.type,
+                    parentSchema: schema37.properties.template_alias,
+                    data: data1,
+                  },
+                ]
+                return false
+              }
             }
-            if (!(data1 === 'DASHBOARD' || data1 === 'STATS')) {
-              validate36.errors = [
-                {
-                  instancePath: instancePath + '/target',
-                  schemaPath: '#/properties/target/enum',
-                  keyword: 'enum',
-                  params: { allowedValues: schema37.properties.target.enum },
-                  message: 'must be equal to one of the allowed values',
-                  schema: schema37.properties.target.enum,
-                  parentSchema: schema37.properties.target,
-                  data: data1,
-                },
-              ]
-              return false
-            }
-            var valid0 = _errs4 === errors
+            var valid0 = _errs8 === errors
           } else {
             var valid0 = true
+          }
+          if (valid0) {
+            if (data.url !== undefined) {
+              let data2 = data.url
+              const _errs10 = errors
+              if (errors === _errs10) {
+                if (errors === _errs10) {
+                  if (typeof data2 === 'string') {
+                    if (func2(data2) > 2048) {
+                      validate36.errors = [
+                        {
+                          instancePath: instancePath + '/url',
+                          schemaPath: '#/properties/url/maxLength',
+                          keyword: 'maxLength',
+                          params: { limit: 2048 },
+                          message: 'must NOT have more than 2048 characters',
+                          schema: 2048,
+                          parentSchema: schema37.properties.url,
+                          data: data2,
+                        },
+                      ]
+                      return false
+                    } else {
+                      if (!formats4.validate(data2)) {
+                        validate36.errors = [
+                          {
+                            instancePath: instancePath + '/url',
+                            schemaPath: '#/properties/url/format',
+                            keyword: 'format',
+                            params: { format: 'http-url' },
+                            message: 'must match format "' + 'http-url' + '"',
+                            schema: 'http-url',
+                            parentSchema: schema37.properties.url,
+                            data: data2,
+                          },
+                        ]
+                        return false
+                      }
+                    }
+                  } else {
+                    validate36.errors = [
+                      {
+                        instancePath: instancePath + '/url',
+                        schemaPath: '#/properties/url/type',
+                        keyword: 'type',
+                        params: { type: 'string' },
+                        message: 'must be string',
+                        schema: schema37.properties.url.type,
+                        parentSchema: schema37.properties.url,
+                        data: data2,
+                      },
+                    ]
+                    return false
+                  }
+                }
+              }
+              var valid0 = _errs10 === errors
+            } else {
+              var valid0 = true
+            }
+            if (valid0) {
+              if (data.default_domain_prefix !== undefined) {
+                let data3 = data.default_domain_prefix
+                const _errs12 = errors
+                if (errors === _errs12) {
+                  if (typeof data3 === 'string') {
+                    if (func2(data3) > 45) {
+                      validate36.errors = [
+                        {
+                          instancePath: instancePath + '/default_domain_prefix',
+                          schemaPath: '#/properties/default_domain_prefix/maxLength',
+                          keyword: 'maxLength',
+                          params: { limit: 45 },
+                          message: 'must NOT have more than 45 characters',
+                          schema: 45,
+                          parentSchema: schema37.properties.default_domain_prefix,
+                          data: data3,
+                        },
+                      ]
+                      return false
+                    } else {
+                      if (func2(data3) < 4) {
+                        validate36.errors = [
+                          {
+                            instancePath: instancePath + '/default_domain_prefix',
+                            schemaPath: '#/properties/default_domain_prefix/minLength',
+                            keyword: 'minLength',
+                            params: { limit: 4 },
+                            message: 'must NOT have fewer than 4 characters',
+                            schema: 4,
+                            parentSchema: schema37.properties.default_domain_prefix,
+                            data: data3,
+                          },
+                        ]
+                        return false
+                      } else {
+                        if (!pattern5.test(data3)) {
+                          validate36.errors = [
+                            {
+                              instancePath: instancePath + '/default_domain_prefix',
+                              schemaPath: '#/properties/default_domain_prefix/pattern',
+                              keyword: 'pattern',
+                              params: { pattern: '^[A-Za-z0-9_-]+$' },
+                              message: 'must match pattern "' + '^[A-Za-z0-9_-]+$' + '"',
+                              schema: '^[A-Za-z0-9_-]+$',
+                              parentSchema: schema37.properties.default_domain_prefix,
+                              data: data3,
+                            },
+                          ]
+                          return false
+                        }
+                      }
+                    }
+                  } else {
+                    validate36.errors = [
+                      {
+                        instancePath: instancePath + '/default_domain_prefix',
+                        schemaPath: '#/properties/default_domain_prefix/type',
+                        keyword: 'type',
+                        params: { type: 'string' },
+                        message: 'must be string',
+                        schema: schema37.properties.default_domain_prefix.type,
+                        parentSchema: schema37.properties.default_domain_prefix,
+                        data: data3,
+                      },
+                    ]
+                    return false
+                  }
+                }
+                var valid0 = _errs12 === errors
+              } else {
+                var valid0 = true
+              }
+              if (valid0) {
+                if (data.site_data !== undefined) {
+                  let data4 = data.site_data
+                  const _errs14 = errors
+                  if (errors === _errs14) {
+                    if (data4 && typeof data4 == 'object' && !Array.isArray(data4)) {
+                      const _errs16 = errors
+                      for (const key1 in data4) {
+                        if (!(key1 === 'site_domain' || key1 === 'external_uid' || key1 === 'site_business_info')) {
+                          validate36.errors = [
+                            {
+                              instancePath: instancePath + '/site_data',
+                              schemaPath: '#/properties/site_data/additionalProperties',
+                              keyword: 'additionalProperties',
+                              params: { additionalProperty: key1 },
+                              message: 'must NOT have additional properties',
+                              schema: false,
+                              parentSchema: schema37.properties.site_data,
+                              data: data4,
+                            },
+                          ]
+                          return false
+                          break
+                        }
+                      }
+                      if (_errs16 === errors) {
+                        if (data4.site_domain !== undefined) {
+                          let data5 = data4.site_domain
+                          const _errs17 = errors
+                          if (errors === _errs17) {
+                            if (errors === _errs17) {
+                              if (typeof data5 === 'string') {
+                                if (func2(data5) > 253) {
+                                  validate36.errors = [
+                                    {
+                                      instancePath: instancePath + '/site_data/site_domain',
+                                      schemaPath: '#/properties/site_data/properties/site_domain/maxLength',
+                                      keyword: 'maxLength',
+                                      params: { limit: 253 },
+                                      message: 'must NOT have more than 253 characters',
+                                      schema: 253,
+                                      parentSchema: schema37.properties.site_data.properties.site_domain,
+                                      data: data5,
+                                    },
+                                  ]
+                                  return false
+                                } else {
+                                  if (!formats8.validate(data5)) {
+                                    validate36.errors = [
+                                      {
+                                        instancePath: instancePath + '/site_data/site_domain',
+                                        schemaPath: '#/properties/site_data/properties/site_domain/format',
+                                        keyword: 'format',
+                                        params: { format: 'fqdn' },
+                                        message: 'must match format "' + 'fqdn' + '"',
+                                        schema: 'fqdn',
+                                        parentSchema: schema37.properties.site_data.properties.site_domain,
+                                        data: data5,
+                                      },
+                                    ]
+                                    return false
+                                  }
+                                }
+                              } else {
+                                validate36.errors = [
+                                  {
+                                    instancePath: instancePath + '/site_data/site_domain',
+                                    schemaPath: '#/properties/site_data/properties/site_domain/type',
+                                    keyword: 'type',
+                                    params: { type: 'string' },
+                                    message: 'must be string',
+                                    schema: schema37.properties.site_data.properties.site_domain.type,
+                                    parentSchema: schema37.properties.site_data.properties.site_domain,
+                                    data: data5,
+                                  },
+                                ]
+                                return false
+                              }
+                            }
+                          }
+                          var valid2 = _errs17 === errors
+                        } else {
+                          var valid2 = true
+                        }
+                        if (valid2) {
+                          if (data4.external_uid !== undefined) {
+                            let data6 = data4.external_uid
+                            const _errs19 = errors
+                            if (errors === _errs19) {
+                              if (typeof data6 === 'string') {
+                                if (func2(data6) > 45) {
+                                  validate36.errors = [
+                                    {
+                                      instancePath: instancePath + '/site_data/external_uid',
+                                      schemaPath: '#/properties/site_data/properties/external_uid/maxLength',
+                                      keyword: 'maxLength',
+                                      params: { limit: 45 },
+                                      message: 'must NOT have more than 45 characters',
+                                      schema: 45,
+                                      parentSchema: schema37.properties.site_data.properties.external_uid,
+                                      data: data6,
+                                    },
+                                  ]
+                                  return false
+                                } else {
+                                  if (func2(data6) < 1) {
+                                    validate36.errors = [
+                                      {
+                                        instancePath: instancePath + '/site_data/external_uid',
+                                        schemaPath: '#/properties/site_data/properties/external_uid/minLength',
+                                        keyword: 'minLength',
+                                        params: { limit: 1 },
+                                        message: 'must NOT have fewer than 1 characters',
+                                        schema: 1,
+                                        parentSchema: schema37.properties.site_data.properties.external_uid,
+                                        data: data6,
+                                      },
+                                    ]
+                                    return false
+                                  }
+                                }
+                              } else {
+                                validate36.errors = [
+                                  {
+                                    instancePath: instancePath + '/site_data/external_uid',
+                                    schemaPath: '#/properties/site_data/properties/external_uid/type',
+                                    keyword: 'type',
+                                    params: { type: 'string' },
+                                    message: 'must be string',
+                                    schema: schema37.properties.site_data.properties.external_uid.type,
+                                    parentSchema: schema37.properties.site_data.properties.external_uid,
+                                    data: data6,
+                                  },
+                                ]
+                                return false
+                              }
+                            }
+                            var valid2 = _errs19 === errors
+                          } else {
+                            var valid2 = true
+                          }
+                          if (valid2) {
+                            if (data4.site_business_info !== undefined) {
+                              let data7 = data4.site_business_info
+                              const _errs21 = errors
+                              if (errors === _errs21) {
+                                if (data7 && typeof data7 == 'object' && !Array.isArray(data7)) {
+                                  const _errs23 = errors
+                                  for (const key2 in data7) {
+                                    if (
+                                      !(
+                                        key2 === 'business_name' ||
+                                        key2 === 'phone_number' ||
+                                        key2 === 'address' ||
+                                        key2 === 'reservation_info'
+                                      )
+                                    ) {
+                                      validate36.errors = [
+                                        {
+                                          instancePath: instancePath + '/site_data/site_business_info',
+                                          schemaPath:
+                                            '#/properties/site_data/properties/site_business_info/additionalProperties',
+                                          keyword: 'additionalProperties',
+                                          params: { additionalProperty: key2 },
+                                          message: 'must NOT have additional properties',
+                                          schema: false,
+                                          parentSchema: schema37.properties.site_data.properties.site_business_info,
+                                          data: data7,
+                                        },
+                                      ]
+                                      return false
+                                      break
+                                    }
+                                  }
+                                  if (_errs23 === errors) {
+                                    if (data7.business_name !== undefined) {
+                                      let data8 = data7.business_name
+                                      const _errs24 = errors
+                                      if (errors === _errs24) {
+                                        if (typeof data8 === 'string') {
+                                          if (func2(data8) > 255) {
+                                            validate36.errors = [
+                                              {
+                                                instancePath:
+                                                  instancePath + '/site_data/site_business_info/business_name',
+                                                schemaPath:
+                                                  '#/properties/site_data/properties/site_business_info/properties/business_name/maxLength',
+                                                keyword: 'maxLength',
+                                                params: { limit: 255 },
+                                                message: 'must NOT have more than 255 characters',
+                                                schema: 255,
+                                                parentSchema:
+                                                  schema37.properties.site_data.properties.site_business_info.properties
+                                                    .business_name,
+                                                data: data8,
+                                              },
+                                            ]
+                                            return false
+                                          }
+                                        } else {
+                                          validate36.errors = [
+                                            {
+                                              instancePath:
+                                                instancePath + '/site_data/site_business_info/business_name',
+                                              schemaPath:
+                                                '#/properties/site_data/properties/site_business_info/properties/business_name/type',
+                                              keyword: 'type',
+                                              params: { type: 'string' },
+                                              message: 'must be string',
+                                              schema:
+                                                schema37.properties.site_data.properties.site_business_info.properties
+                                                  .business_name.type,
+                                              parentSchema:
+                                                schema37.properties.site_data.properties.site_business_info.properties
+                                                  .business_name,
+                                              data: data8,
+                                            },
+                                          ]
+                                          return false
+                                        }
+                                      }
+                                      var valid3 = _errs24 === errors
+                                    } else {
+                                      var valid3 = true
+                                    }
+                                    if (valid3) {
+                                      if (data7.phone_number !== undefined) {
+                                        let data9 = data7.phone_number
+                                        const _errs26 = errors
+                                        if (errors === _errs26) {
+                                          if (typeof data9 === 'string') {
+                                            if (func2(data9) > 50) {
+                                              validate36.errors = [
+                                                {
+                                                  instancePath:
+                                                    instancePath + '/site_data/site_business_info/phone_number',
+                                                  schemaPath:
+                                                    '#/properties/site_data/properties/site_business_info/properties/phone_number/maxLength',
+                                                  keyword: 'maxLength',
+                                                  params: { limit: 50 },
+                                                  message: 'must NOT have more than 50 characters',
+                                                  schema: 50,
+                                                  parentSchema:
+                                                    schema37.properties.site_data.properties.site_business_info
+                                                      .properties.phone_number,
+                                                  data: data9,
+                                                },
+                                              ]
+                                              return false
+                                            }
+                                          } else {
+                                            validate36.errors = [
+                                              {
+                                                instancePath:
+                                                  instancePath + '/site_data/site_business_info/phone_number',
+                                                schemaPath:
+                                                  '#/properties/site_data/properties/site_business_info/properties/phone_number/type',
+                                                keyword: 'type',
+                                                params: { type: 'string' },
+                                                message: 'must be string',
+                                                schema:
+                                                  schema37.properties.site_data.properties.site_business_info.properties
+                                                    .phone_number.type,
+                                                parentSchema:
+                                                  schema37.properties.site_data.properties.site_business_info.properties
+                                                    .phone_number,
+                                                data: data9,
+                                              },
+                                            ]
+                                            return false
+                                          }
+                                        }
+                                        var valid3 = _errs26 === errors
+                                      } else {
+                                        var valid3 = true
+                                      }
+                                      if (valid3) {
+                                        if (data7.address !== undefined) {
+                                          let data10 = data7.address
+                                          const _errs28 = errors
+                                          if (errors === _errs28) {
+                                            if (data10 && typeof data10 == 'object' && !Array.isArray(data10)) {
+                                              const _errs30 = errors
+                                              for (const key3 in data10) {
+                                                if (
+                                                  !(
+                                                    key3 === 'street' ||
+                                                    key3 === 'city' ||
+                                                    key3 === 'state' ||
+                                                    key3 === 'country' ||
+                                                    key3 === 'zip_code'
+                                                  )
+                                                ) {
+                                                  validate36.errors = [
+                                                    {
+                                                      instancePath:
+                                                        instancePath + '/site_data/site_business_info/address',
+                                                      schemaPath:
+                                                        '#/properties/site_data/properties/site_business_info/properties/address/additionalProperties',
+                                                      keyword: 'additionalProperties',
+                                                      params: { additionalProperty: key3 },
+                                                      message: 'must NOT have additional properties',
+                                                      schema: false,
+                                                      parentSchema:
+                                                        schema37.properties.site_data.properties.site_business_info
+                                                          .properties.address,
+                                                      data: data10,
+                                                    },
+                                                  ]
+                                                  return false
+                                                  break
+                                                }
+                                              }
+                                              if (_errs30 === errors) {
+                                                if (data10.street !== undefined) {
+                                                  let data11 = data10.street
+                                                  const _errs31 = errors
+                                                  if (errors === _errs31) {
+                                                    if (typeof data11 === 'string') {
+                                                      if (func2(data11) > 255) {
+                                                        validate36.errors = [
+                                                          {
+                                                            instancePath:
+                                                              instancePath +
+                                                              '/site_data/site_business_info/address/street',
+                                                            schemaPath:
+                                                              '#/properties/site_data/properties/site_business_info/properties/address/properties/street/maxLength',
+                                                            keyword: 'maxLength',
+                                                            params: { limit: 255 },
+                                                            message: 'must NOT have more than 255 characters',
+                                                            schema: 255,
+                                                            parentSchema:
+                                                              schema37.properties.site_data.properties
+                                                                .site_business_info.properties.address.properties
+                                                                .street,
+                                                            data: data11,
+                                                          },
+                                                        ]
+                                                        return false
+                                                      }
+                                                    } else {
+                                                      validate36.errors = [
+                                                        {
+                                                          instancePath:
+                                                            instancePath +
+                                                            '/site_data/site_business_info/address/street',
+                                                          schemaPath:
+                                                            '#/properties/site_data/properties/site_business_info/properties/address/properties/street/type',
+                                                          keyword: 'type',
+                                                          params: { type: 'string' },
+                                                          message: 'must be string',
+                                                          schema:
+                                                            schema37.properties.site_data.properties.site_business_info
+                                                              .properties.address.properties.street.type,
+                                                          parentSchema:
+                                                            schema37.properties.site_data.properties.site_business_info
+                                                              .properties.address.properties.street,
+                                                          data: data11,
+                                                        },
+                                                      ]
+                                                      return false
+                                                    }
+                                                  }
+                                                  var valid4 = _errs31 === errors
+                                                } else {
+                                                  var valid4 = true
+                                                }
+                                                if (valid4) {
+                                                  if (data10.city !== undefined) {
+                                                    let data12 = data10.city
+                                                    const _errs33 = errors
+                                                    if (errors === _errs33) {
+                                                      if (typeof data12 === 'string') {
+                                                        if (func2(data12) > 255) {
+                                                          validate36.errors = [
+                                                            {
+                                                              instancePath:
+                                                                instancePath +
+                                                                '/site_data/site_business_info/address/city',
+                                                              schemaPath:
+                                                                '#/properties/site_data/properties/site_business_info/properties/address/properties/city/maxLength',
+                                                              keyword: 'maxLength',
+                                                              params: { limit: 255 },
+                                                              message: 'must NOT have more than 255 characters',
+                                                              schema: 255,
+                                                              parentSchema:
+                                                                schema37.properties.site_data.properties
+                                                                  .site_business_info.properties.address.properties
+                                                                  .city,
+                                                              data: data12,
+                                                            },
+                                                          ]
+                                                          return false
+                                                        }
+                                                      } else {
+                                                        validate36.errors = [
+                                                          {
+                                                            instancePath:
+                                                              instancePath +
+                                                              '/site_data/site_business_info/address/city',
+                                                            schemaPath:
+                                                              '#/properties/site_data/properties/site_business_info/properties/address/properties/city/type',
+                                                            keyword: 'type',
+                                                            params: { type: 'string' },
+                                                            message: 'must be string',
+                                                            schema:
+                                                              schema37.properties.site_data.properties
+                                                                .site_business_info.properties.address.properties.city
+                                                                .type,
+                                                            parentSchema:
+                                                              schema37.properties.site_data.properties
+                                                                .site_business_info.properties.address.properties.city,
+                                                            data: data12,
+                                                          },
+                                                        ]
+                                                        return false
+                                                      }
+                                                    }
+                                                    var valid4 = _errs33 === errors
+                                                  } else {
+                                                    var valid4 = true
+                                                  }
+                                                  if (valid4) {
+                                                    if (data10.state !== undefined) {
+                                                      let data13 = data10.state
+                                                      const _errs35 = errors
+                                                      if (errors === _errs35) {
+                                                        if (typeof data13 === 'string') {
+                                                          if (func2(data13) > 255) {
+                                                            validate36.errors = [
+                                                              {
+                                                                instancePath:
+                                                                  instancePath +
+                                                                  '/site_data/site_business_info/address/state',
+                                                                schemaPath:
+                                                                  '#/properties/site_data/properties/site_business_info/properties/address/properties/state/maxLength',
+                                                                keyword: 'maxLength',
+                                                                params: { limit: 255 },
+                                                                message: 'must NOT have more than 255 characters',
+                                                                schema: 255,
+                                                                parentSchema:
+                                                                  schema37.properties.site_data.properties
+                                                                    .site_business_info.properties.address.properties
+                                                                    .state,
+                                                                data: data13,
+                                                              },
+                                                            ]
+                                                            return false
+                                                          }
+                                                        } else {
+                                                          validate36.errors = [
+                                                            {
+                                                              instancePath:
+                                                                instancePath +
+                                                                '/site_data/site_business_info/address/state',
+                                                              schemaPath:
+                                                                '#/properties/site_data/properties/site_business_info/properties/address/properties/state/type',
+                                                              keyword: 'type',
+                                                              params: { type: 'string' },
+                                                              message: 'must be string',
+                                                              schema:
+                                                                schema37.properties.site_data.properties
+                                                                  .site_business_info.properties.address.properties
+                                                                  .state.type,
+                                                              parentSchema:
+                                                                schema37.properties.site_data.properties
+                                                                  .site_business_info.properties.address.properties
+                                                                  .state,
+                                                              data: data13,
+                                                            },
+                                                          ]
+                                                          return false
+                                                        }
+                                                      }
+                                                      var valid4 = _errs35 === errors
+                                                    } else {
+                                                      var valid4 = true
+                                                    }
+                                                    if (valid4) {
+                                                      if (data10.country !== undefined) {
+                                                        let data14 = data10.country
+                                                        const _errs37 = errors
+                                                        if (errors === _errs37) {
+                                                          if (typeof data14 === 'string') {
+                                                            if (func2(data14) > 255) {
+                                                              validate36.errors = [
+                                                                {
+                                                                  instancePath:
+                                                                    instancePath +
+                                                                    '/site_data/site_business_info/address/country',
+                                                                  schemaPath:
+                                                                    '#/properties/site_data/properties/site_business_info/properties/address/properties/country/maxLength',
+                                                                  keyword: 'maxLength',
+                                                                  params: { limit: 255 },
+                                                                  message: 'must NOT have more than 255 characters',
+                                                                  schema: 255,
+                                                                  parentSchema:
+                                                                    schema37.properties.site_data.properties
+                                                                      .site_business_info.properties.address.properties
+                                                                      .country,
+                                                                  data: data14,
+                                                                },
+                                                              ]
+                                                              return false
+                                                            }
+                                                          } else {
+                                                            validate36.errors = [
+                                                              {
+                                                                instancePath:
+                                                                  instancePath +
+                                                                  '/site_data/site_business_info/address/country',
+                                                                schemaPath:
+                                                                  '#/properties/site_data/properties/site_business_info/properties/address/properties/country/type',
+                                                                keyword: 'type',
+                                                                params: { type: 'string' },
+                                                                message: 'must be string',
+                                                                schema:
+                                                                  schema37.properties.site_data.properties
+                                                                    .site_business_info.properties.address.properties
+                                                                    .country.type,
+                                                                parentSchema:
+                                                                  schema37.properties.site_data.properties
+                                                                    .site_business_info.properties.address.properties
+                                                                    .country,
+                                                                data: data14,
+                                                              },
+                                                            ]
+                                                            return false
+                                                          }
+                                                        }
+                                                        var valid4 = _errs37 === errors
+                                                      } else {
+                                                        var valid4 = true
+                                                      }
+                                                      if (valid4) {
+                                                        if (data10.zip_code !== undefined) {
+                                                          let data15 = data10.zip_code
+                                                          const _errs39 = errors
+                                                          if (errors === _errs39) {
+                                                            if (typeof data15 === 'string') {
+                                                              if (func2(data15) > 20) {
+                                                                validate36.errors = [
+                                                                  {
+                                                                    instancePath:
+                                                                      instancePath +
+                                                                      '/site_data/site_business_info/address/zip_code',
+                                                                    schemaPath:
+                                                                      '#/properties/site_data/properties/site_business_info/properties/address/properties/zip_code/maxLength',
+                                                                    keyword: 'maxLength',
+                                                                    params: { limit: 20 },
+                                                                    message: 'must NOT have more than 20 characters',
+                                                                    schema: 20,
+                                                                    parentSchema:
+                                                                      schema37.properties.site_data.properties
+                                                                        .site_business_info.properties.address
+                                                                        .properties.zip_code,
+                                                                    data: data15,
+                                                                  },
+                                                                ]
+                                                                return false
+                                                              } else {
+                                                                if (!pattern6.test(data15)) {
+                                                                  validate36.errors = [
+                                                                    {
+                                                                      instancePath:
+                                                                        instancePath +
+                                                                        '/site_data/site_business_info/address/zip_code',
+                                                                      schemaPath:
+                                                                        '#/properties/site_data/properties/site_business_info/properties/address/properties/zip_code/pattern',
+                                                                      keyword: 'pattern',
+                                                                      params: { pattern: '^[0-9]+(?:-[0-9]+)?$' },
+                                                                      message:
+                                                                        'must match pattern "' +
+                                                                        '^[0-9]+(?:-[0-9]+)?$' +
+                                                                        '"',
+                                                                      schema: '^[0-9]+(?:-[0-9]+)?$',
+                                                                      parentSchema:
+                                                                        schema37.properties.site_data.properties
+                                                                          .site_business_info.properties.address
+                                                                          .properties.zip_code,
+                                                                      data: data15,
+                                                                    },
+                                                                  ]
+                                                                  return false
+                                                                }
+                                                              }
+                                                            } else {
+                                                              validate36.errors = [
+                                                                {
+                                                                  instancePath:
+                                                                    instancePath +
+                                                                    '/site_data/site_business_info/address/zip_code',
+                                                                  schemaPath:
+                                                                    '#/properties/site_data/properties/site_business_info/properties/address/properties/zip_code/type',
+                                                                  keyword: 'type',
+                                                                  params: { type: 'string' },
+                                                                  message: 'must be string',
+                                                                  schema:
+                                                                    schema37.properties.site_data.properties
+                                                                      .site_business_info.properties.address.properties
+                                                                      .zip_code.type,
+                                                                  parentSchema:
+                                                                    schema37.properties.site_data.properties
+                                                                      .site_business_info.properties.address.properties
+                                                                      .zip_code,
+                                                                  data: data15,
+                                                                },
+                                                              ]
+                                                              return false
+                                                            }
+                                                          }
+                                                          var valid4 = _errs39 === errors
+                                                        } else {
+                                                          var valid4 = true
+                                                        }
+                                                      }
+                                                    }
+                                                  }
+                                                }
+                                              }
+                                            } else {
+                                              validate36.errors = [
+                                                {
+                                                  instancePath: instancePath + '/site_data/site_business_info/address',
+                                                  schemaPath:
+                                                    '#/properties/site_data/properties/site_business_info/properties/address/type',
+                                                  keyword: 'type',
+                                                  params: { type: 'object' },
+                                                  message: 'must be object',
+                                                  schema:
+                                                    schema37.properties.site_data.properties.site_business_info
+                                                      .properties.address.type,
+                                                  parentSchema:
+                                                    schema37.properties.site_data.properties.site_business_info
+                                                      .properties.address,
+                                                  data: data10,
+                                                },
+                                              ]
+                                              return false
+                                            }
+                                          }
+                                          var valid3 = _errs28 === errors
+                                        } else {
+                                          var valid3 = true
+                                        }
+                                        if (valid3) {
+                                          if (data7.reservation_info !== undefined) {
+                                            let data16 = data7.reservation_info
+                                            const _errs41 = errors
+                                            if (errors === _errs41) {
+                                              if (Array.isArray(data16)) {
+                                                if (data16.length > 100) {
+                                                  validate36.errors = [
+                                                    {
+                                                      instancePath:
+                                                        instancePath + '/site_data/site_business_info/reservation_info',
+                                                      schemaPath:
+                                                        '#/properties/site_data/properties/site_business_info/properties/reservation_info/maxItems',
+                                                      keyword: 'maxItems',
+                                                      params: { limit: 100 },
+                                                      message: 'must NOT have more than 100 items',
+                                                      schema: 100,
+                                                      parentSchema:
+                                                        schema37.properties.site_data.properties.site_business_info
+                                                          .properties.reservation_info,
+                                                      data: data16,
+                                                    },
+                                                  ]
+                                                  return false
+                                                } else {
+                                                  if (data16.length < 1) {
+                                                    validate36.errors = [
+                                                      {
+                                                        instancePath:
+                                                          instancePath +
+                                                          '/site_data/site_business_info/reservation_info',
+                                                        schemaPath:
+                                                          '#/properties/site_data/properties/site_business_info/properties/reservation_info/minItems',
+                                                        keyword: 'minItems',
+                                                        params: { limit: 1 },
+                                                        message: 'must NOT have fewer than 1 items',
+                                                        schema: 1,
+                                                        parentSchema:
+                                                          schema37.properties.site_data.properties.site_business_info
+                                                            .properties.reservation_info,
+                                                        data: data16,
+                                                      },
+                                                    ]
+                                                    return false
+                                                  } else {
+                                                    var valid5 = true
+                                                    const len0 = data16.length
+                                                    for (let i0 = 0; i0 < len0; i0++) {
+                                                      let data17 = data16[i0]
+                                                      const _errs43 = errors
+                                                      if (errors === _errs43) {
+                                                        if (
+                                                          data17 &&
+                                                          typeof data17 == 'object' &&
+                                                          !Array.isArray(data17)
+                                                        ) {
+                                                          const _errs45 = errors
+                                                          for (const key4 in data17) {
+                                                            if (
+                                                              !(
+                                                                key4 === 'restaurant_id' ||
+                                                                key4 === 'location' ||
+                                                                key4 === 'country'
+                                                              )
+                                                            ) {
+                                                              validate36.errors = [
+                                                                {
+                                                                  instancePath:
+                                                                    instancePath +
+                                                                    '/site_data/site_business_info/reservation_info/' +
+                                                                    i0,
+                                                                  schemaPath:
+                                                                    '#/properties/site_data/properties/site_business_info/properties/reservation_info/items/additionalProperties',
+                                                                  keyword: 'additionalProperties',
+                                                                  params: { additionalProperty: key4 },
+                                                                  message: 'must NOT have additional properties',
+                                                                  schema: false,
+                                                                  parentSchema:
+                                                                    schema37.properties.site_data.properties
+                                                                      .site_business_info.properties.reservation_info
+                                                                      .items,
+                                                                  data: data17,
+                                                                },
+                                                              ]
+                                                              return false
+                                                              break
+                                                            }
+                                                          }
+                                                          if (_errs45 === errors) {
+                                                            if (data17.restaurant_id !== undefined) {
+                                                              let data18 = data17.restaurant_id
+                                                              const _errs46 = errors
+                                                              if (errors === _errs46) {
+                                                                if (typeof data18 === 'string') {
+                                                                  if (func2(data18) > 255) {
+                                                                    validate36.errors = [
+                                                                      {
+                                                                        instancePath:
+                                                                          instancePath +
+                                                                          '/site_data/site_business_info/reservation_info/' +
+                                                                          i0 +
+                                                                          '/restaurant_id',
+                                                                        schemaPath:
+                                                                          '#/properties/site_data/properties/site_business_info/properties/reservation_info/items/properties/restaurant_id/maxLength',
+                                                                        keyword: 'maxLength',
+                                                                        params: { limit: 255 },
+                                                                        message:
+                                                                          'must NOT have more than 255 characters',
+                                                                        schema: 255,
+                                                                        parentSchema:
+                                                                          schema37.properties.site_data.properties
+                                                                            .site_business_info.properties
+                                                                            .reservation_info.items.properties
+                                                                            .restaurant_id,
+                                                                        data: data18,
+                                                                      },
+                                                                    ]
+                                                                    return false
+                                                                  }
+                                                                } else {
+                                                                  validate36.errors = [
+                                                                    {
+                                                                      instancePath:
+                                                                        instancePath +
+                                                                        '/site_data/site_business_info/reservation_info/' +
+                                                                        i0 +
+                                                                        '/restaurant_id',
+                                                                      schemaPath:
+                                                                        '#/properties/site_data/properties/site_business_info/properties/reservation_info/items/properties/restaurant_id/type',
+                                                                      keyword: 'type',
+                                                                      params: { type: 'string' },
+                                                                      message: 'must be string',
+                                                                      schema:
+                                                                        schema37.properties.site_data.properties
+                                                                          .site_business_info.properties
+                                                                          .reservation_info.items.properties
+                                                                          .restaurant_id.type,
+                                                                      parentSchema:
+                                                                        schema37.properties.site_data.properties
+                                                                          .site_business_info.properties
+                                                                          .reservation_info.items.properties
+                                                                          .restaurant_id,
+                                                                      data: data18,
+                                                                    },
+                                                                  ]
+                                                                  return false
+                                                                }
+                                                              }
+                                                              var valid6 = _errs46 === errors
+                                                            } else {
+                                                              var valid6 = true
+                                                            }
+                                                            if (valid6) {
+                                                              if (data17.location !== undefined) {
+                                                                let data19 = data17.location
+                                                                const _errs48 = errors
+                                                                if (errors === _errs48) {
+                                                                  if (typeof data19 === 'string') {
+                                                                    if (func2(data19) > 255) {
+                                                                      validate36.errors = [
+                                                                        {
+                                                                          instancePath:
+                                                                            instancePath +
+                                                                            '/site_data/site_business_info/reservation_info/' +
+                                                                            i0 +
+                                                                            '/location',
+                                                                          schemaPath:
+                                                                            '#/properties/site_data/properties/site_business_info/properties/reservation_info/items/properties/location/maxLength',
+                                                                          keyword: 'maxLength',
+                                                                          params: { limit: 255 },
+                                                                          message:
+                                                                            'must NOT have more than 255 characters',
+                                                                          schema: 255,
+                                                                          parentSchema:
+                                                                            schema37.properties.site_data.properties
+                                                                              .site_business_info.properties
+                                                                              .reservation_info.items.properties
+                                                                              .location,
+                                                                          data: data19,
+                                                                        },
+                                                                      ]
+                                                                      return false
+                                                                    }
+                                                                  } else {
+                                                                    validate36.errors = [
+                                                                      {
+                                                                        instancePath:
+                                                                          instancePath +
+                                                                          '/site_data/site_business_info/reservation_info/' +
+                                                                          i0 +
+                                                                          '/location',
+                                                                        schemaPath:
+                                                                          '#/properties/site_data/properties/site_business_info/properties/reservation_info/items/properties/location/type',
+                                                                        keyword: 'type',
+                                                                        params: { type: 'string' },
+                                                                        message: 'must be string',
+                                                                        schema:
+                                                                          schema37.properties.site_data.properties
+                                                                            .site_business_info.properties
+                                                                            .reservation_info.items.properties.location
+                                                                            .type,
+                                                                        parentSchema:
+                                                                          schema37.properties.site_data.properties
+                                                                            .site_business_info.properties
+                                                                            .reservation_info.items.properties.location,
+                                                                        data: data19,
+                                                                      },
+                                                                    ]
+                                                                    return false
+                                                                  }
+                                                                }
+                                                                var valid6 = _errs48 === errors
+                                                              } else {
+                                                                var valid6 = true
+                                                              }
+                                                              if (valid6) {
+                                                                if (data17.country !== undefined) {
+                                                                  let data20 = data17.country
+                                                                  const _errs50 = errors
+                                                                  if (errors === _errs50) {
+                                                                    if (typeof data20 === 'string') {
+                                                                      if (func2(data20) > 255) {
+                                                                        validate36.errors = [
+                                                                          {
+                                                                            instancePath:
+                                                                              instancePath +
+                                                                              '/site_data/site_business_info/reservation_info/' +
+                                                                              i0 +
+                                                                              '/country',
+                                                                            schemaPath:
+                                                                              '#/properties/site_data/properties/site_business_info/properties/reservation_info/items/properties/country/maxLength',
+                                                                            keyword: 'maxLength',
+                                                                            params: { limit: 255 },
+                                                                            message:
+                                                                              'must NOT have more than 255 characters',
+                                                                            schema: 255,
+                                                                            parentSchema:
+                                                                              schema37.properties.site_data.properties
+                                                                                .site_business_info.properties
+                                                                                .reservation_info.items.properties
+                                                                                .country,
+                                                                            data: data20,
+                                                                          },
+                                                                        ]
+                                                                        return false
+                                                                      }
+                                                                    } else {
+                                                                      validate36.errors = [
+                                                                        {
+                                                                          instancePath:
+                                                                            instancePath +
+                                                                            '/site_data/site_business_info/reservation_info/' +
+                                                                            i0 +
+                                                                            '/country',
+                                                                          schemaPath:
+                                                                            '#/properties/site_data/properties/site_business_info/properties/reservation_info/items/properties/country/type',
+                                                                          keyword: 'type',
+                                                                          params: { type: 'string' },
+                                                                          message: 'must be string',
+                                                                          schema:
+                                                                            schema37.properties.site_data.properties
+                                                                              .site_business_info.properties
+                                                                              .reservation_info.items.properties.country
+                                                                              .type,
+                                                                          parentSchema:
+                                                                            schema37.properties.site_data.properties
+                                                                              .site_business_info.properties
+                                                                              .reservation_info.items.properties
+                                                                              .country,
+                                                                          data: data20,
+                                                                        },
+                                                                      ]
+                                                                      return false
+                                                                    }
+                                                                  }
+                                                                  var valid6 = _errs50 === errors
+                                                                } else {
+                                                                  var valid6 = true
+                                                                }
+                                                              }
+                                                            }
+                                                          }
+                                                        } else {
+                                                          validate36.errors = [
+                                                            {
+                                                              instancePath:
+                                                                instancePath +
+                                                                '/site_data/site_business_info/reservation_info/' +
+                                                                i0,
+                                                              schemaPath:
+                                                                '#/properties/site_data/properties/site_business_info/properties/reservation_info/items/type',
+                                                              keyword: 'type',
+                                                              params: { type: 'object' },
+                                                              message: 'must be object',
+                                                              schema:
+                                                                schema37.properties.site_data.properties
+                                                                  .site_business_info.properties.reservation_info.items
+                                                                  .type,
+                                                              parentSchema:
+                                                                schema37.properties.site_data.properties
+                                                                  .site_business_info.properties.reservation_info.items,
+                                                              data: data17,
+                                                            },
+                                                          ]
+                                                          return false
+                                                        }
+                                                      }
+                                                      var valid5 = _errs43 === errors
+                                                      if (!valid5) {
+                                                        break
+                                                      }
+                                                    }
+                                                  }
+                                                }
+                                              } else {
+                                                validate36.errors = [
+                                                  {
+                                                    instancePath:
+                                                      instancePath + '/site_data/site_business_info/reservation_info',
+                                                    schemaPath:
+                                                      '#/properties/site_data/properties/site_business_info/properties/reservation_info/type',
+                                                    keyword: 'type',
+                                                    params: { type: 'array' },
+                                                    message: 'must be array',
+                                                    schema:
+                                                      schema37.properties.site_data.properties.site_business_info
+                                                        .properties.reservation_info.type,
+                                                    parentSchema:
+                                                      schema37.properties.site_data.properties.site_business_info
+                                                        .properties.reservation_info,
+                                                    data: data16,
+                                                  },
+                                                ]
+                                                return false
+                                              }
+                                            }
+                                            var valid3 = _errs41 === errors
+                                          } else {
+                                            var valid3 = true
+                                          }
+                                        }
+                                      }
+                                    }
+                                  }
+                                } else {
+                                  validate36.errors = [
+                                    {
+                                      instancePath: instancePath + '/site_data/site_business_info',
+                                      schemaPath: '#/properties/site_data/properties/site_business_info/type',
+                                      keyword: 'type',
+                                      params: { type: 'object' },
+                                      message: 'must be object',
+                                      schema: schema37.properties.site_data.properties.site_business_info.type,
+                                      parentSchema: schema37.properties.site_data.properties.site_business_info,
+                                      data: data7,
+                                    },
+                                  ]
+                                  return false
+                                }
+                              }
+                              var valid2 = _errs21 === errors
+                            } else {
+                              var valid2 = true
+                            }
+                          }
+                        }
+                      }
+                    } else {
+                      validate36.errors = [
+                        {
+                          instancePath: instancePath + '/site_data',
+                          schemaPath: '#/properties/site_data/type',
+                          keyword: 'type',
+                          params: { type: 'object' },
+                          message: 'must be object',
+                          schema: schema37.properties.site_data.type,
+                          parentSchema: schema37.properties.site_data,
+                          data: data4,
+                        },
+                      ]
+                      return false
+                    }
+                  }
+                  var valid0 = _errs14 === errors
+                } else {
+                  var valid0 = true
+                }
+              }
+            }
           }
         }
       }
@@ -20625,5 +21933,2533 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
     }
   }
   validate36.errors = vErrors
+  return errors === 0
+}
+export const v_d799b0cc = validate37
+const schema38 = {
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: {
+    site_domain: { type: 'string', maxLength: 253, format: 'fqdn', description: 'a fully qualified domain name' },
+    external_uid: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 45,
+      description: "the caller's own identifier of the site",
+    },
+    site_business_info: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        business_name: { type: 'string', maxLength: 255 },
+        phone_number: { type: 'string', maxLength: 50 },
+        address: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            street: { type: 'string', maxLength: 255 },
+            city: { type: 'string', maxLength: 255 },
+            state: { type: 'string', maxLength: 255 },
+            country: { type: 'string', maxLength: 255 },
+            zip_code: {
+              type: 'string',
+              maxLength: 20,
+              pattern: '^[0-9]+(?:-[0-9]+)?$',
+              description: 'a numeric string',
+            },
+          },
+          description: 'A postal address, used for the mobile map button.',
+        },
+        reservation_info: {
+          type: 'array',
+          minItems: 1,
+          maxItems: 100,
+          items: {
+            type: 'object',
+            additionalProperties: false,
+            properties: {
+              restaurant_id: { type: 'string', maxLength: 255 },
+              location: { type: 'string', maxLength: 255 },
+              country: { type: 'string', maxLength: 255 },
+            },
+            description: 'One restaurant location of the reservation button.',
+          },
+        },
+      },
+      description: 'Business details that populate the click-to-call, map and reservation buttons.',
+    },
+  },
+}
+function validate37(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null
+  let errors = 0
+  if (errors === 0) {
+    if (data && typeof data == 'object' && !Array.isArray(data)) {
+      if (Object.keys(data).length < 1) {
+        validate37.errors = [
+          {
+            instancePath,
+            schemaPath: '#/minProperties',
+            keyword: 'minProperties',
+            params: { limit: 1 },
+            message: 'must NOT have fewer than 1 properties',
+            schema: 1,
+            parentSchema: schema38,
+            data,
+          },
+        ]
+        return false
+      } else {
+        const _errs1 = errors
+        for (const key0 in data) {
+          if (!(key0 === 'site_domain' || key0 === 'external_uid' || key0 === 'site_business_info')) {
+            validate37.errors = [
+              {
+                instancePath,
+                schemaPath: '#/additionalProperties',
+                keyword: 'additionalProperties',
+                params: { additionalProperty: key0 },
+                message: 'must NOT have additional properties',
+                schema: false,
+                parentSchema: schema38,
+                data,
+              },
+            ]
+            return false
+            break
+          }
+        }
+        if (_errs1 === errors) {
+          if (data.site_domain !== undefined) {
+            let data0 = data.site_domain
+            const _errs2 = errors
+            if (errors === _errs2) {
+              if (errors === _errs2) {
+                if (typeof data0 === 'string') {
+                  if (func2(data0) > 253) {
+                    validate37.errors = [
+                      {
+                        instancePath: instancePath + '/site_domain',
+                        schemaPath: '#/properties/site_domain/maxLength',
+                        keyword: 'maxLength',
+                        params: { limit: 253 },
+                        message: 'must NOT have more than 253 characters',
+                        schema: 253,
+                        parentSchema: schema38.properties.site_domain,
+                        data: data0,
+                      },
+                    ]
+                    return false
+                  } else {
+                    if (!formats8.validate(data0)) {
+                      validate37.errors = [
+                        {
+                          instancePath: instancePath + '/site_domain',
+                          schemaPath: '#/properties/site_domain/format',
+                          keyword: 'format',
+                          params: { format: 'fqdn' },
+                          message: 'must match format "' + 'fqdn' + '"',
+                          schema: 'fqdn',
+                          parentSchema: schema38.properties.site_domain,
+                          data: data0,
+                        },
+                      ]
+                      return false
+                    }
+                  }
+                } else {
+                  validate37.errors = [
+                    {
+                      instancePath: instancePath + '/site_domain',
+                      schemaPath: '#/properties/site_domain/type',
+                      keyword: 'type',
+                      params: { type: 'string' },
+                      message: 'must be string',
+                      schema: schema38.properties.site_domain.type,
+                      parentSchema: schema38.properties.site_domain,
+                      data: data0,
+                    },
+                  ]
+                  return false
+                }
+              }
+            }
+            var valid0 = _errs2 === errors
+          } else {
+            var valid0 = true
+          }
+          if (valid0) {
+            if (data.external_uid !== undefined) {
+              let data1 = data.external_uid
+              const _errs4 = errors
+              if (errors === _errs4) {
+                if (typeof data1 === 'string') {
+                  if (func2(data1) > 45) {
+                    validate37.errors = [
+                      {
+                        instancePath: instancePath + '/external_uid',
+                        schemaPath: '#/properties/external_uid/maxLength',
+                        keyword: 'maxLength',
+                        params: { limit: 45 },
+                        message: 'must NOT have more than 45 characters',
+                        schema: 45,
+                        parentSchema: schema38.properties.external_uid,
+                        data: data1,
+                      },
+                    ]
+                    return false
+                  } else {
+                    if (func2(data1) < 1) {
+                      validate37.errors = [
+                        {
+                          instancePath: instancePath + '/external_uid',
+                          schemaPath: '#/properties/external_uid/minLength',
+                          keyword: 'minLength',
+                          params: { limit: 1 },
+                          message: 'must NOT have fewer than 1 characters',
+                          schema: 1,
+                          parentSchema: schema38.properties.external_uid,
+                          data: data1,
+                        },
+                      ]
+                      return false
+                    }
+                  }
+                } else {
+                  validate37.errors = [
+                    {
+                      instancePath: instancePath + '/external_uid',
+                      schemaPath: '#/properties/external_uid/type',
+                      keyword: 'type',
+                      params: { type: 'string' },
+                      message: 'must be string',
+                      schema: schema38.properties.external_uid.type,
+                      parentSchema: schema38.properties.external_uid,
+                      data: data1,
+                    },
+                  ]
+                  return false
+                }
+              }
+              var valid0 = _errs4 === errors
+            } else {
+              var valid0 = true
+            }
+            if (valid0) {
+              if (data.site_business_info !== undefined) {
+                let data2 = data.site_business_info
+                const _errs6 = errors
+                if (errors === _errs6) {
+                  if (data2 && typeof data2 == 'object' && !Array.isArray(data2)) {
+                    const _errs8 = errors
+                    for (const key1 in data2) {
+                      if (
+                        !(
+                          key1 === 'business_name' ||
+                          key1 === 'phone_number' ||
+                          key1 === 'address' ||
+                          key1 === 'reservation_info'
+                        )
+                      ) {
+                        validate37.errors = [
+                          {
+                            instancePath: instancePath + '/site_business_info',
+                            schemaPath: '#/properties/site_business_info/additionalProperties',
+                            keyword: 'additionalProperties',
+                            params: { additionalProperty: key1 },
+                            message: 'must NOT have additional properties',
+                            schema: false,
+                            parentSchema: schema38.properties.site_business_info,
+                            data: data2,
+                          },
+                        ]
+                        return false
+                        break
+                      }
+                    }
+                    if (_errs8 === errors) {
+                      if (data2.business_name !== undefined) {
+                        let data3 = data2.business_name
+                        const _errs9 = errors
+                        if (errors === _errs9) {
+                          if (typeof data3 === 'string') {
+                            if (func2(data3) > 255) {
+                              validate37.errors = [
+                                {
+                                  instancePath: instancePath + '/site_business_info/business_name',
+                                  schemaPath: '#/properties/site_business_info/properties/business_name/maxLength',
+                                  keyword: 'maxLength',
+                                  params: { limit: 255 },
+                                  message: 'must NOT have more than 255 characters',
+                                  schema: 255,
+                                  parentSchema: schema38.properties.site_business_info.properties.business_name,
+                                  data: data3,
+                                },
+                              ]
+                              return false
+                            }
+                          } else {
+                            validate37.errors = [
+                              {
+                                instancePath: instancePath + '/site_business_info/business_name',
+                                schemaPath: '#/properties/site_business_info/properties/business_name/type',
+                                keyword: 'type',
+                                params: { type: 'string' },
+                                message: 'must be string',
+                                schema: schema38.properties.site_business_info.properties.business_name.type,
+                                parentSchema: schema38.properties.site_business_info.properties.business_name,
+                                data: data3,
+                              },
+                            ]
+                            return false
+                          }
+                        }
+                        var valid1 = _errs9 === errors
+                      } else {
+                        var valid1 = true
+                      }
+                      if (valid1) {
+                        if (data2.phone_number !== undefined) {
+                          let data4 = data2.phone_number
+                          const _errs11 = errors
+                          if (errors === _errs11) {
+                            if (typeof data4 === 'string') {
+                              if (func2(data4) > 50) {
+                                validate37.errors = [
+                                  {
+                                    instancePath: instancePath + '/site_business_info/phone_number',
+                                    schemaPath: '#/properties/site_business_info/properties/phone_number/maxLength',
+                                    keyword: 'maxLength',
+                                    params: { limit: 50 },
+                                    message: 'must NOT have more than 50 characters',
+                                    schema: 50,
+                                    parentSchema: schema38.properties.site_business_info.properties.phone_number,
+                                    data: data4,
+                                  },
+                                ]
+                                return false
+                              }
+                            } else {
+                              validate37.errors = [
+                                {
+                                  instancePath: instancePath + '/site_business_info/phone_number',
+                                  schemaPath: '#/properties/site_business_info/properties/phone_number/type',
+                                  keyword: 'type',
+                                  params: { type: 'string' },
+                                  message: 'must be string',
+                                  schema: schema38.properties.site_business_info.properties.phone_number.type,
+                                  parentSchema: schema38.properties.site_business_info.properties.phone_number,
+                                  data: data4,
+                                },
+                              ]
+                              return false
+                            }
+                          }
+                          var valid1 = _errs11 === errors
+                        } else {
+                          var valid1 = true
+                        }
+                        if (valid1) {
+                          if (data2.address !== undefined) {
+                            let data5 = data2.address
+                            const _errs13 = errors
+                            if (errors === _errs13) {
+                              if (data5 && typeof data5 == 'object' && !Array.isArray(data5)) {
+                                const _errs15 = errors
+                                for (const key2 in data5) {
+                                  if (
+                                    !(
+                                      key2 === 'street' ||
+                                      key2 === 'city' ||
+                                      key2 === 'state' ||
+                                      key2 === 'country' ||
+                                      key2 === 'zip_code'
+                                    )
+                                  ) {
+                                    validate37.errors = [
+                                      {
+                                        instancePath: instancePath + '/site_business_info/address',
+                                        schemaPath:
+                                          '#/properties/site_business_info/properties/address/additionalProperties',
+                                        keyword: 'additionalProperties',
+                                        params: { additionalProperty: key2 },
+                                        message: 'must NOT have additional properties',
+                                        schema: false,
+                                        parentSchema: schema38.properties.site_business_info.properties.address,
+                                        data: data5,
+                                      },
+                                    ]
+                                    return false
+                                    break
+                                  }
+                                }
+                                if (_errs15 === errors) {
+                                  if (data5.street !== undefined) {
+                                    let data6 = data5.street
+                                    const _errs16 = errors
+                                    if (errors === _errs16) {
+                                      if (typeof data6 === 'string') {
+                                        if (func2(data6) > 255) {
+                                          validate37.errors = [
+                                            {
+                                              instancePath: instancePath + '/site_business_info/address/street',
+                                              schemaPath:
+                                                '#/properties/site_business_info/properties/address/properties/street/maxLength',
+                                              keyword: 'maxLength',
+                                              params: { limit: 255 },
+                                              message: 'must NOT have more than 255 characters',
+                                              schema: 255,
+                                              parentSchema:
+                                                schema38.properties.site_business_info.properties.address.properties
+                                                  .street,
+                                              data: data6,
+                                            },
+                                          ]
+                                          return false
+                                        }
+                                      } else {
+                                        validate37.errors = [
+                                          {
+                                            instancePath: instancePath + '/site_business_info/address/street',
+                                            schemaPath:
+                                              '#/properties/site_business_info/properties/address/properties/street/type',
+                                            keyword: 'type',
+                                            params: { type: 'string' },
+                                            message: 'must be string',
+                                            schema:
+                                              schema38.properties.site_business_info.properties.address.properties
+                                                .street.type,
+                                            parentSchema:
+                                              schema38.properties.site_business_info.properties.address.properties
+                                                .street,
+                                            data: data6,
+                                          },
+                                        ]
+                                        return false
+                                      }
+                                    }
+                                    var valid2 = _errs16 === errors
+                                  } else {
+                                    var valid2 = true
+                                  }
+                                  if (valid2) {
+                                    if (data5.city !== undefined) {
+                                      let data7 = data5.city
+                                      const _errs18 = errors
+                                      if (errors === _errs18) {
+                                        if (typeof data7 === 'string') {
+                                          if (func2(data7) > 255) {
+                                            validate37.errors = [
+                                              {
+                                                instancePath: instancePath + '/site_business_info/address/city',
+                                                schemaPath:
+                                                  '#/properties/site_business_info/properties/address/properties/city/maxLength',
+                                                keyword: 'maxLength',
+                                                params: { limit: 255 },
+                                                message: 'must NOT have more than 255 characters',
+                                                schema: 255,
+                                                parentSchema:
+                                                  schema38.properties.site_business_info.properties.address.properties
+                                                    .city,
+                                                data: data7,
+                                              },
+                                            ]
+                                            return false
+                                          }
+                                        } else {
+                                          validate37.errors = [
+                                            {
+                                              instancePath: instancePath + '/site_business_info/address/city',
+                                              schemaPath:
+                                                '#/properties/site_business_info/properties/address/properties/city/type',
+                                              keyword: 'type',
+                                              params: { type: 'string' },
+                                              message: 'must be string',
+                                              schema:
+                                                schema38.properties.site_business_info.properties.address.properties
+                                                  .city.type,
+                                              parentSchema:
+                                                schema38.properties.site_business_info.properties.address.properties
+                                                  .city,
+                                              data: data7,
+                                            },
+                                          ]
+                                          return false
+                                        }
+                                      }
+                                      var valid2 = _errs18 === errors
+                                    } else {
+                                      var valid2 = true
+                                    }
+                                    if (valid2) {
+                                      if (data5.state !== undefined) {
+                                        let data8 = data5.state
+                                        const _errs20 = errors
+                                        if (errors === _errs20) {
+                                          if (typeof data8 === 'string') {
+                                            if (func2(data8) > 255) {
+                                              validate37.errors = [
+                                                {
+                                                  instancePath: instancePath + '/site_business_info/address/state',
+                                                  schemaPath:
+                                                    '#/properties/site_business_info/properties/address/properties/state/maxLength',
+                                                  keyword: 'maxLength',
+                                                  params: { limit: 255 },
+                                                  message: 'must NOT have more than 255 characters',
+                                                  schema: 255,
+                                                  parentSchema:
+                                                    schema38.properties.site_business_info.properties.address.properties
+                                                      .state,
+                                                  data: data8,
+                                                },
+                                              ]
+                                              return false
+                                            }
+                                          } else {
+                                            validate37.errors = [
+                                              {
+                                                instancePath: instancePath + '/site_business_info/address/state',
+                                                schemaPath:
+                                                  '#/properties/site_business_info/properties/address/properties/state/type',
+                                                keyword: 'type',
+                                                params: { type: 'string' },
+                                                message: 'must be string',
+                                                schema:
+                                                  schema38.properties.site_business_info.properties.address.properties
+                                                    .state.type,
+                                                parentSchema:
+                                                  schema38.properties.site_business_info.properties.address.properties
+                                                    .state,
+                                                data: data8,
+                                              },
+                                            ]
+                                            return false
+                                          }
+                                        }
+                                        var valid2 = _errs20 === errors
+                                      } else {
+                                        var valid2 = true
+                                      }
+                                      if (valid2) {
+                                        if (data5.country !== undefined) {
+                                          let data9 = data5.country
+                                          const _errs22 = errors
+                                          if (errors === _errs22) {
+                                            if (typeof data9 === 'string') {
+                                              if (func2(data9) > 255) {
+                                                validate37.errors = [
+                                                  {
+                                                    instancePath: instancePath + '/site_business_info/address/country',
+                                                    schemaPath:
+                                                      '#/properties/site_business_info/properties/address/properties/country/maxLength',
+                                                    keyword: 'maxLength',
+                                                    params: { limit: 255 },
+                                                    message: 'must NOT have more than 255 characters',
+                                                    schema: 255,
+                                                    parentSchema:
+                                                      schema38.properties.site_business_info.properties.address
+                                                        .properties.country,
+                                                    data: data9,
+                                                  },
+                                                ]
+                                                return false
+                                              }
+                                            } else {
+                                              validate37.errors = [
+                                                {
+                                                  instancePath: instancePath + '/site_business_info/address/country',
+                                                  schemaPath:
+                                                    '#/properties/site_business_info/properties/address/properties/country/type',
+                                                  keyword: 'type',
+                                                  params: { type: 'string' },
+                                                  message: 'must be string',
+                                                  schema:
+                                                    schema38.properties.site_business_info.properties.address.properties
+                                                      .country.type,
+                                                  parentSchema:
+                                                    schema38.properties.site_business_info.properties.address.properties
+                                                      .country,
+                                                  data: data9,
+                                                },
+                                              ]
+                                              return false
+                                            }
+                                          }
+                                          var valid2 = _errs22 === errors
+                                        } else {
+                                          var valid2 = true
+                                        }
+                                        if (valid2) {
+                                          if (data5.zip_code !== undefined) {
+                                            let data10 = data5.zip_code
+                                            const _errs24 = errors
+                                            if (errors === _errs24) {
+                                              if (typeof data10 === 'string') {
+                                                if (func2(data10) > 20) {
+                                                  validate37.errors = [
+                                                    {
+                                                      instancePath:
+                                                        instancePath + '/site_business_info/address/zip_code',
+                                                      schemaPath:
+                                                        '#/properties/site_business_info/properties/address/properties/zip_code/maxLength',
+                                                      keyword: 'maxLength',
+                                                      params: { limit: 20 },
+                                                      message: 'must NOT have more than 20 characters',
+                                                      schema: 20,
+                                                      parentSchema:
+                                                        schema38.properties.site_business_info.properties.address
+                                                          .properties.zip_code,
+                                                      data: data10,
+                                                    },
+                                                  ]
+                                                  return false
+                                                } else {
+                                                  if (!pattern6.test(data10)) {
+                                                    validate37.errors = [
+                                                      {
+                                                        instancePath:
+                                                          instancePath + '/site_business_info/address/zip_code',
+                                                        schemaPath:
+                                                          '#/properties/site_business_info/properties/address/properties/zip_code/pattern',
+                                                        keyword: 'pattern',
+                                                        params: { pattern: '^[0-9]+(?:-[0-9]+)?$' },
+                                                        message: 'must match pattern "' + '^[0-9]+(?:-[0-9]+)?$' + '"',
+                                                        schema: '^[0-9]+(?:-[0-9]+)?$',
+                                                        parentSchema:
+                                                          schema38.properties.site_business_info.properties.address
+                                                            .properties.zip_code,
+                                                        data: data10,
+                                                      },
+                                                    ]
+                                                    return false
+                                                  }
+                                                }
+                                              } else {
+                                                validate37.errors = [
+                                                  {
+                                                    instancePath: instancePath + '/site_business_info/address/zip_code',
+                                                    schemaPath:
+                                                      '#/properties/site_business_info/properties/address/properties/zip_code/type',
+                                                    keyword: 'type',
+                                                    params: { type: 'string' },
+                                                    message: 'must be string',
+                                                    schema:
+                                                      schema38.properties.site_business_info.properties.address
+                                                        .properties.zip_code.type,
+                                                    parentSchema:
+                                                      schema38.properties.site_business_info.properties.address
+                                                        .properties.zip_code,
+                                                    data: data10,
+                                                  },
+                                                ]
+                                                return false
+                                              }
+                                            }
+                                            var valid2 = _errs24 === errors
+                                          } else {
+                                            var valid2 = true
+                                          }
+                                        }
+                                      }
+                                    }
+                                  }
+                                }
+                              } else {
+                                validate37.errors = [
+                                  {
+                                    instancePath: instancePath + '/site_business_info/address',
+                                    schemaPath: '#/properties/site_business_info/properties/address/type',
+                                    keyword: 'type',
+                                    params: { type: 'object' },
+                                    message: 'must be object',
+                                    schema: schema38.properties.site_business_info.properties.address.type,
+                                    parentSchema: schema38.properties.site_business_info.properties.address,
+                                    data: data5,
+                                  },
+                                ]
+                                return false
+                              }
+                            }
+                            var valid1 = _errs13 === errors
+                          } else {
+                            var valid1 = true
+                          }
+                          if (valid1) {
+                            if (data2.reservation_info !== undefined) {
+                              let data11 = data2.reservation_info
+                              const _errs26 = errors
+                              if (errors === _errs26) {
+                                if (Array.isArray(data11)) {
+                                  if (data11.length > 100) {
+                                    validate37.errors = [
+                                      {
+                                        instancePath: instancePath + '/site_business_info/reservation_info',
+                                        schemaPath:
+                                          '#/properties/site_business_info/properties/reservation_info/maxItems',
+                                        keyword: 'maxItems',
+                                        params: { limit: 100 },
+                                        message: 'must NOT have more than 100 items',
+                                        schema: 100,
+                                        parentSchema:
+                                          schema38.properties.site_business_info.properties.reservation_info,
+                                        data: data11,
+                                      },
+                                    ]
+                                    return false
+                                  } else {
+                                    if (data11.length < 1) {
+                                      validate37.errors = [
+                                        {
+                                          instancePath: instancePath + '/site_business_info/reservation_info',
+                                          schemaPath:
+                                            '#/properties/site_business_info/properties/reservation_info/minItems',
+                                          keyword: 'minItems',
+                                          params: { limit: 1 },
+                                          message: 'must NOT have fewer than 1 items',
+                                          schema: 1,
+                                          parentSchema:
+                                            schema38.properties.site_business_info.properties.reservation_info,
+                                          data: data11,
+                                        },
+                                      ]
+                                      return false
+                                    } else {
+                                      var valid3 = true
+                                      const len0 = data11.length
+                                      for (let i0 = 0; i0 < len0; i0++) {
+                                        let data12 = data11[i0]
+                                        const _errs28 = errors
+                                        if (errors === _errs28) {
+                                          if (data12 && typeof data12 == 'object' && !Array.isArray(data12)) {
+                                            const _errs30 = errors
+                                            for (const key3 in data12) {
+                                              if (
+                                                !(key3 === 'restaurant_id' || key3 === 'location' || key3 === 'country')
+                                              ) {
+                                                validate37.errors = [
+                                                  {
+                                                    instancePath:
+                                                      instancePath + '/site_business_info/reservation_info/' + i0,
+                                                    schemaPath:
+                                                      '#/properties/site_business_info/properties/reservation_info/items/additionalProperties',
+                                                    keyword: 'additionalProperties',
+                                                    params: { additionalProperty: key3 },
+                                                    message: 'must NOT have additional properties',
+                                                    schema: false,
+                                                    parentSchema:
+                                                      schema38.properties.site_business_info.properties.reservation_info
+                                                        .items,
+                                                    data: data12,
+                                                  },
+                                                ]
+                                                return false
+                                                break
+                                              }
+                                            }
+                                            if (_errs30 === errors) {
+                                              if (data12.restaurant_id !== undefined) {
+                                                let data13 = data12.restaurant_id
+                                                const _errs31 = errors
+                                                if (errors === _errs31) {
+                                                  if (typeof data13 === 'string') {
+                                                    if (func2(data13) > 255) {
+                                                      validate37.errors = [
+                                                        {
+                                                          instancePath:
+                                                            instancePath +
+                                                            '/site_business_info/reservation_info/' +
+                                                            i0 +
+                                                            '/restaurant_id',
+                                                          schemaPath:
+                                                            '#/properties/site_business_info/properties/reservation_info/items/properties/restaurant_id/maxLength',
+                                                          keyword: 'maxLength',
+                                                          params: { limit: 255 },
+                                                          message: 'must NOT have more than 255 characters',
+                                                          schema: 255,
+                                                          parentSchema:
+                                                            schema38.properties.site_business_info.properties
+                                                              .reservation_info.items.properties.restaurant_id,
+                                                          data: data13,
+                                                        },
+                                                      ]
+                                                      return false
+                                                    }
+                                                  } else {
+                                                    validate37.errors = [
+                                                      {
+                                                        instancePath:
+                                                          instancePath +
+                                                          '/site_business_info/reservation_info/' +
+                                                          i0 +
+                                                          '/restaurant_id',
+                                                        schemaPath:
+                                                          '#/properties/site_business_info/properties/reservation_info/items/properties/restaurant_id/type',
+                                                        keyword: 'type',
+                                                        params: { type: 'string' },
+                                                        message: 'must be string',
+                                                        schema:
+                                                          schema38.properties.site_business_info.properties
+                                                            .reservation_info.items.properties.restaurant_id.type,
+                                                        parentSchema:
+                                                          schema38.properties.site_business_info.properties
+                                                            .reservation_info.items.properties.restaurant_id,
+                                                        data: data13,
+                                                      },
+                                                    ]
+                                                    return false
+                                                  }
+                                                }
+                                                var valid4 = _errs31 === errors
+                                              } else {
+                                                var valid4 = true
+                                              }
+                                              if (valid4) {
+                                                if (data12.location !== undefined) {
+                                                  let data14 = data12.location
+                                                  const _errs33 = errors
+                                                  if (errors === _errs33) {
+                                                    if (typeof data14 === 'string') {
+                                                      if (func2(data14) > 255) {
+                                                        validate37.errors = [
+                                                          {
+                                                            instancePath:
+                                                              instancePath +
+                                                              '/site_business_info/reservation_info/' +
+                                                              i0 +
+                                                              '/location',
+                                                            schemaPath:
+                                                              '#/properties/site_business_info/properties/reservation_info/items/properties/location/maxLength',
+                                                            keyword: 'maxLength',
+                                                            params: { limit: 255 },
+                                                            message: 'must NOT have more than 255 characters',
+                                                            schema: 255,
+                                                            parentSchema:
+                                                              schema38.properties.site_business_info.properties
+                                                                .reservation_info.items.properties.location,
+                                                            data: data14,
+                                                          },
+                                                        ]
+                                                        return false
+                                                      }
+                                                    } else {
+                                                      validate37.errors = [
+                                                        {
+                                                          instancePath:
+                                                            instancePath +
+                                                            '/site_business_info/reservation_info/' +
+                                                            i0 +
+                                                            '/location',
+                                                          schemaPath:
+                                                            '#/properties/site_business_info/properties/reservation_info/items/properties/location/type',
+                                                          keyword: 'type',
+                                                          params: { type: 'string' },
+                                                          message: 'must be string',
+                                                          schema:
+                                                            schema38.properties.site_business_info.properties
+                                                              .reservation_info.items.properties.location.type,
+                                                          parentSchema:
+                                                            schema38.properties.site_business_info.properties
+                                                              .reservation_info.items.properties.location,
+                                                          data: data14,
+                                                        },
+                                                      ]
+                                                      return false
+                                                    }
+                                                  }
+                                                  var valid4 = _errs33 === errors
+                                                } else {
+                                                  var valid4 = true
+                                                }
+                                                if (valid4) {
+                                                  if (data12.country !== undefined) {
+                                                    let data15 = data12.country
+                                                    const _errs35 = errors
+                                                    if (errors === _errs35) {
+                                                      if (typeof data15 === 'string') {
+                                                        if (func2(data15) > 255) {
+                                                          validate37.errors = [
+                                                            {
+                                                              instancePath:
+                                                                instancePath +
+                                                                '/site_business_info/reservation_info/' +
+                                                                i0 +
+                                                                '/country',
+                                                              schemaPath:
+                                                                '#/properties/site_business_info/properties/reservation_info/items/properties/country/maxLength',
+                                                              keyword: 'maxLength',
+                                                              params: { limit: 255 },
+                                                              message: 'must NOT have more than 255 characters',
+                                                              schema: 255,
+                                                              parentSchema:
+                                                                schema38.properties.site_business_info.properties
+                                                                  .reservation_info.items.properties.country,
+                                                              data: data15,
+                                                            },
+                                                          ]
+                                                          return false
+                                                        }
+                                                      } else {
+                                                        validate37.errors = [
+                                                          {
+                                                            instancePath:
+                                                              instancePath +
+                                                              '/site_business_info/reservation_info/' +
+                                                              i0 +
+                                                              '/country',
+                                                            schemaPath:
+                                                              '#/properties/site_business_info/properties/reservation_info/items/properties/country/type',
+                                                            keyword: 'type',
+                                                            params: { type: 'string' },
+                                                            message: 'must be string',
+                                                            schema:
+                                                              schema38.properties.site_business_info.properties
+                                                                .reservation_info.items.properties.country.type,
+                                                            parentSchema:
+                                                              schema38.properties.site_business_info.properties
+                                                                .reservation_info.items.properties.country,
+                                                            data: data15,
+                                                          },
+                                                        ]
+                                                        return false
+                                                      }
+                                                    }
+                                                    var valid4 = _errs35 === errors
+                                                  } else {
+                                                    var valid4 = true
+                                                  }
+                                                }
+                                              }
+                                            }
+                                          } else {
+                                            validate37.errors = [
+                                              {
+                                                instancePath:
+                                                  instancePath + '/site_business_info/reservation_info/' + i0,
+                                                schemaPath:
+                                                  '#/properties/site_business_info/properties/reservation_info/items/type',
+                                                keyword: 'type',
+                                                params: { type: 'object' },
+                                                message: 'must be object',
+                                                schema:
+                                                  schema38.properties.site_business_info.properties.reservation_info
+                                                    .items.type,
+                                                parentSchema:
+                                                  schema38.properties.site_business_info.properties.reservation_info
+                                                    .items,
+                                                data: data12,
+                                              },
+                                            ]
+                                            return false
+                                          }
+                                        }
+                                        var valid3 = _errs28 === errors
+                                        if (!valid3) {
+                                          break
+                                        }
+                                      }
+                                    }
+                                  }
+                                } else {
+                                  validate37.errors = [
+                                    {
+                                      instancePath: instancePath + '/site_business_info/reservation_info',
+                                      schemaPath: '#/properties/site_business_info/properties/reservation_info/type',
+                                      keyword: 'type',
+                                      params: { type: 'array' },
+                                      message: 'must be array',
+                                      schema: schema38.properties.site_business_info.properties.reservation_info.type,
+                                      parentSchema: schema38.properties.site_business_info.properties.reservation_info,
+                                      data: data11,
+                                    },
+                                  ]
+                                  return false
+                                }
+                              }
+                              var valid1 = _errs26 === errors
+                            } else {
+                              var valid1 = true
+                            }
+                          }
+                        }
+                      }
+                    }
+                  } else {
+                    validate37.errors = [
+                      {
+                        instancePath: instancePath + '/site_business_info',
+                        schemaPath: '#/properties/site_business_info/type',
+                        keyword: 'type',
+                        params: { type: 'object' },
+                        message: 'must be object',
+                        schema: schema38.properties.site_business_info.type,
+                        parentSchema: schema38.properties.site_business_info,
+                        data: data2,
+                      },
+                    ]
+                    return false
+                  }
+                }
+                var valid0 = _errs6 === errors
+              } else {
+                var valid0 = true
+              }
+            }
+          }
+        }
+      }
+    } else {
+      validate37.errors = [
+        {
+          instancePath,
+          schemaPath: '#/type',
+          keyword: 'type',
+          params: { type: 'object' },
+          message: 'must be object',
+          schema: schema38.type,
+          parentSchema: schema38,
+          data,
+        },
+      ]
+      return false
+    }
+  }
+  validate37.errors = vErrors
+  return errors === 0
+}
+export const v_0d4f3865 = validate38
+const schema39 = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    template_id: {
+      anyOf: [
+        { type: 'integer', minimum: 0 },
+        { type: 'string', minLength: 1, maxLength: 45 },
+      ],
+      description: 'the id of a Duda template (recorded and echoed only)',
+    },
+    template_alias: { type: 'string', maxLength: 255 },
+    site_data: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { removeBizInfos: { type: 'boolean', description: 'also remove the business info' } },
+    },
+  },
+}
+function validate38(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null
+  let errors = 0
+  if (errors === 0) {
+    if (data && typeof data == 'object' && !Array.isArray(data)) {
+      const _errs1 = errors
+      for (const key0 in data) {
+        if (!(key0 === 'template_id' || key0 === 'template_alias' || key0 === 'site_data')) {
+          validate38.errors = [
+            {
+              instancePath,
+              schemaPath: '#/additionalProperties',
+              keyword: 'additionalProperties',
+              params: { additionalProperty: key0 },
+              message: 'must NOT have additional properties',
+              schema: false,
+              parentSchema: schema39,
+              data,
+            },
+          ]
+          return false
+          break
+        }
+      }
+      if (_errs1 === errors) {
+        if (data.template_id !== undefined) {
+          let data0 = data.template_id
+          const _errs2 = errors
+          const _errs3 = errors
+          let valid1 = false
+          const _errs4 = errors
+          if (!(typeof data0 == 'number' && !(data0 % 1) && !isNaN(data0) && isFinite(data0))) {
+            const err0 = {
+              instancePath: instancePath + '/template_id',
+              schemaPath: '#/properties/template_id/anyOf/0/type',
+              keyword: 'type',
+              params: { type: 'integer' },
+              message: 'must be integer',
+              schema: schema39.properties.template_id.anyOf[0].type,
+              parentSchema: schema39.properties.template_id.anyOf[0],
+              data: data0,
+            }
+            if (vErrors === null) {
+              vErrors = [err0]
+            } else {
+              vErrors.push(err0)
+            }
+            errors++
+          }
+          if (errors === _errs4) {
+            if (typeof data0 == 'number' && isFinite(data0)) {
+              if (data0 < 0 || isNaN(data0)) {
+                const err1 = {
+                  instancePath: instancePath + '/template_id',
+                  schemaPath: '#/properties/template_id/anyOf/0/minimum',
+                  keyword: 'minimum',
+                  params: { comparison: '>=', limit: 0 },
+                  message: 'must be >= 0',
+                  schema: 0,
+                  parentSchema: schema39.properties.template_id.anyOf[0],
+                  data: data0,
+                }
+                if (vErrors === null) {
+                  vErrors = [err1]
+                } else {
+                  vErrors.push(err1)
+                }
+                errors++
+              }
+            }
+          }
+          var _valid0 = _errs4 === errors
+          valid1 = valid1 || _valid0
+          if (!valid1) {
+            const _errs6 = errors
+            if (errors === _errs6) {
+              if (typeof data0 === 'string') {
+                if (func2(data0) > 45) {
+                  const err2 = {
+                    instancePath: instancePath + '/template_id',
+                    schemaPath: '#/properties/template_id/anyOf/1/maxLength',
+                    keyword: 'maxLength',
+                    params: { limit: 45 },
+                    message: 'must NOT have more than 45 characters',
+                    schema: 45,
+                    parentSchema: schema39.properties.template_id.anyOf[1],
+                    data: data0,
+                  }
+                  if (vErrors === null) {
+                    vErrors = [err2]
+                  } else {
+                    vErrors.push(err2)
+                  }
+                  errors++
+                } else {
+                  if (func2(data0) < 1) {
+                    const err3 = {
+                      instancePath: instancePath + '/template_id',
+                      schemaPath: '#/properties/template_id/anyOf/1/minLength',
+                      keyword: 'minLength',
+                      params: { limit: 1 },
+                      message: 'must NOT have fewer than 1 characters',
+                      schema: 1,
+                      parentSchema: schema39.properties.template_id.anyOf[1],
+                      data: data0,
+                    }
+                    if (vErrors === null) {
+                      vErrors = [err3]
+                    } else {
+                      vErrors.push(err3)
+                    }
+                    errors++
+                  }
+                }
+              } else {
+                const err4 = {
+                  instancePath: instancePath + '/template_id',
+                  schemaPath: '#/properties/template_id/anyOf/1/type',
+                  keyword: 'type',
+                  params: { type: 'string' },
+                  message: 'must be string',
+                  schema: schema39.properties.template_id.anyOf[1].type,
+                  parentSchema: schema39.properties.template_id.anyOf[1],
+                  data: data0,
+                }
+                if (vErrors === null) {
+                  vErrors = [err4]
+                } else {
+                  vErrors.push(err4)
+                }
+                errors++
+              }
+            }
+            var _valid0 = _errs6 === errors
+            valid1 = valid1 || _valid0
+          }
+          if (!valid1) {
+            const err5 = {
+              instancePath: instancePath + '/template_id',
+              schemaPath: '#/properties/template_id/anyOf',
+              keyword: 'anyOf',
+              params: {},
+              message: 'must match a schema in anyOf',
+              schema: schema39.properties.template_id.anyOf,
+              parentSchema: schema39.properties.template_id,
+              data: data0,
+            }
+            if (vErrors === null) {
+              vErrors = [err5]
+            } else {
+              vErrors.push(err5)
+            }
+            errors++
+            validate38.errors = vErrors
+            return false
+          } else {
+            errors = _errs3
+            if (vErrors !== null) {
+              if (_errs3) {
+                vErrors.length = _errs3
+              } else {
+                vErrors = null
+              }
+            }
+          }
+          var valid0 = _errs2 === errors
+        } else {
+          var valid0 = true
+        }
+        if (valid0) {
+          if (data.template_alias !== undefined) {
+            let data1 = data.template_alias
+            const _errs8 = errors
+            if (errors === _errs8) {
+              if (typeof data1 === 'string') {
+                if (func2(data1) > 255) {
+                  validate38.errors = [
+                    {
+                      instancePath: instancePath + '/template_alias',
+                      schemaPath: '#/properties/template_alias/maxLength',
+                      keyword: 'maxLength',
+                      params: { limit: 255 },
+                      message: 'must NOT have more than 255 characters',
+                      schema: 255,
+                      parentSchema: schema39.properties.template_alias,
+                      data: data1,
+                    },
+                  ]
+                  return false
+                }
+              } else {
+                validate38.errors = [
+                  {
+                    instancePath: instancePath + '/template_alias',
+                    schemaPath: '#/properties/template_alias/type',
+                    keyword: 'type',
+                    params: { type: 'string' },
+                    message: 'must be string',
+                    schema: schema39.properties.template_alias.type,
+                    parentSchema: schema39.properties.template_alias,
+                    data: data1,
+                  },
+                ]
+                return false
+              }
+            }
+            var valid0 = _errs8 === errors
+          } else {
+            var valid0 = true
+          }
+          if (valid0) {
+            if (data.site_data !== undefined) {
+              let data2 = data.site_data
+              const _errs10 = errors
+              if (errors === _errs10) {
+                if (data2 && typeof data2 == 'object' && !Array.isArray(data2)) {
+                  const _errs12 = errors
+                  for (const key1 in data2) {
+                    if (!(key1 === 'removeBizInfos')) {
+                      validate38.errors = [
+                        {
+                          instancePath: instancePath + '/site_data',
+                          schemaPath: '#/properties/site_data/additionalProperties',
+                          keyword: 'additionalProperties',
+                          params: { additionalProperty: key1 },
+                          message: 'must NOT have additional properties',
+                          schema: false,
+                          parentSchema: schema39.properties.site_data,
+                          data: data2,
+                        },
+                      ]
+                      return false
+                      break
+                    }
+                  }
+                  if (_errs12 === errors) {
+                    if (data2.removeBizInfos !== undefined) {
+                      let data3 = data2.removeBizInfos
+                      if (typeof data3 !== 'boolean') {
+                        validate38.errors = [
+                          {
+                            instancePath: instancePath + '/site_data/removeBizInfos',
+                            schemaPath: '#/properties/site_data/properties/removeBizInfos/type',
+                            keyword: 'type',
+                            params: { type: 'boolean' },
+                            message: 'must be boolean',
+                            schema: schema39.properties.site_data.properties.removeBizInfos.type,
+                            parentSchema: schema39.properties.site_data.properties.removeBizInfos,
+                            data: data3,
+                          },
+                        ]
+                        return false
+                      }
+                    }
+                  }
+                } else {
+                  validate38.errors = [
+                    {
+                      instancePath: instancePath + '/site_data',
+                      schemaPath: '#/properties/site_data/type',
+                      keyword: 'type',
+                      params: { type: 'object' },
+                      message: 'must be object',
+                      schema: schema39.properties.site_data.type,
+                      parentSchema: schema39.properties.site_data,
+                      data: data2,
+                    },
+                  ]
+                  return false
+                }
+              }
+              var valid0 = _errs10 === errors
+            } else {
+              var valid0 = true
+            }
+          }
+        }
+      }
+    } else {
+      validate38.errors = [
+        {
+          instancePath,
+          schemaPath: '#/type',
+          keyword: 'type',
+          params: { type: 'object' },
+          message: 'must be object',
+          schema: schema39.type,
+          parentSchema: schema39,
+          data,
+        },
+      ]
+      return false
+    }
+  }
+  validate38.errors = vErrors
+  return errors === 0
+}
+export const v_1538f262 = validate39
+const schema40 = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['new_default_domain_prefix'],
+  properties: {
+    new_default_domain_prefix: {
+      type: 'string',
+      minLength: 4,
+      maxLength: 45,
+      pattern: '^[A-Za-z0-9_-]+$',
+      description: '4 to 45 letters, digits, "-" or "_"',
+    },
+    new_external_uid: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 45,
+      description: "the caller's own identifier of the site",
+    },
+  },
+}
+function validate39(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null
+  let errors = 0
+  if (errors === 0) {
+    if (data && typeof data == 'object' && !Array.isArray(data)) {
+      let missing0
+      if (data.new_default_domain_prefix === undefined && (missing0 = 'new_default_domain_prefix')) {
+        validate39.errors = [
+          {
+            instancePath,
+            schemaPath: '#/required',
+            keyword: 'required',
+            params: { missingProperty: missing0 },
+            message: "must have required property '" + missing0 + "'",
+            schema: schema40.required,
+            parentSchema: schema40,
+            data,
+          },
+        ]
+        return false
+      } else {
+        const _errs1 = errors
+        for (const key0 in data) {
+          if (!(key0 === 'new_default_domain_prefix' || key0 === 'new_external_uid')) {
+            validate39.errors = [
+              {
+                instancePath,
+                schemaPath: '#/additionalProperties',
+                keyword: 'additionalProperties',
+                params: { additionalProperty: key0 },
+                message: 'must NOT have additional properties',
+                schema: false,
+                parentSchema: schema40,
+                data,
+              },
+            ]
+            return false
+            break
+          }
+        }
+        if (_errs1 === errors) {
+          if (data.new_default_domain_prefix !== undefined) {
+            let data0 = data.new_default_domain_prefix
+            const _errs2 = errors
+            if (errors === _errs2) {
+              if (typeof data0 === 'string') {
+                if (func2(data0) > 45) {
+                  validate39.errors = [
+                    {
+                      instancePath: instancePath + '/new_default_domain_prefix',
+                      schemaPath: '#/properties/new_default_domain_prefix/maxLength',
+                      keyword: 'maxLength',
+                      params: { limit: 45 },
+                      message: 'must NOT have more than 45 characters',
+                      schema: 45,
+                      parentSchema: schema40.properties.new_default_domain_prefix,
+                      data: data0,
+                    },
+                  ]
+                  return false
+                } else {
+                  if (func2(data0) < 4) {
+                    validate39.errors = [
+                      {
+                        instancePath: instancePath + '/new_default_domain_prefix',
+                        schemaPath: '#/properties/new_default_domain_prefix/minLength',
+                        keyword: 'minLength',
+                        params: { limit: 4 },
+                        message: 'must NOT have fewer than 4 characters',
+                        schema: 4,
+                        parentSchema: schema40.properties.new_default_domain_prefix,
+                        data: data0,
+                      },
+                    ]
+                    return false
+                  } else {
+                    if (!pattern5.test(data0)) {
+                      validate39.errors = [
+                        {
+                          instancePath: instancePath + '/new_default_domain_prefix',
+                          schemaPath: '#/properties/new_default_domain_prefix/pattern',
+                          keyword: 'pattern',
+                          params: { pattern: '^[A-Za-z0-9_-]+$' },
+                          message: 'must match pattern "' + '^[A-Za-z0-9_-]+$' + '"',
+                          schema: '^[A-Za-z0-9_-]+$',
+                          parentSchema: schema40.properties.new_default_domain_prefix,
+                          data: data0,
+                        },
+                      ]
+                      return false
+                    }
+                  }
+                }
+              } else {
+                validate39.errors = [
+                  {
+                    instancePath: instancePath + '/new_default_domain_prefix',
+                    schemaPath: '#/properties/new_default_domain_prefix/type',
+                    keyword: 'type',
+                    params: { type: 'string' },
+                    message: 'must be string',
+                    schema: schema40.properties.new_default_domain_prefix.type,
+                    parentSchema: schema40.properties.new_default_domain_prefix,
+                    data: data0,
+                  },
+                ]
+                return false
+              }
+            }
+            var valid0 = _errs2 === errors
+          } else {
+            var valid0 = true
+          }
+          if (valid0) {
+            if (data.new_external_uid !== undefined) {
+              let data1 = data.new_external_uid
+              const _errs4 = errors
+              if (errors === _errs4) {
+                if (typeof data1 === 'string') {
+                  if (func2(data1) > 45) {
+                    validate39.errors = [
+                      {
+                        instancePath: instancePath + '/new_external_uid',
+                        schemaPath: '#/properties/new_external_uid/maxLength',
+                        keyword: 'maxLength',
+                        params: { limit: 45 },
+                        message: 'must NOT have more than 45 characters',
+                        schema: 45,
+                        parentSchema: schema40.properties.new_external_uid,
+                        data: data1,
+                      },
+                    ]
+                    return false
+                  } else {
+                    if (func2(data1) < 1) {
+                      validate39.errors = [
+                        {
+                          instancePath: instancePath + '/new_external_uid',
+                          schemaPath: '#/properties/new_external_uid/minLength',
+                          keyword: 'minLength',
+                          params: { limit: 1 },
+                          message: 'must NOT have fewer than 1 characters',
+                          schema: 1,
+                          parentSchema: schema40.properties.new_external_uid,
+                          data: data1,
+                        },
+                      ]
+                      return false
+                    }
+                  }
+                } else {
+                  validate39.errors = [
+                    {
+                      instancePath: instancePath + '/new_external_uid',
+                      schemaPath: '#/properties/new_external_uid/type',
+                      keyword: 'type',
+                      params: { type: 'string' },
+                      message: 'must be string',
+                      schema: schema40.properties.new_external_uid.type,
+                      parentSchema: schema40.properties.new_external_uid,
+                      data: data1,
+                    },
+                  ]
+                  return false
+                }
+              }
+              var valid0 = _errs4 === errors
+            } else {
+              var valid0 = true
+            }
+          }
+        }
+      }
+    } else {
+      validate39.errors = [
+        {
+          instancePath,
+          schemaPath: '#/type',
+          keyword: 'type',
+          params: { type: 'object' },
+          message: 'must be object',
+          schema: schema40.type,
+          parentSchema: schema40,
+          data,
+        },
+      ]
+      return false
+    }
+  }
+  validate39.errors = vErrors
+  return errors === 0
+}
+export const v_a39cc01b = validate40
+const schema41 = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    offset: {
+      type: ['integer', 'string'],
+      minimum: 0,
+      maximum: 1000000,
+      pattern: '^[0-9]{1,7}$',
+      description: 'a whole number of at most 7 digits',
+    },
+    limit: {
+      type: ['integer', 'string'],
+      minimum: 0,
+      maximum: 1000000,
+      pattern: '^[0-9]{1,7}$',
+      description: 'a whole number of at most 7 digits',
+    },
+    sort: { type: 'string', enum: ['CREATION_DATE', 'LAST_PUBLISHED_DATE'], description: 'the order of the sites' },
+    direction: { type: 'string', enum: ['asc', 'desc'], description: 'ascending or descending' },
+  },
+}
+const pattern57 = new RegExp('^[0-9]{1,7}$', 'u')
+function validate40(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null
+  let errors = 0
+  if (errors === 0) {
+    if (data && typeof data == 'object' && !Array.isArray(data)) {
+      const _errs1 = errors
+      for (const key0 in data) {
+        if (!(key0 === 'offset' || key0 === 'limit' || key0 === 'sort' || key0 === 'direction')) {
+          validate40.errors = [
+            {
+              instancePath,
+              schemaPath: '#/additionalProperties',
+              keyword: 'additionalProperties',
+              params: { additionalProperty: key0 },
+              message: 'must NOT have additional properties',
+              schema: false,
+              parentSchema: schema41,
+              data,
+            },
+          ]
+          return false
+          break
+        }
+      }
+      if (_errs1 === errors) {
+        if (data.offset !== undefined) {
+          let data0 = data.offset
+          const _errs2 = errors
+          if (
+            !(typeof data0 == 'number' && !(data0 % 1) && !isNaN(data0) && isFinite(data0)) &&
+            typeof data0 !== 'string'
+          ) {
+            validate40.errors = [
+              {
+                instancePath: instancePath + '/offset',
+                schemaPath: '#/properties/offset/type',
+                keyword: 'type',
+                params: { type: schema41.properties.offset.type },
+                message: 'must be integer,string',
+                schema: schema41.properties.offset.type,
+                parentSchema: schema41.properties.offset,
+                data: data0,
+              },
+            ]
+            return false
+          }
+          if (errors === _errs2) {
+            if (typeof data0 == 'number' && isFinite(data0)) {
+              if (data0 > 1000000 || isNaN(data0)) {
+                validate40.errors = [
+                  {
+                    instancePath: instancePath + '/offset',
+                    schemaPath: '#/properties/offset/maximum',
+                    keyword: 'maximum',
+                    params: { comparison: '<=', limit: 1000000 },
+                    message: 'must be <= 1000000',
+                    schema: 1000000,
+                    parentSchema: schema41.properties.offset,
+                    data: data0,
+                  },
+                ]
+                return false
+              } else {
+                if (data0 < 0 || isNaN(data0)) {
+                  validate40.errors = [
+                    {
+                      instancePath: instancePath + '/offset',
+                      schemaPath: '#/properties/offset/minimum',
+                      keyword: 'minimum',
+                      params: { comparison: '>=', limit: 0 },
+                      message: 'must be >= 0',
+                      schema: 0,
+                      parentSchema: schema41.properties.offset,
+                      data: data0,
+                    },
+                  ]
+                  return false
+                }
+              }
+            }
+            if (errors === _errs2) {
+              if (typeof data0 === 'string') {
+                if (!pattern57.test(data0)) {
+                  validate40.errors = [
+                    {
+                      instancePath: instancePath + '/offset',
+                      schemaPath: '#/properties/offset/pattern',
+                      keyword: 'pattern',
+                      params: { pattern: '^[0-9]{1,7}$' },
+                      message: 'must match pattern "' + '^[0-9]{1,7}$' + '"',
+                      schema: '^[0-9]{1,7}$',
+                      parentSchema: schema41.properties.offset,
+                      data: data0,
+                    },
+                  ]
+                  return false
+                }
+              }
+            }
+          }
+          var valid0 = _errs2 === errors
+        } else {
+          var valid0 = true
+        }
+        if (valid0) {
+          if (data.limit !== undefined) {
+            let data1 = data.limit
+            const _errs4 = errors
+            if (
+              !(typeof data1 == 'number' && !(data1 % 1) && !isNaN(data1) && isFinite(data1)) &&
+              typeof data1 !== 'string'
+            ) {
+              validate40.errors = [
+                {
+                  instancePath: instancePath + '/limit',
+                  schemaPath: '#/properties/limit/type',
+                  keyword: 'type',
+                  params: { type: schema41.properties.limit.type },
+                  message: 'must be integer,string',
+                  schema: schema41.properties.limit.type,
+                  parentSchema: schema41.properties.limit,
+                  data: data1,
+                },
+              ]
+              return false
+            }
+            if (errors === _errs4) {
+              if (typeof data1 == 'number' && isFinite(data1)) {
+                if (data1 > 1000000 || isNaN(data1)) {
+                  validate40.errors = [
+                    {
+                      instancePath: instancePath + '/limit',
+                      schemaPath: '#/properties/limit/maximum',
+                      keyword: 'maximum',
+                      params: { comparison: '<=', limit: 1000000 },
+                      message: 'must be <= 1000000',
+                      schema: 1000000,
+                      parentSchema: schema41.properties.limit,
+                      data: data1,
+                    },
+                  ]
+                  return false
+                } else {
+                  if (data1 < 0 || isNaN(data1)) {
+                    validate40.errors = [
+                      {
+                        instancePath: instancePath + '/limit',
+                        schemaPath: '#/properties/limit/minimum',
+                        keyword: 'minimum',
+                        params: { comparison: '>=', limit: 0 },
+                        message: 'must be >= 0',
+                        schema: 0,
+                        parentSchema: schema41.properties.limit,
+                        data: data1,
+                      },
+                    ]
+                    return false
+                  }
+                }
+              }
+              if (errors === _errs4) {
+                if (typeof data1 === 'string') {
+                  if (!pattern57.test(data1)) {
+                    validate40.errors = [
+                      {
+                        instancePath: instancePath + '/limit',
+                        schemaPath: '#/properties/limit/pattern',
+                        keyword: 'pattern',
+                        params: { pattern: '^[0-9]{1,7}$' },
+                        message: 'must match pattern "' + '^[0-9]{1,7}$' + '"',
+                        schema: '^[0-9]{1,7}$',
+                        parentSchema: schema41.properties.limit,
+                        data: data1,
+                      },
+                    ]
+                    return false
+                  }
+                }
+              }
+            }
+            var valid0 = _errs4 === errors
+          } else {
+            var valid0 = true
+          }
+          if (valid0) {
+            if (data.sort !== undefined) {
+              let data2 = data.sort
+              const _errs6 = errors
+              if (typeof data2 !== 'string') {
+                validate40.errors = [
+                  {
+                    instancePath: instancePath + '/sort',
+                    schemaPath: '#/properties/sort/type',
+                    keyword: 'type',
+                    params: { type: 'string' },
+                    message: 'must be string',
+                    schema: schema41.properties.sort.type,
+                    parentSchema: schema41.properties.sort,
+                    data: data2,
+                  },
+                ]
+                return false
+              }
+              if (!(data2 === 'CREATION_DATE' || data2 === 'LAST_PUBLISHED_DATE')) {
+                validate40.errors = [
+                  {
+                    instancePath: instancePath + '/sort',
+                    schemaPath: '#/properties/sort/enum',
+                    keyword: 'enum',
+                    params: { allowedValues: schema41.properties.sort.enum },
+                    message: 'must be equal to one of the allowed values',
+                    schema: schema41.properties.sort.enum,
+                    parentSchema: schema41.properties.sort,
+                    data: data2,
+                  },
+                ]
+                return false
+              }
+              var valid0 = _errs6 === errors
+            } else {
+              var valid0 = true
+            }
+            if (valid0) {
+              if (data.direction !== undefined) {
+                let data3 = data.direction
+                const _errs8 = errors
+                if (typeof data3 !== 'string') {
+                  validate40.errors = [
+                    {
+                      instancePath: instancePath + '/direction',
+                      schemaPath: '#/properties/direction/type',
+                      keyword: 'type',
+                      params: { type: 'string' },
+                      message: 'must be string',
+                      schema: schema41.properties.direction.type,
+                      parentSchema: schema41.properties.direction,
+                      data: data3,
+                    },
+                  ]
+                  return false
+                }
+                if (!(data3 === 'asc' || data3 === 'desc')) {
+                  validate40.errors = [
+                    {
+                      instancePath: instancePath + '/direction',
+                      schemaPath: '#/properties/direction/enum',
+                      keyword: 'enum',
+                      params: { allowedValues: schema41.properties.direction.enum },
+                      message: 'must be equal to one of the allowed values',
+                      schema: schema41.properties.direction.enum,
+                      parentSchema: schema41.properties.direction,
+                      data: data3,
+                    },
+                  ]
+                  return false
+                }
+                var valid0 = _errs8 === errors
+              } else {
+                var valid0 = true
+              }
+            }
+          }
+        }
+      }
+    } else {
+      validate40.errors = [
+        {
+          instancePath,
+          schemaPath: '#/type',
+          keyword: 'type',
+          params: { type: 'object' },
+          message: 'must be object',
+          schema: schema41.type,
+          parentSchema: schema41,
+          data,
+        },
+      ]
+      return false
+    }
+  }
+  validate40.errors = vErrors
+  return errors === 0
+}
+export const v_89f40df0 = validate41
+const schema42 = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    lastDays: {
+      type: ['integer', 'string'],
+      minimum: 0,
+      maximum: 1000000,
+      pattern: '^[0-9]{1,7}$',
+      description: 'a whole number of at most 7 digits',
+    },
+  },
+}
+function validate41(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null
+  let errors = 0
+  if (errors === 0) {
+    if (data && typeof data == 'object' && !Array.isArray(data)) {
+      const _errs1 = errors
+      for (const key0 in data) {
+        if (!(key0 === 'lastDays')) {
+          validate41.errors = [
+            {
+              instancePath,
+              schemaPath: '#/additionalProperties',
+              keyword: 'additionalProperties',
+              params: { additionalProperty: key0 },
+              message: 'must NOT have additional properties',
+              schema: false,
+              parentSchema: schema42,
+              data,
+            },
+          ]
+          return false
+          break
+        }
+      }
+      if (_errs1 === errors) {
+        if (data.lastDays !== undefined) {
+          let data0 = data.lastDays
+          const _errs2 = errors
+          if (
+            !(typeof data0 == 'number' && !(data0 % 1) && !isNaN(data0) && isFinite(data0)) &&
+            typeof data0 !== 'string'
+          ) {
+            validate41.errors = [
+              {
+                instancePath: instancePath + '/lastDays',
+                schemaPath: '#/properties/lastDays/type',
+                keyword: 'type',
+                params: { type: schema42.properties.lastDays.type },
+                message: 'must be integer,string',
+                schema: schema42.properties.lastDays.type,
+                parentSchema: schema42.properties.lastDays,
+                data: data0,
+              },
+            ]
+            return false
+          }
+          if (errors === _errs2) {
+            if (typeof data0 == 'number' && isFinite(data0)) {
+              if (data0 > 1000000 || isNaN(data0)) {
+                validate41.errors = [
+                  {
+                    instancePath: instancePath + '/lastDays',
+                    schemaPath: '#/properties/lastDays/maximum',
+                    keyword: 'maximum',
+                    params: { comparison: '<=', limit: 1000000 },
+                    message: 'must be <= 1000000',
+                    schema: 1000000,
+                    parentSchema: schema42.properties.lastDays,
+                    data: data0,
+                  },
+                ]
+                return false
+              } else {
+                if (data0 < 0 || isNaN(data0)) {
+                  validate41.errors = [
+                    {
+                      instancePath: instancePath + '/lastDays',
+                      schemaPath: '#/properties/lastDays/minimum',
+                      keyword: 'minimum',
+                      params: { comparison: '>=', limit: 0 },
+                      message: 'must be >= 0',
+                      schema: 0,
+                      parentSchema: schema42.properties.lastDays,
+                      data: data0,
+                    },
+                  ]
+                  return false
+                }
+              }
+            }
+            if (errors === _errs2) {
+              if (typeof data0 === 'string') {
+                if (!pattern57.test(data0)) {
+                  validate41.errors = [
+                    {
+                      instancePath: instancePath + '/lastDays',
+                      schemaPath: '#/properties/lastDays/pattern',
+                      keyword: 'pattern',
+                      params: { pattern: '^[0-9]{1,7}$' },
+                      message: 'must match pattern "' + '^[0-9]{1,7}$' + '"',
+                      schema: '^[0-9]{1,7}$',
+                      parentSchema: schema42.properties.lastDays,
+                      data: data0,
+                    },
+                  ]
+                  return false
+                }
+              }
+            }
+          }
+        }
+      }
+    } else {
+      validate41.errors = [
+        {
+          instancePath,
+          schemaPath: '#/type',
+          keyword: 'type',
+          params: { type: 'object' },
+          message: 'must be object',
+          schema: schema42.type,
+          parentSchema: schema42,
+          data,
+        },
+      ]
+      return false
+    }
+  }
+  validate41.errors = vErrors
+  return errors === 0
+}
+export const v_54931c2a = validate42
+const schema43 = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    offset: {
+      type: ['integer', 'string'],
+      minimum: 0,
+      maximum: 1000000,
+      pattern: '^[0-9]{1,7}$',
+      description: 'a whole number of at most 7 digits',
+    },
+    limit: {
+      type: ['integer', 'string'],
+      minimum: 0,
+      maximum: 1000000,
+      pattern: '^[0-9]{1,7}$',
+      description: 'a whole number of at most 7 digits',
+    },
+    from: {
+      type: 'string',
+      pattern: '^(\\d{4})-(\\d{2})-(\\d{2})(?:T(\\d{2}):(\\d{2}):(\\d{2}))?$',
+      description: 'a UTC date YYYY-MM-DD or YYYY-MM-DDThh:mm:ss',
+    },
+    to: {
+      type: 'string',
+      pattern: '^(\\d{4})-(\\d{2})-(\\d{2})(?:T(\\d{2}):(\\d{2}):(\\d{2}))?$',
+      description: 'a UTC date YYYY-MM-DD or YYYY-MM-DDThh:mm:ss',
+    },
+    activities: {
+      type: 'string',
+      maxLength: 200,
+      pattern: '^[a-z_]+(,[a-z_]+)*$',
+      description: 'activity types separated by commas',
+    },
+  },
+}
+const pattern64 = new RegExp('^[a-z_]+(,[a-z_]+)*$', 'u')
+function validate42(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null
+  let errors = 0
+  if (errors === 0) {
+    if (data && typeof data == 'object' && !Array.isArray(data)) {
+      const _errs1 = errors
+      for (const key0 in data) {
+        if (!(key0 === 'offset' || key0 === 'limit' || key0 === 'from' || key0 === 'to' || key0 === 'activities')) {
+          validate42.errors = [
+            {
+              instancePath,
+              schemaPath: '#/additionalProperties',
+              keyword: 'additionalProperties',
+              params: { additionalProperty: key0 },
+              message: 'must NOT have additional properties',
+              schema: false,
+              parentSchema: schema43,
+              data,
+            },
+          ]
+          return false
+          break
+        }
+      }
+      if (_errs1 === errors) {
+        if (data.offset !== undefined) {
+          let data0 = data.offset
+          const _errs2 = errors
+          if (
+            !(typeof data0 == 'number' && !(data0 % 1) && !isNaN(data0) && isFinite(data0)) &&
+            typeof data0 !== 'string'
+          ) {
+            validate42.errors = [
+              {
+                instancePath: instancePath + '/offset',
+                schemaPath: '#/properties/offset/type',
+                keyword: 'type',
+                params: { type: schema43.properties.offset.type },
+                message: 'must be integer,string',
+                schema: schema43.properties.offset.type,
+                parentSchema: schema43.properties.offset,
+                data: data0,
+              },
+            ]
+            return false
+          }
+          if (errors === _errs2) {
+            if (typeof data0 == 'number' && isFinite(data0)) {
+              if (data0 > 1000000 || isNaN(data0)) {
+                validate42.errors = [
+                  {
+                    instancePath: instancePath + '/offset',
+                    schemaPath: '#/properties/offset/maximum',
+                    keyword: 'maximum',
+                    params: { comparison: '<=', limit: 1000000 },
+                    message: 'must be <= 1000000',
+                    schema: 1000000,
+                    parentSchema: schema43.properties.offset,
+                    data: data0,
+                  },
+                ]
+                return false
+              } else {
+                if (data0 < 0 || isNaN(data0)) {
+                  validate42.errors = [
+                    {
+                      instancePath: instancePath + '/offset',
+                      schemaPath: '#/properties/offset/minimum',
+                      keyword: 'minimum',
+                      params: { comparison: '>=', limit: 0 },
+                      message: 'must be >= 0',
+                      schema: 0,
+                      parentSchema: schema43.properties.offset,
+                      data: data0,
+                    },
+                  ]
+                  return false
+                }
+              }
+            }
+            if (errors === _errs2) {
+              if (typeof data0 === 'string') {
+                if (!pattern57.test(data0)) {
+                  validate42.errors = [
+                    {
+                      instancePath: instancePath + '/offset',
+                      schemaPath: '#/properties/offset/pattern',
+                      keyword: 'pattern',
+                      params: { pattern: '^[0-9]{1,7}$' },
+                      message: 'must match pattern "' + '^[0-9]{1,7}$' + '"',
+                      schema: '^[0-9]{1,7}$',
+                      parentSchema: schema43.properties.offset,
+                      data: data0,
+                    },
+                  ]
+                  return false
+                }
+              }
+            }
+          }
+          var valid0 = _errs2 === errors
+        } else {
+          var valid0 = true
+        }
+        if (valid0) {
+          if (data.limit !== undefined) {
+            let data1 = data.limit
+            const _errs4 = errors
+            if (
+              !(typeof data1 == 'number' && !(data1 % 1) && !isNaN(data1) && isFinite(data1)) &&
+              typeof data1 !== 'string'
+            ) {
+              validate42.errors = [
+                {
+                  instancePath: instancePath + '/limit',
+                  schemaPath: '#/properties/limit/type',
+                  keyword: 'type',
+                  params: { type: schema43.properties.limit.type },
+                  message: 'must be integer,string',
+                  schema: schema43.properties.limit.type,
+                  parentSchema: schema43.properties.limit,
+                  data: data1,
+                },
+              ]
+              return false
+            }
+            if (errors === _errs4) {
+              if (typeof data1 == 'number' && isFinite(data1)) {
+                if (data1 > 1000000 || isNaN(data1)) {
+                  validate42.errors = [
+                    {
+                      instancePath: instancePath + '/limit',
+                      schemaPath: '#/properties/limit/maximum',
+                      keyword: 'maximum',
+                      params: { comparison: '<=', limit: 1000000 },
+                      message: 'must be <= 1000000',
+                      schema: 1000000,
+                      parentSchema: schema43.properties.limit,
+                      data: data1,
+                    },
+                  ]
+                  return false
+                } else {
+                  if (data1 < 0 || isNaN(data1)) {
+                    validate42.errors = [
+                      {
+                        instancePath: instancePath + '/limit',
+                        schemaPath: '#/properties/limit/minimum',
+                        keyword: 'minimum',
+                        params: { comparison: '>=', limit: 0 },
+                        message: 'must be >= 0',
+                        schema: 0,
+                        parentSchema: schema43.properties.limit,
+                        data: data1,
+                      },
+                    ]
+                    return false
+                  }
+                }
+              }
+              if (errors === _errs4) {
+                if (typeof data1 === 'string') {
+                  if (!pattern57.test(data1)) {
+                    validate42.errors = [
+                      {
+                        instancePath: instancePath + '/limit',
+                        schemaPath: '#/properties/limit/pattern',
+                        keyword: 'pattern',
+                        params: { pattern: '^[0-9]{1,7}$' },
+                        message: 'must match pattern "' + '^[0-9]{1,7}$' + '"',
+                        schema: '^[0-9]{1,7}$',
+                        parentSchema: schema43.properties.limit,
+                        data: data1,
+                      },
+                    ]
+                    return false
+                  }
+                }
+              }
+            }
+            var valid0 = _errs4 === errors
+          } else {
+            var valid0 = true
+          }
+          if (valid0) {
+            if (data.from !== undefined) {
+              let data2 = data.from
+              const _errs6 = errors
+              if (errors === _errs6) {
+                if (typeof data2 === 'string') {
+                  if (!pattern8.test(data2)) {
+                    validate42.errors = [
+                      {
+                        instancePath: instancePath + '/from',
+                        schemaPath: '#/properties/from/pattern',
+                        keyword: 'pattern',
+                        params: { pattern: '^(\\d{4})-(\\d{2})-(\\d{2})(?:T(\\d{2}):(\\d{2}):(\\d{2}))?$' },
+                        message:
+                          'must match pattern "' + '^(\\d{4})-(\\d{2})-(\\d{2})(?:T(\\d{2}):(\\d{2}):(\\d{2}))?$' + '"',
+                        schema: '^(\\d{4})-(\\d{2})-(\\d{2})(?:T(\\d{2}):(\\d{2}):(\\d{2}))?$',
+                        parentSchema: schema43.properties.from,
+                        data: data2,
+                      },
+                    ]
+                    return false
+                  }
+                } else {
+                  validate42.errors = [
+                    {
+                      instancePath: instancePath + '/from',
+                      schemaPath: '#/properties/from/type',
+                      keyword: 'type',
+                      params: { type: 'string' },
+                      message: 'must be string',
+                      schema: schema43.properties.from.type,
+                      parentSchema: schema43.properties.from,
+                      data: data2,
+                    },
+                  ]
+                  return false
+                }
+              }
+              var valid0 = _errs6 === errors
+            } else {
+              var valid0 = true
+            }
+            if (valid0) {
+              if (data.to !== undefined) {
+                let data3 = data.to
+                const _errs8 = errors
+                if (errors === _errs8) {
+                  if (typeof data3 === 'string') {
+                    if (!pattern8.test(data3)) {
+                      validate42.errors = [
+                        {
+                          instancePath: instancePath + '/to',
+                          schemaPath: '#/properties/to/pattern',
+                          keyword: 'pattern',
+                          params: { pattern: '^(\\d{4})-(\\d{2})-(\\d{2})(?:T(\\d{2}):(\\d{2}):(\\d{2}))?$' },
+                          message:
+                            'must match pattern "' +
+                            '^(\\d{4})-(\\d{2})-(\\d{2})(?:T(\\d{2}):(\\d{2}):(\\d{2}))?$' +
+                            '"',
+                          schema: '^(\\d{4})-(\\d{2})-(\\d{2})(?:T(\\d{2}):(\\d{2}):(\\d{2}))?$',
+                          parentSchema: schema43.properties.to,
+                          data: data3,
+                        },
+                      ]
+                      return false
+                    }
+                  } else {
+                    validate42.errors = [
+                      {
+                        instancePath: instancePath + '/to',
+                        schemaPath: '#/properties/to/type',
+                        keyword: 'type',
+                        params: { type: 'string' },
+                        message: 'must be string',
+                        schema: schema43.properties.to.type,
+                        parentSchema: schema43.properties.to,
+                        data: data3,
+                      },
+                    ]
+                    return false
+                  }
+                }
+                var valid0 = _errs8 === errors
+              } else {
+                var valid0 = true
+              }
+              if (valid0) {
+                if (data.activities !== undefined) {
+                  let data4 = data.activities
+                  const _errs10 = errors
+                  if (errors === _errs10) {
+                    if (typeof data4 === 'string') {
+                      if (func2(data4) > 200) {
+                        validate42.errors = [
+                          {
+                            instancePath: instancePath + '/activities',
+                            schemaPath: '#/properties/activities/maxLength',
+                            keyword: 'maxLength',
+                            params: { limit: 200 },
+                            message: 'must NOT have more than 200 characters',
+                            schema: 200,
+                            parentSchema: schema43.properties.activities,
+                            data: data4,
+                          },
+                        ]
+                        return false
+                      } else {
+                        if (!pattern64.test(data4)) {
+                          validate42.errors = [
+                            {
+                              instancePath: instancePath + '/activities',
+                              schemaPath: '#/properties/activities/pattern',
+                              keyword: 'pattern',
+                              params: { pattern: '^[a-z_]+(,[a-z_]+)*$' },
+                              message: 'must match pattern "' + '^[a-z_]+(,[a-z_]+)*$' + '"',
+                              schema: '^[a-z_]+(,[a-z_]+)*$',
+                              parentSchema: schema43.properties.activities,
+                              data: data4,
+                            },
+                          ]
+                          return false
+                        }
+                      }
+                    } else {
+                      validate42.errors = [
+                        {
+                          instancePath: instancePath + '/activities',
+                          schemaPath: '#/properties/activities/type',
+                          keyword: 'type',
+                          params: { type: 'string' },
+                          message: 'must be string',
+                          schema: schema43.properties.activities.type,
+                          parentSchema: schema43.properties.activities,
+                          data: data4,
+                        },
+                      ]
+                      return false
+                    }
+                  }
+                  var valid0 = _errs10 === errors
+                } else {
+                  var valid0 = true
+                }
+              }
+            }
+          }
+        }
+      }
+    } else {
+      validate42.errors = [
+        {
+          instancePath,
+          schemaPath: '#/type',
+          keyword: 'type',
+          params: { type: 'object' },
+          message: 'must be object',
+          schema: schema43.type,
+          parentSchema: schema43,
+          data,
+        },
+      ]
+      return false
+    }
+  }
+  validate42.errors = vErrors
+  return errors === 0
+}
+export const v_bdfd499e = validate43
+const schema44 = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    site_name: {
+      type: 'string',
+      minLength: 4,
+      maxLength: 45,
+      pattern: '^[A-Za-z0-9_-]+$',
+      description: '4 to 45 letters, digits, "-" or "_"',
+    },
+    target: {
+      type: 'string',
+      enum: ['DASHBOARD', 'STATS'],
+      description: 'where the link lands; default DASHBOARD; STATS needs site_name',
+    },
+  },
+}
+function validate43(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null
+  let errors = 0
+  if (errors === 0) {
+    if (data && typeof data == 'object' && !Array.isArray(data)) {
+      const _errs1 = errors
+      for (const key0 in data) {
+        if (!(key0 === 'site_name' || key0 === 'target')) {
+          validate43.errors = [
+            {
+              instancePath,
+              schemaPath: '#/additionalProperties',
+              keyword: 'additionalProperties',
+              params: { additionalProperty: key0 },
+              message: 'must NOT have additional properties',
+              schema: false,
+              parentSchema: schema44,
+              data,
+            },
+          ]
+          return false
+          break
+        }
+      }
+      if (_errs1 === errors) {
+        if (data.site_name !== undefined) {
+          let data0 = data.site_name
+          const _errs2 = errors
+          if (errors === _errs2) {
+            if (typeof data0 === 'string') {
+              if (func2(data0) > 45) {
+                validate43.errors = [
+                  {
+                    instancePath: instancePath + '/site_name',
+                    schemaPath: '#/properties/site_name/maxLength',
+                    keyword: 'maxLength',
+                    params: { limit: 45 },
+                    message: 'must NOT have more than 45 characters',
+                    schema: 45,
+                    parentSchema: schema44.properties.site_name,
+                    data: data0,
+                  },
+                ]
+                return false
+              } else {
+                if (func2(data0) < 4) {
+                  validate43.errors = [
+                    {
+                      instancePath: instancePath + '/site_name',
+                      schemaPath: '#/properties/site_name/minLength',
+                      keyword: 'minLength',
+                      params: { limit: 4 },
+                      message: 'must NOT have fewer than 4 characters',
+                      schema: 4,
+                      parentSchema: schema44.properties.site_name,
+                      data: data0,
+                    },
+                  ]
+                  return false
+                } else {
+                  if (!pattern5.test(data0)) {
+                    validate43.errors = [
+                      {
+                        instancePath: instancePath + '/site_name',
+                        schemaPath: '#/properties/site_name/pattern',
+                        keyword: 'pattern',
+                        params: { pattern: '^[A-Za-z0-9_-]+$' },
+                        message: 'must match pattern "' + '^[A-Za-z0-9_-]+$' + '"',
+                        schema: '^[A-Za-z0-9_-]+$',
+                        parentSchema: schema44.properties.site_name,
+                        data: data0,
+                      },
+                    ]
+                    return false
+                  }
+                }
+              }
+            } else {
+              validate43.errors = [
+                {
+                  instancePath: instancePath + '/site_name',
+                  schemaPath: '#/properties/site_name/type',
+                  keyword: 'type',
+                  params: { type: 'string' },
+                  message: 'must be string',
+                  schema: schema44.properties.site_name.type,
+                  parentSchema: schema44.properties.site_name,
+                  data: data0,
+                },
+              ]
+              return false
+            }
+          }
+          var valid0 = _errs2 === errors
+        } else {
+          var valid0 = true
+        }
+        if (valid0) {
+          if (data.target !== undefined) {
+            let data1 = data.target
+            const _errs4 = errors
+            if (typeof data1 !== 'string') {
+              validate43.errors = [
+                {
+                  instancePath: instancePath + '/target',
+                  schemaPath: '#/properties/target/type',
+                  keyword: 'type',
+                  params: { type: 'string' },
+                  message: 'must be string',
+                  schema: schema44.properties.target.type,
+                  parentSchema: schema44.properties.target,
+                  data: data1,
+                },
+              ]
+              return false
+            }
+            if (!(data1 === 'DASHBOARD' || data1 === 'STATS')) {
+              validate43.errors = [
+                {
+                  instancePath: instancePath + '/target',
+                  schemaPath: '#/properties/target/enum',
+                  keyword: 'enum',
+                  params: { allowedValues: schema44.properties.target.enum },
+                  message: 'must be equal to one of the allowed values',
+                  schema: schema44.properties.target.enum,
+                  parentSchema: schema44.properties.target,
+                  data: data1,
+                },
+              ]
+              return false
+            }
+            var valid0 = _errs4 === errors
+          } else {
+            var valid0 = true
+          }
+        }
+      }
+    } else {
+      validate43.errors = [
+        {
+          instancePath,
+          schemaPath: '#/type',
+          keyword: 'type',
+          params: { type: 'object' },
+          message: 'must be object',
+          schema: schema44.type,
+          parentSchema: schema44,
+          data,
+        },
+      ]
+      return false
+    }
+  }
+  validate43.errors = vErrors
   return errors === 0
 }

@@ -54,6 +54,18 @@ export interface SiteRecord extends SiteProperties {
   build: BuildState
   /** Whether Create Site asked to publish once the build succeeds. */
   publish_when_built?: boolean
+  /** Duda's paths: the template the site was created or reset from (recorded and echoed only). */
+  template_id?: string | number
+  /** Time of the last unpublish (Duda's unpublished listing and activity log). */
+  unpublished_at?: number
+  /** The site's activity log, oldest first, bounded (see {@link Store.appendSiteActivity}). */
+  activity_log?: SiteActivityEntry[]
+}
+
+/** One entry of a site's activity log: when, and what (Duda's activity type, e.g. `site_published`). */
+export interface SiteActivityEntry {
+  at: number
+  activity: string
 }
 
 /**
@@ -352,6 +364,12 @@ export interface Store {
    * meet `expect`.
    */
   deleteSite(owner: string, site_name: string, expect?: SiteExpectation): Promise<boolean>
+  /**
+   * Appends the entry to the owner's site's `activity_log` and drops its
+   * oldest entries beyond `max`, in one atomic step (concurrent appends all
+   * land). False, with nothing changed, when the site is not the owner's.
+   */
+  appendSiteActivity(owner: string, site_name: string, entry: SiteActivityEntry, max: number): Promise<boolean>
   /**
    * Names of the owner's sites whose created_at (or modified_at) lies in
    * [from, to], both ends included, oldest first (ties by name). Served from an

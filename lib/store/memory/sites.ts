@@ -69,6 +69,16 @@ export function memorySites(data: MemoryData): SiteOps {
       return copySite(next)
     },
 
+    async appendSiteActivity(owner, site_name, entry, max) {
+      data.ensureOpen()
+      const site = data.ownedSite(owner, site_name)
+      if (site === undefined) return false
+      const next = shallowCopy(site)
+      next.activity_log = [...(site.activity_log ?? []), { at: entry.at, activity: entry.activity }].slice(-max)
+      replaceSite(data, site, next)
+      return true
+    },
+
     async publishSite(owner, site_name, at, charge, expect) {
       data.ensureOpen()
       const expected = expectationEntries(expect, 'publishSite')

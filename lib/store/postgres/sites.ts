@@ -52,6 +52,14 @@ export function siteStatements(S: string): Record<string, Statement> {
       `UPDATE ${S}.sites SET rec = (rec - $5::text[]) || $6::jsonb WHERE site_name = $2 AND owner = $1 AND ${expected} RETURNING rec`,
     ),
     publish: statement(`SELECT ${S}.publish_site($1, $2, $3, $4, $5, $6) AS outcome`),
+    // One statement: the log is read and rewritten under the row lock, so concurrent appends all land.
+    appendActivity: statement(
+      `UPDATE ${S}.sites SET rec = jsonb_set(rec, '{activity_log}', (
+         SELECT coalesce(jsonb_agg(e ORDER BY i), '[]'::jsonb) FROM (
+           SELECT e, i FROM jsonb_array_elements(coalesce(rec->'activity_log', '[]'::jsonb) || jsonb_build_array($3::jsonb))
+             WITH ORDINALITY AS a(e, i) ORDER BY i DESC LIMIT $4) kept))
+       WHERE site_name = $2 AND owner = $1 RETURNING 1 AS ok`,
+    ),
     delete: statement(`SELECT ${S}.delete_site($1, $2, $3, $4) AS deleted`),
     listCreated: statement(
       `SELECT site_name FROM ${S}.sites WHERE owner = $1 AND created_at BETWEEN $2 AND $3 ORDER BY created_at, site_name`,
@@ -118,6 +126,12 @@ export function pgSites(conn: PgConn): SiteOps {
       const [created, build] = encodeExpectation(expect, 'updateSite')
       const [row] = await conn.query<RecRow>(st.update!, [owner, site_name, created, build, removed, set], 'write')
       return row?.rec ?? undefined
+    },
+
+    async appendSiteActivity(owner, site_name, entry, max) {
+      const entryJson = JSON.stringify({ at: entry.at, activity: entry.activity })
+      const rows = await conn.query(st.appendActivity!, [owner, site_name, entryJson, max], 'write')
+      return rows.length > 0
     },
 
     async publishSite(owner, site_name, at, charge, expect) {

@@ -25,6 +25,7 @@ import {
   GET_HASHES,
   PUBLISH_SITE,
   UPDATE_SITE,
+  APPEND_SITE_ACTIVITY,
 } from './lua/sites.js'
 
 /** The site and billing methods of the Store contract, on Redis. */
@@ -78,6 +79,15 @@ export function redisSites(conn: RedisConn, k: RedisKeys): SiteOps {
         [JSON.stringify(owner), site_name, uidAction, ...expected, ...encodePatch(patch)],
       )
       return decodeFields<SiteRecord>(hash)
+    },
+
+    async appendSiteActivity(owner, site_name, entry, max) {
+      const appended = await conn.run(
+        APPEND_SITE_ACTIVITY,
+        [k.site(site_name)],
+        [JSON.stringify(owner), JSON.stringify({ at: entry.at, activity: entry.activity }), String(max)],
+      )
+      return appended === 1
     },
 
     async publishSite(owner, site_name, at, charge, expect) {

@@ -6,7 +6,7 @@
  * | part        | file          | methods                                                            |
  * |-------------|---------------|--------------------------------------------------------------------|
  * | `accounts`  | accounts.ts   | masters, sub-user accounts, grants, incrementWithinLimit            |
- * | `sites`     | sites.ts      | sites, listings, publish (with its charge), delete, getBilling      |
+ * | `sites`     | sites.ts      | sites, listings, publish (with its charge), delete, activity log, getBilling |
  * | `analytics` | analytics.ts  | recordVisit, recordActivity, siteTraffic, siteActivities, mostTraffic |
  * | `sso`       | sso.ts        | sign-in tokens and dashboard sessions                              |
  * | `state`     | state.ts      | clearState, exportState, importState                               |
@@ -21,6 +21,7 @@ import type {
   ActivityEvent,
   Dimension,
   MasterRecord,
+  SiteActivityEntry,
   SiteExpectation,
   SitePatch,
   SiteRecord,
@@ -56,6 +57,7 @@ export type SiteOps = Pick<
   | 'updateSite'
   | 'publishSite'
   | 'deleteSite'
+  | 'appendSiteActivity'
   | 'listSites'
   | 'getBilling'
 >
@@ -140,6 +142,9 @@ export abstract class ComposedStore implements Store {
   }
   publishSite(owner: string, site_name: string, at: number, charge: boolean, expect?: SiteExpectation) {
     return this.parts.sites.publishSite(owner, site_name, at, charge, expect)
+  }
+  appendSiteActivity(owner: string, site_name: string, entry: SiteActivityEntry, max: number) {
+    return this.parts.sites.appendSiteActivity(owner, site_name, entry, max)
   }
   deleteSite(owner: string, site_name: string, expect?: SiteExpectation) {
     return this.parts.sites.deleteSite(owner, site_name, expect)

@@ -18,6 +18,7 @@ import { hardeningGroups } from './hardening.js'
 import { type ConformanceOptions, type StoreFactory, type Tap, open, settingsOf, siteRecord } from './fixtures.js'
 import { lifecycleGroups } from './lifecycle.js'
 import { siteGroups } from './sites.js'
+import { activityLogGroups } from './activity-log.js'
 import { ssoGroups } from './sso.js'
 import { stateGroups } from './state.js'
 
@@ -41,6 +42,7 @@ export function storeConformance(
   const settings = settingsOf(options)
   return t.test(`${name} conformance`, async (t) => {
     t.test('sites', async (t) => siteGroups(t, factory))
+    t.test('site activity log', async (t) => activityLogGroups(t, factory))
     t.test('publish, billing, delete', async (t) => lifecycleGroups(t, factory))
     t.test('site expectations (created_at, build)', async (t) => expectationGroups(t, factory))
     t.test('masters, accounts, grants', async (t) => accountGroups(t, factory))

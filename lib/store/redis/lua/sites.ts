@@ -49,6 +49,25 @@ return 1
 `)
 
 /**
+ * KEYS: site. ARGV: owner (stored form), the entry (JSON), the most entries kept.
+ * Appends to the site's activity_log and drops the oldest beyond the most;
+ * 0 when the site is not the owner's. The one script that decodes JSON: the
+ * log is a JSON array in one field, and its entries hold only a number and a
+ * word (cjson keeps a 13-digit millisecond time exact).
+ */
+export const APPEND_SITE_ACTIVITY = lua(`
+local site = KEYS[1]
+if redis.call('HGET', site, 'owner') ~= ARGV[1] then return 0 end
+local stored = redis.call('HGET', site, 'activity_log')
+local log = stored and cjson.decode(stored) or {}
+log[#log + 1] = cjson.decode(ARGV[2])
+local most = tonumber(ARGV[3])
+while #log > most do table.remove(log, 1) end
+redis.call('HSET', site, 'activity_log', cjson.encode(log))
+return 1
+`)
+
+/**
  * KEYS: site, modified index. ARGV: owner, name, external-uid action ('' keep,
  * '-' remove, else the new index key), expected created_at, expected build,
  * then field/value pairs ('' deletes).
