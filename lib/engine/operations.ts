@@ -28,6 +28,7 @@ import {
 import { ssoLinkQuerySchema, ssoLinkSchema } from '../schema/sso.js'
 import * as accounts from './accounts.js'
 import * as analytics from './analytics.js'
+import { DUDA_ACCOUNT_OPERATIONS } from './duda-accounts-operations.js'
 import * as lifecycle from './lifecycle.js'
 import { operation } from './operation.js'
 import * as sites from './sites.js'
@@ -263,4 +264,6 @@ export const OPERATIONS = {
     errors: ['DailyLimitExceeded', 'ResourceNotExist'],
     run: analytics.siteAnalytics,
   }),
+  // Today's Duda API: accounts, permissions and sign-in links (after the spec's paths they could shadow).
+  ...DUDA_ACCOUNT_OPERATIONS,
 }

@@ -3,7 +3,7 @@
 import { FORMATS } from './formats.js'
 import { ucs2length } from './ucs2length.js'
 
-export const v_ca8cec36 = validate10
+export const v_72d08ed4 = validate10
 const schema11 = {
   type: 'object',
   additionalProperties: false,
@@ -32,6 +32,11 @@ const schema11 = {
     },
     email: { type: 'string', maxLength: 150, format: 'email', description: 'a valid e-mail address' },
     lang: { type: 'string', enum: ['en', 'es', 'ja'], description: 'the language of the account' },
+    account_type: {
+      type: 'string',
+      enum: ['CUSTOMER', 'STAFF'],
+      description: 'the kind of account (accepted, not kept: every sub-account is a customer)',
+    },
   },
 }
 const func2 = ucs2length
@@ -67,7 +72,8 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
               key0 === 'first_name' ||
               key0 === 'last_name' ||
               key0 === 'email' ||
-              key0 === 'lang'
+              key0 === 'lang' ||
+              key0 === 'account_type'
             )
           ) {
             validate10.errors = [
@@ -401,6 +407,45 @@ function validate10(data, { instancePath = '', parentData, parentDataProperty, r
                     var valid0 = _errs10 === errors
                   } else {
                     var valid0 = true
+                  }
+                  if (valid0) {
+                    if (data.account_type !== undefined) {
+                      let data5 = data.account_type
+                      const _errs12 = errors
+                      if (typeof data5 !== 'string') {
+                        validate10.errors = [
+                          {
+                            instancePath: instancePath + '/account_type',
+                            schemaPath: '#/properties/account_type/type',
+                            keyword: 'type',
+                            params: { type: 'string' },
+                            message: 'must be string',
+                            schema: schema11.properties.account_type.type,
+                            parentSchema: schema11.properties.account_type,
+                            data: data5,
+                          },
+                        ]
+                        return false
+                      }
+                      if (!(data5 === 'CUSTOMER' || data5 === 'STAFF')) {
+                        validate10.errors = [
+                          {
+                            instancePath: instancePath + '/account_type',
+                            schemaPath: '#/properties/account_type/enum',
+                            keyword: 'enum',
+                            params: { allowedValues: schema11.properties.account_type.enum },
+                            message: 'must be equal to one of the allowed values',
+                            schema: schema11.properties.account_type.enum,
+                            parentSchema: schema11.properties.account_type,
+                            data: data5,
+                          },
+                        ]
+                        return false
+                      }
+                      var valid0 = _errs12 === errors
+                    } else {
+                      var valid0 = true
+                    }
                   }
                 }
               }
@@ -5965,19 +6010,52 @@ function validate22(data, { instancePath = '', parentData, parentDataProperty, r
   validate22.errors = vErrors
   return errors === 0
 }
-export const v_735feb32 = validate23
+export const v_34cec92d = validate23
 const schema24 = {
   type: 'object',
   additionalProperties: false,
+  required: ['permissions'],
   properties: {
-    masters: { type: 'array', maxItems: 1000000, items: { type: 'object' } },
-    sites: { type: 'array', maxItems: 1000000, items: { type: 'object' } },
-    accounts: { type: 'array', maxItems: 1000000, items: { type: 'object' } },
-    grants: { type: 'array', maxItems: 1000000, items: { type: 'object' } },
-    visits: { type: 'array', maxItems: 1000000, items: { type: 'object' } },
-    activities: { type: 'array', maxItems: 1000000, items: { type: 'object' } },
-    billing: { type: 'array', maxItems: 1000000, items: { type: 'object' } },
-    analytics: { type: 'array', maxItems: 1000000, items: { type: 'object' } },
+    permissions: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 27,
+      uniqueItems: true,
+      items: {
+        type: 'string',
+        enum: [
+          'STATS_TAB',
+          'EDIT',
+          'ADD_FLEX',
+          'E_COMMERCE',
+          'PUBLISH',
+          'REPUBLISH',
+          'DEV_MODE',
+          'INSITE',
+          'SEO',
+          'BACKUPS',
+          'CUSTOM_DOMAIN',
+          'RESET',
+          'BLOG',
+          'PUSH_NOTIFICATIONS',
+          'LIMITED_EDITING',
+          'SITE_COMMENTS',
+          'CONTENT_LIBRARY',
+          'EDIT_CONNECTED_DATA',
+          'MANAGE_CONNECTED_DATA',
+          'USE_APP',
+          'CLIENT_MANAGE_FREE_APPS',
+          'AI_ASSISTANT',
+          'MANAGE_DOMAIN',
+          'CONTENT_LIBRARY_EXTERNAL_DATA_SYNC',
+          'SEO_OVERVIEW',
+          'BOOKING_ADMIN',
+          'BOOKING_USER',
+        ],
+        description: 'a permission of a sub-account on a site, as Duda names it',
+      },
+      description: 'the permissions the account holds on the site, each at most once',
+    },
   },
 }
 function validate23(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
@@ -5985,575 +6063,195 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
   let errors = 0
   if (errors === 0) {
     if (data && typeof data == 'object' && !Array.isArray(data)) {
-      const _errs1 = errors
-      for (const key0 in data) {
-        if (
-          !(
-            key0 === 'masters' ||
-            key0 === 'sites' ||
-            key0 === 'accounts' ||
-            key0 === 'grants' ||
-            key0 === 'visits' ||
-            key0 === 'activities' ||
-            key0 === 'billing' ||
-            key0 === 'analytics'
-          )
-        ) {
-          validate23.errors = [
-            {
-              instancePath,
-              schemaPath: '#/additionalProperties',
-              keyword: 'additionalProperties',
-              params: { additionalProperty: key0 },
-              message: 'must NOT have additional properties',
-              schema: false,
-              parentSchema: schema24,
-              data,
-            },
-          ]
-          return false
-          break
+      let missing0
+      if (data.permissions === undefined && (missing0 = 'permissions')) {
+        validate23.errors = [
+          {
+            instancePath,
+            schemaPath: '#/required',
+            keyword: 'required',
+            params: { missingProperty: missing0 },
+            message: "must have required property '" + missing0 + "'",
+            schema: schema24.required,
+            parentSchema: schema24,
+            data,
+          },
+        ]
+        return false
+      } else {
+        const _errs1 = errors
+        for (const key0 in data) {
+          if (!(key0 === 'permissions')) {
+            validate23.errors = [
+              {
+                instancePath,
+                schemaPath: '#/additionalProperties',
+                keyword: 'additionalProperties',
+                params: { additionalProperty: key0 },
+                message: 'must NOT have additional properties',
+                schema: false,
+                parentSchema: schema24,
+                data,
+              },
+            ]
+            return false
+            break
+          }
         }
-      }
-      if (_errs1 === errors) {
-        if (data.masters !== undefined) {
-          let data0 = data.masters
-          const _errs2 = errors
-          if (errors === _errs2) {
-            if (Array.isArray(data0)) {
-              if (data0.length > 1000000) {
+        if (_errs1 === errors) {
+          if (data.permissions !== undefined) {
+            let data0 = data.permissions
+            const _errs2 = errors
+            if (errors === _errs2) {
+              if (Array.isArray(data0)) {
+                if (data0.length > 27) {
+                  validate23.errors = [
+                    {
+                      instancePath: instancePath + '/permissions',
+                      schemaPath: '#/properties/permissions/maxItems',
+                      keyword: 'maxItems',
+                      params: { limit: 27 },
+                      message: 'must NOT have more than 27 items',
+                      schema: 27,
+                      parentSchema: schema24.properties.permissions,
+                      data: data0,
+                    },
+                  ]
+                  return false
+                } else {
+                  if (data0.length < 1) {
+                    validate23.errors = [
+                      {
+                        instancePath: instancePath + '/permissions',
+                        schemaPath: '#/properties/permissions/minItems',
+                        keyword: 'minItems',
+                        params: { limit: 1 },
+                        message: 'must NOT have fewer than 1 items',
+                        schema: 1,
+                        parentSchema: schema24.properties.permissions,
+                        data: data0,
+                      },
+                    ]
+                    return false
+                  } else {
+                    var valid1 = true
+                    const len0 = data0.length
+                    for (let i0 = 0; i0 < len0; i0++) {
+                      let data1 = data0[i0]
+                      const _errs4 = errors
+                      if (typeof data1 !== 'string') {
+                        validate23.errors = [
+                          {
+                            instancePath: instancePath + '/permissions/' + i0,
+                            schemaPath: '#/properties/permissions/items/type',
+                            keyword: 'type',
+                            params: { type: 'string' },
+                            message: 'must be string',
+                            schema: schema24.properties.permissions.items.type,
+                            parentSchema: schema24.properties.permissions.items,
+                            data: data1,
+                          },
+                        ]
+                        return false
+                      }
+                      if (
+                        !(
+                          data1 === 'STATS_TAB' ||
+                          data1 === 'EDIT' ||
+                          data1 === 'ADD_FLEX' ||
+                          data1 === 'E_COMMERCE' ||
+                          data1 === 'PUBLISH' ||
+                          data1 === 'REPUBLISH' ||
+                          data1 === 'DEV_MODE' ||
+                          data1 === 'INSITE' ||
+                          data1 === 'SEO' ||
+                          data1 === 'BACKUPS' ||
+                          data1 === 'CUSTOM_DOMAIN' ||
+                          data1 === 'RESET' ||
+                          data1 === 'BLOG' ||
+                          data1 === 'PUSH_NOTIFICATIONS' ||
+                          data1 === 'LIMITED_EDITING' ||
+                          data1 === 'SITE_COMMENTS' ||
+                          data1 === 'CONTENT_LIBRARY' ||
+                          data1 === 'EDIT_CONNECTED_DATA' ||
+                          data1 === 'MANAGE_CONNECTED_DATA' ||
+                          data1 === 'USE_APP' ||
+                          data1 === 'CLIENT_MANAGE_FREE_APPS' ||
+                          data1 === 'AI_ASSISTANT' ||
+                          data1 === 'MANAGE_DOMAIN' ||
+                          data1 === 'CONTENT_LIBRARY_EXTERNAL_DATA_SYNC' ||
+                          data1 === 'SEO_OVERVIEW' ||
+                          data1 === 'BOOKING_ADMIN' ||
+                          data1 === 'BOOKING_USER'
+                        )
+                      ) {
+                        validate23.errors = [
+                          {
+                            instancePath: instancePath + '/permissions/' + i0,
+                            schemaPath: '#/properties/permissions/items/enum',
+                            keyword: 'enum',
+                            params: { allowedValues: schema24.properties.permissions.items.enum },
+                            message: 'must be equal to one of the allowed values',
+                            schema: schema24.properties.permissions.items.enum,
+                            parentSchema: schema24.properties.permissions.items,
+                            data: data1,
+                          },
+                        ]
+                        return false
+                      }
+                      var valid1 = _errs4 === errors
+                      if (!valid1) {
+                        break
+                      }
+                    }
+                    if (valid1) {
+                      let i1 = data0.length
+                      let j0
+                      if (i1 > 1) {
+                        const indices0 = {}
+                        for (; i1--; ) {
+                          let item0 = data0[i1]
+                          if (typeof item0 !== 'string') {
+                            continue
+                          }
+                          if (typeof indices0[item0] == 'number') {
+                            j0 = indices0[item0]
+                            validate23.errors = [
+                              {
+                                instancePath: instancePath + '/permissions',
+                                schemaPath: '#/properties/permissions/uniqueItems',
+                                keyword: 'uniqueItems',
+                                params: { i: i1, j: j0 },
+                                message:
+                                  'must NOT have duplicate items (items ## ' + j0 + ' and ' + i1 + ' are identical)',
+                                schema: true,
+                                parentSchema: schema24.properties.permissions,
+                                data: data0,
+                              },
+                            ]
+                            return false
+                            break
+                          }
+                          indices0[item0] = i1
+                        }
+                      }
+                    }
+                  }
+                }
+              } else {
                 validate23.errors = [
                   {
-                    instancePath: instancePath + '/masters',
-                    schemaPath: '#/properties/masters/maxItems',
-                    keyword: 'maxItems',
-                    params: { limit: 1000000 },
-                    message: 'must NOT have more than 1000000 items',
-                    schema: 1000000,
-                    parentSchema: schema24.properties.masters,
+                    instancePath: instancePath + '/permissions',
+                    schemaPath: '#/properties/permissions/type',
+                    keyword: 'type',
+                    params: { type: 'array' },
+                    message: 'must be array',
+                    schema: schema24.properties.permissions.type,
+                    parentSchema: schema24.properties.permissions,
                     data: data0,
                   },
                 ]
                 return false
-              } else {
-                var valid1 = true
-                const len0 = data0.length
-                for (let i0 = 0; i0 < len0; i0++) {
-                  let data1 = data0[i0]
-                  const _errs4 = errors
-                  if (!(data1 && typeof data1 == 'object' && !Array.isArray(data1))) {
-                    validate23.errors = [
-                      {
-                        instancePath: instancePath + '/masters/' + i0,
-                        schemaPath: '#/properties/masters/items/type',
-                        keyword: 'type',
-                        params: { type: 'object' },
-                        message: 'must be object',
-                        schema: schema24.properties.masters.items.type,
-                        parentSchema: schema24.properties.masters.items,
-                        data: data1,
-                      },
-                    ]
-                    return false
-                  }
-                  var valid1 = _errs4 === errors
-                  if (!valid1) {
-                    break
-                  }
-                }
-              }
-            } else {
-              validate23.errors = [
-                {
-                  instancePath: instancePath + '/masters',
-                  schemaPath: '#/properties/masters/type',
-                  keyword: 'type',
-                  params: { type: 'array' },
-                  message: 'must be array',
-                  schema: schema24.properties.masters.type,
-                  parentSchema: schema24.properties.masters,
-                  data: data0,
-                },
-              ]
-              return false
-            }
-          }
-          var valid0 = _errs2 === errors
-        } else {
-          var valid0 = true
-        }
-        if (valid0) {
-          if (data.sites !== undefined) {
-            let data2 = data.sites
-            const _errs6 = errors
-            if (errors === _errs6) {
-              if (Array.isArray(data2)) {
-                if (data2.length > 1000000) {
-                  validate23.errors = [
-                    {
-                      instancePath: instancePath + '/sites',
-                      schemaPath: '#/properties/sites/maxItems',
-                      keyword: 'maxItems',
-                      params: { limit: 1000000 },
-                      message: 'must NOT have more than 1000000 items',
-                      schema: 1000000,
-                      parentSchema: schema24.properties.sites,
-                      data: data2,
-                    },
-                  ]
-                  return false
-                } else {
-                  var valid2 = true
-                  const len1 = data2.length
-                  for (let i1 = 0; i1 < len1; i1++) {
-                    let data3 = data2[i1]
-                    const _errs8 = errors
-                    if (!(data3 && typeof data3 == 'object' && !Array.isArray(data3))) {
-                      validate23.errors = [
-                        {
-                          instancePath: instancePath + '/sites/' + i1,
-                          schemaPath: '#/properties/sites/items/type',
-                          keyword: 'type',
-                          params: { type: 'object' },
-                          message: 'must be object',
-                          schema: schema24.properties.sites.items.type,
-                          parentSchema: schema24.properties.sites.items,
-                          data: data3,
-                        },
-                      ]
-                      return false
-                    }
-                    var valid2 = _errs8 === errors
-                    if (!valid2) {
-                      break
-                    }
-                  }
-                }
-              } else {
-                validate23.errors = [
-                  {
-                    instancePath: instancePath + '/sites',
-                    schemaPath: '#/properties/sites/type',
-                    keyword: 'type',
-                    params: { type: 'array' },
-                    message: 'must be array',
-                    schema: schema24.properties.sites.type,
-                    parentSchema: schema24.properties.sites,
-                    data: data2,
-                  },
-                ]
-                return false
-              }
-            }
-            var valid0 = _errs6 === errors
-          } else {
-            var valid0 = true
-          }
-          if (valid0) {
-            if (data.accounts !== undefined) {
-              let data4 = data.accounts
-              const _errs10 = errors
-              if (errors === _errs10) {
-                if (Array.isArray(data4)) {
-                  if (data4.length > 1000000) {
-                    validate23.errors = [
-                      {
-                        instancePath: instancePath + '/accounts',
-                        schemaPath: '#/properties/accounts/maxItems',
-                        keyword: 'maxItems',
-                        params: { limit: 1000000 },
-                        message: 'must NOT have more than 1000000 items',
-                        schema: 1000000,
-                        parentSchema: schema24.properties.accounts,
-                        data: data4,
-                      },
-                    ]
-                    return false
-                  } else {
-                    var valid3 = true
-                    const len2 = data4.length
-                    for (let i2 = 0; i2 < len2; i2++) {
-                      let data5 = data4[i2]
-                      const _errs12 = errors
-                      if (!(data5 && typeof data5 == 'object' && !Array.isArray(data5))) {
-                        validate23.errors = [
-                          {
-                            instancePath: instancePath + '/accounts/' + i2,
-                            schemaPath: '#/properties/accounts/items/type',
-                            keyword: 'type',
-                            params: { type: 'object' },
-                            message: 'must be object',
-                            schema: schema24.properties.accounts.items.type,
-                            parentSchema: schema24.properties.accounts.items,
-                            data: data5,
-                          },
-                        ]
-                        return false
-                      }
-                      var valid3 = _errs12 === errors
-                      if (!valid3) {
-                        break
-                      }
-                    }
-                  }
-                } else {
-                  validate23.errors = [
-                    {
-                      instancePath: instancePath + '/accounts',
-                      schemaPath: '#/properties/accounts/type',
-                      keyword: 'type',
-                      params: { type: 'array' },
-                      message: 'must be array',
-                      schema: schema24.properties.accounts.type,
-                      parentSchema: schema24.properties.accounts,
-                      data: data4,
-                    },
-                  ]
-                  return false
-                }
-              }
-              var valid0 = _errs10 === errors
-            } else {
-              var valid0 = true
-            }
-            if (valid0) {
-              if (data.grants !== undefined) {
-                let data6 = data.grants
-                const _errs14 = errors
-                if (errors === _errs14) {
-                  if (Array.isArray(data6)) {
-                    if (data6.length > 1000000) {
-                      validate23.errors = [
-                        {
-                          instancePath: instancePath + '/grants',
-                          schemaPath: '#/properties/grants/maxItems',
-                          keyword: 'maxItems',
-                          params: { limit: 1000000 },
-                          message: 'must NOT have more than 1000000 items',
-                          schema: 1000000,
-                          parentSchema: schema24.properties.grants,
-                          data: data6,
-                        },
-                      ]
-                      return false
-                    } else {
-                      var valid4 = true
-                      const len3 = data6.length
-                      for (let i3 = 0; i3 < len3; i3++) {
-                        let data7 = data6[i3]
-                        const _errs16 = errors
-                        if (!(data7 && typeof data7 == 'object' && !Array.isArray(data7))) {
-                          validate23.errors = [
-                            {
-                              instancePath: instancePath + '/grants/' + i3,
-                              schemaPath: '#/properties/grants/items/type',
-                              keyword: 'type',
-                              params: { type: 'object' },
-                              message: 'must be object',
-                              schema: schema24.properties.grants.items.type,
-                              parentSchema: schema24.properties.grants.items,
-                              data: data7,
-                            },
-                          ]
-                          return false
-                        }
-                        var valid4 = _errs16 === errors
-                        if (!valid4) {
-                          break
-                        }
-                      }
-                    }
-                  } else {
-                    validate23.errors = [
-                      {
-                        instancePath: instancePath + '/grants',
-                        schemaPath: '#/properties/grants/type',
-                        keyword: 'type',
-                        params: { type: 'array' },
-                        message: 'must be array',
-                        schema: schema24.properties.grants.type,
-                        parentSchema: schema24.properties.grants,
-                        data: data6,
-                      },
-                    ]
-                    return false
-                  }
-                }
-                var valid0 = _errs14 === errors
-              } else {
-                var valid0 = true
-              }
-              if (valid0) {
-                if (data.visits !== undefined) {
-                  let data8 = data.visits
-                  const _errs18 = errors
-                  if (errors === _errs18) {
-                    if (Array.isArray(data8)) {
-                      if (data8.length > 1000000) {
-                        validate23.errors = [
-                          {
-                            instancePath: instancePath + '/visits',
-                            schemaPath: '#/properties/visits/maxItems',
-                            keyword: 'maxItems',
-                            params: { limit: 1000000 },
-                            message: 'must NOT have more than 1000000 items',
-                            schema: 1000000,
-                            parentSchema: schema24.properties.visits,
-                            data: data8,
-                          },
-                        ]
-                        return false
-                      } else {
-                        var valid5 = true
-                        const len4 = data8.length
-                        for (let i4 = 0; i4 < len4; i4++) {
-                          let data9 = data8[i4]
-                          const _errs20 = errors
-                          if (!(data9 && typeof data9 == 'object' && !Array.isArray(data9))) {
-                            validate23.errors = [
-                              {
-                                instancePath: instancePath + '/visits/' + i4,
-                                schemaPath: '#/properties/visits/items/type',
-                                keyword: 'type',
-                                params: { type: 'object' },
-                                message: 'must be object',
-                                schema: schema24.properties.visits.items.type,
-                                parentSchema: schema24.properties.visits.items,
-                                data: data9,
-                              },
-                            ]
-                            return false
-                          }
-                          var valid5 = _errs20 === errors
-                          if (!valid5) {
-                            break
-                          }
-                        }
-                      }
-                    } else {
-                      validate23.errors = [
-                        {
-                          instancePath: instancePath + '/visits',
-                          schemaPath: '#/properties/visits/type',
-                          keyword: 'type',
-                          params: { type: 'array' },
-                          message: 'must be array',
-                          schema: schema24.properties.visits.type,
-                          parentSchema: schema24.properties.visits,
-                          data: data8,
-                        },
-                      ]
-                      return false
-                    }
-                  }
-                  var valid0 = _errs18 === errors
-                } else {
-                  var valid0 = true
-                }
-                if (valid0) {
-                  if (data.activities !== undefined) {
-                    let data10 = data.activities
-                    const _errs22 = errors
-                    if (errors === _errs22) {
-                      if (Array.isArray(data10)) {
-                        if (data10.length > 1000000) {
-                          validate23.errors = [
-                            {
-                              instancePath: instancePath + '/activities',
-                              schemaPath: '#/properties/activities/maxItems',
-                              keyword: 'maxItems',
-                              params: { limit: 1000000 },
-                              message: 'must NOT have more than 1000000 items',
-                              schema: 1000000,
-                              parentSchema: schema24.properties.activities,
-                              data: data10,
-                            },
-                          ]
-                          return false
-                        } else {
-                          var valid6 = true
-                          const len5 = data10.length
-                          for (let i5 = 0; i5 < len5; i5++) {
-                            let data11 = data10[i5]
-                            const _errs24 = errors
-                            if (!(data11 && typeof data11 == 'object' && !Array.isArray(data11))) {
-                              validate23.errors = [
-                                {
-                                  instancePath: instancePath + '/activities/' + i5,
-                                  schemaPath: '#/properties/activities/items/type',
-                                  keyword: 'type',
-                                  params: { type: 'object' },
-                                  message: 'must be object',
-                                  schema: schema24.properties.activities.items.type,
-                                  parentSchema: schema24.properties.activities.items,
-                                  data: data11,
-                                },
-                              ]
-                              return false
-                            }
-                            var valid6 = _errs24 === errors
-                            if (!valid6) {
-                              break
-                            }
-                          }
-                        }
-                      } else {
-                        validate23.errors = [
-                          {
-                            instancePath: instancePath + '/activities',
-                            schemaPath: '#/properties/activities/type',
-                            keyword: 'type',
-                            params: { type: 'array' },
-                            message: 'must be array',
-                            schema: schema24.properties.activities.type,
-                            parentSchema: schema24.properties.activities,
-                            data: data10,
-                          },
-                        ]
-                        return false
-                      }
-                    }
-                    var valid0 = _errs22 === errors
-                  } else {
-                    var valid0 = true
-                  }
-                  if (valid0) {
-                    if (data.billing !== undefined) {
-                      let data12 = data.billing
-                      const _errs26 = errors
-                      if (errors === _errs26) {
-                        if (Array.isArray(data12)) {
-                          if (data12.length > 1000000) {
-                            validate23.errors = [
-                              {
-                                instancePath: instancePath + '/billing',
-                                schemaPath: '#/properties/billing/maxItems',
-                                keyword: 'maxItems',
-                                params: { limit: 1000000 },
-                                message: 'must NOT have more than 1000000 items',
-                                schema: 1000000,
-                                parentSchema: schema24.properties.billing,
-                                data: data12,
-                              },
-                            ]
-                            return false
-                          } else {
-                            var valid7 = true
-                            const len6 = data12.length
-                            for (let i6 = 0; i6 < len6; i6++) {
-                              let data13 = data12[i6]
-                              const _errs28 = errors
-                              if (!(data13 && typeof data13 == 'object' && !Array.isArray(data13))) {
-                                validate23.errors = [
-                                  {
-                                    instancePath: instancePath + '/billing/' + i6,
-                                    schemaPath: '#/properties/billing/items/type',
-                                    keyword: 'type',
-                                    params: { type: 'object' },
-                                    message: 'must be object',
-                                    schema: schema24.properties.billing.items.type,
-                                    parentSchema: schema24.properties.billing.items,
-                                    data: data13,
-                                  },
-                                ]
-                                return false
-                              }
-                              var valid7 = _errs28 === errors
-                              if (!valid7) {
-                                break
-                              }
-                            }
-                          }
-                        } else {
-                          validate23.errors = [
-                            {
-                              instancePath: instancePath + '/billing',
-                              schemaPath: '#/properties/billing/type',
-                              keyword: 'type',
-                              params: { type: 'array' },
-                              message: 'must be array',
-                              schema: schema24.properties.billing.type,
-                              parentSchema: schema24.properties.billing,
-                              data: data12,
-                            },
-                          ]
-                          return false
-                        }
-                      }
-                      var valid0 = _errs26 === errors
-                    } else {
-                      var valid0 = true
-                    }
-                    if (valid0) {
-                      if (data.analytics !== undefined) {
-                        let data14 = data.analytics
-                        const _errs30 = errors
-                        if (errors === _errs30) {
-                          if (Array.isArray(data14)) {
-                            if (data14.length > 1000000) {
-                              validate23.errors = [
-                                {
-                                  instancePath: instancePath + '/analytics',
-                                  schemaPath: '#/properties/analytics/maxItems',
-                                  keyword: 'maxItems',
-                                  params: { limit: 1000000 },
-                                  message: 'must NOT have more than 1000000 items',
-                                  schema: 1000000,
-                                  parentSchema: schema24.properties.analytics,
-                                  data: data14,
-                                },
-                              ]
-                              return false
-                            } else {
-                              var valid8 = true
-                              const len7 = data14.length
-                              for (let i7 = 0; i7 < len7; i7++) {
-                                let data15 = data14[i7]
-                                const _errs32 = errors
-                                if (!(data15 && typeof data15 == 'object' && !Array.isArray(data15))) {
-                                  validate23.errors = [
-                                    {
-                                      instancePath: instancePath + '/analytics/' + i7,
-                                      schemaPath: '#/properties/analytics/items/type',
-                                      keyword: 'type',
-                                      params: { type: 'object' },
-                                      message: 'must be object',
-                                      schema: schema24.properties.analytics.items.type,
-                                      parentSchema: schema24.properties.analytics.items,
-                                      data: data15,
-                                    },
-                                  ]
-                                  return false
-                                }
-                                var valid8 = _errs32 === errors
-                                if (!valid8) {
-                                  break
-                                }
-                              }
-                            }
-                          } else {
-                            validate23.errors = [
-                              {
-                                instancePath: instancePath + '/analytics',
-                                schemaPath: '#/properties/analytics/type',
-                                keyword: 'type',
-                                params: { type: 'array' },
-                                message: 'must be array',
-                                schema: schema24.properties.analytics.type,
-                                parentSchema: schema24.properties.analytics,
-                                data: data14,
-                              },
-                            ]
-                            return false
-                          }
-                        }
-                        var valid0 = _errs30 === errors
-                      } else {
-                        var valid0 = true
-                      }
-                    }
-                  }
-                }
               }
             }
           }
@@ -6578,274 +6276,594 @@ function validate23(data, { instancePath = '', parentData, parentDataProperty, r
   validate23.errors = vErrors
   return errors === 0
 }
-export const v_1e933deb = validate24
+export const v_735feb32 = validate24
 const schema25 = {
   type: 'object',
   additionalProperties: false,
-  required: ['user'],
   properties: {
-    user: {
-      type: 'string',
-      minLength: 1,
-      maxLength: 200,
-      pattern: '^[^:]+$',
-      description: 'a non-empty name without ":"',
-    },
-    password: { type: 'string', minLength: 1, maxLength: 1000 },
-    password_hash: { type: 'string', minLength: 1, maxLength: 4000 },
-    partner: { type: 'boolean' },
+    masters: { type: 'array', maxItems: 1000000, items: { type: 'object' } },
+    sites: { type: 'array', maxItems: 1000000, items: { type: 'object' } },
+    accounts: { type: 'array', maxItems: 1000000, items: { type: 'object' } },
+    grants: { type: 'array', maxItems: 1000000, items: { type: 'object' } },
+    visits: { type: 'array', maxItems: 1000000, items: { type: 'object' } },
+    activities: { type: 'array', maxItems: 1000000, items: { type: 'object' } },
+    billing: { type: 'array', maxItems: 1000000, items: { type: 'object' } },
+    analytics: { type: 'array', maxItems: 1000000, items: { type: 'object' } },
   },
 }
-const pattern18 = new RegExp('^[^:]+$', 'u')
 function validate24(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null
   let errors = 0
   if (errors === 0) {
     if (data && typeof data == 'object' && !Array.isArray(data)) {
-      let missing0
-      if (data.user === undefined && (missing0 = 'user')) {
-        validate24.errors = [
-          {
-            instancePath,
-            schemaPath: '#/required',
-            keyword: 'required',
-            params: { missingProperty: missing0 },
-            message: "must have required property '" + missing0 + "'",
-            schema: schema25.required,
-            parentSchema: schema25,
-            data,
-          },
-        ]
-        return false
-      } else {
-        const _errs1 = errors
-        for (const key0 in data) {
-          if (!(key0 === 'user' || key0 === 'password' || key0 === 'password_hash' || key0 === 'partner')) {
-            validate24.errors = [
-              {
-                instancePath,
-                schemaPath: '#/additionalProperties',
-                keyword: 'additionalProperties',
-                params: { additionalProperty: key0 },
-                message: 'must NOT have additional properties',
-                schema: false,
-                parentSchema: schema25,
-                data,
-              },
-            ]
-            return false
-            break
-          }
+      const _errs1 = errors
+      for (const key0 in data) {
+        if (
+          !(
+            key0 === 'masters' ||
+            key0 === 'sites' ||
+            key0 === 'accounts' ||
+            key0 === 'grants' ||
+            key0 === 'visits' ||
+            key0 === 'activities' ||
+            key0 === 'billing' ||
+            key0 === 'analytics'
+          )
+        ) {
+          validate24.errors = [
+            {
+              instancePath,
+              schemaPath: '#/additionalProperties',
+              keyword: 'additionalProperties',
+              params: { additionalProperty: key0 },
+              message: 'must NOT have additional properties',
+              schema: false,
+              parentSchema: schema25,
+              data,
+            },
+          ]
+          return false
+          break
         }
-        if (_errs1 === errors) {
-          if (data.user !== undefined) {
-            let data0 = data.user
-            const _errs2 = errors
-            if (errors === _errs2) {
-              if (typeof data0 === 'string') {
-                if (func2(data0) > 200) {
+      }
+      if (_errs1 === errors) {
+        if (data.masters !== undefined) {
+          let data0 = data.masters
+          const _errs2 = errors
+          if (errors === _errs2) {
+            if (Array.isArray(data0)) {
+              if (data0.length > 1000000) {
+                validate24.errors = [
+                  {
+                    instancePath: instancePath + '/masters',
+                    schemaPath: '#/properties/masters/maxItems',
+                    keyword: 'maxItems',
+                    params: { limit: 1000000 },
+                    message: 'must NOT have more than 1000000 items',
+                    schema: 1000000,
+                    parentSchema: schema25.properties.masters,
+                    data: data0,
+                  },
+                ]
+                return false
+              } else {
+                var valid1 = true
+                const len0 = data0.length
+                for (let i0 = 0; i0 < len0; i0++) {
+                  let data1 = data0[i0]
+                  const _errs4 = errors
+                  if (!(data1 && typeof data1 == 'object' && !Array.isArray(data1))) {
+                    validate24.errors = [
+                      {
+                        instancePath: instancePath + '/masters/' + i0,
+                        schemaPath: '#/properties/masters/items/type',
+                        keyword: 'type',
+                        params: { type: 'object' },
+                        message: 'must be object',
+                        schema: schema25.properties.masters.items.type,
+                        parentSchema: schema25.properties.masters.items,
+                        data: data1,
+                      },
+                    ]
+                    return false
+                  }
+                  var valid1 = _errs4 === errors
+                  if (!valid1) {
+                    break
+                  }
+                }
+              }
+            } else {
+              validate24.errors = [
+                {
+                  instancePath: instancePath + '/masters',
+                  schemaPath: '#/properties/masters/type',
+                  keyword: 'type',
+                  params: { type: 'array' },
+                  message: 'must be array',
+                  schema: schema25.properties.masters.type,
+                  parentSchema: schema25.properties.masters,
+                  data: data0,
+                },
+              ]
+              return false
+            }
+          }
+          var valid0 = _errs2 === errors
+        } else {
+          var valid0 = true
+        }
+        if (valid0) {
+          if (data.sites !== undefined) {
+            let data2 = data.sites
+            const _errs6 = errors
+            if (errors === _errs6) {
+              if (Array.isArray(data2)) {
+                if (data2.length > 1000000) {
                   validate24.errors = [
                     {
-                      instancePath: instancePath + '/user',
-                      schemaPath: '#/properties/user/maxLength',
-                      keyword: 'maxLength',
-                      params: { limit: 200 },
-                      message: 'must NOT have more than 200 characters',
-                      schema: 200,
-                      parentSchema: schema25.properties.user,
-                      data: data0,
+                      instancePath: instancePath + '/sites',
+                      schemaPath: '#/properties/sites/maxItems',
+                      keyword: 'maxItems',
+                      params: { limit: 1000000 },
+                      message: 'must NOT have more than 1000000 items',
+                      schema: 1000000,
+                      parentSchema: schema25.properties.sites,
+                      data: data2,
                     },
                   ]
                   return false
                 } else {
-                  if (func2(data0) < 1) {
-                    validate24.errors = [
-                      {
-                        instancePath: instancePath + '/user',
-                        schemaPath: '#/properties/user/minLength',
-                        keyword: 'minLength',
-                        params: { limit: 1 },
-                        message: 'must NOT have fewer than 1 characters',
-                        schema: 1,
-                        parentSchema: schema25.properties.user,
-                        data: data0,
-                      },
-                    ]
-                    return false
-                  } else {
-                    if (!pattern18.test(data0)) {
+                  var valid2 = true
+                  const len1 = data2.length
+                  for (let i1 = 0; i1 < len1; i1++) {
+                    let data3 = data2[i1]
+                    const _errs8 = errors
+                    if (!(data3 && typeof data3 == 'object' && !Array.isArray(data3))) {
                       validate24.errors = [
                         {
-                          instancePath: instancePath + '/user',
-                          schemaPath: '#/properties/user/pattern',
-                          keyword: 'pattern',
-                          params: { pattern: '^[^:]+$' },
-                          message: 'must match pattern "' + '^[^:]+$' + '"',
-                          schema: '^[^:]+$',
-                          parentSchema: schema25.properties.user,
-                          data: data0,
+                          instancePath: instancePath + '/sites/' + i1,
+                          schemaPath: '#/properties/sites/items/type',
+                          keyword: 'type',
+                          params: { type: 'object' },
+                          message: 'must be object',
+                          schema: schema25.properties.sites.items.type,
+                          parentSchema: schema25.properties.sites.items,
+                          data: data3,
                         },
                       ]
                       return false
+                    }
+                    var valid2 = _errs8 === errors
+                    if (!valid2) {
+                      break
                     }
                   }
                 }
               } else {
                 validate24.errors = [
                   {
-                    instancePath: instancePath + '/user',
-                    schemaPath: '#/properties/user/type',
+                    instancePath: instancePath + '/sites',
+                    schemaPath: '#/properties/sites/type',
                     keyword: 'type',
-                    params: { type: 'string' },
-                    message: 'must be string',
-                    schema: schema25.properties.user.type,
-                    parentSchema: schema25.properties.user,
-                    data: data0,
+                    params: { type: 'array' },
+                    message: 'must be array',
+                    schema: schema25.properties.sites.type,
+                    parentSchema: schema25.properties.sites,
+                    data: data2,
                   },
                 ]
                 return false
               }
             }
-            var valid0 = _errs2 === errors
+            var valid0 = _errs6 === errors
           } else {
             var valid0 = true
           }
           if (valid0) {
-            if (data.password !== undefined) {
-              let data1 = data.password
-              const _errs4 = errors
-              if (errors === _errs4) {
-                if (typeof data1 === 'string') {
-                  if (func2(data1) > 1000) {
+            if (data.accounts !== undefined) {
+              let data4 = data.accounts
+              const _errs10 = errors
+              if (errors === _errs10) {
+                if (Array.isArray(data4)) {
+                  if (data4.length > 1000000) {
                     validate24.errors = [
                       {
-                        instancePath: instancePath + '/password',
-                        schemaPath: '#/properties/password/maxLength',
-                        keyword: 'maxLength',
-                        params: { limit: 1000 },
-                        message: 'must NOT have more than 1000 characters',
-                        schema: 1000,
-                        parentSchema: schema25.properties.password,
-                        data: data1,
+                        instancePath: instancePath + '/accounts',
+                        schemaPath: '#/properties/accounts/maxItems',
+                        keyword: 'maxItems',
+                        params: { limit: 1000000 },
+                        message: 'must NOT have more than 1000000 items',
+                        schema: 1000000,
+                        parentSchema: schema25.properties.accounts,
+                        data: data4,
                       },
                     ]
                     return false
                   } else {
-                    if (func2(data1) < 1) {
-                      validate24.errors = [
-                        {
-                          instancePath: instancePath + '/password',
-                          schemaPath: '#/properties/password/minLength',
-                          keyword: 'minLength',
-                          params: { limit: 1 },
-                          message: 'must NOT have fewer than 1 characters',
-                          schema: 1,
-                          parentSchema: schema25.properties.password,
-                          data: data1,
-                        },
-                      ]
-                      return false
+                    var valid3 = true
+                    const len2 = data4.length
+                    for (let i2 = 0; i2 < len2; i2++) {
+                      let data5 = data4[i2]
+                      const _errs12 = errors
+                      if (!(data5 && typeof data5 == 'object' && !Array.isArray(data5))) {
+                        validate24.errors = [
+                          {
+                            instancePath: instancePath + '/accounts/' + i2,
+                            schemaPath: '#/properties/accounts/items/type',
+                            keyword: 'type',
+                            params: { type: 'object' },
+                            message: 'must be object',
+                            schema: schema25.properties.accounts.items.type,
+                            parentSchema: schema25.properties.accounts.items,
+                            data: data5,
+                          },
+                        ]
+                        return false
+                      }
+                      var valid3 = _errs12 === errors
+                      if (!valid3) {
+                        break
+                      }
                     }
                   }
                 } else {
                   validate24.errors = [
                     {
-                      instancePath: instancePath + '/password',
-                      schemaPath: '#/properties/password/type',
+                      instancePath: instancePath + '/accounts',
+                      schemaPath: '#/properties/accounts/type',
                       keyword: 'type',
-                      params: { type: 'string' },
-                      message: 'must be string',
-                      schema: schema25.properties.password.type,
-                      parentSchema: schema25.properties.password,
-                      data: data1,
+                      params: { type: 'array' },
+                      message: 'must be array',
+                      schema: schema25.properties.accounts.type,
+                      parentSchema: schema25.properties.accounts,
+                      data: data4,
                     },
                   ]
                   return false
                 }
               }
-              var valid0 = _errs4 === errors
+              var valid0 = _errs10 === errors
             } else {
               var valid0 = true
             }
             if (valid0) {
-              if (data.password_hash !== undefined) {
-                let data2 = data.password_hash
-                const _errs6 = errors
-                if (errors === _errs6) {
-                  if (typeof data2 === 'string') {
-                    if (func2(data2) > 4000) {
+              if (data.grants !== undefined) {
+                let data6 = data.grants
+                const _errs14 = errors
+                if (errors === _errs14) {
+                  if (Array.isArray(data6)) {
+                    if (data6.length > 1000000) {
                       validate24.errors = [
                         {
-                          instancePath: instancePath + '/password_hash',
-                          schemaPath: '#/properties/password_hash/maxLength',
-                          keyword: 'maxLength',
-                          params: { limit: 4000 },
-                          message: 'must NOT have more than 4000 characters',
-                          schema: 4000,
-                          parentSchema: schema25.properties.password_hash,
-                          data: data2,
+                          instancePath: instancePath + '/grants',
+                          schemaPath: '#/properties/grants/maxItems',
+                          keyword: 'maxItems',
+                          params: { limit: 1000000 },
+                          message: 'must NOT have more than 1000000 items',
+                          schema: 1000000,
+                          parentSchema: schema25.properties.grants,
+                          data: data6,
                         },
                       ]
                       return false
                     } else {
-                      if (func2(data2) < 1) {
-                        validate24.errors = [
-                          {
-                            instancePath: instancePath + '/password_hash',
-                            schemaPath: '#/properties/password_hash/minLength',
-                            keyword: 'minLength',
-                            params: { limit: 1 },
-                            message: 'must NOT have fewer than 1 characters',
-                            schema: 1,
-                            parentSchema: schema25.properties.password_hash,
-                            data: data2,
-                          },
-                        ]
-                        return false
+                      var valid4 = true
+                      const len3 = data6.length
+                      for (let i3 = 0; i3 < len3; i3++) {
+                        let data7 = data6[i3]
+                        const _errs16 = errors
+                        if (!(data7 && typeof data7 == 'object' && !Array.isArray(data7))) {
+                          validate24.errors = [
+                            {
+                              instancePath: instancePath + '/grants/' + i3,
+                              schemaPath: '#/properties/grants/items/type',
+                              keyword: 'type',
+                              params: { type: 'object' },
+                              message: 'must be object',
+                              schema: schema25.properties.grants.items.type,
+                              parentSchema: schema25.properties.grants.items,
+                              data: data7,
+                            },
+                          ]
+                          return false
+                        }
+                        var valid4 = _errs16 === errors
+                        if (!valid4) {
+                          break
+                        }
                       }
                     }
                   } else {
                     validate24.errors = [
                       {
-                        instancePath: instancePath + '/password_hash',
-                        schemaPath: '#/properties/password_hash/type',
+                        instancePath: instancePath + '/grants',
+                        schemaPath: '#/properties/grants/type',
                         keyword: 'type',
-                        params: { type: 'string' },
-                        message: 'must be string',
-                        schema: schema25.properties.password_hash.type,
-                        parentSchema: schema25.properties.password_hash,
-                        data: data2,
+                        params: { type: 'array' },
+                        message: 'must be array',
+                        schema: schema25.properties.grants.type,
+                        parentSchema: schema25.properties.grants,
+                        data: data6,
                       },
                     ]
                     return false
                   }
                 }
-                var valid0 = _errs6 === errors
+                var valid0 = _errs14 === errors
               } else {
                 var valid0 = true
               }
               if (valid0) {
-                if (data.partner !== undefined) {
-                  let data3 = data.partner
-                  const _errs8 = errors
-                  if (typeof data3 !== 'boolean') {
-                    validate24.errors = [
-                      {
-                        instancePath: instancePath + '/partner',
-                        schemaPath: '#/properties/partner/type',
-                        keyword: 'type',
-                        params: { type: 'boolean' },
-                        message: 'must be boolean',
-                        schema: schema25.properties.partner.type,
-                        parentSchema: schema25.properties.partner,
-                        data: data3,
-                      },
-                    ]
-                    return false
+                if (data.visits !== undefined) {
+                  let data8 = data.visits
+                  const _errs18 = errors
+                  if (errors === _errs18) {
+                    if (Array.isArray(data8)) {
+                      if (data8.length > 1000000) {
+                        validate24.errors = [
+                          {
+                            instancePath: instancePath + '/visits',
+                            schemaPath: '#/properties/visits/maxItems',
+                            keyword: 'maxItems',
+                            params: { limit: 1000000 },
+                            message: 'must NOT have more than 1000000 items',
+                            schema: 1000000,
+                            parentSchema: schema25.properties.visits,
+                            data: data8,
+                          },
+                        ]
+                        return false
+                      } else {
+                        var valid5 = true
+                        const len4 = data8.length
+                        for (let i4 = 0; i4 < len4; i4++) {
+                          let data9 = data8[i4]
+                          const _errs20 = errors
+                          if (!(data9 && typeof data9 == 'object' && !Array.isArray(data9))) {
+                            validate24.errors = [
+                              {
+                                instancePath: instancePath + '/visits/' + i4,
+                                schemaPath: '#/properties/visits/items/type',
+                                keyword: 'type',
+                                params: { type: 'object' },
+                                message: 'must be object',
+                                schema: schema25.properties.visits.items.type,
+                                parentSchema: schema25.properties.visits.items,
+                                data: data9,
+                              },
+                            ]
+                            return false
+                          }
+                          var valid5 = _errs20 === errors
+                          if (!valid5) {
+                            break
+                          }
+                        }
+                      }
+                    } else {
+                      validate24.errors = [
+                        {
+                          instancePath: instancePath + '/visits',
+                          schemaPath: '#/properties/visits/type',
+                          keyword: 'type',
+                          params: { type: 'array' },
+                          message: 'must be array',
+                          schema: schema25.properties.visits.type,
+                          parentSchema: schema25.properties.visits,
+                          data: data8,
+                        },
+                      ]
+                      return false
+                    }
                   }
-                  var valid0 = _errs8 === errors
+                  var valid0 = _errs18 === errors
                 } else {
                   var valid0 = true
+                }
+                if (valid0) {
+                  if (data.activities !== undefined) {
+                    let data10 = data.activities
+                    const _errs22 = errors
+                    if (errors === _errs22) {
+                      if (Array.isArray(data10)) {
+                        if (data10.length > 1000000) {
+                          validate24.errors = [
+                            {
+                              instancePath: instancePath + '/activities',
+                              schemaPath: '#/properties/activities/maxItems',
+                              keyword: 'maxItems',
+                              params: { limit: 1000000 },
+                              message: 'must NOT have more than 1000000 items',
+                              schema: 1000000,
+                              parentSchema: schema25.properties.activities,
+                              data: data10,
+                            },
+                          ]
+                          return false
+                        } else {
+                          var valid6 = true
+                          const len5 = data10.length
+                          for (let i5 = 0; i5 < len5; i5++) {
+                            let data11 = data10[i5]
+                            const _errs24 = errors
+                            if (!(data11 && typeof data11 == 'object' && !Array.isArray(data11))) {
+                              validate24.errors = [
+                                {
+                                  instancePath: instancePath + '/activities/' + i5,
+                                  schemaPath: '#/properties/activities/items/type',
+                                  keyword: 'type',
+                                  params: { type: 'object' },
+                                  message: 'must be object',
+                                  schema: schema25.properties.activities.items.type,
+                                  parentSchema: schema25.properties.activities.items,
+                                  data: data11,
+                                },
+                              ]
+                              return false
+                            }
+                            var valid6 = _errs24 === errors
+                            if (!valid6) {
+                              break
+                            }
+                          }
+                        }
+                      } else {
+                        validate24.errors = [
+                          {
+                            instancePath: instancePath + '/activities',
+                            schemaPath: '#/properties/activities/type',
+                            keyword: 'type',
+                            params: { type: 'array' },
+                            message: 'must be array',
+                            schema: schema25.properties.activities.type,
+                            parentSchema: schema25.properties.activities,
+                            data: data10,
+                          },
+                        ]
+                        return false
+                      }
+                    }
+                    var valid0 = _errs22 === errors
+                  } else {
+                    var valid0 = true
+                  }
+                  if (valid0) {
+                    if (data.billing !== undefined) {
+                      let data12 = data.billing
+                      const _errs26 = errors
+                      if (errors === _errs26) {
+                        if (Array.isArray(data12)) {
+                          if (data12.length > 1000000) {
+                            validate24.errors = [
+                              {
+                                instancePath: instancePath + '/billing',
+                                schemaPath: '#/properties/billing/maxItems',
+                                keyword: 'maxItems',
+                                params: { limit: 1000000 },
+                                message: 'must NOT have more than 1000000 items',
+                                schema: 1000000,
+                                parentSchema: schema25.properties.billing,
+                                data: data12,
+                              },
+                            ]
+                            return false
+                          } else {
+                            var valid7 = true
+                            const len6 = data12.length
+                            for (let i6 = 0; i6 < len6; i6++) {
+                              let data13 = data12[i6]
+                              const _errs28 = errors
+                              if (!(data13 && typeof data13 == 'object' && !Array.isArray(data13))) {
+                                validate24.errors = [
+                                  {
+                                    instancePath: instancePath + '/billing/' + i6,
+                                    schemaPath: '#/properties/billing/items/type',
+                                    keyword: 'type',
+                                    params: { type: 'object' },
+                                    message: 'must be object',
+                                    schema: schema25.properties.billing.items.type,
+                                    parentSchema: schema25.properties.billing.items,
+                                    data: data13,
+                                  },
+                                ]
+                                return false
+                              }
+                              var valid7 = _errs28 === errors
+                              if (!valid7) {
+                                break
+                              }
+                            }
+                          }
+                        } else {
+                          validate24.errors = [
+                            {
+                              instancePath: instancePath + '/billing',
+                              schemaPath: '#/properties/billing/type',
+                              keyword: 'type',
+                              params: { type: 'array' },
+                              message: 'must be array',
+                              schema: schema25.properties.billing.type,
+                              parentSchema: schema25.properties.billing,
+                              data: data12,
+                            },
+                          ]
+                          return false
+                        }
+                      }
+                      var valid0 = _errs26 === errors
+                    } else {
+                      var valid0 = true
+                    }
+                    if (valid0) {
+                      if (data.analytics !== undefined) {
+                        let data14 = data.analytics
+                        const _errs30 = errors
+                        if (errors === _errs30) {
+                          if (Array.isArray(data14)) {
+                            if (data14.length > 1000000) {
+                              validate24.errors = [
+                                {
+                                  instancePath: instancePath + '/analytics',
+                                  schemaPath: '#/properties/analytics/maxItems',
+                                  keyword: 'maxItems',
+                                  params: { limit: 1000000 },
+                                  message: 'must NOT have more than 1000000 items',
+                                  schema: 1000000,
+                                  parentSchema: schema25.properties.analytics,
+                                  data: data14,
+                                },
+                              ]
+                              return false
+                            } else {
+                              var valid8 = true
+                              const len7 = data14.length
+                              for (let i7 = 0; i7 < len7; i7++) {
+                                let data15 = data14[i7]
+                                const _errs32 = errors
+                                if (!(data15 && typeof data15 == 'object' && !Array.isArray(data15))) {
+                                  validate24.errors = [
+                                    {
+                                      instancePath: instancePath + '/analytics/' + i7,
+                                      schemaPath: '#/properties/analytics/items/type',
+                                      keyword: 'type',
+                                      params: { type: 'object' },
+                                      message: 'must be object',
+                                      schema: schema25.properties.analytics.items.type,
+                                      parentSchema: schema25.properties.analytics.items,
+                                      data: data15,
+                                    },
+                                  ]
+                                  return false
+                                }
+                                var valid8 = _errs32 === errors
+                                if (!valid8) {
+                                  break
+                                }
+                              }
+                            }
+                          } else {
+                            validate24.errors = [
+                              {
+                                instancePath: instancePath + '/analytics',
+                                schemaPath: '#/properties/analytics/type',
+                                keyword: 'type',
+                                params: { type: 'array' },
+                                message: 'must be array',
+                                schema: schema25.properties.analytics.type,
+                                parentSchema: schema25.properties.analytics,
+                                data: data14,
+                              },
+                            ]
+                            return false
+                          }
+                        }
+                        var valid0 = _errs30 === errors
+                      } else {
+                        var valid0 = true
+                      }
+                    }
+                  }
                 }
               }
             }
@@ -6871,8 +6889,301 @@ function validate24(data, { instancePath = '', parentData, parentDataProperty, r
   validate24.errors = vErrors
   return errors === 0
 }
-export const v_b653050a = validate25
+export const v_1e933deb = validate25
 const schema26 = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['user'],
+  properties: {
+    user: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 200,
+      pattern: '^[^:]+$',
+      description: 'a non-empty name without ":"',
+    },
+    password: { type: 'string', minLength: 1, maxLength: 1000 },
+    password_hash: { type: 'string', minLength: 1, maxLength: 4000 },
+    partner: { type: 'boolean' },
+  },
+}
+const pattern18 = new RegExp('^[^:]+$', 'u')
+function validate25(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null
+  let errors = 0
+  if (errors === 0) {
+    if (data && typeof data == 'object' && !Array.isArray(data)) {
+      let missing0
+      if (data.user === undefined && (missing0 = 'user')) {
+        validate25.errors = [
+          {
+            instancePath,
+            schemaPath: '#/required',
+            keyword: 'required',
+            params: { missingProperty: missing0 },
+            message: "must have required property '" + missing0 + "'",
+            schema: schema26.required,
+            parentSchema: schema26,
+            data,
+          },
+        ]
+        return false
+      } else {
+        const _errs1 = errors
+        for (const key0 in data) {
+          if (!(key0 === 'user' || key0 === 'password' || key0 === 'password_hash' || key0 === 'partner')) {
+            validate25.errors = [
+              {
+                instancePath,
+                schemaPath: '#/additionalProperties',
+                keyword: 'additionalProperties',
+                params: { additionalProperty: key0 },
+                message: 'must NOT have additional properties',
+                schema: false,
+                parentSchema: schema26,
+                data,
+              },
+            ]
+            return false
+            break
+          }
+        }
+        if (_errs1 === errors) {
+          if (data.user !== undefined) {
+            let data0 = data.user
+            const _errs2 = errors
+            if (errors === _errs2) {
+              if (typeof data0 === 'string') {
+                if (func2(data0) > 200) {
+                  validate25.errors = [
+                    {
+                      instancePath: instancePath + '/user',
+                      schemaPath: '#/properties/user/maxLength',
+                      keyword: 'maxLength',
+                      params: { limit: 200 },
+                      message: 'must NOT have more than 200 characters',
+                      schema: 200,
+                      parentSchema: schema26.properties.user,
+                      data: data0,
+                    },
+                  ]
+                  return false
+                } else {
+                  if (func2(data0) < 1) {
+                    validate25.errors = [
+                      {
+                        instancePath: instancePath + '/user',
+                        schemaPath: '#/properties/user/minLength',
+                        keyword: 'minLength',
+                        params: { limit: 1 },
+                        message: 'must NOT have fewer than 1 characters',
+                        schema: 1,
+                        parentSchema: schema26.properties.user,
+                        data: data0,
+                      },
+                    ]
+                    return false
+                  } else {
+                    if (!pattern18.test(data0)) {
+                      validate25.errors = [
+                        {
+                          instancePath: instancePath + '/user',
+                          schemaPath: '#/properties/user/pattern',
+                          keyword: 'pattern',
+                          params: { pattern: '^[^:]+$' },
+                          message: 'must match pattern "' + '^[^:]+$' + '"',
+                          schema: '^[^:]+$',
+                          parentSchema: schema26.properties.user,
+                          data: data0,
+                        },
+                      ]
+                      return false
+                    }
+                  }
+                }
+              } else {
+                validate25.errors = [
+                  {
+                    instancePath: instancePath + '/user',
+                    schemaPath: '#/properties/user/type',
+                    keyword: 'type',
+                    params: { type: 'string' },
+                    message: 'must be string',
+                    schema: schema26.properties.user.type,
+                    parentSchema: schema26.properties.user,
+                    data: data0,
+                  },
+                ]
+                return false
+              }
+            }
+            var valid0 = _errs2 === errors
+          } else {
+            var valid0 = true
+          }
+          if (valid0) {
+            if (data.password !== undefined) {
+              let data1 = data.password
+              const _errs4 = errors
+              if (errors === _errs4) {
+                if (typeof data1 === 'string') {
+                  if (func2(data1) > 1000) {
+                    validate25.errors = [
+                      {
+                        instancePath: instancePath + '/password',
+                        schemaPath: '#/properties/password/maxLength',
+                        keyword: 'maxLength',
+                        params: { limit: 1000 },
+                        message: 'must NOT have more than 1000 characters',
+                        schema: 1000,
+                        parentSchema: schema26.properties.password,
+                        data: data1,
+                      },
+                    ]
+                    return false
+                  } else {
+                    if (func2(data1) < 1) {
+                      validate25.errors = [
+                        {
+                          instancePath: instancePath + '/password',
+                          schemaPath: '#/properties/password/minLength',
+                          keyword: 'minLength',
+                          params: { limit: 1 },
+                          message: 'must NOT have fewer than 1 characters',
+                          schema: 1,
+                          parentSchema: schema26.properties.password,
+                          data: data1,
+                        },
+                      ]
+                      return false
+                    }
+                  }
+                } else {
+                  validate25.errors = [
+                    {
+                      instancePath: instancePath + '/password',
+                      schemaPath: '#/properties/password/type',
+                      keyword: 'type',
+                      params: { type: 'string' },
+                      message: 'must be string',
+                      schema: schema26.properties.password.type,
+                      parentSchema: schema26.properties.password,
+                      data: data1,
+                    },
+                  ]
+                  return false
+                }
+              }
+              var valid0 = _errs4 === errors
+            } else {
+              var valid0 = true
+            }
+            if (valid0) {
+              if (data.password_hash !== undefined) {
+                let data2 = data.password_hash
+                const _errs6 = errors
+                if (errors === _errs6) {
+                  if (typeof data2 === 'string') {
+                    if (func2(data2) > 4000) {
+                      validate25.errors = [
+                        {
+                          instancePath: instancePath + '/password_hash',
+                          schemaPath: '#/properties/password_hash/maxLength',
+                          keyword: 'maxLength',
+                          params: { limit: 4000 },
+                          message: 'must NOT have more than 4000 characters',
+                          schema: 4000,
+                          parentSchema: schema26.properties.password_hash,
+                          data: data2,
+                        },
+                      ]
+                      return false
+                    } else {
+                      if (func2(data2) < 1) {
+                        validate25.errors = [
+                          {
+                            instancePath: instancePath + '/password_hash',
+                            schemaPath: '#/properties/password_hash/minLength',
+                            keyword: 'minLength',
+                            params: { limit: 1 },
+                            message: 'must NOT have fewer than 1 characters',
+                            schema: 1,
+                            parentSchema: schema26.properties.password_hash,
+                            data: data2,
+                          },
+                        ]
+                        return false
+                      }
+                    }
+                  } else {
+                    validate25.errors = [
+                      {
+                        instancePath: instancePath + '/password_hash',
+                        schemaPath: '#/properties/password_hash/type',
+                        keyword: 'type',
+                        params: { type: 'string' },
+                        message: 'must be string',
+                        schema: schema26.properties.password_hash.type,
+                        parentSchema: schema26.properties.password_hash,
+                        data: data2,
+                      },
+                    ]
+                    return false
+                  }
+                }
+                var valid0 = _errs6 === errors
+              } else {
+                var valid0 = true
+              }
+              if (valid0) {
+                if (data.partner !== undefined) {
+                  let data3 = data.partner
+                  const _errs8 = errors
+                  if (typeof data3 !== 'boolean') {
+                    validate25.errors = [
+                      {
+                        instancePath: instancePath + '/partner',
+                        schemaPath: '#/properties/partner/type',
+                        keyword: 'type',
+                        params: { type: 'boolean' },
+                        message: 'must be boolean',
+                        schema: schema26.properties.partner.type,
+                        parentSchema: schema26.properties.partner,
+                        data: data3,
+                      },
+                    ]
+                    return false
+                  }
+                  var valid0 = _errs8 === errors
+                } else {
+                  var valid0 = true
+                }
+              }
+            }
+          }
+        }
+      }
+    } else {
+      validate25.errors = [
+        {
+          instancePath,
+          schemaPath: '#/type',
+          keyword: 'type',
+          params: { type: 'object' },
+          message: 'must be object',
+          schema: schema26.type,
+          parentSchema: schema26,
+          data,
+        },
+      ]
+      return false
+    }
+  }
+  validate25.errors = vErrors
+  return errors === 0
+}
+export const v_b653050a = validate26
+const schema27 = {
   type: 'object',
   additionalProperties: false,
   required: ['owner', 'site_name', 'original_site_url'],
@@ -7180,7 +7491,7 @@ const schema26 = {
     },
   },
 }
-function validate25(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate26(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null
   let errors = 0
   if (errors === 0) {
@@ -7191,15 +7502,15 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
         (data.site_name === undefined && (missing0 = 'site_name')) ||
         (data.original_site_url === undefined && (missing0 = 'original_site_url'))
       ) {
-        validate25.errors = [
+        validate26.errors = [
           {
             instancePath,
             schemaPath: '#/required',
             keyword: 'required',
             params: { missingProperty: missing0 },
             message: "must have required property '" + missing0 + "'",
-            schema: schema26.required,
-            parentSchema: schema26,
+            schema: schema27.required,
+            parentSchema: schema27,
             data,
           },
         ]
@@ -7207,8 +7518,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
       } else {
         const _errs1 = errors
         for (const key0 in data) {
-          if (!func14.call(schema26.properties, key0)) {
-            validate25.errors = [
+          if (!func14.call(schema27.properties, key0)) {
+            validate26.errors = [
               {
                 instancePath,
                 schemaPath: '#/additionalProperties',
@@ -7216,7 +7527,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { additionalProperty: key0 },
                 message: 'must NOT have additional properties',
                 schema: false,
-                parentSchema: schema26,
+                parentSchema: schema27,
                 data,
               },
             ]
@@ -7231,7 +7542,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
             if (errors === _errs2) {
               if (typeof data0 === 'string') {
                 if (func2(data0) > 45) {
-                  validate25.errors = [
+                  validate26.errors = [
                     {
                       instancePath: instancePath + '/site_name',
                       schemaPath: '#/properties/site_name/maxLength',
@@ -7239,14 +7550,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                       params: { limit: 45 },
                       message: 'must NOT have more than 45 characters',
                       schema: 45,
-                      parentSchema: schema26.properties.site_name,
+                      parentSchema: schema27.properties.site_name,
                       data: data0,
                     },
                   ]
                   return false
                 } else {
                   if (func2(data0) < 4) {
-                    validate25.errors = [
+                    validate26.errors = [
                       {
                         instancePath: instancePath + '/site_name',
                         schemaPath: '#/properties/site_name/minLength',
@@ -7254,14 +7565,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                         params: { limit: 4 },
                         message: 'must NOT have fewer than 4 characters',
                         schema: 4,
-                        parentSchema: schema26.properties.site_name,
+                        parentSchema: schema27.properties.site_name,
                         data: data0,
                       },
                     ]
                     return false
                   } else {
                     if (!pattern5.test(data0)) {
-                      validate25.errors = [
+                      validate26.errors = [
                         {
                           instancePath: instancePath + '/site_name',
                           schemaPath: '#/properties/site_name/pattern',
@@ -7269,7 +7580,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                           params: { pattern: '^[A-Za-z0-9_-]+$' },
                           message: 'must match pattern "' + '^[A-Za-z0-9_-]+$' + '"',
                           schema: '^[A-Za-z0-9_-]+$',
-                          parentSchema: schema26.properties.site_name,
+                          parentSchema: schema27.properties.site_name,
                           data: data0,
                         },
                       ]
@@ -7278,15 +7589,15 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                 }
               } else {
-                validate25.errors = [
+                validate26.errors = [
                   {
                     instancePath: instancePath + '/site_name',
                     schemaPath: '#/properties/site_name/type',
                     keyword: 'type',
                     params: { type: 'string' },
                     message: 'must be string',
-                    schema: schema26.properties.site_name.type,
-                    parentSchema: schema26.properties.site_name,
+                    schema: schema27.properties.site_name.type,
+                    parentSchema: schema27.properties.site_name,
                     data: data0,
                   },
                 ]
@@ -7305,7 +7616,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                 if (errors === _errs4) {
                   if (typeof data1 === 'string') {
                     if (func2(data1) > 2048) {
-                      validate25.errors = [
+                      validate26.errors = [
                         {
                           instancePath: instancePath + '/original_site_url',
                           schemaPath: '#/properties/original_site_url/maxLength',
@@ -7313,14 +7624,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                           params: { limit: 2048 },
                           message: 'must NOT have more than 2048 characters',
                           schema: 2048,
-                          parentSchema: schema26.properties.original_site_url,
+                          parentSchema: schema27.properties.original_site_url,
                           data: data1,
                         },
                       ]
                       return false
                     } else {
                       if (!formats4.validate(data1)) {
-                        validate25.errors = [
+                        validate26.errors = [
                           {
                             instancePath: instancePath + '/original_site_url',
                             schemaPath: '#/properties/original_site_url/format',
@@ -7328,7 +7639,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                             params: { format: 'http-url' },
                             message: 'must match format "' + 'http-url' + '"',
                             schema: 'http-url',
-                            parentSchema: schema26.properties.original_site_url,
+                            parentSchema: schema27.properties.original_site_url,
                             data: data1,
                           },
                         ]
@@ -7336,15 +7647,15 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                       }
                     }
                   } else {
-                    validate25.errors = [
+                    validate26.errors = [
                       {
                         instancePath: instancePath + '/original_site_url',
                         schemaPath: '#/properties/original_site_url/type',
                         keyword: 'type',
                         params: { type: 'string' },
                         message: 'must be string',
-                        schema: schema26.properties.original_site_url.type,
-                        parentSchema: schema26.properties.original_site_url,
+                        schema: schema27.properties.original_site_url.type,
+                        parentSchema: schema27.properties.original_site_url,
                         data: data1,
                       },
                     ]
@@ -7374,7 +7685,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                           params: { limit: 2048 },
                           message: 'must NOT have more than 2048 characters',
                           schema: 2048,
-                          parentSchema: schema26.properties.preview_site_url.anyOf[0],
+                          parentSchema: schema27.properties.preview_site_url.anyOf[0],
                           data: data2,
                         }
                         if (vErrors === null) {
@@ -7392,7 +7703,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                             params: { format: 'http-url' },
                             message: 'must match format "' + 'http-url' + '"',
                             schema: 'http-url',
-                            parentSchema: schema26.properties.preview_site_url.anyOf[0],
+                            parentSchema: schema27.properties.preview_site_url.anyOf[0],
                             data: data2,
                           }
                           if (vErrors === null) {
@@ -7410,8 +7721,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                         keyword: 'type',
                         params: { type: 'string' },
                         message: 'must be string',
-                        schema: schema26.properties.preview_site_url.anyOf[0].type,
-                        parentSchema: schema26.properties.preview_site_url.anyOf[0],
+                        schema: schema27.properties.preview_site_url.anyOf[0].type,
+                        parentSchema: schema27.properties.preview_site_url.anyOf[0],
                         data: data2,
                       }
                       if (vErrors === null) {
@@ -7434,8 +7745,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                       keyword: 'type',
                       params: { type: 'null' },
                       message: 'must be null',
-                      schema: schema26.properties.preview_site_url.anyOf[1].type,
-                      parentSchema: schema26.properties.preview_site_url.anyOf[1],
+                      schema: schema27.properties.preview_site_url.anyOf[1].type,
+                      parentSchema: schema27.properties.preview_site_url.anyOf[1],
                       data: data2,
                     }
                     if (vErrors === null) {
@@ -7455,8 +7766,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                     keyword: 'anyOf',
                     params: {},
                     message: 'must match a schema in anyOf',
-                    schema: schema26.properties.preview_site_url.anyOf,
-                    parentSchema: schema26.properties.preview_site_url,
+                    schema: schema27.properties.preview_site_url.anyOf,
+                    parentSchema: schema27.properties.preview_site_url,
                     data: data2,
                   }
                   if (vErrors === null) {
@@ -7465,7 +7776,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                     vErrors.push(err4)
                   }
                   errors++
-                  validate25.errors = vErrors
+                  validate26.errors = vErrors
                   return false
                 } else {
                   errors = _errs7
@@ -7489,7 +7800,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                     if (errors === _errs12) {
                       if (typeof data3 === 'string') {
                         if (func2(data3) > 253) {
-                          validate25.errors = [
+                          validate26.errors = [
                             {
                               instancePath: instancePath + '/site_domain',
                               schemaPath: '#/properties/site_domain/maxLength',
@@ -7497,14 +7808,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                               params: { limit: 253 },
                               message: 'must NOT have more than 253 characters',
                               schema: 253,
-                              parentSchema: schema26.properties.site_domain,
+                              parentSchema: schema27.properties.site_domain,
                               data: data3,
                             },
                           ]
                           return false
                         } else {
                           if (!formats8.validate(data3)) {
-                            validate25.errors = [
+                            validate26.errors = [
                               {
                                 instancePath: instancePath + '/site_domain',
                                 schemaPath: '#/properties/site_domain/format',
@@ -7512,7 +7823,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                 params: { format: 'fqdn' },
                                 message: 'must match format "' + 'fqdn' + '"',
                                 schema: 'fqdn',
-                                parentSchema: schema26.properties.site_domain,
+                                parentSchema: schema27.properties.site_domain,
                                 data: data3,
                               },
                             ]
@@ -7520,15 +7831,15 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                           }
                         }
                       } else {
-                        validate25.errors = [
+                        validate26.errors = [
                           {
                             instancePath: instancePath + '/site_domain',
                             schemaPath: '#/properties/site_domain/type',
                             keyword: 'type',
                             params: { type: 'string' },
                             message: 'must be string',
-                            schema: schema26.properties.site_domain.type,
-                            parentSchema: schema26.properties.site_domain,
+                            schema: schema27.properties.site_domain.type,
+                            parentSchema: schema27.properties.site_domain,
                             data: data3,
                           },
                         ]
@@ -7545,30 +7856,30 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                     let data4 = data.auto_sync_cache_ttl
                     const _errs14 = errors
                     if (typeof data4 !== 'string') {
-                      validate25.errors = [
+                      validate26.errors = [
                         {
                           instancePath: instancePath + '/auto_sync_cache_ttl',
                           schemaPath: '#/properties/auto_sync_cache_ttl/type',
                           keyword: 'type',
                           params: { type: 'string' },
                           message: 'must be string',
-                          schema: schema26.properties.auto_sync_cache_ttl.type,
-                          parentSchema: schema26.properties.auto_sync_cache_ttl,
+                          schema: schema27.properties.auto_sync_cache_ttl.type,
+                          parentSchema: schema27.properties.auto_sync_cache_ttl,
                           data: data4,
                         },
                       ]
                       return false
                     }
                     if (!(data4 === 'VERY_SHORT' || data4 === 'SHORT' || data4 === 'LONG' || data4 === 'VERY_LONG')) {
-                      validate25.errors = [
+                      validate26.errors = [
                         {
                           instancePath: instancePath + '/auto_sync_cache_ttl',
                           schemaPath: '#/properties/auto_sync_cache_ttl/enum',
                           keyword: 'enum',
-                          params: { allowedValues: schema26.properties.auto_sync_cache_ttl.enum },
+                          params: { allowedValues: schema27.properties.auto_sync_cache_ttl.enum },
                           message: 'must be equal to one of the allowed values',
-                          schema: schema26.properties.auto_sync_cache_ttl.enum,
-                          parentSchema: schema26.properties.auto_sync_cache_ttl,
+                          schema: schema27.properties.auto_sync_cache_ttl.enum,
+                          parentSchema: schema27.properties.auto_sync_cache_ttl,
                           data: data4,
                         },
                       ]
@@ -7585,7 +7896,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                       if (errors === _errs16) {
                         if (typeof data5 === 'string') {
                           if (func2(data5) > 255) {
-                            validate25.errors = [
+                            validate26.errors = [
                               {
                                 instancePath: instancePath + '/site_vertical',
                                 schemaPath: '#/properties/site_vertical/maxLength',
@@ -7593,22 +7904,22 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                 params: { limit: 255 },
                                 message: 'must NOT have more than 255 characters',
                                 schema: 255,
-                                parentSchema: schema26.properties.site_vertical,
+                                parentSchema: schema27.properties.site_vertical,
                                 data: data5,
                               },
                             ]
                             return false
                           }
                         } else {
-                          validate25.errors = [
+                          validate26.errors = [
                             {
                               instancePath: instancePath + '/site_vertical',
                               schemaPath: '#/properties/site_vertical/type',
                               keyword: 'type',
                               params: { type: 'string' },
                               message: 'must be string',
-                              schema: schema26.properties.site_vertical.type,
-                              parentSchema: schema26.properties.site_vertical,
+                              schema: schema27.properties.site_vertical.type,
+                              parentSchema: schema27.properties.site_vertical,
                               data: data5,
                             },
                           ]
@@ -7626,7 +7937,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                         if (errors === _errs18) {
                           if (typeof data6 === 'string') {
                             if (func2(data6) > 255) {
-                              validate25.errors = [
+                              validate26.errors = [
                                 {
                                   instancePath: instancePath + '/site_vertical_category',
                                   schemaPath: '#/properties/site_vertical_category/maxLength',
@@ -7634,22 +7945,22 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                   params: { limit: 255 },
                                   message: 'must NOT have more than 255 characters',
                                   schema: 255,
-                                  parentSchema: schema26.properties.site_vertical_category,
+                                  parentSchema: schema27.properties.site_vertical_category,
                                   data: data6,
                                 },
                               ]
                               return false
                             }
                           } else {
-                            validate25.errors = [
+                            validate26.errors = [
                               {
                                 instancePath: instancePath + '/site_vertical_category',
                                 schemaPath: '#/properties/site_vertical_category/type',
                                 keyword: 'type',
                                 params: { type: 'string' },
                                 message: 'must be string',
-                                schema: schema26.properties.site_vertical_category.type,
-                                parentSchema: schema26.properties.site_vertical_category,
+                                schema: schema27.properties.site_vertical_category.type,
+                                parentSchema: schema27.properties.site_vertical_category,
                                 data: data6,
                               },
                             ]
@@ -7676,7 +7987,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                     key1 === 'reservation_info'
                                   )
                                 ) {
-                                  validate25.errors = [
+                                  validate26.errors = [
                                     {
                                       instancePath: instancePath + '/site_business_info',
                                       schemaPath: '#/properties/site_business_info/additionalProperties',
@@ -7684,7 +7995,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                       params: { additionalProperty: key1 },
                                       message: 'must NOT have additional properties',
                                       schema: false,
-                                      parentSchema: schema26.properties.site_business_info,
+                                      parentSchema: schema27.properties.site_business_info,
                                       data: data7,
                                     },
                                   ]
@@ -7699,7 +8010,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                   if (errors === _errs23) {
                                     if (typeof data8 === 'string') {
                                       if (func2(data8) > 255) {
-                                        validate25.errors = [
+                                        validate26.errors = [
                                           {
                                             instancePath: instancePath + '/site_business_info/business_name',
                                             schemaPath:
@@ -7709,22 +8020,22 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                             message: 'must NOT have more than 255 characters',
                                             schema: 255,
                                             parentSchema:
-                                              schema26.properties.site_business_info.properties.business_name,
+                                              schema27.properties.site_business_info.properties.business_name,
                                             data: data8,
                                           },
                                         ]
                                         return false
                                       }
                                     } else {
-                                      validate25.errors = [
+                                      validate26.errors = [
                                         {
                                           instancePath: instancePath + '/site_business_info/business_name',
                                           schemaPath: '#/properties/site_business_info/properties/business_name/type',
                                           keyword: 'type',
                                           params: { type: 'string' },
                                           message: 'must be string',
-                                          schema: schema26.properties.site_business_info.properties.business_name.type,
-                                          parentSchema: schema26.properties.site_business_info.properties.business_name,
+                                          schema: schema27.properties.site_business_info.properties.business_name.type,
+                                          parentSchema: schema27.properties.site_business_info.properties.business_name,
                                           data: data8,
                                         },
                                       ]
@@ -7742,7 +8053,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                     if (errors === _errs25) {
                                       if (typeof data9 === 'string') {
                                         if (func2(data9) > 50) {
-                                          validate25.errors = [
+                                          validate26.errors = [
                                             {
                                               instancePath: instancePath + '/site_business_info/phone_number',
                                               schemaPath:
@@ -7752,23 +8063,23 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                               message: 'must NOT have more than 50 characters',
                                               schema: 50,
                                               parentSchema:
-                                                schema26.properties.site_business_info.properties.phone_number,
+                                                schema27.properties.site_business_info.properties.phone_number,
                                               data: data9,
                                             },
                                           ]
                                           return false
                                         }
                                       } else {
-                                        validate25.errors = [
+                                        validate26.errors = [
                                           {
                                             instancePath: instancePath + '/site_business_info/phone_number',
                                             schemaPath: '#/properties/site_business_info/properties/phone_number/type',
                                             keyword: 'type',
                                             params: { type: 'string' },
                                             message: 'must be string',
-                                            schema: schema26.properties.site_business_info.properties.phone_number.type,
+                                            schema: schema27.properties.site_business_info.properties.phone_number.type,
                                             parentSchema:
-                                              schema26.properties.site_business_info.properties.phone_number,
+                                              schema27.properties.site_business_info.properties.phone_number,
                                             data: data9,
                                           },
                                         ]
@@ -7796,7 +8107,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                 key2 === 'zip_code'
                                               )
                                             ) {
-                                              validate25.errors = [
+                                              validate26.errors = [
                                                 {
                                                   instancePath: instancePath + '/site_business_info/address',
                                                   schemaPath:
@@ -7806,7 +8117,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                   message: 'must NOT have additional properties',
                                                   schema: false,
                                                   parentSchema:
-                                                    schema26.properties.site_business_info.properties.address,
+                                                    schema27.properties.site_business_info.properties.address,
                                                   data: data10,
                                                 },
                                               ]
@@ -7821,7 +8132,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                               if (errors === _errs30) {
                                                 if (typeof data11 === 'string') {
                                                   if (func2(data11) > 255) {
-                                                    validate25.errors = [
+                                                    validate26.errors = [
                                                       {
                                                         instancePath:
                                                           instancePath + '/site_business_info/address/street',
@@ -7832,7 +8143,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                         message: 'must NOT have more than 255 characters',
                                                         schema: 255,
                                                         parentSchema:
-                                                          schema26.properties.site_business_info.properties.address
+                                                          schema27.properties.site_business_info.properties.address
                                                             .properties.street,
                                                         data: data11,
                                                       },
@@ -7840,7 +8151,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                     return false
                                                   }
                                                 } else {
-                                                  validate25.errors = [
+                                                  validate26.errors = [
                                                     {
                                                       instancePath: instancePath + '/site_business_info/address/street',
                                                       schemaPath:
@@ -7849,10 +8160,10 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                       params: { type: 'string' },
                                                       message: 'must be string',
                                                       schema:
-                                                        schema26.properties.site_business_info.properties.address
+                                                        schema27.properties.site_business_info.properties.address
                                                           .properties.street.type,
                                                       parentSchema:
-                                                        schema26.properties.site_business_info.properties.address
+                                                        schema27.properties.site_business_info.properties.address
                                                           .properties.street,
                                                       data: data11,
                                                     },
@@ -7871,7 +8182,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                 if (errors === _errs32) {
                                                   if (typeof data12 === 'string') {
                                                     if (func2(data12) > 255) {
-                                                      validate25.errors = [
+                                                      validate26.errors = [
                                                         {
                                                           instancePath:
                                                             instancePath + '/site_business_info/address/city',
@@ -7882,7 +8193,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                           message: 'must NOT have more than 255 characters',
                                                           schema: 255,
                                                           parentSchema:
-                                                            schema26.properties.site_business_info.properties.address
+                                                            schema27.properties.site_business_info.properties.address
                                                               .properties.city,
                                                           data: data12,
                                                         },
@@ -7890,7 +8201,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                       return false
                                                     }
                                                   } else {
-                                                    validate25.errors = [
+                                                    validate26.errors = [
                                                       {
                                                         instancePath: instancePath + '/site_business_info/address/city',
                                                         schemaPath:
@@ -7899,10 +8210,10 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                         params: { type: 'string' },
                                                         message: 'must be string',
                                                         schema:
-                                                          schema26.properties.site_business_info.properties.address
+                                                          schema27.properties.site_business_info.properties.address
                                                             .properties.city.type,
                                                         parentSchema:
-                                                          schema26.properties.site_business_info.properties.address
+                                                          schema27.properties.site_business_info.properties.address
                                                             .properties.city,
                                                         data: data12,
                                                       },
@@ -7921,7 +8232,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                   if (errors === _errs34) {
                                                     if (typeof data13 === 'string') {
                                                       if (func2(data13) > 255) {
-                                                        validate25.errors = [
+                                                        validate26.errors = [
                                                           {
                                                             instancePath:
                                                               instancePath + '/site_business_info/address/state',
@@ -7932,7 +8243,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                             message: 'must NOT have more than 255 characters',
                                                             schema: 255,
                                                             parentSchema:
-                                                              schema26.properties.site_business_info.properties.address
+                                                              schema27.properties.site_business_info.properties.address
                                                                 .properties.state,
                                                             data: data13,
                                                           },
@@ -7940,7 +8251,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                         return false
                                                       }
                                                     } else {
-                                                      validate25.errors = [
+                                                      validate26.errors = [
                                                         {
                                                           instancePath:
                                                             instancePath + '/site_business_info/address/state',
@@ -7950,10 +8261,10 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                           params: { type: 'string' },
                                                           message: 'must be string',
                                                           schema:
-                                                            schema26.properties.site_business_info.properties.address
+                                                            schema27.properties.site_business_info.properties.address
                                                               .properties.state.type,
                                                           parentSchema:
-                                                            schema26.properties.site_business_info.properties.address
+                                                            schema27.properties.site_business_info.properties.address
                                                               .properties.state,
                                                           data: data13,
                                                         },
@@ -7972,7 +8283,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                     if (errors === _errs36) {
                                                       if (typeof data14 === 'string') {
                                                         if (func2(data14) > 255) {
-                                                          validate25.errors = [
+                                                          validate26.errors = [
                                                             {
                                                               instancePath:
                                                                 instancePath + '/site_business_info/address/country',
@@ -7983,7 +8294,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                               message: 'must NOT have more than 255 characters',
                                                               schema: 255,
                                                               parentSchema:
-                                                                schema26.properties.site_business_info.properties
+                                                                schema27.properties.site_business_info.properties
                                                                   .address.properties.country,
                                                               data: data14,
                                                             },
@@ -7991,7 +8302,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                           return false
                                                         }
                                                       } else {
-                                                        validate25.errors = [
+                                                        validate26.errors = [
                                                           {
                                                             instancePath:
                                                               instancePath + '/site_business_info/address/country',
@@ -8001,10 +8312,10 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                             params: { type: 'string' },
                                                             message: 'must be string',
                                                             schema:
-                                                              schema26.properties.site_business_info.properties.address
+                                                              schema27.properties.site_business_info.properties.address
                                                                 .properties.country.type,
                                                             parentSchema:
-                                                              schema26.properties.site_business_info.properties.address
+                                                              schema27.properties.site_business_info.properties.address
                                                                 .properties.country,
                                                             data: data14,
                                                           },
@@ -8023,7 +8334,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                       if (errors === _errs38) {
                                                         if (typeof data15 === 'string') {
                                                           if (func2(data15) > 20) {
-                                                            validate25.errors = [
+                                                            validate26.errors = [
                                                               {
                                                                 instancePath:
                                                                   instancePath + '/site_business_info/address/zip_code',
@@ -8034,7 +8345,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                 message: 'must NOT have more than 20 characters',
                                                                 schema: 20,
                                                                 parentSchema:
-                                                                  schema26.properties.site_business_info.properties
+                                                                  schema27.properties.site_business_info.properties
                                                                     .address.properties.zip_code,
                                                                 data: data15,
                                                               },
@@ -8042,7 +8353,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                             return false
                                                           } else {
                                                             if (!pattern6.test(data15)) {
-                                                              validate25.errors = [
+                                                              validate26.errors = [
                                                                 {
                                                                   instancePath:
                                                                     instancePath +
@@ -8057,7 +8368,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                     '"',
                                                                   schema: '^[0-9]+(?:-[0-9]+)?$',
                                                                   parentSchema:
-                                                                    schema26.properties.site_business_info.properties
+                                                                    schema27.properties.site_business_info.properties
                                                                       .address.properties.zip_code,
                                                                   data: data15,
                                                                 },
@@ -8066,7 +8377,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                             }
                                                           }
                                                         } else {
-                                                          validate25.errors = [
+                                                          validate26.errors = [
                                                             {
                                                               instancePath:
                                                                 instancePath + '/site_business_info/address/zip_code',
@@ -8076,10 +8387,10 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                               params: { type: 'string' },
                                                               message: 'must be string',
                                                               schema:
-                                                                schema26.properties.site_business_info.properties
+                                                                schema27.properties.site_business_info.properties
                                                                   .address.properties.zip_code.type,
                                                               parentSchema:
-                                                                schema26.properties.site_business_info.properties
+                                                                schema27.properties.site_business_info.properties
                                                                   .address.properties.zip_code,
                                                               data: data15,
                                                             },
@@ -8097,15 +8408,15 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                             }
                                           }
                                         } else {
-                                          validate25.errors = [
+                                          validate26.errors = [
                                             {
                                               instancePath: instancePath + '/site_business_info/address',
                                               schemaPath: '#/properties/site_business_info/properties/address/type',
                                               keyword: 'type',
                                               params: { type: 'object' },
                                               message: 'must be object',
-                                              schema: schema26.properties.site_business_info.properties.address.type,
-                                              parentSchema: schema26.properties.site_business_info.properties.address,
+                                              schema: schema27.properties.site_business_info.properties.address.type,
+                                              parentSchema: schema27.properties.site_business_info.properties.address,
                                               data: data10,
                                             },
                                           ]
@@ -8123,7 +8434,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                         if (errors === _errs40) {
                                           if (Array.isArray(data16)) {
                                             if (data16.length > 100) {
-                                              validate25.errors = [
+                                              validate26.errors = [
                                                 {
                                                   instancePath: instancePath + '/site_business_info/reservation_info',
                                                   schemaPath:
@@ -8133,14 +8444,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                   message: 'must NOT have more than 100 items',
                                                   schema: 100,
                                                   parentSchema:
-                                                    schema26.properties.site_business_info.properties.reservation_info,
+                                                    schema27.properties.site_business_info.properties.reservation_info,
                                                   data: data16,
                                                 },
                                               ]
                                               return false
                                             } else {
                                               if (data16.length < 1) {
-                                                validate25.errors = [
+                                                validate26.errors = [
                                                   {
                                                     instancePath: instancePath + '/site_business_info/reservation_info',
                                                     schemaPath:
@@ -8150,7 +8461,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                     message: 'must NOT have fewer than 1 items',
                                                     schema: 1,
                                                     parentSchema:
-                                                      schema26.properties.site_business_info.properties
+                                                      schema27.properties.site_business_info.properties
                                                         .reservation_info,
                                                     data: data16,
                                                   },
@@ -8173,7 +8484,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                             key3 === 'country'
                                                           )
                                                         ) {
-                                                          validate25.errors = [
+                                                          validate26.errors = [
                                                             {
                                                               instancePath:
                                                                 instancePath +
@@ -8186,7 +8497,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                               message: 'must NOT have additional properties',
                                                               schema: false,
                                                               parentSchema:
-                                                                schema26.properties.site_business_info.properties
+                                                                schema27.properties.site_business_info.properties
                                                                   .reservation_info.items,
                                                               data: data17,
                                                             },
@@ -8202,7 +8513,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                           if (errors === _errs45) {
                                                             if (typeof data18 === 'string') {
                                                               if (func2(data18) > 255) {
-                                                                validate25.errors = [
+                                                                validate26.errors = [
                                                                   {
                                                                     instancePath:
                                                                       instancePath +
@@ -8216,7 +8527,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                     message: 'must NOT have more than 255 characters',
                                                                     schema: 255,
                                                                     parentSchema:
-                                                                      schema26.properties.site_business_info.properties
+                                                                      schema27.properties.site_business_info.properties
                                                                         .reservation_info.items.properties
                                                                         .restaurant_id,
                                                                     data: data18,
@@ -8225,7 +8536,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                 return false
                                                               }
                                                             } else {
-                                                              validate25.errors = [
+                                                              validate26.errors = [
                                                                 {
                                                                   instancePath:
                                                                     instancePath +
@@ -8238,11 +8549,11 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                   params: { type: 'string' },
                                                                   message: 'must be string',
                                                                   schema:
-                                                                    schema26.properties.site_business_info.properties
+                                                                    schema27.properties.site_business_info.properties
                                                                       .reservation_info.items.properties.restaurant_id
                                                                       .type,
                                                                   parentSchema:
-                                                                    schema26.properties.site_business_info.properties
+                                                                    schema27.properties.site_business_info.properties
                                                                       .reservation_info.items.properties.restaurant_id,
                                                                   data: data18,
                                                                 },
@@ -8261,7 +8572,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                             if (errors === _errs47) {
                                                               if (typeof data19 === 'string') {
                                                                 if (func2(data19) > 255) {
-                                                                  validate25.errors = [
+                                                                  validate26.errors = [
                                                                     {
                                                                       instancePath:
                                                                         instancePath +
@@ -8275,7 +8586,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                       message: 'must NOT have more than 255 characters',
                                                                       schema: 255,
                                                                       parentSchema:
-                                                                        schema26.properties.site_business_info
+                                                                        schema27.properties.site_business_info
                                                                           .properties.reservation_info.items.properties
                                                                           .location,
                                                                       data: data19,
@@ -8284,7 +8595,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                   return false
                                                                 }
                                                               } else {
-                                                                validate25.errors = [
+                                                                validate26.errors = [
                                                                   {
                                                                     instancePath:
                                                                       instancePath +
@@ -8297,11 +8608,11 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                     params: { type: 'string' },
                                                                     message: 'must be string',
                                                                     schema:
-                                                                      schema26.properties.site_business_info.properties
+                                                                      schema27.properties.site_business_info.properties
                                                                         .reservation_info.items.properties.location
                                                                         .type,
                                                                     parentSchema:
-                                                                      schema26.properties.site_business_info.properties
+                                                                      schema27.properties.site_business_info.properties
                                                                         .reservation_info.items.properties.location,
                                                                     data: data19,
                                                                   },
@@ -8320,7 +8631,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                               if (errors === _errs49) {
                                                                 if (typeof data20 === 'string') {
                                                                   if (func2(data20) > 255) {
-                                                                    validate25.errors = [
+                                                                    validate26.errors = [
                                                                       {
                                                                         instancePath:
                                                                           instancePath +
@@ -8335,7 +8646,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                           'must NOT have more than 255 characters',
                                                                         schema: 255,
                                                                         parentSchema:
-                                                                          schema26.properties.site_business_info
+                                                                          schema27.properties.site_business_info
                                                                             .properties.reservation_info.items
                                                                             .properties.country,
                                                                         data: data20,
@@ -8344,7 +8655,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                     return false
                                                                   }
                                                                 } else {
-                                                                  validate25.errors = [
+                                                                  validate26.errors = [
                                                                     {
                                                                       instancePath:
                                                                         instancePath +
@@ -8357,11 +8668,11 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                       params: { type: 'string' },
                                                                       message: 'must be string',
                                                                       schema:
-                                                                        schema26.properties.site_business_info
+                                                                        schema27.properties.site_business_info
                                                                           .properties.reservation_info.items.properties
                                                                           .country.type,
                                                                       parentSchema:
-                                                                        schema26.properties.site_business_info
+                                                                        schema27.properties.site_business_info
                                                                           .properties.reservation_info.items.properties
                                                                           .country,
                                                                       data: data20,
@@ -8378,7 +8689,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                         }
                                                       }
                                                     } else {
-                                                      validate25.errors = [
+                                                      validate26.errors = [
                                                         {
                                                           instancePath:
                                                             instancePath + '/site_business_info/reservation_info/' + i0,
@@ -8388,10 +8699,10 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                           params: { type: 'object' },
                                                           message: 'must be object',
                                                           schema:
-                                                            schema26.properties.site_business_info.properties
+                                                            schema27.properties.site_business_info.properties
                                                               .reservation_info.items.type,
                                                           parentSchema:
-                                                            schema26.properties.site_business_info.properties
+                                                            schema27.properties.site_business_info.properties
                                                               .reservation_info.items,
                                                           data: data17,
                                                         },
@@ -8407,7 +8718,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                               }
                                             }
                                           } else {
-                                            validate25.errors = [
+                                            validate26.errors = [
                                               {
                                                 instancePath: instancePath + '/site_business_info/reservation_info',
                                                 schemaPath:
@@ -8416,10 +8727,10 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                 params: { type: 'array' },
                                                 message: 'must be array',
                                                 schema:
-                                                  schema26.properties.site_business_info.properties.reservation_info
+                                                  schema27.properties.site_business_info.properties.reservation_info
                                                     .type,
                                                 parentSchema:
-                                                  schema26.properties.site_business_info.properties.reservation_info,
+                                                  schema27.properties.site_business_info.properties.reservation_info,
                                                 data: data16,
                                               },
                                             ]
@@ -8435,15 +8746,15 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                 }
                               }
                             } else {
-                              validate25.errors = [
+                              validate26.errors = [
                                 {
                                   instancePath: instancePath + '/site_business_info',
                                   schemaPath: '#/properties/site_business_info/type',
                                   keyword: 'type',
                                   params: { type: 'object' },
                                   message: 'must be object',
-                                  schema: schema26.properties.site_business_info.type,
-                                  parentSchema: schema26.properties.site_business_info,
+                                  schema: schema27.properties.site_business_info.type,
+                                  parentSchema: schema27.properties.site_business_info,
                                   data: data7,
                                 },
                               ]
@@ -8470,7 +8781,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                       key4 === 'reservation_info'
                                     )
                                   ) {
-                                    validate25.errors = [
+                                    validate26.errors = [
                                       {
                                         instancePath: instancePath + '/business_site_info',
                                         schemaPath: '#/properties/business_site_info/additionalProperties',
@@ -8478,7 +8789,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                         params: { additionalProperty: key4 },
                                         message: 'must NOT have additional properties',
                                         schema: false,
-                                        parentSchema: schema26.properties.business_site_info,
+                                        parentSchema: schema27.properties.business_site_info,
                                         data: data21,
                                       },
                                     ]
@@ -8493,7 +8804,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                     if (errors === _errs54) {
                                       if (typeof data22 === 'string') {
                                         if (func2(data22) > 255) {
-                                          validate25.errors = [
+                                          validate26.errors = [
                                             {
                                               instancePath: instancePath + '/business_site_info/business_name',
                                               schemaPath:
@@ -8503,14 +8814,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                               message: 'must NOT have more than 255 characters',
                                               schema: 255,
                                               parentSchema:
-                                                schema26.properties.business_site_info.properties.business_name,
+                                                schema27.properties.business_site_info.properties.business_name,
                                               data: data22,
                                             },
                                           ]
                                           return false
                                         }
                                       } else {
-                                        validate25.errors = [
+                                        validate26.errors = [
                                           {
                                             instancePath: instancePath + '/business_site_info/business_name',
                                             schemaPath: '#/properties/business_site_info/properties/business_name/type',
@@ -8518,9 +8829,9 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                             params: { type: 'string' },
                                             message: 'must be string',
                                             schema:
-                                              schema26.properties.business_site_info.properties.business_name.type,
+                                              schema27.properties.business_site_info.properties.business_name.type,
                                             parentSchema:
-                                              schema26.properties.business_site_info.properties.business_name,
+                                              schema27.properties.business_site_info.properties.business_name,
                                             data: data22,
                                           },
                                         ]
@@ -8538,7 +8849,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                       if (errors === _errs56) {
                                         if (typeof data23 === 'string') {
                                           if (func2(data23) > 50) {
-                                            validate25.errors = [
+                                            validate26.errors = [
                                               {
                                                 instancePath: instancePath + '/business_site_info/phone_number',
                                                 schemaPath:
@@ -8548,14 +8859,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                 message: 'must NOT have more than 50 characters',
                                                 schema: 50,
                                                 parentSchema:
-                                                  schema26.properties.business_site_info.properties.phone_number,
+                                                  schema27.properties.business_site_info.properties.phone_number,
                                                 data: data23,
                                               },
                                             ]
                                             return false
                                           }
                                         } else {
-                                          validate25.errors = [
+                                          validate26.errors = [
                                             {
                                               instancePath: instancePath + '/business_site_info/phone_number',
                                               schemaPath:
@@ -8564,9 +8875,9 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                               params: { type: 'string' },
                                               message: 'must be string',
                                               schema:
-                                                schema26.properties.business_site_info.properties.phone_number.type,
+                                                schema27.properties.business_site_info.properties.phone_number.type,
                                               parentSchema:
-                                                schema26.properties.business_site_info.properties.phone_number,
+                                                schema27.properties.business_site_info.properties.phone_number,
                                               data: data23,
                                             },
                                           ]
@@ -8594,7 +8905,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                   key5 === 'zip_code'
                                                 )
                                               ) {
-                                                validate25.errors = [
+                                                validate26.errors = [
                                                   {
                                                     instancePath: instancePath + '/business_site_info/address',
                                                     schemaPath:
@@ -8604,7 +8915,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                     message: 'must NOT have additional properties',
                                                     schema: false,
                                                     parentSchema:
-                                                      schema26.properties.business_site_info.properties.address,
+                                                      schema27.properties.business_site_info.properties.address,
                                                     data: data24,
                                                   },
                                                 ]
@@ -8619,7 +8930,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                 if (errors === _errs61) {
                                                   if (typeof data25 === 'string') {
                                                     if (func2(data25) > 255) {
-                                                      validate25.errors = [
+                                                      validate26.errors = [
                                                         {
                                                           instancePath:
                                                             instancePath + '/business_site_info/address/street',
@@ -8630,7 +8941,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                           message: 'must NOT have more than 255 characters',
                                                           schema: 255,
                                                           parentSchema:
-                                                            schema26.properties.business_site_info.properties.address
+                                                            schema27.properties.business_site_info.properties.address
                                                               .properties.street,
                                                           data: data25,
                                                         },
@@ -8638,7 +8949,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                       return false
                                                     }
                                                   } else {
-                                                    validate25.errors = [
+                                                    validate26.errors = [
                                                       {
                                                         instancePath:
                                                           instancePath + '/business_site_info/address/street',
@@ -8648,10 +8959,10 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                         params: { type: 'string' },
                                                         message: 'must be string',
                                                         schema:
-                                                          schema26.properties.business_site_info.properties.address
+                                                          schema27.properties.business_site_info.properties.address
                                                             .properties.street.type,
                                                         parentSchema:
-                                                          schema26.properties.business_site_info.properties.address
+                                                          schema27.properties.business_site_info.properties.address
                                                             .properties.street,
                                                         data: data25,
                                                       },
@@ -8670,7 +8981,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                   if (errors === _errs63) {
                                                     if (typeof data26 === 'string') {
                                                       if (func2(data26) > 255) {
-                                                        validate25.errors = [
+                                                        validate26.errors = [
                                                           {
                                                             instancePath:
                                                               instancePath + '/business_site_info/address/city',
@@ -8681,7 +8992,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                             message: 'must NOT have more than 255 characters',
                                                             schema: 255,
                                                             parentSchema:
-                                                              schema26.properties.business_site_info.properties.address
+                                                              schema27.properties.business_site_info.properties.address
                                                                 .properties.city,
                                                             data: data26,
                                                           },
@@ -8689,7 +9000,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                         return false
                                                       }
                                                     } else {
-                                                      validate25.errors = [
+                                                      validate26.errors = [
                                                         {
                                                           instancePath:
                                                             instancePath + '/business_site_info/address/city',
@@ -8699,10 +9010,10 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                           params: { type: 'string' },
                                                           message: 'must be string',
                                                           schema:
-                                                            schema26.properties.business_site_info.properties.address
+                                                            schema27.properties.business_site_info.properties.address
                                                               .properties.city.type,
                                                           parentSchema:
-                                                            schema26.properties.business_site_info.properties.address
+                                                            schema27.properties.business_site_info.properties.address
                                                               .properties.city,
                                                           data: data26,
                                                         },
@@ -8721,7 +9032,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                     if (errors === _errs65) {
                                                       if (typeof data27 === 'string') {
                                                         if (func2(data27) > 255) {
-                                                          validate25.errors = [
+                                                          validate26.errors = [
                                                             {
                                                               instancePath:
                                                                 instancePath + '/business_site_info/address/state',
@@ -8732,7 +9043,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                               message: 'must NOT have more than 255 characters',
                                                               schema: 255,
                                                               parentSchema:
-                                                                schema26.properties.business_site_info.properties
+                                                                schema27.properties.business_site_info.properties
                                                                   .address.properties.state,
                                                               data: data27,
                                                             },
@@ -8740,7 +9051,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                           return false
                                                         }
                                                       } else {
-                                                        validate25.errors = [
+                                                        validate26.errors = [
                                                           {
                                                             instancePath:
                                                               instancePath + '/business_site_info/address/state',
@@ -8750,10 +9061,10 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                             params: { type: 'string' },
                                                             message: 'must be string',
                                                             schema:
-                                                              schema26.properties.business_site_info.properties.address
+                                                              schema27.properties.business_site_info.properties.address
                                                                 .properties.state.type,
                                                             parentSchema:
-                                                              schema26.properties.business_site_info.properties.address
+                                                              schema27.properties.business_site_info.properties.address
                                                                 .properties.state,
                                                             data: data27,
                                                           },
@@ -8772,7 +9083,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                       if (errors === _errs67) {
                                                         if (typeof data28 === 'string') {
                                                           if (func2(data28) > 255) {
-                                                            validate25.errors = [
+                                                            validate26.errors = [
                                                               {
                                                                 instancePath:
                                                                   instancePath + '/business_site_info/address/country',
@@ -8783,7 +9094,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                 message: 'must NOT have more than 255 characters',
                                                                 schema: 255,
                                                                 parentSchema:
-                                                                  schema26.properties.business_site_info.properties
+                                                                  schema27.properties.business_site_info.properties
                                                                     .address.properties.country,
                                                                 data: data28,
                                                               },
@@ -8791,7 +9102,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                             return false
                                                           }
                                                         } else {
-                                                          validate25.errors = [
+                                                          validate26.errors = [
                                                             {
                                                               instancePath:
                                                                 instancePath + '/business_site_info/address/country',
@@ -8801,10 +9112,10 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                               params: { type: 'string' },
                                                               message: 'must be string',
                                                               schema:
-                                                                schema26.properties.business_site_info.properties
+                                                                schema27.properties.business_site_info.properties
                                                                   .address.properties.country.type,
                                                               parentSchema:
-                                                                schema26.properties.business_site_info.properties
+                                                                schema27.properties.business_site_info.properties
                                                                   .address.properties.country,
                                                               data: data28,
                                                             },
@@ -8823,7 +9134,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                         if (errors === _errs69) {
                                                           if (typeof data29 === 'string') {
                                                             if (func2(data29) > 20) {
-                                                              validate25.errors = [
+                                                              validate26.errors = [
                                                                 {
                                                                   instancePath:
                                                                     instancePath +
@@ -8835,7 +9146,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                   message: 'must NOT have more than 20 characters',
                                                                   schema: 20,
                                                                   parentSchema:
-                                                                    schema26.properties.business_site_info.properties
+                                                                    schema27.properties.business_site_info.properties
                                                                       .address.properties.zip_code,
                                                                   data: data29,
                                                                 },
@@ -8843,7 +9154,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                               return false
                                                             } else {
                                                               if (!pattern6.test(data29)) {
-                                                                validate25.errors = [
+                                                                validate26.errors = [
                                                                   {
                                                                     instancePath:
                                                                       instancePath +
@@ -8858,7 +9169,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                       '"',
                                                                     schema: '^[0-9]+(?:-[0-9]+)?$',
                                                                     parentSchema:
-                                                                      schema26.properties.business_site_info.properties
+                                                                      schema27.properties.business_site_info.properties
                                                                         .address.properties.zip_code,
                                                                     data: data29,
                                                                   },
@@ -8867,7 +9178,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                               }
                                                             }
                                                           } else {
-                                                            validate25.errors = [
+                                                            validate26.errors = [
                                                               {
                                                                 instancePath:
                                                                   instancePath + '/business_site_info/address/zip_code',
@@ -8877,10 +9188,10 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                 params: { type: 'string' },
                                                                 message: 'must be string',
                                                                 schema:
-                                                                  schema26.properties.business_site_info.properties
+                                                                  schema27.properties.business_site_info.properties
                                                                     .address.properties.zip_code.type,
                                                                 parentSchema:
-                                                                  schema26.properties.business_site_info.properties
+                                                                  schema27.properties.business_site_info.properties
                                                                     .address.properties.zip_code,
                                                                 data: data29,
                                                               },
@@ -8898,15 +9209,15 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                               }
                                             }
                                           } else {
-                                            validate25.errors = [
+                                            validate26.errors = [
                                               {
                                                 instancePath: instancePath + '/business_site_info/address',
                                                 schemaPath: '#/properties/business_site_info/properties/address/type',
                                                 keyword: 'type',
                                                 params: { type: 'object' },
                                                 message: 'must be object',
-                                                schema: schema26.properties.business_site_info.properties.address.type,
-                                                parentSchema: schema26.properties.business_site_info.properties.address,
+                                                schema: schema27.properties.business_site_info.properties.address.type,
+                                                parentSchema: schema27.properties.business_site_info.properties.address,
                                                 data: data24,
                                               },
                                             ]
@@ -8924,7 +9235,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                           if (errors === _errs71) {
                                             if (Array.isArray(data30)) {
                                               if (data30.length > 100) {
-                                                validate25.errors = [
+                                                validate26.errors = [
                                                   {
                                                     instancePath: instancePath + '/business_site_info/reservation_info',
                                                     schemaPath:
@@ -8934,7 +9245,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                     message: 'must NOT have more than 100 items',
                                                     schema: 100,
                                                     parentSchema:
-                                                      schema26.properties.business_site_info.properties
+                                                      schema27.properties.business_site_info.properties
                                                         .reservation_info,
                                                     data: data30,
                                                   },
@@ -8942,7 +9253,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                 return false
                                               } else {
                                                 if (data30.length < 1) {
-                                                  validate25.errors = [
+                                                  validate26.errors = [
                                                     {
                                                       instancePath:
                                                         instancePath + '/business_site_info/reservation_info',
@@ -8953,7 +9264,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                       message: 'must NOT have fewer than 1 items',
                                                       schema: 1,
                                                       parentSchema:
-                                                        schema26.properties.business_site_info.properties
+                                                        schema27.properties.business_site_info.properties
                                                           .reservation_info,
                                                       data: data30,
                                                     },
@@ -8980,7 +9291,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                               key6 === 'country'
                                                             )
                                                           ) {
-                                                            validate25.errors = [
+                                                            validate26.errors = [
                                                               {
                                                                 instancePath:
                                                                   instancePath +
@@ -8993,7 +9304,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                 message: 'must NOT have additional properties',
                                                                 schema: false,
                                                                 parentSchema:
-                                                                  schema26.properties.business_site_info.properties
+                                                                  schema27.properties.business_site_info.properties
                                                                     .reservation_info.items,
                                                                 data: data31,
                                                               },
@@ -9009,7 +9320,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                             if (errors === _errs76) {
                                                               if (typeof data32 === 'string') {
                                                                 if (func2(data32) > 255) {
-                                                                  validate25.errors = [
+                                                                  validate26.errors = [
                                                                     {
                                                                       instancePath:
                                                                         instancePath +
@@ -9023,7 +9334,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                       message: 'must NOT have more than 255 characters',
                                                                       schema: 255,
                                                                       parentSchema:
-                                                                        schema26.properties.business_site_info
+                                                                        schema27.properties.business_site_info
                                                                           .properties.reservation_info.items.properties
                                                                           .restaurant_id,
                                                                       data: data32,
@@ -9032,7 +9343,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                   return false
                                                                 }
                                                               } else {
-                                                                validate25.errors = [
+                                                                validate26.errors = [
                                                                   {
                                                                     instancePath:
                                                                       instancePath +
@@ -9045,11 +9356,11 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                     params: { type: 'string' },
                                                                     message: 'must be string',
                                                                     schema:
-                                                                      schema26.properties.business_site_info.properties
+                                                                      schema27.properties.business_site_info.properties
                                                                         .reservation_info.items.properties.restaurant_id
                                                                         .type,
                                                                     parentSchema:
-                                                                      schema26.properties.business_site_info.properties
+                                                                      schema27.properties.business_site_info.properties
                                                                         .reservation_info.items.properties
                                                                         .restaurant_id,
                                                                     data: data32,
@@ -9069,7 +9380,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                               if (errors === _errs78) {
                                                                 if (typeof data33 === 'string') {
                                                                   if (func2(data33) > 255) {
-                                                                    validate25.errors = [
+                                                                    validate26.errors = [
                                                                       {
                                                                         instancePath:
                                                                           instancePath +
@@ -9084,7 +9395,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                           'must NOT have more than 255 characters',
                                                                         schema: 255,
                                                                         parentSchema:
-                                                                          schema26.properties.business_site_info
+                                                                          schema27.properties.business_site_info
                                                                             .properties.reservation_info.items
                                                                             .properties.location,
                                                                         data: data33,
@@ -9093,7 +9404,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                     return false
                                                                   }
                                                                 } else {
-                                                                  validate25.errors = [
+                                                                  validate26.errors = [
                                                                     {
                                                                       instancePath:
                                                                         instancePath +
@@ -9106,11 +9417,11 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                       params: { type: 'string' },
                                                                       message: 'must be string',
                                                                       schema:
-                                                                        schema26.properties.business_site_info
+                                                                        schema27.properties.business_site_info
                                                                           .properties.reservation_info.items.properties
                                                                           .location.type,
                                                                       parentSchema:
-                                                                        schema26.properties.business_site_info
+                                                                        schema27.properties.business_site_info
                                                                           .properties.reservation_info.items.properties
                                                                           .location,
                                                                       data: data33,
@@ -9130,7 +9441,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                 if (errors === _errs80) {
                                                                   if (typeof data34 === 'string') {
                                                                     if (func2(data34) > 255) {
-                                                                      validate25.errors = [
+                                                                      validate26.errors = [
                                                                         {
                                                                           instancePath:
                                                                             instancePath +
@@ -9145,7 +9456,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                             'must NOT have more than 255 characters',
                                                                           schema: 255,
                                                                           parentSchema:
-                                                                            schema26.properties.business_site_info
+                                                                            schema27.properties.business_site_info
                                                                               .properties.reservation_info.items
                                                                               .properties.country,
                                                                           data: data34,
@@ -9154,7 +9465,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                       return false
                                                                     }
                                                                   } else {
-                                                                    validate25.errors = [
+                                                                    validate26.errors = [
                                                                       {
                                                                         instancePath:
                                                                           instancePath +
@@ -9167,11 +9478,11 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                         params: { type: 'string' },
                                                                         message: 'must be string',
                                                                         schema:
-                                                                          schema26.properties.business_site_info
+                                                                          schema27.properties.business_site_info
                                                                             .properties.reservation_info.items
                                                                             .properties.country.type,
                                                                         parentSchema:
-                                                                          schema26.properties.business_site_info
+                                                                          schema27.properties.business_site_info
                                                                             .properties.reservation_info.items
                                                                             .properties.country,
                                                                         data: data34,
@@ -9188,7 +9499,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                           }
                                                         }
                                                       } else {
-                                                        validate25.errors = [
+                                                        validate26.errors = [
                                                           {
                                                             instancePath:
                                                               instancePath +
@@ -9200,10 +9511,10 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                             params: { type: 'object' },
                                                             message: 'must be object',
                                                             schema:
-                                                              schema26.properties.business_site_info.properties
+                                                              schema27.properties.business_site_info.properties
                                                                 .reservation_info.items.type,
                                                             parentSchema:
-                                                              schema26.properties.business_site_info.properties
+                                                              schema27.properties.business_site_info.properties
                                                                 .reservation_info.items,
                                                             data: data31,
                                                           },
@@ -9219,7 +9530,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                 }
                                               }
                                             } else {
-                                              validate25.errors = [
+                                              validate26.errors = [
                                                 {
                                                   instancePath: instancePath + '/business_site_info/reservation_info',
                                                   schemaPath:
@@ -9228,10 +9539,10 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                   params: { type: 'array' },
                                                   message: 'must be array',
                                                   schema:
-                                                    schema26.properties.business_site_info.properties.reservation_info
+                                                    schema27.properties.business_site_info.properties.reservation_info
                                                       .type,
                                                   parentSchema:
-                                                    schema26.properties.business_site_info.properties.reservation_info,
+                                                    schema27.properties.business_site_info.properties.reservation_info,
                                                   data: data30,
                                                 },
                                               ]
@@ -9247,15 +9558,15 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                   }
                                 }
                               } else {
-                                validate25.errors = [
+                                validate26.errors = [
                                   {
                                     instancePath: instancePath + '/business_site_info',
                                     schemaPath: '#/properties/business_site_info/type',
                                     keyword: 'type',
                                     params: { type: 'object' },
                                     message: 'must be object',
-                                    schema: schema26.properties.business_site_info.type,
-                                    parentSchema: schema26.properties.business_site_info,
+                                    schema: schema27.properties.business_site_info.type,
+                                    parentSchema: schema27.properties.business_site_info,
                                     data: data21,
                                   },
                                 ]
@@ -9273,7 +9584,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                               if (errors === _errs82) {
                                 if (Array.isArray(data35)) {
                                   if (data35.length > 100) {
-                                    validate25.errors = [
+                                    validate26.errors = [
                                       {
                                         instancePath: instancePath + '/reservation_info',
                                         schemaPath: '#/properties/reservation_info/maxItems',
@@ -9281,14 +9592,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                         params: { limit: 100 },
                                         message: 'must NOT have more than 100 items',
                                         schema: 100,
-                                        parentSchema: schema26.properties.reservation_info,
+                                        parentSchema: schema27.properties.reservation_info,
                                         data: data35,
                                       },
                                     ]
                                     return false
                                   } else {
                                     if (data35.length < 1) {
-                                      validate25.errors = [
+                                      validate26.errors = [
                                         {
                                           instancePath: instancePath + '/reservation_info',
                                           schemaPath: '#/properties/reservation_info/minItems',
@@ -9296,7 +9607,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                           params: { limit: 1 },
                                           message: 'must NOT have fewer than 1 items',
                                           schema: 1,
-                                          parentSchema: schema26.properties.reservation_info,
+                                          parentSchema: schema27.properties.reservation_info,
                                           data: data35,
                                         },
                                       ]
@@ -9314,7 +9625,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                               if (
                                                 !(key7 === 'restaurant_id' || key7 === 'location' || key7 === 'country')
                                               ) {
-                                                validate25.errors = [
+                                                validate26.errors = [
                                                   {
                                                     instancePath: instancePath + '/reservation_info/' + i2,
                                                     schemaPath:
@@ -9323,7 +9634,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                     params: { additionalProperty: key7 },
                                                     message: 'must NOT have additional properties',
                                                     schema: false,
-                                                    parentSchema: schema26.properties.reservation_info.items,
+                                                    parentSchema: schema27.properties.reservation_info.items,
                                                     data: data36,
                                                   },
                                                 ]
@@ -9338,7 +9649,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                 if (errors === _errs87) {
                                                   if (typeof data37 === 'string') {
                                                     if (func2(data37) > 255) {
-                                                      validate25.errors = [
+                                                      validate26.errors = [
                                                         {
                                                           instancePath:
                                                             instancePath + '/reservation_info/' + i2 + '/restaurant_id',
@@ -9349,7 +9660,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                           message: 'must NOT have more than 255 characters',
                                                           schema: 255,
                                                           parentSchema:
-                                                            schema26.properties.reservation_info.items.properties
+                                                            schema27.properties.reservation_info.items.properties
                                                               .restaurant_id,
                                                           data: data37,
                                                         },
@@ -9357,7 +9668,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                       return false
                                                     }
                                                   } else {
-                                                    validate25.errors = [
+                                                    validate26.errors = [
                                                       {
                                                         instancePath:
                                                           instancePath + '/reservation_info/' + i2 + '/restaurant_id',
@@ -9367,10 +9678,10 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                         params: { type: 'string' },
                                                         message: 'must be string',
                                                         schema:
-                                                          schema26.properties.reservation_info.items.properties
+                                                          schema27.properties.reservation_info.items.properties
                                                             .restaurant_id.type,
                                                         parentSchema:
-                                                          schema26.properties.reservation_info.items.properties
+                                                          schema27.properties.reservation_info.items.properties
                                                             .restaurant_id,
                                                         data: data37,
                                                       },
@@ -9389,7 +9700,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                   if (errors === _errs89) {
                                                     if (typeof data38 === 'string') {
                                                       if (func2(data38) > 255) {
-                                                        validate25.errors = [
+                                                        validate26.errors = [
                                                           {
                                                             instancePath:
                                                               instancePath + '/reservation_info/' + i2 + '/location',
@@ -9400,7 +9711,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                             message: 'must NOT have more than 255 characters',
                                                             schema: 255,
                                                             parentSchema:
-                                                              schema26.properties.reservation_info.items.properties
+                                                              schema27.properties.reservation_info.items.properties
                                                                 .location,
                                                             data: data38,
                                                           },
@@ -9408,7 +9719,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                         return false
                                                       }
                                                     } else {
-                                                      validate25.errors = [
+                                                      validate26.errors = [
                                                         {
                                                           instancePath:
                                                             instancePath + '/reservation_info/' + i2 + '/location',
@@ -9418,10 +9729,10 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                           params: { type: 'string' },
                                                           message: 'must be string',
                                                           schema:
-                                                            schema26.properties.reservation_info.items.properties
+                                                            schema27.properties.reservation_info.items.properties
                                                               .location.type,
                                                           parentSchema:
-                                                            schema26.properties.reservation_info.items.properties
+                                                            schema27.properties.reservation_info.items.properties
                                                               .location,
                                                           data: data38,
                                                         },
@@ -9440,7 +9751,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                     if (errors === _errs91) {
                                                       if (typeof data39 === 'string') {
                                                         if (func2(data39) > 255) {
-                                                          validate25.errors = [
+                                                          validate26.errors = [
                                                             {
                                                               instancePath:
                                                                 instancePath + '/reservation_info/' + i2 + '/country',
@@ -9451,7 +9762,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                               message: 'must NOT have more than 255 characters',
                                                               schema: 255,
                                                               parentSchema:
-                                                                schema26.properties.reservation_info.items.properties
+                                                                schema27.properties.reservation_info.items.properties
                                                                   .country,
                                                               data: data39,
                                                             },
@@ -9459,7 +9770,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                           return false
                                                         }
                                                       } else {
-                                                        validate25.errors = [
+                                                        validate26.errors = [
                                                           {
                                                             instancePath:
                                                               instancePath + '/reservation_info/' + i2 + '/country',
@@ -9469,10 +9780,10 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                             params: { type: 'string' },
                                                             message: 'must be string',
                                                             schema:
-                                                              schema26.properties.reservation_info.items.properties
+                                                              schema27.properties.reservation_info.items.properties
                                                                 .country.type,
                                                             parentSchema:
-                                                              schema26.properties.reservation_info.items.properties
+                                                              schema27.properties.reservation_info.items.properties
                                                                 .country,
                                                             data: data39,
                                                           },
@@ -9488,15 +9799,15 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                               }
                                             }
                                           } else {
-                                            validate25.errors = [
+                                            validate26.errors = [
                                               {
                                                 instancePath: instancePath + '/reservation_info/' + i2,
                                                 schemaPath: '#/properties/reservation_info/items/type',
                                                 keyword: 'type',
                                                 params: { type: 'object' },
                                                 message: 'must be object',
-                                                schema: schema26.properties.reservation_info.items.type,
-                                                parentSchema: schema26.properties.reservation_info.items,
+                                                schema: schema27.properties.reservation_info.items.type,
+                                                parentSchema: schema27.properties.reservation_info.items,
                                                 data: data36,
                                               },
                                             ]
@@ -9511,15 +9822,15 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                     }
                                   }
                                 } else {
-                                  validate25.errors = [
+                                  validate26.errors = [
                                     {
                                       instancePath: instancePath + '/reservation_info',
                                       schemaPath: '#/properties/reservation_info/type',
                                       keyword: 'type',
                                       params: { type: 'array' },
                                       message: 'must be array',
-                                      schema: schema26.properties.reservation_info.type,
-                                      parentSchema: schema26.properties.reservation_info,
+                                      schema: schema27.properties.reservation_info.type,
+                                      parentSchema: schema27.properties.reservation_info,
                                       data: data35,
                                     },
                                   ]
@@ -9537,7 +9848,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                 if (errors === _errs93) {
                                   if (typeof data40 === 'string') {
                                     if (func2(data40) > 45) {
-                                      validate25.errors = [
+                                      validate26.errors = [
                                         {
                                           instancePath: instancePath + '/external_uid',
                                           schemaPath: '#/properties/external_uid/maxLength',
@@ -9545,14 +9856,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                           params: { limit: 45 },
                                           message: 'must NOT have more than 45 characters',
                                           schema: 45,
-                                          parentSchema: schema26.properties.external_uid,
+                                          parentSchema: schema27.properties.external_uid,
                                           data: data40,
                                         },
                                       ]
                                       return false
                                     } else {
                                       if (func2(data40) < 1) {
-                                        validate25.errors = [
+                                        validate26.errors = [
                                           {
                                             instancePath: instancePath + '/external_uid',
                                             schemaPath: '#/properties/external_uid/minLength',
@@ -9560,7 +9871,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                             params: { limit: 1 },
                                             message: 'must NOT have fewer than 1 characters',
                                             schema: 1,
-                                            parentSchema: schema26.properties.external_uid,
+                                            parentSchema: schema27.properties.external_uid,
                                             data: data40,
                                           },
                                         ]
@@ -9568,15 +9879,15 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                       }
                                     }
                                   } else {
-                                    validate25.errors = [
+                                    validate26.errors = [
                                       {
                                         instancePath: instancePath + '/external_uid',
                                         schemaPath: '#/properties/external_uid/type',
                                         keyword: 'type',
                                         params: { type: 'string' },
                                         message: 'must be string',
-                                        schema: schema26.properties.external_uid.type,
-                                        parentSchema: schema26.properties.external_uid,
+                                        schema: schema27.properties.external_uid.type,
+                                        parentSchema: schema27.properties.external_uid,
                                         data: data40,
                                       },
                                     ]
@@ -9594,7 +9905,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                   if (errors === _errs95) {
                                     if (typeof data41 === 'string') {
                                       if (func2(data41) > 200) {
-                                        validate25.errors = [
+                                        validate26.errors = [
                                           {
                                             instancePath: instancePath + '/owner',
                                             schemaPath: '#/properties/owner/maxLength',
@@ -9602,14 +9913,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                             params: { limit: 200 },
                                             message: 'must NOT have more than 200 characters',
                                             schema: 200,
-                                            parentSchema: schema26.properties.owner,
+                                            parentSchema: schema27.properties.owner,
                                             data: data41,
                                           },
                                         ]
                                         return false
                                       } else {
                                         if (func2(data41) < 1) {
-                                          validate25.errors = [
+                                          validate26.errors = [
                                             {
                                               instancePath: instancePath + '/owner',
                                               schemaPath: '#/properties/owner/minLength',
@@ -9617,7 +9928,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                               params: { limit: 1 },
                                               message: 'must NOT have fewer than 1 characters',
                                               schema: 1,
-                                              parentSchema: schema26.properties.owner,
+                                              parentSchema: schema27.properties.owner,
                                               data: data41,
                                             },
                                           ]
@@ -9625,15 +9936,15 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                         }
                                       }
                                     } else {
-                                      validate25.errors = [
+                                      validate26.errors = [
                                         {
                                           instancePath: instancePath + '/owner',
                                           schemaPath: '#/properties/owner/type',
                                           keyword: 'type',
                                           params: { type: 'string' },
                                           message: 'must be string',
-                                          schema: schema26.properties.owner.type,
-                                          parentSchema: schema26.properties.owner,
+                                          schema: schema27.properties.owner.type,
+                                          parentSchema: schema27.properties.owner,
                                           data: data41,
                                         },
                                       ]
@@ -9649,15 +9960,15 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                     let data42 = data.published
                                     const _errs97 = errors
                                     if (typeof data42 !== 'boolean') {
-                                      validate25.errors = [
+                                      validate26.errors = [
                                         {
                                           instancePath: instancePath + '/published',
                                           schemaPath: '#/properties/published/type',
                                           keyword: 'type',
                                           params: { type: 'boolean' },
                                           message: 'must be boolean',
-                                          schema: schema26.properties.published.type,
-                                          parentSchema: schema26.properties.published,
+                                          schema: schema27.properties.published.type,
+                                          parentSchema: schema27.properties.published,
                                           data: data42,
                                         },
                                       ]
@@ -9674,7 +9985,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                       if (errors === _errs99) {
                                         if (typeof data43 === 'string') {
                                           if (!pattern10.test(data43)) {
-                                            validate25.errors = [
+                                            validate26.errors = [
                                               {
                                                 instancePath: instancePath + '/created_at',
                                                 schemaPath: '#/properties/created_at/pattern',
@@ -9688,22 +9999,22 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                   '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$' +
                                                   '"',
                                                 schema: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
-                                                parentSchema: schema26.properties.created_at,
+                                                parentSchema: schema27.properties.created_at,
                                                 data: data43,
                                               },
                                             ]
                                             return false
                                           }
                                         } else {
-                                          validate25.errors = [
+                                          validate26.errors = [
                                             {
                                               instancePath: instancePath + '/created_at',
                                               schemaPath: '#/properties/created_at/type',
                                               keyword: 'type',
                                               params: { type: 'string' },
                                               message: 'must be string',
-                                              schema: schema26.properties.created_at.type,
-                                              parentSchema: schema26.properties.created_at,
+                                              schema: schema27.properties.created_at.type,
+                                              parentSchema: schema27.properties.created_at,
                                               data: data43,
                                             },
                                           ]
@@ -9721,7 +10032,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                         if (errors === _errs101) {
                                           if (typeof data44 === 'string') {
                                             if (!pattern10.test(data44)) {
-                                              validate25.errors = [
+                                              validate26.errors = [
                                                 {
                                                   instancePath: instancePath + '/modified_at',
                                                   schemaPath: '#/properties/modified_at/pattern',
@@ -9735,22 +10046,22 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                     '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$' +
                                                     '"',
                                                   schema: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
-                                                  parentSchema: schema26.properties.modified_at,
+                                                  parentSchema: schema27.properties.modified_at,
                                                   data: data44,
                                                 },
                                               ]
                                               return false
                                             }
                                           } else {
-                                            validate25.errors = [
+                                            validate26.errors = [
                                               {
                                                 instancePath: instancePath + '/modified_at',
                                                 schemaPath: '#/properties/modified_at/type',
                                                 keyword: 'type',
                                                 params: { type: 'string' },
                                                 message: 'must be string',
-                                                schema: schema26.properties.modified_at.type,
-                                                parentSchema: schema26.properties.modified_at,
+                                                schema: schema27.properties.modified_at.type,
+                                                parentSchema: schema27.properties.modified_at,
                                                 data: data44,
                                               },
                                             ]
@@ -9768,7 +10079,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                           if (errors === _errs103) {
                                             if (typeof data45 === 'string') {
                                               if (!pattern10.test(data45)) {
-                                                validate25.errors = [
+                                                validate26.errors = [
                                                   {
                                                     instancePath: instancePath + '/published_at',
                                                     schemaPath: '#/properties/published_at/pattern',
@@ -9783,22 +10094,22 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                       '"',
                                                     schema:
                                                       '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
-                                                    parentSchema: schema26.properties.published_at,
+                                                    parentSchema: schema27.properties.published_at,
                                                     data: data45,
                                                   },
                                                 ]
                                                 return false
                                               }
                                             } else {
-                                              validate25.errors = [
+                                              validate26.errors = [
                                                 {
                                                   instancePath: instancePath + '/published_at',
                                                   schemaPath: '#/properties/published_at/type',
                                                   keyword: 'type',
                                                   params: { type: 'string' },
                                                   message: 'must be string',
-                                                  schema: schema26.properties.published_at.type,
-                                                  parentSchema: schema26.properties.published_at,
+                                                  schema: schema27.properties.published_at.type,
+                                                  parentSchema: schema27.properties.published_at,
                                                   data: data45,
                                                 },
                                               ]
@@ -9816,7 +10127,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                             if (errors === _errs105) {
                                               if (typeof data46 === 'string') {
                                                 if (!pattern10.test(data46)) {
-                                                  validate25.errors = [
+                                                  validate26.errors = [
                                                     {
                                                       instancePath: instancePath + '/first_published_at',
                                                       schemaPath: '#/properties/first_published_at/pattern',
@@ -9831,22 +10142,22 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                         '"',
                                                       schema:
                                                         '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
-                                                      parentSchema: schema26.properties.first_published_at,
+                                                      parentSchema: schema27.properties.first_published_at,
                                                       data: data46,
                                                     },
                                                   ]
                                                   return false
                                                 }
                                               } else {
-                                                validate25.errors = [
+                                                validate26.errors = [
                                                   {
                                                     instancePath: instancePath + '/first_published_at',
                                                     schemaPath: '#/properties/first_published_at/type',
                                                     keyword: 'type',
                                                     params: { type: 'string' },
                                                     message: 'must be string',
-                                                    schema: schema26.properties.first_published_at.type,
-                                                    parentSchema: schema26.properties.first_published_at,
+                                                    schema: schema27.properties.first_published_at.type,
+                                                    parentSchema: schema27.properties.first_published_at,
                                                     data: data46,
                                                   },
                                                 ]
@@ -9864,7 +10175,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                               if (errors === _errs107) {
                                                 if (typeof data47 === 'string') {
                                                   if (!pattern10.test(data47)) {
-                                                    validate25.errors = [
+                                                    validate26.errors = [
                                                       {
                                                         instancePath: instancePath + '/redirect_confirmed_at',
                                                         schemaPath: '#/properties/redirect_confirmed_at/pattern',
@@ -9879,22 +10190,22 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                           '"',
                                                         schema:
                                                           '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
-                                                        parentSchema: schema26.properties.redirect_confirmed_at,
+                                                        parentSchema: schema27.properties.redirect_confirmed_at,
                                                         data: data47,
                                                       },
                                                     ]
                                                     return false
                                                   }
                                                 } else {
-                                                  validate25.errors = [
+                                                  validate26.errors = [
                                                     {
                                                       instancePath: instancePath + '/redirect_confirmed_at',
                                                       schemaPath: '#/properties/redirect_confirmed_at/type',
                                                       keyword: 'type',
                                                       params: { type: 'string' },
                                                       message: 'must be string',
-                                                      schema: schema26.properties.redirect_confirmed_at.type,
-                                                      parentSchema: schema26.properties.redirect_confirmed_at,
+                                                      schema: schema27.properties.redirect_confirmed_at.type,
+                                                      parentSchema: schema27.properties.redirect_confirmed_at,
                                                       data: data47,
                                                     },
                                                   ]
@@ -9912,7 +10223,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                 if (errors === _errs109) {
                                                   if (typeof data48 === 'string') {
                                                     if (!pattern10.test(data48)) {
-                                                      validate25.errors = [
+                                                      validate26.errors = [
                                                         {
                                                           instancePath: instancePath + '/cache_reset_at',
                                                           schemaPath: '#/properties/cache_reset_at/pattern',
@@ -9927,22 +10238,22 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                             '"',
                                                           schema:
                                                             '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
-                                                          parentSchema: schema26.properties.cache_reset_at,
+                                                          parentSchema: schema27.properties.cache_reset_at,
                                                           data: data48,
                                                         },
                                                       ]
                                                       return false
                                                     }
                                                   } else {
-                                                    validate25.errors = [
+                                                    validate26.errors = [
                                                       {
                                                         instancePath: instancePath + '/cache_reset_at',
                                                         schemaPath: '#/properties/cache_reset_at/type',
                                                         keyword: 'type',
                                                         params: { type: 'string' },
                                                         message: 'must be string',
-                                                        schema: schema26.properties.cache_reset_at.type,
-                                                        parentSchema: schema26.properties.cache_reset_at,
+                                                        schema: schema27.properties.cache_reset_at.type,
+                                                        parentSchema: schema27.properties.cache_reset_at,
                                                         data: data48,
                                                       },
                                                     ]
@@ -9967,15 +10278,15 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                       data49 === 'FAILED_CONTENT_TOO_BIG'
                                                     )
                                                   ) {
-                                                    validate25.errors = [
+                                                    validate26.errors = [
                                                       {
                                                         instancePath: instancePath + '/build',
                                                         schemaPath: '#/properties/build/enum',
                                                         keyword: 'enum',
-                                                        params: { allowedValues: schema26.properties.build.enum },
+                                                        params: { allowedValues: schema27.properties.build.enum },
                                                         message: 'must be equal to one of the allowed values',
-                                                        schema: schema26.properties.build.enum,
-                                                        parentSchema: schema26.properties.build,
+                                                        schema: schema27.properties.build.enum,
+                                                        parentSchema: schema27.properties.build,
                                                         data: data49,
                                                       },
                                                     ]
@@ -9990,15 +10301,15 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                     let data50 = data.publish_when_built
                                                     const _errs112 = errors
                                                     if (typeof data50 !== 'boolean') {
-                                                      validate25.errors = [
+                                                      validate26.errors = [
                                                         {
                                                           instancePath: instancePath + '/publish_when_built',
                                                           schemaPath: '#/properties/publish_when_built/type',
                                                           keyword: 'type',
                                                           params: { type: 'boolean' },
                                                           message: 'must be boolean',
-                                                          schema: schema26.properties.publish_when_built.type,
-                                                          parentSchema: schema26.properties.publish_when_built,
+                                                          schema: schema27.properties.publish_when_built.type,
+                                                          parentSchema: schema27.properties.publish_when_built,
                                                           data: data50,
                                                         },
                                                       ]
@@ -10023,7 +10334,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                             data51.original_site_url === undefined &&
                                                             (missing1 = 'original_site_url')
                                                           ) {
-                                                            validate25.errors = [
+                                                            validate26.errors = [
                                                               {
                                                                 instancePath: instancePath + '/initial',
                                                                 schemaPath: '#/properties/initial/required',
@@ -10031,8 +10342,8 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                 params: { missingProperty: missing1 },
                                                                 message:
                                                                   "must have required property '" + missing1 + "'",
-                                                                schema: schema26.properties.initial.required,
-                                                                parentSchema: schema26.properties.initial,
+                                                                schema: schema27.properties.initial.required,
+                                                                parentSchema: schema27.properties.initial,
                                                                 data: data51,
                                                               },
                                                             ]
@@ -10042,11 +10353,11 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                             for (const key8 in data51) {
                                                               if (
                                                                 !func14.call(
-                                                                  schema26.properties.initial.properties,
+                                                                  schema27.properties.initial.properties,
                                                                   key8,
                                                                 )
                                                               ) {
-                                                                validate25.errors = [
+                                                                validate26.errors = [
                                                                   {
                                                                     instancePath: instancePath + '/initial',
                                                                     schemaPath:
@@ -10055,7 +10366,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                     params: { additionalProperty: key8 },
                                                                     message: 'must NOT have additional properties',
                                                                     schema: false,
-                                                                    parentSchema: schema26.properties.initial,
+                                                                    parentSchema: schema27.properties.initial,
                                                                     data: data51,
                                                                   },
                                                                 ]
@@ -10070,7 +10381,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                 if (errors === _errs117) {
                                                                   if (typeof data52 === 'string') {
                                                                     if (func2(data52) > 45) {
-                                                                      validate25.errors = [
+                                                                      validate26.errors = [
                                                                         {
                                                                           instancePath:
                                                                             instancePath + '/initial/site_name',
@@ -10082,7 +10393,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                             'must NOT have more than 45 characters',
                                                                           schema: 45,
                                                                           parentSchema:
-                                                                            schema26.properties.initial.properties
+                                                                            schema27.properties.initial.properties
                                                                               .site_name,
                                                                           data: data52,
                                                                         },
@@ -10090,7 +10401,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                       return false
                                                                     } else {
                                                                       if (func2(data52) < 4) {
-                                                                        validate25.errors = [
+                                                                        validate26.errors = [
                                                                           {
                                                                             instancePath:
                                                                               instancePath + '/initial/site_name',
@@ -10102,7 +10413,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                               'must NOT have fewer than 4 characters',
                                                                             schema: 4,
                                                                             parentSchema:
-                                                                              schema26.properties.initial.properties
+                                                                              schema27.properties.initial.properties
                                                                                 .site_name,
                                                                             data: data52,
                                                                           },
@@ -10110,7 +10421,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                         return false
                                                                       } else {
                                                                         if (!pattern5.test(data52)) {
-                                                                          validate25.errors = [
+                                                                          validate26.errors = [
                                                                             {
                                                                               instancePath:
                                                                                 instancePath + '/initial/site_name',
@@ -10124,7 +10435,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                 '"',
                                                                               schema: '^[A-Za-z0-9_-]+$',
                                                                               parentSchema:
-                                                                                schema26.properties.initial.properties
+                                                                                schema27.properties.initial.properties
                                                                                   .site_name,
                                                                               data: data52,
                                                                             },
@@ -10134,7 +10445,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                       }
                                                                     }
                                                                   } else {
-                                                                    validate25.errors = [
+                                                                    validate26.errors = [
                                                                       {
                                                                         instancePath:
                                                                           instancePath + '/initial/site_name',
@@ -10144,10 +10455,10 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                         params: { type: 'string' },
                                                                         message: 'must be string',
                                                                         schema:
-                                                                          schema26.properties.initial.properties
+                                                                          schema27.properties.initial.properties
                                                                             .site_name.type,
                                                                         parentSchema:
-                                                                          schema26.properties.initial.properties
+                                                                          schema27.properties.initial.properties
                                                                             .site_name,
                                                                         data: data52,
                                                                       },
@@ -10167,7 +10478,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                     if (errors === _errs119) {
                                                                       if (typeof data53 === 'string') {
                                                                         if (func2(data53) > 2048) {
-                                                                          validate25.errors = [
+                                                                          validate26.errors = [
                                                                             {
                                                                               instancePath:
                                                                                 instancePath +
@@ -10180,7 +10491,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                 'must NOT have more than 2048 characters',
                                                                               schema: 2048,
                                                                               parentSchema:
-                                                                                schema26.properties.initial.properties
+                                                                                schema27.properties.initial.properties
                                                                                   .original_site_url,
                                                                               data: data53,
                                                                             },
@@ -10188,7 +10499,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                           return false
                                                                         } else {
                                                                           if (!formats4.validate(data53)) {
-                                                                            validate25.errors = [
+                                                                            validate26.errors = [
                                                                               {
                                                                                 instancePath:
                                                                                   instancePath +
@@ -10203,7 +10514,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                   '"',
                                                                                 schema: 'http-url',
                                                                                 parentSchema:
-                                                                                  schema26.properties.initial.properties
+                                                                                  schema27.properties.initial.properties
                                                                                     .original_site_url,
                                                                                 data: data53,
                                                                               },
@@ -10212,7 +10523,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                           }
                                                                         }
                                                                       } else {
-                                                                        validate25.errors = [
+                                                                        validate26.errors = [
                                                                           {
                                                                             instancePath:
                                                                               instancePath +
@@ -10223,10 +10534,10 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                             params: { type: 'string' },
                                                                             message: 'must be string',
                                                                             schema:
-                                                                              schema26.properties.initial.properties
+                                                                              schema27.properties.initial.properties
                                                                                 .original_site_url.type,
                                                                             parentSchema:
-                                                                              schema26.properties.initial.properties
+                                                                              schema27.properties.initial.properties
                                                                                 .original_site_url,
                                                                             data: data53,
                                                                           },
@@ -10262,7 +10573,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                 'must NOT have more than 2048 characters',
                                                                               schema: 2048,
                                                                               parentSchema:
-                                                                                schema26.properties.initial.properties
+                                                                                schema27.properties.initial.properties
                                                                                   .preview_site_url.anyOf[0],
                                                                               data: data54,
                                                                             }
@@ -10288,7 +10599,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                   '"',
                                                                                 schema: 'http-url',
                                                                                 parentSchema:
-                                                                                  schema26.properties.initial.properties
+                                                                                  schema27.properties.initial.properties
                                                                                     .preview_site_url.anyOf[0],
                                                                                 data: data54,
                                                                               }
@@ -10311,10 +10622,10 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                             params: { type: 'string' },
                                                                             message: 'must be string',
                                                                             schema:
-                                                                              schema26.properties.initial.properties
+                                                                              schema27.properties.initial.properties
                                                                                 .preview_site_url.anyOf[0].type,
                                                                             parentSchema:
-                                                                              schema26.properties.initial.properties
+                                                                              schema27.properties.initial.properties
                                                                                 .preview_site_url.anyOf[0],
                                                                             data: data54,
                                                                           }
@@ -10341,10 +10652,10 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                           params: { type: 'null' },
                                                                           message: 'must be null',
                                                                           schema:
-                                                                            schema26.properties.initial.properties
+                                                                            schema27.properties.initial.properties
                                                                               .preview_site_url.anyOf[1].type,
                                                                           parentSchema:
-                                                                            schema26.properties.initial.properties
+                                                                            schema27.properties.initial.properties
                                                                               .preview_site_url.anyOf[1],
                                                                           data: data54,
                                                                         }
@@ -10368,10 +10679,10 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                         params: {},
                                                                         message: 'must match a schema in anyOf',
                                                                         schema:
-                                                                          schema26.properties.initial.properties
+                                                                          schema27.properties.initial.properties
                                                                             .preview_site_url.anyOf,
                                                                         parentSchema:
-                                                                          schema26.properties.initial.properties
+                                                                          schema27.properties.initial.properties
                                                                             .preview_site_url,
                                                                         data: data54,
                                                                       }
@@ -10381,7 +10692,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                         vErrors.push(err9)
                                                                       }
                                                                       errors++
-                                                                      validate25.errors = vErrors
+                                                                      validate26.errors = vErrors
                                                                       return false
                                                                     } else {
                                                                       errors = _errs122
@@ -10405,7 +10716,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                         if (errors === _errs127) {
                                                                           if (typeof data55 === 'string') {
                                                                             if (func2(data55) > 253) {
-                                                                              validate25.errors = [
+                                                                              validate26.errors = [
                                                                                 {
                                                                                   instancePath:
                                                                                     instancePath +
@@ -10418,7 +10729,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                     'must NOT have more than 253 characters',
                                                                                   schema: 253,
                                                                                   parentSchema:
-                                                                                    schema26.properties.initial
+                                                                                    schema27.properties.initial
                                                                                       .properties.site_domain,
                                                                                   data: data55,
                                                                                 },
@@ -10426,7 +10737,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                               return false
                                                                             } else {
                                                                               if (!formats8.validate(data55)) {
-                                                                                validate25.errors = [
+                                                                                validate26.errors = [
                                                                                   {
                                                                                     instancePath:
                                                                                       instancePath +
@@ -10441,7 +10752,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                       '"',
                                                                                     schema: 'fqdn',
                                                                                     parentSchema:
-                                                                                      schema26.properties.initial
+                                                                                      schema27.properties.initial
                                                                                         .properties.site_domain,
                                                                                     data: data55,
                                                                                   },
@@ -10450,7 +10761,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                               }
                                                                             }
                                                                           } else {
-                                                                            validate25.errors = [
+                                                                            validate26.errors = [
                                                                               {
                                                                                 instancePath:
                                                                                   instancePath + '/initial/site_domain',
@@ -10460,10 +10771,10 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                 params: { type: 'string' },
                                                                                 message: 'must be string',
                                                                                 schema:
-                                                                                  schema26.properties.initial.properties
+                                                                                  schema27.properties.initial.properties
                                                                                     .site_domain.type,
                                                                                 parentSchema:
-                                                                                  schema26.properties.initial.properties
+                                                                                  schema27.properties.initial.properties
                                                                                     .site_domain,
                                                                                 data: data55,
                                                                               },
@@ -10481,7 +10792,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                         let data56 = data51.auto_sync_cache_ttl
                                                                         const _errs129 = errors
                                                                         if (typeof data56 !== 'string') {
-                                                                          validate25.errors = [
+                                                                          validate26.errors = [
                                                                             {
                                                                               instancePath:
                                                                                 instancePath +
@@ -10492,10 +10803,10 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                               params: { type: 'string' },
                                                                               message: 'must be string',
                                                                               schema:
-                                                                                schema26.properties.initial.properties
+                                                                                schema27.properties.initial.properties
                                                                                   .auto_sync_cache_ttl.type,
                                                                               parentSchema:
-                                                                                schema26.properties.initial.properties
+                                                                                schema27.properties.initial.properties
                                                                                   .auto_sync_cache_ttl,
                                                                               data: data56,
                                                                             },
@@ -10510,7 +10821,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                             data56 === 'VERY_LONG'
                                                                           )
                                                                         ) {
-                                                                          validate25.errors = [
+                                                                          validate26.errors = [
                                                                             {
                                                                               instancePath:
                                                                                 instancePath +
@@ -10520,16 +10831,16 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                               keyword: 'enum',
                                                                               params: {
                                                                                 allowedValues:
-                                                                                  schema26.properties.initial.properties
+                                                                                  schema27.properties.initial.properties
                                                                                     .auto_sync_cache_ttl.enum,
                                                                               },
                                                                               message:
                                                                                 'must be equal to one of the allowed values',
                                                                               schema:
-                                                                                schema26.properties.initial.properties
+                                                                                schema27.properties.initial.properties
                                                                                   .auto_sync_cache_ttl.enum,
                                                                               parentSchema:
-                                                                                schema26.properties.initial.properties
+                                                                                schema27.properties.initial.properties
                                                                                   .auto_sync_cache_ttl,
                                                                               data: data56,
                                                                             },
@@ -10547,7 +10858,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                           if (errors === _errs131) {
                                                                             if (typeof data57 === 'string') {
                                                                               if (func2(data57) > 255) {
-                                                                                validate25.errors = [
+                                                                                validate26.errors = [
                                                                                   {
                                                                                     instancePath:
                                                                                       instancePath +
@@ -10560,7 +10871,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                       'must NOT have more than 255 characters',
                                                                                     schema: 255,
                                                                                     parentSchema:
-                                                                                      schema26.properties.initial
+                                                                                      schema27.properties.initial
                                                                                         .properties.site_vertical,
                                                                                     data: data57,
                                                                                   },
@@ -10568,7 +10879,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                 return false
                                                                               }
                                                                             } else {
-                                                                              validate25.errors = [
+                                                                              validate26.errors = [
                                                                                 {
                                                                                   instancePath:
                                                                                     instancePath +
@@ -10579,10 +10890,10 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                   params: { type: 'string' },
                                                                                   message: 'must be string',
                                                                                   schema:
-                                                                                    schema26.properties.initial
+                                                                                    schema27.properties.initial
                                                                                       .properties.site_vertical.type,
                                                                                   parentSchema:
-                                                                                    schema26.properties.initial
+                                                                                    schema27.properties.initial
                                                                                       .properties.site_vertical,
                                                                                   data: data57,
                                                                                 },
@@ -10603,7 +10914,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                             if (errors === _errs133) {
                                                                               if (typeof data58 === 'string') {
                                                                                 if (func2(data58) > 255) {
-                                                                                  validate25.errors = [
+                                                                                  validate26.errors = [
                                                                                     {
                                                                                       instancePath:
                                                                                         instancePath +
@@ -10616,7 +10927,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                         'must NOT have more than 255 characters',
                                                                                       schema: 255,
                                                                                       parentSchema:
-                                                                                        schema26.properties.initial
+                                                                                        schema27.properties.initial
                                                                                           .properties
                                                                                           .site_vertical_category,
                                                                                       data: data58,
@@ -10625,7 +10936,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                   return false
                                                                                 }
                                                                               } else {
-                                                                                validate25.errors = [
+                                                                                validate26.errors = [
                                                                                   {
                                                                                     instancePath:
                                                                                       instancePath +
@@ -10636,11 +10947,11 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                     params: { type: 'string' },
                                                                                     message: 'must be string',
                                                                                     schema:
-                                                                                      schema26.properties.initial
+                                                                                      schema27.properties.initial
                                                                                         .properties
                                                                                         .site_vertical_category.type,
                                                                                     parentSchema:
-                                                                                      schema26.properties.initial
+                                                                                      schema27.properties.initial
                                                                                         .properties
                                                                                         .site_vertical_category,
                                                                                     data: data58,
@@ -10675,7 +10986,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                         key9 === 'reservation_info'
                                                                                       )
                                                                                     ) {
-                                                                                      validate25.errors = [
+                                                                                      validate26.errors = [
                                                                                         {
                                                                                           instancePath:
                                                                                             instancePath +
@@ -10691,7 +11002,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                             'must NOT have additional properties',
                                                                                           schema: false,
                                                                                           parentSchema:
-                                                                                            schema26.properties.initial
+                                                                                            schema27.properties.initial
                                                                                               .properties
                                                                                               .site_business_info,
                                                                                           data: data59,
@@ -10712,7 +11023,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                           typeof data60 === 'string'
                                                                                         ) {
                                                                                           if (func2(data60) > 255) {
-                                                                                            validate25.errors = [
+                                                                                            validate26.errors = [
                                                                                               {
                                                                                                 instancePath:
                                                                                                   instancePath +
@@ -10725,7 +11036,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                   'must NOT have more than 255 characters',
                                                                                                 schema: 255,
                                                                                                 parentSchema:
-                                                                                                  schema26.properties
+                                                                                                  schema27.properties
                                                                                                     .initial.properties
                                                                                                     .site_business_info
                                                                                                     .properties
@@ -10736,7 +11047,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                             return false
                                                                                           }
                                                                                         } else {
-                                                                                          validate25.errors = [
+                                                                                          validate26.errors = [
                                                                                             {
                                                                                               instancePath:
                                                                                                 instancePath +
@@ -10749,13 +11060,13 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                               },
                                                                                               message: 'must be string',
                                                                                               schema:
-                                                                                                schema26.properties
+                                                                                                schema27.properties
                                                                                                   .initial.properties
                                                                                                   .site_business_info
                                                                                                   .properties
                                                                                                   .business_name.type,
                                                                                               parentSchema:
-                                                                                                schema26.properties
+                                                                                                schema27.properties
                                                                                                   .initial.properties
                                                                                                   .site_business_info
                                                                                                   .properties
@@ -10782,7 +11093,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                             typeof data61 === 'string'
                                                                                           ) {
                                                                                             if (func2(data61) > 50) {
-                                                                                              validate25.errors = [
+                                                                                              validate26.errors = [
                                                                                                 {
                                                                                                   instancePath:
                                                                                                     instancePath +
@@ -10795,7 +11106,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                     'must NOT have more than 50 characters',
                                                                                                   schema: 50,
                                                                                                   parentSchema:
-                                                                                                    schema26.properties
+                                                                                                    schema27.properties
                                                                                                       .initial
                                                                                                       .properties
                                                                                                       .site_business_info
@@ -10807,7 +11118,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                               return false
                                                                                             }
                                                                                           } else {
-                                                                                            validate25.errors = [
+                                                                                            validate26.errors = [
                                                                                               {
                                                                                                 instancePath:
                                                                                                   instancePath +
@@ -10821,13 +11132,13 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                 message:
                                                                                                   'must be string',
                                                                                                 schema:
-                                                                                                  schema26.properties
+                                                                                                  schema27.properties
                                                                                                     .initial.properties
                                                                                                     .site_business_info
                                                                                                     .properties
                                                                                                     .phone_number.type,
                                                                                                 parentSchema:
-                                                                                                  schema26.properties
+                                                                                                  schema27.properties
                                                                                                     .initial.properties
                                                                                                     .site_business_info
                                                                                                     .properties
@@ -10869,7 +11180,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                     key10 === 'zip_code'
                                                                                                   )
                                                                                                 ) {
-                                                                                                  validate25.errors = [
+                                                                                                  validate26.errors = [
                                                                                                     {
                                                                                                       instancePath:
                                                                                                         instancePath +
@@ -10886,7 +11197,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                         'must NOT have additional properties',
                                                                                                       schema: false,
                                                                                                       parentSchema:
-                                                                                                        schema26
+                                                                                                        schema27
                                                                                                           .properties
                                                                                                           .initial
                                                                                                           .properties
@@ -10920,7 +11231,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                         func2(data63) >
                                                                                                         255
                                                                                                       ) {
-                                                                                                        validate25.errors =
+                                                                                                        validate26.errors =
                                                                                                           [
                                                                                                             {
                                                                                                               instancePath:
@@ -10937,7 +11248,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                 'must NOT have more than 255 characters',
                                                                                                               schema: 255,
                                                                                                               parentSchema:
-                                                                                                                schema26
+                                                                                                                schema27
                                                                                                                   .properties
                                                                                                                   .initial
                                                                                                                   .properties
@@ -10952,7 +11263,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                         return false
                                                                                                       }
                                                                                                     } else {
-                                                                                                      validate25.errors =
+                                                                                                      validate26.errors =
                                                                                                         [
                                                                                                           {
                                                                                                             instancePath:
@@ -10968,7 +11279,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                             message:
                                                                                                               'must be string',
                                                                                                             schema:
-                                                                                                              schema26
+                                                                                                              schema27
                                                                                                                 .properties
                                                                                                                 .initial
                                                                                                                 .properties
@@ -10979,7 +11290,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                 .street
                                                                                                                 .type,
                                                                                                             parentSchema:
-                                                                                                              schema26
+                                                                                                              schema27
                                                                                                                 .properties
                                                                                                                 .initial
                                                                                                                 .properties
@@ -11021,7 +11332,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                             data64,
                                                                                                           ) > 255
                                                                                                         ) {
-                                                                                                          validate25.errors =
+                                                                                                          validate26.errors =
                                                                                                             [
                                                                                                               {
                                                                                                                 instancePath:
@@ -11039,7 +11350,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                   'must NOT have more than 255 characters',
                                                                                                                 schema: 255,
                                                                                                                 parentSchema:
-                                                                                                                  schema26
+                                                                                                                  schema27
                                                                                                                     .properties
                                                                                                                     .initial
                                                                                                                     .properties
@@ -11054,7 +11365,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                           return false
                                                                                                         }
                                                                                                       } else {
-                                                                                                        validate25.errors =
+                                                                                                        validate26.errors =
                                                                                                           [
                                                                                                             {
                                                                                                               instancePath:
@@ -11070,7 +11381,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                               message:
                                                                                                                 'must be string',
                                                                                                               schema:
-                                                                                                                schema26
+                                                                                                                schema27
                                                                                                                   .properties
                                                                                                                   .initial
                                                                                                                   .properties
@@ -11081,7 +11392,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                   .city
                                                                                                                   .type,
                                                                                                               parentSchema:
-                                                                                                                schema26
+                                                                                                                schema27
                                                                                                                   .properties
                                                                                                                   .initial
                                                                                                                   .properties
@@ -11124,7 +11435,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                               data65,
                                                                                                             ) > 255
                                                                                                           ) {
-                                                                                                            validate25.errors =
+                                                                                                            validate26.errors =
                                                                                                               [
                                                                                                                 {
                                                                                                                   instancePath:
@@ -11142,7 +11453,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                     'must NOT have more than 255 characters',
                                                                                                                   schema: 255,
                                                                                                                   parentSchema:
-                                                                                                                    schema26
+                                                                                                                    schema27
                                                                                                                       .properties
                                                                                                                       .initial
                                                                                                                       .properties
@@ -11157,7 +11468,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                             return false
                                                                                                           }
                                                                                                         } else {
-                                                                                                          validate25.errors =
+                                                                                                          validate26.errors =
                                                                                                             [
                                                                                                               {
                                                                                                                 instancePath:
@@ -11174,7 +11485,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                 message:
                                                                                                                   'must be string',
                                                                                                                 schema:
-                                                                                                                  schema26
+                                                                                                                  schema27
                                                                                                                     .properties
                                                                                                                     .initial
                                                                                                                     .properties
@@ -11185,7 +11496,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                     .state
                                                                                                                     .type,
                                                                                                                 parentSchema:
-                                                                                                                  schema26
+                                                                                                                  schema27
                                                                                                                     .properties
                                                                                                                     .initial
                                                                                                                     .properties
@@ -11228,7 +11539,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                 data66,
                                                                                                               ) > 255
                                                                                                             ) {
-                                                                                                              validate25.errors =
+                                                                                                              validate26.errors =
                                                                                                                 [
                                                                                                                   {
                                                                                                                     instancePath:
@@ -11246,7 +11557,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                       'must NOT have more than 255 characters',
                                                                                                                     schema: 255,
                                                                                                                     parentSchema:
-                                                                                                                      schema26
+                                                                                                                      schema27
                                                                                                                         .properties
                                                                                                                         .initial
                                                                                                                         .properties
@@ -11261,7 +11572,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                               return false
                                                                                                             }
                                                                                                           } else {
-                                                                                                            validate25.errors =
+                                                                                                            validate26.errors =
                                                                                                               [
                                                                                                                 {
                                                                                                                   instancePath:
@@ -11278,7 +11589,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                   message:
                                                                                                                     'must be string',
                                                                                                                   schema:
-                                                                                                                    schema26
+                                                                                                                    schema27
                                                                                                                       .properties
                                                                                                                       .initial
                                                                                                                       .properties
@@ -11289,7 +11600,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                       .country
                                                                                                                       .type,
                                                                                                                   parentSchema:
-                                                                                                                    schema26
+                                                                                                                    schema27
                                                                                                                       .properties
                                                                                                                       .initial
                                                                                                                       .properties
@@ -11332,7 +11643,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                   data67,
                                                                                                                 ) > 20
                                                                                                               ) {
-                                                                                                                validate25.errors =
+                                                                                                                validate26.errors =
                                                                                                                   [
                                                                                                                     {
                                                                                                                       instancePath:
@@ -11350,7 +11661,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                         'must NOT have more than 20 characters',
                                                                                                                       schema: 20,
                                                                                                                       parentSchema:
-                                                                                                                        schema26
+                                                                                                                        schema27
                                                                                                                           .properties
                                                                                                                           .initial
                                                                                                                           .properties
@@ -11369,7 +11680,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                     data67,
                                                                                                                   )
                                                                                                                 ) {
-                                                                                                                  validate25.errors =
+                                                                                                                  validate26.errors =
                                                                                                                     [
                                                                                                                       {
                                                                                                                         instancePath:
@@ -11391,7 +11702,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                         schema:
                                                                                                                           '^[0-9]+(?:-[0-9]+)?$',
                                                                                                                         parentSchema:
-                                                                                                                          schema26
+                                                                                                                          schema27
                                                                                                                             .properties
                                                                                                                             .initial
                                                                                                                             .properties
@@ -11407,7 +11718,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                 }
                                                                                                               }
                                                                                                             } else {
-                                                                                                              validate25.errors =
+                                                                                                              validate26.errors =
                                                                                                                 [
                                                                                                                   {
                                                                                                                     instancePath:
@@ -11424,7 +11735,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                     message:
                                                                                                                       'must be string',
                                                                                                                     schema:
-                                                                                                                      schema26
+                                                                                                                      schema27
                                                                                                                         .properties
                                                                                                                         .initial
                                                                                                                         .properties
@@ -11435,7 +11746,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                         .zip_code
                                                                                                                         .type,
                                                                                                                     parentSchema:
-                                                                                                                      schema26
+                                                                                                                      schema27
                                                                                                                         .properties
                                                                                                                         .initial
                                                                                                                         .properties
@@ -11462,7 +11773,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                 }
                                                                                               }
                                                                                             } else {
-                                                                                              validate25.errors = [
+                                                                                              validate26.errors = [
                                                                                                 {
                                                                                                   instancePath:
                                                                                                     instancePath +
@@ -11476,14 +11787,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                   message:
                                                                                                     'must be object',
                                                                                                   schema:
-                                                                                                    schema26.properties
+                                                                                                    schema27.properties
                                                                                                       .initial
                                                                                                       .properties
                                                                                                       .site_business_info
                                                                                                       .properties
                                                                                                       .address.type,
                                                                                                   parentSchema:
-                                                                                                    schema26.properties
+                                                                                                    schema27.properties
                                                                                                       .initial
                                                                                                       .properties
                                                                                                       .site_business_info
@@ -11515,7 +11826,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                 if (
                                                                                                   data68.length > 100
                                                                                                 ) {
-                                                                                                  validate25.errors = [
+                                                                                                  validate26.errors = [
                                                                                                     {
                                                                                                       instancePath:
                                                                                                         instancePath +
@@ -11531,7 +11842,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                         'must NOT have more than 100 items',
                                                                                                       schema: 100,
                                                                                                       parentSchema:
-                                                                                                        schema26
+                                                                                                        schema27
                                                                                                           .properties
                                                                                                           .initial
                                                                                                           .properties
@@ -11546,7 +11857,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                   if (
                                                                                                     data68.length < 1
                                                                                                   ) {
-                                                                                                    validate25.errors =
+                                                                                                    validate26.errors =
                                                                                                       [
                                                                                                         {
                                                                                                           instancePath:
@@ -11563,7 +11874,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                             'must NOT have fewer than 1 items',
                                                                                                           schema: 1,
                                                                                                           parentSchema:
-                                                                                                            schema26
+                                                                                                            schema27
                                                                                                               .properties
                                                                                                               .initial
                                                                                                               .properties
@@ -11612,7 +11923,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                   'country'
                                                                                                               )
                                                                                                             ) {
-                                                                                                              validate25.errors =
+                                                                                                              validate26.errors =
                                                                                                                 [
                                                                                                                   {
                                                                                                                     instancePath:
@@ -11632,7 +11943,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                       'must NOT have additional properties',
                                                                                                                     schema: false,
                                                                                                                     parentSchema:
-                                                                                                                      schema26
+                                                                                                                      schema27
                                                                                                                         .properties
                                                                                                                         .initial
                                                                                                                         .properties
@@ -11673,7 +11984,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                     ) >
                                                                                                                     255
                                                                                                                   ) {
-                                                                                                                    validate25.errors =
+                                                                                                                    validate26.errors =
                                                                                                                       [
                                                                                                                         {
                                                                                                                           instancePath:
@@ -11693,7 +12004,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                             'must NOT have more than 255 characters',
                                                                                                                           schema: 255,
                                                                                                                           parentSchema:
-                                                                                                                            schema26
+                                                                                                                            schema27
                                                                                                                               .properties
                                                                                                                               .initial
                                                                                                                               .properties
@@ -11709,7 +12020,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                     return false
                                                                                                                   }
                                                                                                                 } else {
-                                                                                                                  validate25.errors =
+                                                                                                                  validate26.errors =
                                                                                                                     [
                                                                                                                       {
                                                                                                                         instancePath:
@@ -11728,7 +12039,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                         message:
                                                                                                                           'must be string',
                                                                                                                         schema:
-                                                                                                                          schema26
+                                                                                                                          schema27
                                                                                                                             .properties
                                                                                                                             .initial
                                                                                                                             .properties
@@ -11740,7 +12051,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                             .restaurant_id
                                                                                                                             .type,
                                                                                                                         parentSchema:
-                                                                                                                          schema26
+                                                                                                                          schema27
                                                                                                                             .properties
                                                                                                                             .initial
                                                                                                                             .properties
@@ -11787,7 +12098,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                       ) >
                                                                                                                       255
                                                                                                                     ) {
-                                                                                                                      validate25.errors =
+                                                                                                                      validate26.errors =
                                                                                                                         [
                                                                                                                           {
                                                                                                                             instancePath:
@@ -11807,7 +12118,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                               'must NOT have more than 255 characters',
                                                                                                                             schema: 255,
                                                                                                                             parentSchema:
-                                                                                                                              schema26
+                                                                                                                              schema27
                                                                                                                                 .properties
                                                                                                                                 .initial
                                                                                                                                 .properties
@@ -11823,7 +12134,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                       return false
                                                                                                                     }
                                                                                                                   } else {
-                                                                                                                    validate25.errors =
+                                                                                                                    validate26.errors =
                                                                                                                       [
                                                                                                                         {
                                                                                                                           instancePath:
@@ -11842,7 +12153,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                           message:
                                                                                                                             'must be string',
                                                                                                                           schema:
-                                                                                                                            schema26
+                                                                                                                            schema27
                                                                                                                               .properties
                                                                                                                               .initial
                                                                                                                               .properties
@@ -11854,7 +12165,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                               .location
                                                                                                                               .type,
                                                                                                                           parentSchema:
-                                                                                                                            schema26
+                                                                                                                            schema27
                                                                                                                               .properties
                                                                                                                               .initial
                                                                                                                               .properties
@@ -11901,7 +12212,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                         ) >
                                                                                                                         255
                                                                                                                       ) {
-                                                                                                                        validate25.errors =
+                                                                                                                        validate26.errors =
                                                                                                                           [
                                                                                                                             {
                                                                                                                               instancePath:
@@ -11921,7 +12232,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                                 'must NOT have more than 255 characters',
                                                                                                                               schema: 255,
                                                                                                                               parentSchema:
-                                                                                                                                schema26
+                                                                                                                                schema27
                                                                                                                                   .properties
                                                                                                                                   .initial
                                                                                                                                   .properties
@@ -11937,7 +12248,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                         return false
                                                                                                                       }
                                                                                                                     } else {
-                                                                                                                      validate25.errors =
+                                                                                                                      validate26.errors =
                                                                                                                         [
                                                                                                                           {
                                                                                                                             instancePath:
@@ -11956,7 +12267,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                             message:
                                                                                                                               'must be string',
                                                                                                                             schema:
-                                                                                                                              schema26
+                                                                                                                              schema27
                                                                                                                                 .properties
                                                                                                                                 .initial
                                                                                                                                 .properties
@@ -11968,7 +12279,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                                 .country
                                                                                                                                 .type,
                                                                                                                             parentSchema:
-                                                                                                                              schema26
+                                                                                                                              schema27
                                                                                                                                 .properties
                                                                                                                                 .initial
                                                                                                                                 .properties
@@ -11994,7 +12305,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                             }
                                                                                                           }
                                                                                                         } else {
-                                                                                                          validate25.errors =
+                                                                                                          validate26.errors =
                                                                                                             [
                                                                                                               {
                                                                                                                 instancePath:
@@ -12012,7 +12323,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                 message:
                                                                                                                   'must be object',
                                                                                                                 schema:
-                                                                                                                  schema26
+                                                                                                                  schema27
                                                                                                                     .properties
                                                                                                                     .initial
                                                                                                                     .properties
@@ -12022,7 +12333,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                     .items
                                                                                                                     .type,
                                                                                                                 parentSchema:
-                                                                                                                  schema26
+                                                                                                                  schema27
                                                                                                                     .properties
                                                                                                                     .initial
                                                                                                                     .properties
@@ -12046,7 +12357,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                   }
                                                                                                 }
                                                                                               } else {
-                                                                                                validate25.errors = [
+                                                                                                validate26.errors = [
                                                                                                   {
                                                                                                     instancePath:
                                                                                                       instancePath +
@@ -12060,7 +12371,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                     message:
                                                                                                       'must be array',
                                                                                                     schema:
-                                                                                                      schema26
+                                                                                                      schema27
                                                                                                         .properties
                                                                                                         .initial
                                                                                                         .properties
@@ -12069,7 +12380,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                         .reservation_info
                                                                                                         .type,
                                                                                                     parentSchema:
-                                                                                                      schema26
+                                                                                                      schema27
                                                                                                         .properties
                                                                                                         .initial
                                                                                                         .properties
@@ -12092,7 +12403,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                     }
                                                                                   }
                                                                                 } else {
-                                                                                  validate25.errors = [
+                                                                                  validate26.errors = [
                                                                                     {
                                                                                       instancePath:
                                                                                         instancePath +
@@ -12103,11 +12414,11 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                       params: { type: 'object' },
                                                                                       message: 'must be object',
                                                                                       schema:
-                                                                                        schema26.properties.initial
+                                                                                        schema27.properties.initial
                                                                                           .properties.site_business_info
                                                                                           .type,
                                                                                       parentSchema:
-                                                                                        schema26.properties.initial
+                                                                                        schema27.properties.initial
                                                                                           .properties
                                                                                           .site_business_info,
                                                                                       data: data59,
@@ -12142,7 +12453,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                           key12 === 'reservation_info'
                                                                                         )
                                                                                       ) {
-                                                                                        validate25.errors = [
+                                                                                        validate26.errors = [
                                                                                           {
                                                                                             instancePath:
                                                                                               instancePath +
@@ -12158,7 +12469,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                               'must NOT have additional properties',
                                                                                             schema: false,
                                                                                             parentSchema:
-                                                                                              schema26.properties
+                                                                                              schema27.properties
                                                                                                 .initial.properties
                                                                                                 .business_site_info,
                                                                                             data: data73,
@@ -12181,7 +12492,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                             typeof data74 === 'string'
                                                                                           ) {
                                                                                             if (func2(data74) > 255) {
-                                                                                              validate25.errors = [
+                                                                                              validate26.errors = [
                                                                                                 {
                                                                                                   instancePath:
                                                                                                     instancePath +
@@ -12196,7 +12507,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                     'must NOT have more than 255 characters',
                                                                                                   schema: 255,
                                                                                                   parentSchema:
-                                                                                                    schema26.properties
+                                                                                                    schema27.properties
                                                                                                       .initial
                                                                                                       .properties
                                                                                                       .business_site_info
@@ -12208,7 +12519,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                               return false
                                                                                             }
                                                                                           } else {
-                                                                                            validate25.errors = [
+                                                                                            validate26.errors = [
                                                                                               {
                                                                                                 instancePath:
                                                                                                   instancePath +
@@ -12222,13 +12533,13 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                 message:
                                                                                                   'must be string',
                                                                                                 schema:
-                                                                                                  schema26.properties
+                                                                                                  schema27.properties
                                                                                                     .initial.properties
                                                                                                     .business_site_info
                                                                                                     .properties
                                                                                                     .business_name.type,
                                                                                                 parentSchema:
-                                                                                                  schema26.properties
+                                                                                                  schema27.properties
                                                                                                     .initial.properties
                                                                                                     .business_site_info
                                                                                                     .properties
@@ -12257,7 +12568,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                               typeof data75 === 'string'
                                                                                             ) {
                                                                                               if (func2(data75) > 50) {
-                                                                                                validate25.errors = [
+                                                                                                validate26.errors = [
                                                                                                   {
                                                                                                     instancePath:
                                                                                                       instancePath +
@@ -12273,7 +12584,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                       'must NOT have more than 50 characters',
                                                                                                     schema: 50,
                                                                                                     parentSchema:
-                                                                                                      schema26
+                                                                                                      schema27
                                                                                                         .properties
                                                                                                         .initial
                                                                                                         .properties
@@ -12286,7 +12597,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                 return false
                                                                                               }
                                                                                             } else {
-                                                                                              validate25.errors = [
+                                                                                              validate26.errors = [
                                                                                                 {
                                                                                                   instancePath:
                                                                                                     instancePath +
@@ -12300,7 +12611,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                   message:
                                                                                                     'must be string',
                                                                                                   schema:
-                                                                                                    schema26.properties
+                                                                                                    schema27.properties
                                                                                                       .initial
                                                                                                       .properties
                                                                                                       .business_site_info
@@ -12308,7 +12619,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                       .phone_number
                                                                                                       .type,
                                                                                                   parentSchema:
-                                                                                                    schema26.properties
+                                                                                                    schema27.properties
                                                                                                       .initial
                                                                                                       .properties
                                                                                                       .business_site_info
@@ -12354,7 +12665,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                         'zip_code'
                                                                                                     )
                                                                                                   ) {
-                                                                                                    validate25.errors =
+                                                                                                    validate26.errors =
                                                                                                       [
                                                                                                         {
                                                                                                           instancePath:
@@ -12372,7 +12683,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                             'must NOT have additional properties',
                                                                                                           schema: false,
                                                                                                           parentSchema:
-                                                                                                            schema26
+                                                                                                            schema27
                                                                                                               .properties
                                                                                                               .initial
                                                                                                               .properties
@@ -12410,7 +12721,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                             data77,
                                                                                                           ) > 255
                                                                                                         ) {
-                                                                                                          validate25.errors =
+                                                                                                          validate26.errors =
                                                                                                             [
                                                                                                               {
                                                                                                                 instancePath:
@@ -12428,7 +12739,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                   'must NOT have more than 255 characters',
                                                                                                                 schema: 255,
                                                                                                                 parentSchema:
-                                                                                                                  schema26
+                                                                                                                  schema27
                                                                                                                     .properties
                                                                                                                     .initial
                                                                                                                     .properties
@@ -12443,7 +12754,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                           return false
                                                                                                         }
                                                                                                       } else {
-                                                                                                        validate25.errors =
+                                                                                                        validate26.errors =
                                                                                                           [
                                                                                                             {
                                                                                                               instancePath:
@@ -12459,7 +12770,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                               message:
                                                                                                                 'must be string',
                                                                                                               schema:
-                                                                                                                schema26
+                                                                                                                schema27
                                                                                                                   .properties
                                                                                                                   .initial
                                                                                                                   .properties
@@ -12470,7 +12781,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                   .street
                                                                                                                   .type,
                                                                                                               parentSchema:
-                                                                                                                schema26
+                                                                                                                schema27
                                                                                                                   .properties
                                                                                                                   .initial
                                                                                                                   .properties
@@ -12513,7 +12824,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                               data78,
                                                                                                             ) > 255
                                                                                                           ) {
-                                                                                                            validate25.errors =
+                                                                                                            validate26.errors =
                                                                                                               [
                                                                                                                 {
                                                                                                                   instancePath:
@@ -12531,7 +12842,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                     'must NOT have more than 255 characters',
                                                                                                                   schema: 255,
                                                                                                                   parentSchema:
-                                                                                                                    schema26
+                                                                                                                    schema27
                                                                                                                       .properties
                                                                                                                       .initial
                                                                                                                       .properties
@@ -12546,7 +12857,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                             return false
                                                                                                           }
                                                                                                         } else {
-                                                                                                          validate25.errors =
+                                                                                                          validate26.errors =
                                                                                                             [
                                                                                                               {
                                                                                                                 instancePath:
@@ -12563,7 +12874,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                 message:
                                                                                                                   'must be string',
                                                                                                                 schema:
-                                                                                                                  schema26
+                                                                                                                  schema27
                                                                                                                     .properties
                                                                                                                     .initial
                                                                                                                     .properties
@@ -12574,7 +12885,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                     .city
                                                                                                                     .type,
                                                                                                                 parentSchema:
-                                                                                                                  schema26
+                                                                                                                  schema27
                                                                                                                     .properties
                                                                                                                     .initial
                                                                                                                     .properties
@@ -12617,7 +12928,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                 data79,
                                                                                                               ) > 255
                                                                                                             ) {
-                                                                                                              validate25.errors =
+                                                                                                              validate26.errors =
                                                                                                                 [
                                                                                                                   {
                                                                                                                     instancePath:
@@ -12635,7 +12946,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                       'must NOT have more than 255 characters',
                                                                                                                     schema: 255,
                                                                                                                     parentSchema:
-                                                                                                                      schema26
+                                                                                                                      schema27
                                                                                                                         .properties
                                                                                                                         .initial
                                                                                                                         .properties
@@ -12650,7 +12961,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                               return false
                                                                                                             }
                                                                                                           } else {
-                                                                                                            validate25.errors =
+                                                                                                            validate26.errors =
                                                                                                               [
                                                                                                                 {
                                                                                                                   instancePath:
@@ -12667,7 +12978,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                   message:
                                                                                                                     'must be string',
                                                                                                                   schema:
-                                                                                                                    schema26
+                                                                                                                    schema27
                                                                                                                       .properties
                                                                                                                       .initial
                                                                                                                       .properties
@@ -12678,7 +12989,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                       .state
                                                                                                                       .type,
                                                                                                                   parentSchema:
-                                                                                                                    schema26
+                                                                                                                    schema27
                                                                                                                       .properties
                                                                                                                       .initial
                                                                                                                       .properties
@@ -12721,7 +13032,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                   data80,
                                                                                                                 ) > 255
                                                                                                               ) {
-                                                                                                                validate25.errors =
+                                                                                                                validate26.errors =
                                                                                                                   [
                                                                                                                     {
                                                                                                                       instancePath:
@@ -12739,7 +13050,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                         'must NOT have more than 255 characters',
                                                                                                                       schema: 255,
                                                                                                                       parentSchema:
-                                                                                                                        schema26
+                                                                                                                        schema27
                                                                                                                           .properties
                                                                                                                           .initial
                                                                                                                           .properties
@@ -12754,7 +13065,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                 return false
                                                                                                               }
                                                                                                             } else {
-                                                                                                              validate25.errors =
+                                                                                                              validate26.errors =
                                                                                                                 [
                                                                                                                   {
                                                                                                                     instancePath:
@@ -12771,7 +13082,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                     message:
                                                                                                                       'must be string',
                                                                                                                     schema:
-                                                                                                                      schema26
+                                                                                                                      schema27
                                                                                                                         .properties
                                                                                                                         .initial
                                                                                                                         .properties
@@ -12782,7 +13093,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                         .country
                                                                                                                         .type,
                                                                                                                     parentSchema:
-                                                                                                                      schema26
+                                                                                                                      schema27
                                                                                                                         .properties
                                                                                                                         .initial
                                                                                                                         .properties
@@ -12825,7 +13136,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                     data81,
                                                                                                                   ) > 20
                                                                                                                 ) {
-                                                                                                                  validate25.errors =
+                                                                                                                  validate26.errors =
                                                                                                                     [
                                                                                                                       {
                                                                                                                         instancePath:
@@ -12843,7 +13154,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                           'must NOT have more than 20 characters',
                                                                                                                         schema: 20,
                                                                                                                         parentSchema:
-                                                                                                                          schema26
+                                                                                                                          schema27
                                                                                                                             .properties
                                                                                                                             .initial
                                                                                                                             .properties
@@ -12862,7 +13173,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                       data81,
                                                                                                                     )
                                                                                                                   ) {
-                                                                                                                    validate25.errors =
+                                                                                                                    validate26.errors =
                                                                                                                       [
                                                                                                                         {
                                                                                                                           instancePath:
@@ -12884,7 +13195,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                           schema:
                                                                                                                             '^[0-9]+(?:-[0-9]+)?$',
                                                                                                                           parentSchema:
-                                                                                                                            schema26
+                                                                                                                            schema27
                                                                                                                               .properties
                                                                                                                               .initial
                                                                                                                               .properties
@@ -12900,7 +13211,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                   }
                                                                                                                 }
                                                                                                               } else {
-                                                                                                                validate25.errors =
+                                                                                                                validate26.errors =
                                                                                                                   [
                                                                                                                     {
                                                                                                                       instancePath:
@@ -12917,7 +13228,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                       message:
                                                                                                                         'must be string',
                                                                                                                       schema:
-                                                                                                                        schema26
+                                                                                                                        schema27
                                                                                                                           .properties
                                                                                                                           .initial
                                                                                                                           .properties
@@ -12928,7 +13239,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                           .zip_code
                                                                                                                           .type,
                                                                                                                       parentSchema:
-                                                                                                                        schema26
+                                                                                                                        schema27
                                                                                                                           .properties
                                                                                                                           .initial
                                                                                                                           .properties
@@ -12955,7 +13266,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                   }
                                                                                                 }
                                                                                               } else {
-                                                                                                validate25.errors = [
+                                                                                                validate26.errors = [
                                                                                                   {
                                                                                                     instancePath:
                                                                                                       instancePath +
@@ -12969,7 +13280,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                     message:
                                                                                                       'must be object',
                                                                                                     schema:
-                                                                                                      schema26
+                                                                                                      schema27
                                                                                                         .properties
                                                                                                         .initial
                                                                                                         .properties
@@ -12977,7 +13288,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                         .properties
                                                                                                         .address.type,
                                                                                                     parentSchema:
-                                                                                                      schema26
+                                                                                                      schema27
                                                                                                         .properties
                                                                                                         .initial
                                                                                                         .properties
@@ -13010,7 +13321,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                   if (
                                                                                                     data82.length > 100
                                                                                                   ) {
-                                                                                                    validate25.errors =
+                                                                                                    validate26.errors =
                                                                                                       [
                                                                                                         {
                                                                                                           instancePath:
@@ -13027,7 +13338,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                             'must NOT have more than 100 items',
                                                                                                           schema: 100,
                                                                                                           parentSchema:
-                                                                                                            schema26
+                                                                                                            schema27
                                                                                                               .properties
                                                                                                               .initial
                                                                                                               .properties
@@ -13042,7 +13353,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                     if (
                                                                                                       data82.length < 1
                                                                                                     ) {
-                                                                                                      validate25.errors =
+                                                                                                      validate26.errors =
                                                                                                         [
                                                                                                           {
                                                                                                             instancePath:
@@ -13059,7 +13370,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                               'must NOT have fewer than 1 items',
                                                                                                             schema: 1,
                                                                                                             parentSchema:
-                                                                                                              schema26
+                                                                                                              schema27
                                                                                                                 .properties
                                                                                                                 .initial
                                                                                                                 .properties
@@ -13108,7 +13419,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                     'country'
                                                                                                                 )
                                                                                                               ) {
-                                                                                                                validate25.errors =
+                                                                                                                validate26.errors =
                                                                                                                   [
                                                                                                                     {
                                                                                                                       instancePath:
@@ -13128,7 +13439,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                         'must NOT have additional properties',
                                                                                                                       schema: false,
                                                                                                                       parentSchema:
-                                                                                                                        schema26
+                                                                                                                        schema27
                                                                                                                           .properties
                                                                                                                           .initial
                                                                                                                           .properties
@@ -13169,7 +13480,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                       ) >
                                                                                                                       255
                                                                                                                     ) {
-                                                                                                                      validate25.errors =
+                                                                                                                      validate26.errors =
                                                                                                                         [
                                                                                                                           {
                                                                                                                             instancePath:
@@ -13189,7 +13500,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                               'must NOT have more than 255 characters',
                                                                                                                             schema: 255,
                                                                                                                             parentSchema:
-                                                                                                                              schema26
+                                                                                                                              schema27
                                                                                                                                 .properties
                                                                                                                                 .initial
                                                                                                                                 .properties
@@ -13205,7 +13516,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                       return false
                                                                                                                     }
                                                                                                                   } else {
-                                                                                                                    validate25.errors =
+                                                                                                                    validate26.errors =
                                                                                                                       [
                                                                                                                         {
                                                                                                                           instancePath:
@@ -13224,7 +13535,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                           message:
                                                                                                                             'must be string',
                                                                                                                           schema:
-                                                                                                                            schema26
+                                                                                                                            schema27
                                                                                                                               .properties
                                                                                                                               .initial
                                                                                                                               .properties
@@ -13236,7 +13547,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                               .restaurant_id
                                                                                                                               .type,
                                                                                                                           parentSchema:
-                                                                                                                            schema26
+                                                                                                                            schema27
                                                                                                                               .properties
                                                                                                                               .initial
                                                                                                                               .properties
@@ -13283,7 +13594,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                         ) >
                                                                                                                         255
                                                                                                                       ) {
-                                                                                                                        validate25.errors =
+                                                                                                                        validate26.errors =
                                                                                                                           [
                                                                                                                             {
                                                                                                                               instancePath:
@@ -13303,7 +13614,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                                 'must NOT have more than 255 characters',
                                                                                                                               schema: 255,
                                                                                                                               parentSchema:
-                                                                                                                                schema26
+                                                                                                                                schema27
                                                                                                                                   .properties
                                                                                                                                   .initial
                                                                                                                                   .properties
@@ -13319,7 +13630,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                         return false
                                                                                                                       }
                                                                                                                     } else {
-                                                                                                                      validate25.errors =
+                                                                                                                      validate26.errors =
                                                                                                                         [
                                                                                                                           {
                                                                                                                             instancePath:
@@ -13338,7 +13649,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                             message:
                                                                                                                               'must be string',
                                                                                                                             schema:
-                                                                                                                              schema26
+                                                                                                                              schema27
                                                                                                                                 .properties
                                                                                                                                 .initial
                                                                                                                                 .properties
@@ -13350,7 +13661,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                                 .location
                                                                                                                                 .type,
                                                                                                                             parentSchema:
-                                                                                                                              schema26
+                                                                                                                              schema27
                                                                                                                                 .properties
                                                                                                                                 .initial
                                                                                                                                 .properties
@@ -13397,7 +13708,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                           ) >
                                                                                                                           255
                                                                                                                         ) {
-                                                                                                                          validate25.errors =
+                                                                                                                          validate26.errors =
                                                                                                                             [
                                                                                                                               {
                                                                                                                                 instancePath:
@@ -13417,7 +13728,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                                   'must NOT have more than 255 characters',
                                                                                                                                 schema: 255,
                                                                                                                                 parentSchema:
-                                                                                                                                  schema26
+                                                                                                                                  schema27
                                                                                                                                     .properties
                                                                                                                                     .initial
                                                                                                                                     .properties
@@ -13433,7 +13744,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                           return false
                                                                                                                         }
                                                                                                                       } else {
-                                                                                                                        validate25.errors =
+                                                                                                                        validate26.errors =
                                                                                                                           [
                                                                                                                             {
                                                                                                                               instancePath:
@@ -13452,7 +13763,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                               message:
                                                                                                                                 'must be string',
                                                                                                                               schema:
-                                                                                                                                schema26
+                                                                                                                                schema27
                                                                                                                                   .properties
                                                                                                                                   .initial
                                                                                                                                   .properties
@@ -13464,7 +13775,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                                   .country
                                                                                                                                   .type,
                                                                                                                               parentSchema:
-                                                                                                                                schema26
+                                                                                                                                schema27
                                                                                                                                   .properties
                                                                                                                                   .initial
                                                                                                                                   .properties
@@ -13490,7 +13801,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                               }
                                                                                                             }
                                                                                                           } else {
-                                                                                                            validate25.errors =
+                                                                                                            validate26.errors =
                                                                                                               [
                                                                                                                 {
                                                                                                                   instancePath:
@@ -13508,7 +13819,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                   message:
                                                                                                                     'must be object',
                                                                                                                   schema:
-                                                                                                                    schema26
+                                                                                                                    schema27
                                                                                                                       .properties
                                                                                                                       .initial
                                                                                                                       .properties
@@ -13518,7 +13829,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                       .items
                                                                                                                       .type,
                                                                                                                   parentSchema:
-                                                                                                                    schema26
+                                                                                                                    schema27
                                                                                                                       .properties
                                                                                                                       .initial
                                                                                                                       .properties
@@ -13542,7 +13853,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                     }
                                                                                                   }
                                                                                                 } else {
-                                                                                                  validate25.errors = [
+                                                                                                  validate26.errors = [
                                                                                                     {
                                                                                                       instancePath:
                                                                                                         instancePath +
@@ -13556,7 +13867,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                       message:
                                                                                                         'must be array',
                                                                                                       schema:
-                                                                                                        schema26
+                                                                                                        schema27
                                                                                                           .properties
                                                                                                           .initial
                                                                                                           .properties
@@ -13565,7 +13876,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                           .reservation_info
                                                                                                           .type,
                                                                                                       parentSchema:
-                                                                                                        schema26
+                                                                                                        schema27
                                                                                                           .properties
                                                                                                           .initial
                                                                                                           .properties
@@ -13588,7 +13899,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                       }
                                                                                     }
                                                                                   } else {
-                                                                                    validate25.errors = [
+                                                                                    validate26.errors = [
                                                                                       {
                                                                                         instancePath:
                                                                                           instancePath +
@@ -13599,11 +13910,11 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                         params: { type: 'object' },
                                                                                         message: 'must be object',
                                                                                         schema:
-                                                                                          schema26.properties.initial
+                                                                                          schema27.properties.initial
                                                                                             .properties
                                                                                             .business_site_info.type,
                                                                                         parentSchema:
-                                                                                          schema26.properties.initial
+                                                                                          schema27.properties.initial
                                                                                             .properties
                                                                                             .business_site_info,
                                                                                         data: data73,
@@ -13625,7 +13936,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                   if (errors === _errs197) {
                                                                                     if (Array.isArray(data87)) {
                                                                                       if (data87.length > 100) {
-                                                                                        validate25.errors = [
+                                                                                        validate26.errors = [
                                                                                           {
                                                                                             instancePath:
                                                                                               instancePath +
@@ -13638,7 +13949,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                               'must NOT have more than 100 items',
                                                                                             schema: 100,
                                                                                             parentSchema:
-                                                                                              schema26.properties
+                                                                                              schema27.properties
                                                                                                 .initial.properties
                                                                                                 .reservation_info,
                                                                                             data: data87,
@@ -13647,7 +13958,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                         return false
                                                                                       } else {
                                                                                         if (data87.length < 1) {
-                                                                                          validate25.errors = [
+                                                                                          validate26.errors = [
                                                                                             {
                                                                                               instancePath:
                                                                                                 instancePath +
@@ -13660,7 +13971,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                 'must NOT have fewer than 1 items',
                                                                                               schema: 1,
                                                                                               parentSchema:
-                                                                                                schema26.properties
+                                                                                                schema27.properties
                                                                                                   .initial.properties
                                                                                                   .reservation_info,
                                                                                               data: data87,
@@ -13696,7 +14007,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                         'country'
                                                                                                     )
                                                                                                   ) {
-                                                                                                    validate25.errors =
+                                                                                                    validate26.errors =
                                                                                                       [
                                                                                                         {
                                                                                                           instancePath:
@@ -13715,7 +14026,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                             'must NOT have additional properties',
                                                                                                           schema: false,
                                                                                                           parentSchema:
-                                                                                                            schema26
+                                                                                                            schema27
                                                                                                               .properties
                                                                                                               .initial
                                                                                                               .properties
@@ -13752,7 +14063,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                             data89,
                                                                                                           ) > 255
                                                                                                         ) {
-                                                                                                          validate25.errors =
+                                                                                                          validate26.errors =
                                                                                                             [
                                                                                                               {
                                                                                                                 instancePath:
@@ -13772,7 +14083,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                   'must NOT have more than 255 characters',
                                                                                                                 schema: 255,
                                                                                                                 parentSchema:
-                                                                                                                  schema26
+                                                                                                                  schema27
                                                                                                                     .properties
                                                                                                                     .initial
                                                                                                                     .properties
@@ -13786,7 +14097,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                           return false
                                                                                                         }
                                                                                                       } else {
-                                                                                                        validate25.errors =
+                                                                                                        validate26.errors =
                                                                                                           [
                                                                                                             {
                                                                                                               instancePath:
@@ -13804,7 +14115,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                               message:
                                                                                                                 'must be string',
                                                                                                               schema:
-                                                                                                                schema26
+                                                                                                                schema27
                                                                                                                   .properties
                                                                                                                   .initial
                                                                                                                   .properties
@@ -13814,7 +14125,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                   .restaurant_id
                                                                                                                   .type,
                                                                                                               parentSchema:
-                                                                                                                schema26
+                                                                                                                schema27
                                                                                                                   .properties
                                                                                                                   .initial
                                                                                                                   .properties
@@ -13856,7 +14167,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                               data90,
                                                                                                             ) > 255
                                                                                                           ) {
-                                                                                                            validate25.errors =
+                                                                                                            validate26.errors =
                                                                                                               [
                                                                                                                 {
                                                                                                                   instancePath:
@@ -13876,7 +14187,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                     'must NOT have more than 255 characters',
                                                                                                                   schema: 255,
                                                                                                                   parentSchema:
-                                                                                                                    schema26
+                                                                                                                    schema27
                                                                                                                       .properties
                                                                                                                       .initial
                                                                                                                       .properties
@@ -13890,7 +14201,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                             return false
                                                                                                           }
                                                                                                         } else {
-                                                                                                          validate25.errors =
+                                                                                                          validate26.errors =
                                                                                                             [
                                                                                                               {
                                                                                                                 instancePath:
@@ -13909,7 +14220,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                 message:
                                                                                                                   'must be string',
                                                                                                                 schema:
-                                                                                                                  schema26
+                                                                                                                  schema27
                                                                                                                     .properties
                                                                                                                     .initial
                                                                                                                     .properties
@@ -13919,7 +14230,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                     .location
                                                                                                                     .type,
                                                                                                                 parentSchema:
-                                                                                                                  schema26
+                                                                                                                  schema27
                                                                                                                     .properties
                                                                                                                     .initial
                                                                                                                     .properties
@@ -13961,7 +14272,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                 data91,
                                                                                                               ) > 255
                                                                                                             ) {
-                                                                                                              validate25.errors =
+                                                                                                              validate26.errors =
                                                                                                                 [
                                                                                                                   {
                                                                                                                     instancePath:
@@ -13981,7 +14292,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                       'must NOT have more than 255 characters',
                                                                                                                     schema: 255,
                                                                                                                     parentSchema:
-                                                                                                                      schema26
+                                                                                                                      schema27
                                                                                                                         .properties
                                                                                                                         .initial
                                                                                                                         .properties
@@ -13995,7 +14306,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                               return false
                                                                                                             }
                                                                                                           } else {
-                                                                                                            validate25.errors =
+                                                                                                            validate26.errors =
                                                                                                               [
                                                                                                                 {
                                                                                                                   instancePath:
@@ -14014,7 +14325,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                   message:
                                                                                                                     'must be string',
                                                                                                                   schema:
-                                                                                                                    schema26
+                                                                                                                    schema27
                                                                                                                       .properties
                                                                                                                       .initial
                                                                                                                       .properties
@@ -14024,7 +14335,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                                       .country
                                                                                                                       .type,
                                                                                                                   parentSchema:
-                                                                                                                    schema26
+                                                                                                                    schema27
                                                                                                                       .properties
                                                                                                                       .initial
                                                                                                                       .properties
@@ -14048,7 +14359,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                   }
                                                                                                 }
                                                                                               } else {
-                                                                                                validate25.errors = [
+                                                                                                validate26.errors = [
                                                                                                   {
                                                                                                     instancePath:
                                                                                                       instancePath +
@@ -14063,14 +14374,14 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                     message:
                                                                                                       'must be object',
                                                                                                     schema:
-                                                                                                      schema26
+                                                                                                      schema27
                                                                                                         .properties
                                                                                                         .initial
                                                                                                         .properties
                                                                                                         .reservation_info
                                                                                                         .items.type,
                                                                                                     parentSchema:
-                                                                                                      schema26
+                                                                                                      schema27
                                                                                                         .properties
                                                                                                         .initial
                                                                                                         .properties
@@ -14091,7 +14402,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                         }
                                                                                       }
                                                                                     } else {
-                                                                                      validate25.errors = [
+                                                                                      validate26.errors = [
                                                                                         {
                                                                                           instancePath:
                                                                                             instancePath +
@@ -14102,11 +14413,11 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                           params: { type: 'array' },
                                                                                           message: 'must be array',
                                                                                           schema:
-                                                                                            schema26.properties.initial
+                                                                                            schema27.properties.initial
                                                                                               .properties
                                                                                               .reservation_info.type,
                                                                                           parentSchema:
-                                                                                            schema26.properties.initial
+                                                                                            schema27.properties.initial
                                                                                               .properties
                                                                                               .reservation_info,
                                                                                           data: data87,
@@ -14128,7 +14439,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                     if (errors === _errs208) {
                                                                                       if (typeof data92 === 'string') {
                                                                                         if (func2(data92) > 45) {
-                                                                                          validate25.errors = [
+                                                                                          validate26.errors = [
                                                                                             {
                                                                                               instancePath:
                                                                                                 instancePath +
@@ -14141,7 +14452,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                 'must NOT have more than 45 characters',
                                                                                               schema: 45,
                                                                                               parentSchema:
-                                                                                                schema26.properties
+                                                                                                schema27.properties
                                                                                                   .initial.properties
                                                                                                   .external_uid,
                                                                                               data: data92,
@@ -14150,7 +14461,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                           return false
                                                                                         } else {
                                                                                           if (func2(data92) < 1) {
-                                                                                            validate25.errors = [
+                                                                                            validate26.errors = [
                                                                                               {
                                                                                                 instancePath:
                                                                                                   instancePath +
@@ -14163,7 +14474,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                                   'must NOT have fewer than 1 characters',
                                                                                                 schema: 1,
                                                                                                 parentSchema:
-                                                                                                  schema26.properties
+                                                                                                  schema27.properties
                                                                                                     .initial.properties
                                                                                                     .external_uid,
                                                                                                 data: data92,
@@ -14173,7 +14484,7 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                           }
                                                                                         }
                                                                                       } else {
-                                                                                        validate25.errors = [
+                                                                                        validate26.errors = [
                                                                                           {
                                                                                             instancePath:
                                                                                               instancePath +
@@ -14184,11 +14495,11 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                                                             params: { type: 'string' },
                                                                                             message: 'must be string',
                                                                                             schema:
-                                                                                              schema26.properties
+                                                                                              schema27.properties
                                                                                                 .initial.properties
                                                                                                 .external_uid.type,
                                                                                             parentSchema:
-                                                                                              schema26.properties
+                                                                                              schema27.properties
                                                                                                 .initial.properties
                                                                                                 .external_uid,
                                                                                             data: data92,
@@ -14214,15 +14525,15 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
                                                             }
                                                           }
                                                         } else {
-                                                          validate25.errors = [
+                                                          validate26.errors = [
                                                             {
                                                               instancePath: instancePath + '/initial',
                                                               schemaPath: '#/properties/initial/type',
                                                               keyword: 'type',
                                                               params: { type: 'object' },
                                                               message: 'must be object',
-                                                              schema: schema26.properties.initial.type,
-                                                              parentSchema: schema26.properties.initial,
+                                                              schema: schema27.properties.initial.type,
+                                                              parentSchema: schema27.properties.initial,
                                                               data: data51,
                                                             },
                                                           ]
@@ -14257,26 +14568,26 @@ function validate25(data, { instancePath = '', parentData, parentDataProperty, r
         }
       }
     } else {
-      validate25.errors = [
+      validate26.errors = [
         {
           instancePath,
           schemaPath: '#/type',
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema26.type,
-          parentSchema: schema26,
+          schema: schema27.type,
+          parentSchema: schema27,
           data,
         },
       ]
       return false
     }
   }
-  validate25.errors = vErrors
+  validate26.errors = vErrors
   return errors === 0
 }
-export const v_f4524343 = validate26
-const schema27 = {
+export const v_1dd2e82f = validate27
+const schema28 = {
   type: 'object',
   additionalProperties: false,
   required: ['owner', 'account_name'],
@@ -14304,6 +14615,11 @@ const schema27 = {
     },
     email: { type: 'string', maxLength: 150, format: 'email', description: 'a valid e-mail address' },
     lang: { type: 'string', enum: ['en', 'es', 'ja'], description: 'the language of the account' },
+    account_type: {
+      type: 'string',
+      enum: ['CUSTOMER', 'STAFF'],
+      description: 'the kind of account (accepted, not kept: every sub-account is a customer)',
+    },
     owner: { type: 'string', minLength: 1, maxLength: 200 },
     created_at: {
       type: 'string',
@@ -14313,7 +14629,7 @@ const schema27 = {
     incarnation: { type: 'string', minLength: 1, maxLength: 200 },
   },
 }
-function validate26(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate27(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null
   let errors = 0
   if (errors === 0) {
@@ -14323,15 +14639,15 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
         (data.owner === undefined && (missing0 = 'owner')) ||
         (data.account_name === undefined && (missing0 = 'account_name'))
       ) {
-        validate26.errors = [
+        validate27.errors = [
           {
             instancePath,
             schemaPath: '#/required',
             keyword: 'required',
             params: { missingProperty: missing0 },
             message: "must have required property '" + missing0 + "'",
-            schema: schema27.required,
-            parentSchema: schema27,
+            schema: schema28.required,
+            parentSchema: schema28,
             data,
           },
         ]
@@ -14339,19 +14655,8 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
       } else {
         const _errs1 = errors
         for (const key0 in data) {
-          if (
-            !(
-              key0 === 'account_name' ||
-              key0 === 'first_name' ||
-              key0 === 'last_name' ||
-              key0 === 'email' ||
-              key0 === 'lang' ||
-              key0 === 'owner' ||
-              key0 === 'created_at' ||
-              key0 === 'incarnation'
-            )
-          ) {
-            validate26.errors = [
+          if (!func14.call(schema28.properties, key0)) {
+            validate27.errors = [
               {
                 instancePath,
                 schemaPath: '#/additionalProperties',
@@ -14359,7 +14664,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { additionalProperty: key0 },
                 message: 'must NOT have additional properties',
                 schema: false,
-                parentSchema: schema27,
+                parentSchema: schema28,
                 data,
               },
             ]
@@ -14374,7 +14679,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
             if (errors === _errs2) {
               if (typeof data0 === 'string') {
                 if (func2(data0) > 45) {
-                  validate26.errors = [
+                  validate27.errors = [
                     {
                       instancePath: instancePath + '/account_name',
                       schemaPath: '#/properties/account_name/maxLength',
@@ -14382,14 +14687,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                       params: { limit: 45 },
                       message: 'must NOT have more than 45 characters',
                       schema: 45,
-                      parentSchema: schema27.properties.account_name,
+                      parentSchema: schema28.properties.account_name,
                       data: data0,
                     },
                   ]
                   return false
                 } else {
                   if (func2(data0) < 1) {
-                    validate26.errors = [
+                    validate27.errors = [
                       {
                         instancePath: instancePath + '/account_name',
                         schemaPath: '#/properties/account_name/minLength',
@@ -14397,14 +14702,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                         params: { limit: 1 },
                         message: 'must NOT have fewer than 1 characters',
                         schema: 1,
-                        parentSchema: schema27.properties.account_name,
+                        parentSchema: schema28.properties.account_name,
                         data: data0,
                       },
                     ]
                     return false
                   } else {
                     if (!pattern0.test(data0)) {
-                      validate26.errors = [
+                      validate27.errors = [
                         {
                           instancePath: instancePath + '/account_name',
                           schemaPath: '#/properties/account_name/pattern',
@@ -14412,7 +14717,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                           params: { pattern: '^[A-Za-z0-9@._+-]+$' },
                           message: 'must match pattern "' + '^[A-Za-z0-9@._+-]+$' + '"',
                           schema: '^[A-Za-z0-9@._+-]+$',
-                          parentSchema: schema27.properties.account_name,
+                          parentSchema: schema28.properties.account_name,
                           data: data0,
                         },
                       ]
@@ -14421,15 +14726,15 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                 }
               } else {
-                validate26.errors = [
+                validate27.errors = [
                   {
                     instancePath: instancePath + '/account_name',
                     schemaPath: '#/properties/account_name/type',
                     keyword: 'type',
                     params: { type: 'string' },
                     message: 'must be string',
-                    schema: schema27.properties.account_name.type,
-                    parentSchema: schema27.properties.account_name,
+                    schema: schema28.properties.account_name.type,
+                    parentSchema: schema28.properties.account_name,
                     data: data0,
                   },
                 ]
@@ -14447,7 +14752,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
               if (errors === _errs4) {
                 if (typeof data1 === 'string') {
                   if (func2(data1) > 45) {
-                    validate26.errors = [
+                    validate27.errors = [
                       {
                         instancePath: instancePath + '/first_name',
                         schemaPath: '#/properties/first_name/maxLength',
@@ -14455,14 +14760,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                         params: { limit: 45 },
                         message: 'must NOT have more than 45 characters',
                         schema: 45,
-                        parentSchema: schema27.properties.first_name,
+                        parentSchema: schema28.properties.first_name,
                         data: data1,
                       },
                     ]
                     return false
                   } else {
                     if (func2(data1) < 1) {
-                      validate26.errors = [
+                      validate27.errors = [
                         {
                           instancePath: instancePath + '/first_name',
                           schemaPath: '#/properties/first_name/minLength',
@@ -14470,14 +14775,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                           params: { limit: 1 },
                           message: 'must NOT have fewer than 1 characters',
                           schema: 1,
-                          parentSchema: schema27.properties.first_name,
+                          parentSchema: schema28.properties.first_name,
                           data: data1,
                         },
                       ]
                       return false
                     } else {
                       if (!pattern1.test(data1)) {
-                        validate26.errors = [
+                        validate27.errors = [
                           {
                             instancePath: instancePath + '/first_name',
                             schemaPath: '#/properties/first_name/pattern',
@@ -14485,7 +14790,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                             params: { pattern: '^[A-Za-z]+$' },
                             message: 'must match pattern "' + '^[A-Za-z]+$' + '"',
                             schema: '^[A-Za-z]+$',
-                            parentSchema: schema27.properties.first_name,
+                            parentSchema: schema28.properties.first_name,
                             data: data1,
                           },
                         ]
@@ -14494,15 +14799,15 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                     }
                   }
                 } else {
-                  validate26.errors = [
+                  validate27.errors = [
                     {
                       instancePath: instancePath + '/first_name',
                       schemaPath: '#/properties/first_name/type',
                       keyword: 'type',
                       params: { type: 'string' },
                       message: 'must be string',
-                      schema: schema27.properties.first_name.type,
-                      parentSchema: schema27.properties.first_name,
+                      schema: schema28.properties.first_name.type,
+                      parentSchema: schema28.properties.first_name,
                       data: data1,
                     },
                   ]
@@ -14520,7 +14825,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                 if (errors === _errs6) {
                   if (typeof data2 === 'string') {
                     if (func2(data2) > 45) {
-                      validate26.errors = [
+                      validate27.errors = [
                         {
                           instancePath: instancePath + '/last_name',
                           schemaPath: '#/properties/last_name/maxLength',
@@ -14528,14 +14833,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                           params: { limit: 45 },
                           message: 'must NOT have more than 45 characters',
                           schema: 45,
-                          parentSchema: schema27.properties.last_name,
+                          parentSchema: schema28.properties.last_name,
                           data: data2,
                         },
                       ]
                       return false
                     } else {
                       if (func2(data2) < 1) {
-                        validate26.errors = [
+                        validate27.errors = [
                           {
                             instancePath: instancePath + '/last_name',
                             schemaPath: '#/properties/last_name/minLength',
@@ -14543,14 +14848,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                             params: { limit: 1 },
                             message: 'must NOT have fewer than 1 characters',
                             schema: 1,
-                            parentSchema: schema27.properties.last_name,
+                            parentSchema: schema28.properties.last_name,
                             data: data2,
                           },
                         ]
                         return false
                       } else {
                         if (!pattern1.test(data2)) {
-                          validate26.errors = [
+                          validate27.errors = [
                             {
                               instancePath: instancePath + '/last_name',
                               schemaPath: '#/properties/last_name/pattern',
@@ -14558,7 +14863,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                               params: { pattern: '^[A-Za-z]+$' },
                               message: 'must match pattern "' + '^[A-Za-z]+$' + '"',
                               schema: '^[A-Za-z]+$',
-                              parentSchema: schema27.properties.last_name,
+                              parentSchema: schema28.properties.last_name,
                               data: data2,
                             },
                           ]
@@ -14567,15 +14872,15 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                       }
                     }
                   } else {
-                    validate26.errors = [
+                    validate27.errors = [
                       {
                         instancePath: instancePath + '/last_name',
                         schemaPath: '#/properties/last_name/type',
                         keyword: 'type',
                         params: { type: 'string' },
                         message: 'must be string',
-                        schema: schema27.properties.last_name.type,
-                        parentSchema: schema27.properties.last_name,
+                        schema: schema28.properties.last_name.type,
+                        parentSchema: schema28.properties.last_name,
                         data: data2,
                       },
                     ]
@@ -14594,7 +14899,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                     if (errors === _errs8) {
                       if (typeof data3 === 'string') {
                         if (func2(data3) > 150) {
-                          validate26.errors = [
+                          validate27.errors = [
                             {
                               instancePath: instancePath + '/email',
                               schemaPath: '#/properties/email/maxLength',
@@ -14602,14 +14907,14 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                               params: { limit: 150 },
                               message: 'must NOT have more than 150 characters',
                               schema: 150,
-                              parentSchema: schema27.properties.email,
+                              parentSchema: schema28.properties.email,
                               data: data3,
                             },
                           ]
                           return false
                         } else {
                           if (!formats0.validate(data3)) {
-                            validate26.errors = [
+                            validate27.errors = [
                               {
                                 instancePath: instancePath + '/email',
                                 schemaPath: '#/properties/email/format',
@@ -14617,7 +14922,7 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                                 params: { format: 'email' },
                                 message: 'must match format "' + 'email' + '"',
                                 schema: 'email',
-                                parentSchema: schema27.properties.email,
+                                parentSchema: schema28.properties.email,
                                 data: data3,
                               },
                             ]
@@ -14625,15 +14930,15 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                           }
                         }
                       } else {
-                        validate26.errors = [
+                        validate27.errors = [
                           {
                             instancePath: instancePath + '/email',
                             schemaPath: '#/properties/email/type',
                             keyword: 'type',
                             params: { type: 'string' },
                             message: 'must be string',
-                            schema: schema27.properties.email.type,
-                            parentSchema: schema27.properties.email,
+                            schema: schema28.properties.email.type,
+                            parentSchema: schema28.properties.email,
                             data: data3,
                           },
                         ]
@@ -14650,30 +14955,30 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                     let data4 = data.lang
                     const _errs10 = errors
                     if (typeof data4 !== 'string') {
-                      validate26.errors = [
+                      validate27.errors = [
                         {
                           instancePath: instancePath + '/lang',
                           schemaPath: '#/properties/lang/type',
                           keyword: 'type',
                           params: { type: 'string' },
                           message: 'must be string',
-                          schema: schema27.properties.lang.type,
-                          parentSchema: schema27.properties.lang,
+                          schema: schema28.properties.lang.type,
+                          parentSchema: schema28.properties.lang,
                           data: data4,
                         },
                       ]
                       return false
                     }
                     if (!(data4 === 'en' || data4 === 'es' || data4 === 'ja')) {
-                      validate26.errors = [
+                      validate27.errors = [
                         {
                           instancePath: instancePath + '/lang',
                           schemaPath: '#/properties/lang/enum',
                           keyword: 'enum',
-                          params: { allowedValues: schema27.properties.lang.enum },
+                          params: { allowedValues: schema28.properties.lang.enum },
                           message: 'must be equal to one of the allowed values',
-                          schema: schema27.properties.lang.enum,
-                          parentSchema: schema27.properties.lang,
+                          schema: schema28.properties.lang.enum,
+                          parentSchema: schema28.properties.lang,
                           data: data4,
                         },
                       ]
@@ -14684,96 +14989,90 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                     var valid0 = true
                   }
                   if (valid0) {
-                    if (data.owner !== undefined) {
-                      let data5 = data.owner
+                    if (data.account_type !== undefined) {
+                      let data5 = data.account_type
                       const _errs12 = errors
-                      if (errors === _errs12) {
-                        if (typeof data5 === 'string') {
-                          if (func2(data5) > 200) {
-                            validate26.errors = [
-                              {
-                                instancePath: instancePath + '/owner',
-                                schemaPath: '#/properties/owner/maxLength',
-                                keyword: 'maxLength',
-                                params: { limit: 200 },
-                                message: 'must NOT have more than 200 characters',
-                                schema: 200,
-                                parentSchema: schema27.properties.owner,
-                                data: data5,
-                              },
-                            ]
-                            return false
-                          } else {
-                            if (func2(data5) < 1) {
-                              validate26.errors = [
-                                {
-                                  instancePath: instancePath + '/owner',
-                                  schemaPath: '#/properties/owner/minLength',
-                                  keyword: 'minLength',
-                                  params: { limit: 1 },
-                                  message: 'must NOT have fewer than 1 characters',
-                                  schema: 1,
-                                  parentSchema: schema27.properties.owner,
-                                  data: data5,
-                                },
-                              ]
-                              return false
-                            }
-                          }
-                        } else {
-                          validate26.errors = [
-                            {
-                              instancePath: instancePath + '/owner',
-                              schemaPath: '#/properties/owner/type',
-                              keyword: 'type',
-                              params: { type: 'string' },
-                              message: 'must be string',
-                              schema: schema27.properties.owner.type,
-                              parentSchema: schema27.properties.owner,
-                              data: data5,
-                            },
-                          ]
-                          return false
-                        }
+                      if (typeof data5 !== 'string') {
+                        validate27.errors = [
+                          {
+                            instancePath: instancePath + '/account_type',
+                            schemaPath: '#/properties/account_type/type',
+                            keyword: 'type',
+                            params: { type: 'string' },
+                            message: 'must be string',
+                            schema: schema28.properties.account_type.type,
+                            parentSchema: schema28.properties.account_type,
+                            data: data5,
+                          },
+                        ]
+                        return false
+                      }
+                      if (!(data5 === 'CUSTOMER' || data5 === 'STAFF')) {
+                        validate27.errors = [
+                          {
+                            instancePath: instancePath + '/account_type',
+                            schemaPath: '#/properties/account_type/enum',
+                            keyword: 'enum',
+                            params: { allowedValues: schema28.properties.account_type.enum },
+                            message: 'must be equal to one of the allowed values',
+                            schema: schema28.properties.account_type.enum,
+                            parentSchema: schema28.properties.account_type,
+                            data: data5,
+                          },
+                        ]
+                        return false
                       }
                       var valid0 = _errs12 === errors
                     } else {
                       var valid0 = true
                     }
                     if (valid0) {
-                      if (data.created_at !== undefined) {
-                        let data6 = data.created_at
+                      if (data.owner !== undefined) {
+                        let data6 = data.owner
                         const _errs14 = errors
                         if (errors === _errs14) {
                           if (typeof data6 === 'string') {
-                            if (!pattern10.test(data6)) {
-                              validate26.errors = [
+                            if (func2(data6) > 200) {
+                              validate27.errors = [
                                 {
-                                  instancePath: instancePath + '/created_at',
-                                  schemaPath: '#/properties/created_at/pattern',
-                                  keyword: 'pattern',
-                                  params: { pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$' },
-                                  message:
-                                    'must match pattern "' +
-                                    '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$' +
-                                    '"',
-                                  schema: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
-                                  parentSchema: schema27.properties.created_at,
+                                  instancePath: instancePath + '/owner',
+                                  schemaPath: '#/properties/owner/maxLength',
+                                  keyword: 'maxLength',
+                                  params: { limit: 200 },
+                                  message: 'must NOT have more than 200 characters',
+                                  schema: 200,
+                                  parentSchema: schema28.properties.owner,
                                   data: data6,
                                 },
                               ]
                               return false
+                            } else {
+                              if (func2(data6) < 1) {
+                                validate27.errors = [
+                                  {
+                                    instancePath: instancePath + '/owner',
+                                    schemaPath: '#/properties/owner/minLength',
+                                    keyword: 'minLength',
+                                    params: { limit: 1 },
+                                    message: 'must NOT have fewer than 1 characters',
+                                    schema: 1,
+                                    parentSchema: schema28.properties.owner,
+                                    data: data6,
+                                  },
+                                ]
+                                return false
+                              }
                             }
                           } else {
-                            validate26.errors = [
+                            validate27.errors = [
                               {
-                                instancePath: instancePath + '/created_at',
-                                schemaPath: '#/properties/created_at/type',
+                                instancePath: instancePath + '/owner',
+                                schemaPath: '#/properties/owner/type',
                                 keyword: 'type',
                                 params: { type: 'string' },
                                 message: 'must be string',
-                                schema: schema27.properties.created_at.type,
-                                parentSchema: schema27.properties.created_at,
+                                schema: schema28.properties.owner.type,
+                                parentSchema: schema28.properties.owner,
                                 data: data6,
                               },
                             ]
@@ -14785,52 +15084,39 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                         var valid0 = true
                       }
                       if (valid0) {
-                        if (data.incarnation !== undefined) {
-                          let data7 = data.incarnation
+                        if (data.created_at !== undefined) {
+                          let data7 = data.created_at
                           const _errs16 = errors
                           if (errors === _errs16) {
                             if (typeof data7 === 'string') {
-                              if (func2(data7) > 200) {
-                                validate26.errors = [
+                              if (!pattern10.test(data7)) {
+                                validate27.errors = [
                                   {
-                                    instancePath: instancePath + '/incarnation',
-                                    schemaPath: '#/properties/incarnation/maxLength',
-                                    keyword: 'maxLength',
-                                    params: { limit: 200 },
-                                    message: 'must NOT have more than 200 characters',
-                                    schema: 200,
-                                    parentSchema: schema27.properties.incarnation,
+                                    instancePath: instancePath + '/created_at',
+                                    schemaPath: '#/properties/created_at/pattern',
+                                    keyword: 'pattern',
+                                    params: { pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$' },
+                                    message:
+                                      'must match pattern "' +
+                                      '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$' +
+                                      '"',
+                                    schema: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
+                                    parentSchema: schema28.properties.created_at,
                                     data: data7,
                                   },
                                 ]
                                 return false
-                              } else {
-                                if (func2(data7) < 1) {
-                                  validate26.errors = [
-                                    {
-                                      instancePath: instancePath + '/incarnation',
-                                      schemaPath: '#/properties/incarnation/minLength',
-                                      keyword: 'minLength',
-                                      params: { limit: 1 },
-                                      message: 'must NOT have fewer than 1 characters',
-                                      schema: 1,
-                                      parentSchema: schema27.properties.incarnation,
-                                      data: data7,
-                                    },
-                                  ]
-                                  return false
-                                }
                               }
                             } else {
-                              validate26.errors = [
+                              validate27.errors = [
                                 {
-                                  instancePath: instancePath + '/incarnation',
-                                  schemaPath: '#/properties/incarnation/type',
+                                  instancePath: instancePath + '/created_at',
+                                  schemaPath: '#/properties/created_at/type',
                                   keyword: 'type',
                                   params: { type: 'string' },
                                   message: 'must be string',
-                                  schema: schema27.properties.incarnation.type,
-                                  parentSchema: schema27.properties.incarnation,
+                                  schema: schema28.properties.created_at.type,
+                                  parentSchema: schema28.properties.created_at,
                                   data: data7,
                                 },
                               ]
@@ -14841,303 +15127,68 @@ function validate26(data, { instancePath = '', parentData, parentDataProperty, r
                         } else {
                           var valid0 = true
                         }
-                      }
-                    }
-                  }
-                }
-              }
-            }
-          }
-        }
-      }
-    } else {
-      validate26.errors = [
-        {
-          instancePath,
-          schemaPath: '#/type',
-          keyword: 'type',
-          params: { type: 'object' },
-          message: 'must be object',
-          schema: schema27.type,
-          parentSchema: schema27,
-          data,
-        },
-      ]
-      return false
-    }
-  }
-  validate26.errors = vErrors
-  return errors === 0
-}
-export const v_461f295f = validate27
-const schema28 = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['owner', 'account_name', 'site_name'],
-  properties: {
-    owner: { type: 'string', minLength: 1, maxLength: 200 },
-    account_name: {
-      type: 'string',
-      minLength: 1,
-      maxLength: 45,
-      pattern: '^[A-Za-z0-9@._+-]+$',
-      description: '1 to 45 letters, digits or "@ . _ + -"',
-    },
-    site_name: {
-      type: 'string',
-      minLength: 4,
-      maxLength: 45,
-      pattern: '^[A-Za-z0-9_-]+$',
-      description: '4 to 45 letters, digits, "-" or "_"',
-    },
-  },
-}
-function validate27(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
-  let vErrors = null
-  let errors = 0
-  if (errors === 0) {
-    if (data && typeof data == 'object' && !Array.isArray(data)) {
-      let missing0
-      if (
-        (data.owner === undefined && (missing0 = 'owner')) ||
-        (data.account_name === undefined && (missing0 = 'account_name')) ||
-        (data.site_name === undefined && (missing0 = 'site_name'))
-      ) {
-        validate27.errors = [
-          {
-            instancePath,
-            schemaPath: '#/required',
-            keyword: 'required',
-            params: { missingProperty: missing0 },
-            message: "must have required property '" + missing0 + "'",
-            schema: schema28.required,
-            parentSchema: schema28,
-            data,
-          },
-        ]
-        return false
-      } else {
-        const _errs1 = errors
-        for (const key0 in data) {
-          if (!(key0 === 'owner' || key0 === 'account_name' || key0 === 'site_name')) {
-            validate27.errors = [
-              {
-                instancePath,
-                schemaPath: '#/additionalProperties',
-                keyword: 'additionalProperties',
-                params: { additionalProperty: key0 },
-                message: 'must NOT have additional properties',
-                schema: false,
-                parentSchema: schema28,
-                data,
-              },
-            ]
-            return false
-            break
-          }
-        }
-        if (_errs1 === errors) {
-          if (data.owner !== undefined) {
-            let data0 = data.owner
-            const _errs2 = errors
-            if (errors === _errs2) {
-              if (typeof data0 === 'string') {
-                if (func2(data0) > 200) {
-                  validate27.errors = [
-                    {
-                      instancePath: instancePath + '/owner',
-                      schemaPath: '#/properties/owner/maxLength',
-                      keyword: 'maxLength',
-                      params: { limit: 200 },
-                      message: 'must NOT have more than 200 characters',
-                      schema: 200,
-                      parentSchema: schema28.properties.owner,
-                      data: data0,
-                    },
-                  ]
-                  return false
-                } else {
-                  if (func2(data0) < 1) {
-                    validate27.errors = [
-                      {
-                        instancePath: instancePath + '/owner',
-                        schemaPath: '#/properties/owner/minLength',
-                        keyword: 'minLength',
-                        params: { limit: 1 },
-                        message: 'must NOT have fewer than 1 characters',
-                        schema: 1,
-                        parentSchema: schema28.properties.owner,
-                        data: data0,
-                      },
-                    ]
-                    return false
-                  }
-                }
-              } else {
-                validate27.errors = [
-                  {
-                    instancePath: instancePath + '/owner',
-                    schemaPath: '#/properties/owner/type',
-                    keyword: 'type',
-                    params: { type: 'string' },
-                    message: 'must be string',
-                    schema: schema28.properties.owner.type,
-                    parentSchema: schema28.properties.owner,
-                    data: data0,
-                  },
-                ]
-                return false
-              }
-            }
-            var valid0 = _errs2 === errors
-          } else {
-            var valid0 = true
-          }
-          if (valid0) {
-            if (data.account_name !== undefined) {
-              let data1 = data.account_name
-              const _errs4 = errors
-              if (errors === _errs4) {
-                if (typeof data1 === 'string') {
-                  if (func2(data1) > 45) {
-                    validate27.errors = [
-                      {
-                        instancePath: instancePath + '/account_name',
-                        schemaPath: '#/properties/account_name/maxLength',
-                        keyword: 'maxLength',
-                        params: { limit: 45 },
-                        message: 'must NOT have more than 45 characters',
-                        schema: 45,
-                        parentSchema: schema28.properties.account_name,
-                        data: data1,
-                      },
-                    ]
-                    return false
-                  } else {
-                    if (func2(data1) < 1) {
-                      validate27.errors = [
-                        {
-                          instancePath: instancePath + '/account_name',
-                          schemaPath: '#/properties/account_name/minLength',
-                          keyword: 'minLength',
-                          params: { limit: 1 },
-                          message: 'must NOT have fewer than 1 characters',
-                          schema: 1,
-                          parentSchema: schema28.properties.account_name,
-                          data: data1,
-                        },
-                      ]
-                      return false
-                    } else {
-                      if (!pattern0.test(data1)) {
-                        validate27.errors = [
-                          {
-                            instancePath: instancePath + '/account_name',
-                            schemaPath: '#/properties/account_name/pattern',
-                            keyword: 'pattern',
-                            params: { pattern: '^[A-Za-z0-9@._+-]+$' },
-                            message: 'must match pattern "' + '^[A-Za-z0-9@._+-]+$' + '"',
-                            schema: '^[A-Za-z0-9@._+-]+$',
-                            parentSchema: schema28.properties.account_name,
-                            data: data1,
-                          },
-                        ]
-                        return false
-                      }
-                    }
-                  }
-                } else {
-                  validate27.errors = [
-                    {
-                      instancePath: instancePath + '/account_name',
-                      schemaPath: '#/properties/account_name/type',
-                      keyword: 'type',
-                      params: { type: 'string' },
-                      message: 'must be string',
-                      schema: schema28.properties.account_name.type,
-                      parentSchema: schema28.properties.account_name,
-                      data: data1,
-                    },
-                  ]
-                  return false
-                }
-              }
-              var valid0 = _errs4 === errors
-            } else {
-              var valid0 = true
-            }
-            if (valid0) {
-              if (data.site_name !== undefined) {
-                let data2 = data.site_name
-                const _errs6 = errors
-                if (errors === _errs6) {
-                  if (typeof data2 === 'string') {
-                    if (func2(data2) > 45) {
-                      validate27.errors = [
-                        {
-                          instancePath: instancePath + '/site_name',
-                          schemaPath: '#/properties/site_name/maxLength',
-                          keyword: 'maxLength',
-                          params: { limit: 45 },
-                          message: 'must NOT have more than 45 characters',
-                          schema: 45,
-                          parentSchema: schema28.properties.site_name,
-                          data: data2,
-                        },
-                      ]
-                      return false
-                    } else {
-                      if (func2(data2) < 4) {
-                        validate27.errors = [
-                          {
-                            instancePath: instancePath + '/site_name',
-                            schemaPath: '#/properties/site_name/minLength',
-                            keyword: 'minLength',
-                            params: { limit: 4 },
-                            message: 'must NOT have fewer than 4 characters',
-                            schema: 4,
-                            parentSchema: schema28.properties.site_name,
-                            data: data2,
-                          },
-                        ]
-                        return false
-                      } else {
-                        if (!pattern5.test(data2)) {
-                          validate27.errors = [
-                            {
-                              instancePath: instancePath + '/site_name',
-                              schemaPath: '#/properties/site_name/pattern',
-                              keyword: 'pattern',
-                              params: { pattern: '^[A-Za-z0-9_-]+$' },
-                              message: 'must match pattern "' + '^[A-Za-z0-9_-]+$' + '"',
-                              schema: '^[A-Za-z0-9_-]+$',
-                              parentSchema: schema28.properties.site_name,
-                              data: data2,
-                            },
-                          ]
-                          return false
+                        if (valid0) {
+                          if (data.incarnation !== undefined) {
+                            let data8 = data.incarnation
+                            const _errs18 = errors
+                            if (errors === _errs18) {
+                              if (typeof data8 === 'string') {
+                                if (func2(data8) > 200) {
+                                  validate27.errors = [
+                                    {
+                                      instancePath: instancePath + '/incarnation',
+                                      schemaPath: '#/properties/incarnation/maxLength',
+                                      keyword: 'maxLength',
+                                      params: { limit: 200 },
+                                      message: 'must NOT have more than 200 characters',
+                                      schema: 200,
+                                      parentSchema: schema28.properties.incarnation,
+                                      data: data8,
+                                    },
+                                  ]
+                                  return false
+                                } else {
+                                  if (func2(data8) < 1) {
+                                    validate27.errors = [
+                                      {
+                                        instancePath: instancePath + '/incarnation',
+                                        schemaPath: '#/properties/incarnation/minLength',
+                                        keyword: 'minLength',
+                                        params: { limit: 1 },
+                                        message: 'must NOT have fewer than 1 characters',
+                                        schema: 1,
+                                        parentSchema: schema28.properties.incarnation,
+                                        data: data8,
+                                      },
+                                    ]
+                                    return false
+                                  }
+                                }
+                              } else {
+                                validate27.errors = [
+                                  {
+                                    instancePath: instancePath + '/incarnation',
+                                    schemaPath: '#/properties/incarnation/type',
+                                    keyword: 'type',
+                                    params: { type: 'string' },
+                                    message: 'must be string',
+                                    schema: schema28.properties.incarnation.type,
+                                    parentSchema: schema28.properties.incarnation,
+                                    data: data8,
+                                  },
+                                ]
+                                return false
+                              }
+                            }
+                            var valid0 = _errs18 === errors
+                          } else {
+                            var valid0 = true
+                          }
                         }
                       }
                     }
-                  } else {
-                    validate27.errors = [
-                      {
-                        instancePath: instancePath + '/site_name',
-                        schemaPath: '#/properties/site_name/type',
-                        keyword: 'type',
-                        params: { type: 'string' },
-                        message: 'must be string',
-                        schema: schema28.properties.site_name.type,
-                        parentSchema: schema28.properties.site_name,
-                        data: data2,
-                      },
-                    ]
-                    return false
                   }
                 }
-                var valid0 = _errs6 === errors
-              } else {
-                var valid0 = true
               }
             }
           }
@@ -15162,12 +15213,20 @@ function validate27(data, { instancePath = '', parentData, parentDataProperty, r
   validate27.errors = vErrors
   return errors === 0
 }
-export const v_f2ef76db = validate28
+export const v_ef9d0a7d = validate28
 const schema29 = {
   type: 'object',
   additionalProperties: false,
-  required: ['site_name', 'visitor_id'],
+  required: ['owner', 'account_name', 'site_name'],
   properties: {
+    owner: { type: 'string', minLength: 1, maxLength: 200 },
+    account_name: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 45,
+      pattern: '^[A-Za-z0-9@._+-]+$',
+      description: '1 to 45 letters, digits or "@ . _ + -"',
+    },
     site_name: {
       type: 'string',
       minLength: 4,
@@ -15175,16 +15234,46 @@ const schema29 = {
       pattern: '^[A-Za-z0-9_-]+$',
       description: '4 to 45 letters, digits, "-" or "_"',
     },
-    at: {
-      type: 'string',
-      pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
-      description: 'a UTC date YYYY-MM-DD, YYYY-MM-DDThh:mm:ss or YYYY-MM-DDThh:mm:ss.sssZ',
+    permissions: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 27,
+      uniqueItems: true,
+      items: {
+        type: 'string',
+        enum: [
+          'STATS_TAB',
+          'EDIT',
+          'ADD_FLEX',
+          'E_COMMERCE',
+          'PUBLISH',
+          'REPUBLISH',
+          'DEV_MODE',
+          'INSITE',
+          'SEO',
+          'BACKUPS',
+          'CUSTOM_DOMAIN',
+          'RESET',
+          'BLOG',
+          'PUSH_NOTIFICATIONS',
+          'LIMITED_EDITING',
+          'SITE_COMMENTS',
+          'CONTENT_LIBRARY',
+          'EDIT_CONNECTED_DATA',
+          'MANAGE_CONNECTED_DATA',
+          'USE_APP',
+          'CLIENT_MANAGE_FREE_APPS',
+          'AI_ASSISTANT',
+          'MANAGE_DOMAIN',
+          'CONTENT_LIBRARY_EXTERNAL_DATA_SYNC',
+          'SEO_OVERVIEW',
+          'BOOKING_ADMIN',
+          'BOOKING_USER',
+        ],
+        description: 'a permission of a sub-account on a site, as Duda names it',
+      },
+      description: 'the permissions the account holds on the site, each at most once',
     },
-    visitor_id: { type: 'string', minLength: 1, maxLength: 256 },
-    user_agent: { type: 'string', maxLength: 16384 },
-    country: { type: 'string', maxLength: 100 },
-    region: { type: 'string', maxLength: 100 },
-    page_views: { type: 'integer', minimum: 1, maximum: 10000 },
   },
 }
 function validate28(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
@@ -15194,8 +15283,9 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
     if (data && typeof data == 'object' && !Array.isArray(data)) {
       let missing0
       if (
-        (data.site_name === undefined && (missing0 = 'site_name')) ||
-        (data.visitor_id === undefined && (missing0 = 'visitor_id'))
+        (data.owner === undefined && (missing0 = 'owner')) ||
+        (data.account_name === undefined && (missing0 = 'account_name')) ||
+        (data.site_name === undefined && (missing0 = 'site_name'))
       ) {
         validate28.errors = [
           {
@@ -15213,17 +15303,7 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
       } else {
         const _errs1 = errors
         for (const key0 in data) {
-          if (
-            !(
-              key0 === 'site_name' ||
-              key0 === 'at' ||
-              key0 === 'visitor_id' ||
-              key0 === 'user_agent' ||
-              key0 === 'country' ||
-              key0 === 'region' ||
-              key0 === 'page_views'
-            )
-          ) {
+          if (!(key0 === 'owner' || key0 === 'account_name' || key0 === 'site_name' || key0 === 'permissions')) {
             validate28.errors = [
               {
                 instancePath,
@@ -15241,68 +15321,52 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
           }
         }
         if (_errs1 === errors) {
-          if (data.site_name !== undefined) {
-            let data0 = data.site_name
+          if (data.owner !== undefined) {
+            let data0 = data.owner
             const _errs2 = errors
             if (errors === _errs2) {
               if (typeof data0 === 'string') {
-                if (func2(data0) > 45) {
+                if (func2(data0) > 200) {
                   validate28.errors = [
                     {
-                      instancePath: instancePath + '/site_name',
-                      schemaPath: '#/properties/site_name/maxLength',
+                      instancePath: instancePath + '/owner',
+                      schemaPath: '#/properties/owner/maxLength',
                       keyword: 'maxLength',
-                      params: { limit: 45 },
-                      message: 'must NOT have more than 45 characters',
-                      schema: 45,
-                      parentSchema: schema29.properties.site_name,
+                      params: { limit: 200 },
+                      message: 'must NOT have more than 200 characters',
+                      schema: 200,
+                      parentSchema: schema29.properties.owner,
                       data: data0,
                     },
                   ]
                   return false
                 } else {
-                  if (func2(data0) < 4) {
+                  if (func2(data0) < 1) {
                     validate28.errors = [
                       {
-                        instancePath: instancePath + '/site_name',
-                        schemaPath: '#/properties/site_name/minLength',
+                        instancePath: instancePath + '/owner',
+                        schemaPath: '#/properties/owner/minLength',
                         keyword: 'minLength',
-                        params: { limit: 4 },
-                        message: 'must NOT have fewer than 4 characters',
-                        schema: 4,
-                        parentSchema: schema29.properties.site_name,
+                        params: { limit: 1 },
+                        message: 'must NOT have fewer than 1 characters',
+                        schema: 1,
+                        parentSchema: schema29.properties.owner,
                         data: data0,
                       },
                     ]
                     return false
-                  } else {
-                    if (!pattern5.test(data0)) {
-                      validate28.errors = [
-                        {
-                          instancePath: instancePath + '/site_name',
-                          schemaPath: '#/properties/site_name/pattern',
-                          keyword: 'pattern',
-                          params: { pattern: '^[A-Za-z0-9_-]+$' },
-                          message: 'must match pattern "' + '^[A-Za-z0-9_-]+$' + '"',
-                          schema: '^[A-Za-z0-9_-]+$',
-                          parentSchema: schema29.properties.site_name,
-                          data: data0,
-                        },
-                      ]
-                      return false
-                    }
                   }
                 }
               } else {
                 validate28.errors = [
                   {
-                    instancePath: instancePath + '/site_name',
-                    schemaPath: '#/properties/site_name/type',
+                    instancePath: instancePath + '/owner',
+                    schemaPath: '#/properties/owner/type',
                     keyword: 'type',
                     params: { type: 'string' },
                     message: 'must be string',
-                    schema: schema29.properties.site_name.type,
-                    parentSchema: schema29.properties.site_name,
+                    schema: schema29.properties.owner.type,
+                    parentSchema: schema29.properties.owner,
                     data: data0,
                   },
                 ]
@@ -15314,37 +15378,68 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
             var valid0 = true
           }
           if (valid0) {
-            if (data.at !== undefined) {
-              let data1 = data.at
+            if (data.account_name !== undefined) {
+              let data1 = data.account_name
               const _errs4 = errors
               if (errors === _errs4) {
                 if (typeof data1 === 'string') {
-                  if (!pattern10.test(data1)) {
+                  if (func2(data1) > 45) {
                     validate28.errors = [
                       {
-                        instancePath: instancePath + '/at',
-                        schemaPath: '#/properties/at/pattern',
-                        keyword: 'pattern',
-                        params: { pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$' },
-                        message:
-                          'must match pattern "' + '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$' + '"',
-                        schema: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
-                        parentSchema: schema29.properties.at,
+                        instancePath: instancePath + '/account_name',
+                        schemaPath: '#/properties/account_name/maxLength',
+                        keyword: 'maxLength',
+                        params: { limit: 45 },
+                        message: 'must NOT have more than 45 characters',
+                        schema: 45,
+                        parentSchema: schema29.properties.account_name,
                         data: data1,
                       },
                     ]
                     return false
+                  } else {
+                    if (func2(data1) < 1) {
+                      validate28.errors = [
+                        {
+                          instancePath: instancePath + '/account_name',
+                          schemaPath: '#/properties/account_name/minLength',
+                          keyword: 'minLength',
+                          params: { limit: 1 },
+                          message: 'must NOT have fewer than 1 characters',
+                          schema: 1,
+                          parentSchema: schema29.properties.account_name,
+                          data: data1,
+                        },
+                      ]
+                      return false
+                    } else {
+                      if (!pattern0.test(data1)) {
+                        validate28.errors = [
+                          {
+                            instancePath: instancePath + '/account_name',
+                            schemaPath: '#/properties/account_name/pattern',
+                            keyword: 'pattern',
+                            params: { pattern: '^[A-Za-z0-9@._+-]+$' },
+                            message: 'must match pattern "' + '^[A-Za-z0-9@._+-]+$' + '"',
+                            schema: '^[A-Za-z0-9@._+-]+$',
+                            parentSchema: schema29.properties.account_name,
+                            data: data1,
+                          },
+                        ]
+                        return false
+                      }
+                    }
                   }
                 } else {
                   validate28.errors = [
                     {
-                      instancePath: instancePath + '/at',
-                      schemaPath: '#/properties/at/type',
+                      instancePath: instancePath + '/account_name',
+                      schemaPath: '#/properties/account_name/type',
                       keyword: 'type',
                       params: { type: 'string' },
                       message: 'must be string',
-                      schema: schema29.properties.at.type,
-                      parentSchema: schema29.properties.at,
+                      schema: schema29.properties.account_name.type,
+                      parentSchema: schema29.properties.account_name,
                       data: data1,
                     },
                   ]
@@ -15356,52 +15451,68 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
               var valid0 = true
             }
             if (valid0) {
-              if (data.visitor_id !== undefined) {
-                let data2 = data.visitor_id
+              if (data.site_name !== undefined) {
+                let data2 = data.site_name
                 const _errs6 = errors
                 if (errors === _errs6) {
                   if (typeof data2 === 'string') {
-                    if (func2(data2) > 256) {
+                    if (func2(data2) > 45) {
                       validate28.errors = [
                         {
-                          instancePath: instancePath + '/visitor_id',
-                          schemaPath: '#/properties/visitor_id/maxLength',
+                          instancePath: instancePath + '/site_name',
+                          schemaPath: '#/properties/site_name/maxLength',
                           keyword: 'maxLength',
-                          params: { limit: 256 },
-                          message: 'must NOT have more than 256 characters',
-                          schema: 256,
-                          parentSchema: schema29.properties.visitor_id,
+                          params: { limit: 45 },
+                          message: 'must NOT have more than 45 characters',
+                          schema: 45,
+                          parentSchema: schema29.properties.site_name,
                           data: data2,
                         },
                       ]
                       return false
                     } else {
-                      if (func2(data2) < 1) {
+                      if (func2(data2) < 4) {
                         validate28.errors = [
                           {
-                            instancePath: instancePath + '/visitor_id',
-                            schemaPath: '#/properties/visitor_id/minLength',
+                            instancePath: instancePath + '/site_name',
+                            schemaPath: '#/properties/site_name/minLength',
                             keyword: 'minLength',
-                            params: { limit: 1 },
-                            message: 'must NOT have fewer than 1 characters',
-                            schema: 1,
-                            parentSchema: schema29.properties.visitor_id,
+                            params: { limit: 4 },
+                            message: 'must NOT have fewer than 4 characters',
+                            schema: 4,
+                            parentSchema: schema29.properties.site_name,
                             data: data2,
                           },
                         ]
                         return false
+                      } else {
+                        if (!pattern5.test(data2)) {
+                          validate28.errors = [
+                            {
+                              instancePath: instancePath + '/site_name',
+                              schemaPath: '#/properties/site_name/pattern',
+                              keyword: 'pattern',
+                              params: { pattern: '^[A-Za-z0-9_-]+$' },
+                              message: 'must match pattern "' + '^[A-Za-z0-9_-]+$' + '"',
+                              schema: '^[A-Za-z0-9_-]+$',
+                              parentSchema: schema29.properties.site_name,
+                              data: data2,
+                            },
+                          ]
+                          return false
+                        }
                       }
                     }
                   } else {
                     validate28.errors = [
                       {
-                        instancePath: instancePath + '/visitor_id',
-                        schemaPath: '#/properties/visitor_id/type',
+                        instancePath: instancePath + '/site_name',
+                        schemaPath: '#/properties/site_name/type',
                         keyword: 'type',
                         params: { type: 'string' },
                         message: 'must be string',
-                        schema: schema29.properties.visitor_id.type,
-                        parentSchema: schema29.properties.visitor_id,
+                        schema: schema29.properties.site_name.type,
+                        parentSchema: schema29.properties.site_name,
                         data: data2,
                       },
                     ]
@@ -15413,36 +15524,159 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
                 var valid0 = true
               }
               if (valid0) {
-                if (data.user_agent !== undefined) {
-                  let data3 = data.user_agent
+                if (data.permissions !== undefined) {
+                  let data3 = data.permissions
                   const _errs8 = errors
                   if (errors === _errs8) {
-                    if (typeof data3 === 'string') {
-                      if (func2(data3) > 16384) {
+                    if (Array.isArray(data3)) {
+                      if (data3.length > 27) {
                         validate28.errors = [
                           {
-                            instancePath: instancePath + '/user_agent',
-                            schemaPath: '#/properties/user_agent/maxLength',
-                            keyword: 'maxLength',
-                            params: { limit: 16384 },
-                            message: 'must NOT have more than 16384 characters',
-                            schema: 16384,
-                            parentSchema: schema29.properties.user_agent,
+                            instancePath: instancePath + '/permissions',
+                            schemaPath: '#/properties/permissions/maxItems',
+                            keyword: 'maxItems',
+                            params: { limit: 27 },
+                            message: 'must NOT have more than 27 items',
+                            schema: 27,
+                            parentSchema: schema29.properties.permissions,
                             data: data3,
                           },
                         ]
                         return false
+                      } else {
+                        if (data3.length < 1) {
+                          validate28.errors = [
+                            {
+                              instancePath: instancePath + '/permissions',
+                              schemaPath: '#/properties/permissions/minItems',
+                              keyword: 'minItems',
+                              params: { limit: 1 },
+                              message: 'must NOT have fewer than 1 items',
+                              schema: 1,
+                              parentSchema: schema29.properties.permissions,
+                              data: data3,
+                            },
+                          ]
+                          return false
+                        } else {
+                          var valid1 = true
+                          const len0 = data3.length
+                          for (let i0 = 0; i0 < len0; i0++) {
+                            let data4 = data3[i0]
+                            const _errs10 = errors
+                            if (typeof data4 !== 'string') {
+                              validate28.errors = [
+                                {
+                                  instancePath: instancePath + '/permissions/' + i0,
+                                  schemaPath: '#/properties/permissions/items/type',
+                                  keyword: 'type',
+                                  params: { type: 'string' },
+                                  message: 'must be string',
+                                  schema: schema29.properties.permissions.items.type,
+                                  parentSchema: schema29.properties.permissions.items,
+                                  data: data4,
+                                },
+                              ]
+                              return false
+                            }
+                            if (
+                              !(
+                                data4 === 'STATS_TAB' ||
+                                data4 === 'EDIT' ||
+                                data4 === 'ADD_FLEX' ||
+                                data4 === 'E_COMMERCE' ||
+                                data4 === 'PUBLISH' ||
+                                data4 === 'REPUBLISH' ||
+                                data4 === 'DEV_MODE' ||
+                                data4 === 'INSITE' ||
+                                data4 === 'SEO' ||
+                                data4 === 'BACKUPS' ||
+                                data4 === 'CUSTOM_DOMAIN' ||
+                                data4 === 'RESET' ||
+                                data4 === 'BLOG' ||
+                                data4 === 'PUSH_NOTIFICATIONS' ||
+                                data4 === 'LIMITED_EDITING' ||
+                                data4 === 'SITE_COMMENTS' ||
+                                data4 === 'CONTENT_LIBRARY' ||
+                                data4 === 'EDIT_CONNECTED_DATA' ||
+                                data4 === 'MANAGE_CONNECTED_DATA' ||
+                                data4 === 'USE_APP' ||
+                                data4 === 'CLIENT_MANAGE_FREE_APPS' ||
+                                data4 === 'AI_ASSISTANT' ||
+                                data4 === 'MANAGE_DOMAIN' ||
+                                data4 === 'CONTENT_LIBRARY_EXTERNAL_DATA_SYNC' ||
+                                data4 === 'SEO_OVERVIEW' ||
+                                data4 === 'BOOKING_ADMIN' ||
+                                data4 === 'BOOKING_USER'
+                              )
+                            ) {
+                              validate28.errors = [
+                                {
+                                  instancePath: instancePath + '/permissions/' + i0,
+                                  schemaPath: '#/properties/permissions/items/enum',
+                                  keyword: 'enum',
+                                  params: { allowedValues: schema29.properties.permissions.items.enum },
+                                  message: 'must be equal to one of the allowed values',
+                                  schema: schema29.properties.permissions.items.enum,
+                                  parentSchema: schema29.properties.permissions.items,
+                                  data: data4,
+                                },
+                              ]
+                              return false
+                            }
+                            var valid1 = _errs10 === errors
+                            if (!valid1) {
+                              break
+                            }
+                          }
+                          if (valid1) {
+                            let i1 = data3.length
+                            let j0
+                            if (i1 > 1) {
+                              const indices0 = {}
+                              for (; i1--; ) {
+                                let item0 = data3[i1]
+                                if (typeof item0 !== 'string') {
+                                  continue
+                                }
+                                if (typeof indices0[item0] == 'number') {
+                                  j0 = indices0[item0]
+                                  validate28.errors = [
+                                    {
+                                      instancePath: instancePath + '/permissions',
+                                      schemaPath: '#/properties/permissions/uniqueItems',
+                                      keyword: 'uniqueItems',
+                                      params: { i: i1, j: j0 },
+                                      message:
+                                        'must NOT have duplicate items (items ## ' +
+                                        j0 +
+                                        ' and ' +
+                                        i1 +
+                                        ' are identical)',
+                                      schema: true,
+                                      parentSchema: schema29.properties.permissions,
+                                      data: data3,
+                                    },
+                                  ]
+                                  return false
+                                  break
+                                }
+                                indices0[item0] = i1
+                              }
+                            }
+                          }
+                        }
                       }
                     } else {
                       validate28.errors = [
                         {
-                          instancePath: instancePath + '/user_agent',
-                          schemaPath: '#/properties/user_agent/type',
+                          instancePath: instancePath + '/permissions',
+                          schemaPath: '#/properties/permissions/type',
                           keyword: 'type',
-                          params: { type: 'string' },
-                          message: 'must be string',
-                          schema: schema29.properties.user_agent.type,
-                          parentSchema: schema29.properties.user_agent,
+                          params: { type: 'array' },
+                          message: 'must be array',
+                          schema: schema29.properties.permissions.type,
+                          parentSchema: schema29.properties.permissions,
                           data: data3,
                         },
                       ]
@@ -15452,149 +15686,6 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
                   var valid0 = _errs8 === errors
                 } else {
                   var valid0 = true
-                }
-                if (valid0) {
-                  if (data.country !== undefined) {
-                    let data4 = data.country
-                    const _errs10 = errors
-                    if (errors === _errs10) {
-                      if (typeof data4 === 'string') {
-                        if (func2(data4) > 100) {
-                          validate28.errors = [
-                            {
-                              instancePath: instancePath + '/country',
-                              schemaPath: '#/properties/country/maxLength',
-                              keyword: 'maxLength',
-                              params: { limit: 100 },
-                              message: 'must NOT have more than 100 characters',
-                              schema: 100,
-                              parentSchema: schema29.properties.country,
-                              data: data4,
-                            },
-                          ]
-                          return false
-                        }
-                      } else {
-                        validate28.errors = [
-                          {
-                            instancePath: instancePath + '/country',
-                            schemaPath: '#/properties/country/type',
-                            keyword: 'type',
-                            params: { type: 'string' },
-                            message: 'must be string',
-                            schema: schema29.properties.country.type,
-                            parentSchema: schema29.properties.country,
-                            data: data4,
-                          },
-                        ]
-                        return false
-                      }
-                    }
-                    var valid0 = _errs10 === errors
-                  } else {
-                    var valid0 = true
-                  }
-                  if (valid0) {
-                    if (data.region !== undefined) {
-                      let data5 = data.region
-                      const _errs12 = errors
-                      if (errors === _errs12) {
-                        if (typeof data5 === 'string') {
-                          if (func2(data5) > 100) {
-                            validate28.errors = [
-                              {
-                                instancePath: instancePath + '/region',
-                                schemaPath: '#/properties/region/maxLength',
-                                keyword: 'maxLength',
-                                params: { limit: 100 },
-                                message: 'must NOT have more than 100 characters',
-                                schema: 100,
-                                parentSchema: schema29.properties.region,
-                                data: data5,
-                              },
-                            ]
-                            return false
-                          }
-                        } else {
-                          validate28.errors = [
-                            {
-                              instancePath: instancePath + '/region',
-                              schemaPath: '#/properties/region/type',
-                              keyword: 'type',
-                              params: { type: 'string' },
-                              message: 'must be string',
-                              schema: schema29.properties.region.type,
-                              parentSchema: schema29.properties.region,
-                              data: data5,
-                            },
-                          ]
-                          return false
-                        }
-                      }
-                      var valid0 = _errs12 === errors
-                    } else {
-                      var valid0 = true
-                    }
-                    if (valid0) {
-                      if (data.page_views !== undefined) {
-                        let data6 = data.page_views
-                        const _errs14 = errors
-                        if (!(typeof data6 == 'number' && !(data6 % 1) && !isNaN(data6) && isFinite(data6))) {
-                          validate28.errors = [
-                            {
-                              instancePath: instancePath + '/page_views',
-                              schemaPath: '#/properties/page_views/type',
-                              keyword: 'type',
-                              params: { type: 'integer' },
-                              message: 'must be integer',
-                              schema: schema29.properties.page_views.type,
-                              parentSchema: schema29.properties.page_views,
-                              data: data6,
-                            },
-                          ]
-                          return false
-                        }
-                        if (errors === _errs14) {
-                          if (typeof data6 == 'number' && isFinite(data6)) {
-                            if (data6 > 10000 || isNaN(data6)) {
-                              validate28.errors = [
-                                {
-                                  instancePath: instancePath + '/page_views',
-                                  schemaPath: '#/properties/page_views/maximum',
-                                  keyword: 'maximum',
-                                  params: { comparison: '<=', limit: 10000 },
-                                  message: 'must be <= 10000',
-                                  schema: 10000,
-                                  parentSchema: schema29.properties.page_views,
-                                  data: data6,
-                                },
-                              ]
-                              return false
-                            } else {
-                              if (data6 < 1 || isNaN(data6)) {
-                                validate28.errors = [
-                                  {
-                                    instancePath: instancePath + '/page_views',
-                                    schemaPath: '#/properties/page_views/minimum',
-                                    keyword: 'minimum',
-                                    params: { comparison: '>=', limit: 1 },
-                                    message: 'must be >= 1',
-                                    schema: 1,
-                                    parentSchema: schema29.properties.page_views,
-                                    data: data6,
-                                  },
-                                ]
-                                return false
-                              }
-                            }
-                          }
-                        }
-                        var valid0 = _errs14 === errors
-                      } else {
-                        var valid0 = true
-                      }
-                    }
-                  }
                 }
               }
             }
@@ -15620,11 +15711,11 @@ function validate28(data, { instancePath = '', parentData, parentDataProperty, r
   validate28.errors = vErrors
   return errors === 0
 }
-export const v_47c3d86f = validate29
+export const v_f2ef76db = validate29
 const schema30 = {
   type: 'object',
   additionalProperties: false,
-  required: ['site_name', 'kind'],
+  required: ['site_name', 'visitor_id'],
   properties: {
     site_name: {
       type: 'string',
@@ -15638,10 +15729,11 @@ const schema30 = {
       pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
       description: 'a UTC date YYYY-MM-DD, YYYY-MM-DDThh:mm:ss or YYYY-MM-DDThh:mm:ss.sssZ',
     },
-    kind: { enum: ['click_to_call', 'click_to_map', 'click_to_email', 'form_submit'] },
+    visitor_id: { type: 'string', minLength: 1, maxLength: 256 },
     user_agent: { type: 'string', maxLength: 16384 },
     country: { type: 'string', maxLength: 100 },
     region: { type: 'string', maxLength: 100 },
+    page_views: { type: 'integer', minimum: 1, maximum: 10000 },
   },
 }
 function validate29(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
@@ -15652,7 +15744,7 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
       let missing0
       if (
         (data.site_name === undefined && (missing0 = 'site_name')) ||
-        (data.kind === undefined && (missing0 = 'kind'))
+        (data.visitor_id === undefined && (missing0 = 'visitor_id'))
       ) {
         validate29.errors = [
           {
@@ -15674,10 +15766,11 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
             !(
               key0 === 'site_name' ||
               key0 === 'at' ||
-              key0 === 'kind' ||
+              key0 === 'visitor_id' ||
               key0 === 'user_agent' ||
               key0 === 'country' ||
-              key0 === 'region'
+              key0 === 'region' ||
+              key0 === 'page_views'
             )
           ) {
             validate29.errors = [
@@ -15812,30 +15905,57 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
               var valid0 = true
             }
             if (valid0) {
-              if (data.kind !== undefined) {
-                let data2 = data.kind
+              if (data.visitor_id !== undefined) {
+                let data2 = data.visitor_id
                 const _errs6 = errors
-                if (
-                  !(
-                    data2 === 'click_to_call' ||
-                    data2 === 'click_to_map' ||
-                    data2 === 'click_to_email' ||
-                    data2 === 'form_submit'
-                  )
-                ) {
-                  validate29.errors = [
-                    {
-                      instancePath: instancePath + '/kind',
-                      schemaPath: '#/properties/kind/enum',
-                      keyword: 'enum',
-                      params: { allowedValues: schema30.properties.kind.enum },
-                      message: 'must be equal to one of the allowed values',
-                      schema: schema30.properties.kind.enum,
-                      parentSchema: schema30.properties.kind,
-                      data: data2,
-                    },
-                  ]
-                  return false
+                if (errors === _errs6) {
+                  if (typeof data2 === 'string') {
+                    if (func2(data2) > 256) {
+                      validate29.errors = [
+                        {
+                          instancePath: instancePath + '/visitor_id',
+                          schemaPath: '#/properties/visitor_id/maxLength',
+                          keyword: 'maxLength',
+                          params: { limit: 256 },
+                          message: 'must NOT have more than 256 characters',
+                          schema: 256,
+                          parentSchema: schema30.properties.visitor_id,
+                          data: data2,
+                        },
+                      ]
+                      return false
+                    } else {
+                      if (func2(data2) < 1) {
+                        validate29.errors = [
+                          {
+                            instancePath: instancePath + '/visitor_id',
+                            schemaPath: '#/properties/visitor_id/minLength',
+                            keyword: 'minLength',
+                            params: { limit: 1 },
+                            message: 'must NOT have fewer than 1 characters',
+                            schema: 1,
+                            parentSchema: schema30.properties.visitor_id,
+                            data: data2,
+                          },
+                        ]
+                        return false
+                      }
+                    }
+                  } else {
+                    validate29.errors = [
+                      {
+                        instancePath: instancePath + '/visitor_id',
+                        schemaPath: '#/properties/visitor_id/type',
+                        keyword: 'type',
+                        params: { type: 'string' },
+                        message: 'must be string',
+                        schema: schema30.properties.visitor_id.type,
+                        parentSchema: schema30.properties.visitor_id,
+                        data: data2,
+                      },
+                    ]
+                    return false
+                  }
                 }
                 var valid0 = _errs6 === errors
               } else {
@@ -15844,8 +15964,8 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
               if (valid0) {
                 if (data.user_agent !== undefined) {
                   let data3 = data.user_agent
-                  const _errs7 = errors
-                  if (errors === _errs7) {
+                  const _errs8 = errors
+                  if (errors === _errs8) {
                     if (typeof data3 === 'string') {
                       if (func2(data3) > 16384) {
                         validate29.errors = [
@@ -15878,15 +15998,15 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                       return false
                     }
                   }
-                  var valid0 = _errs7 === errors
+                  var valid0 = _errs8 === errors
                 } else {
                   var valid0 = true
                 }
                 if (valid0) {
                   if (data.country !== undefined) {
                     let data4 = data.country
-                    const _errs9 = errors
-                    if (errors === _errs9) {
+                    const _errs10 = errors
+                    if (errors === _errs10) {
                       if (typeof data4 === 'string') {
                         if (func2(data4) > 100) {
                           validate29.errors = [
@@ -15919,15 +16039,15 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                         return false
                       }
                     }
-                    var valid0 = _errs9 === errors
+                    var valid0 = _errs10 === errors
                   } else {
                     var valid0 = true
                   }
                   if (valid0) {
                     if (data.region !== undefined) {
                       let data5 = data.region
-                      const _errs11 = errors
-                      if (errors === _errs11) {
+                      const _errs12 = errors
+                      if (errors === _errs12) {
                         if (typeof data5 === 'string') {
                           if (func2(data5) > 100) {
                             validate29.errors = [
@@ -15960,9 +16080,68 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
                           return false
                         }
                       }
-                      var valid0 = _errs11 === errors
+                      var valid0 = _errs12 === errors
                     } else {
                       var valid0 = true
+                    }
+                    if (valid0) {
+                      if (data.page_views !== undefined) {
+                        let data6 = data.page_views
+                        const _errs14 = errors
+                        if (!(typeof data6 == 'number' && !(data6 % 1) && !isNaN(data6) && isFinite(data6))) {
+                          validate29.errors = [
+                            {
+                              instancePath: instancePath + '/page_views',
+                              schemaPath: '#/properties/page_views/type',
+                              keyword: 'type',
+                              params: { type: 'integer' },
+                              message: 'must be integer',
+                              schema: schema30.properties.page_views.type,
+                              parentSchema: schema30.properties.page_views,
+                              data: data6,
+                            },
+                          ]
+                          return false
+                        }
+                        if (errors === _errs14) {
+                          if (typeof data6 == 'number' && isFinite(data6)) {
+                            if (data6 > 10000 || isNaN(data6)) {
+                              validate29.errors = [
+                                {
+                                  instancePath: instancePath + '/page_views',
+                                  schemaPath: '#/properties/page_views/maximum',
+                                  keyword: 'maximum',
+                                  params: { comparison: '<=', limit: 10000 },
+                                  message: 'must be <= 10000',
+                                  schema: 10000,
+                                  parentSchema: schema30.properties.page_views,
+                                  data: data6,
+                                },
+                              ]
+                              return false
+                            } else {
+                              if (data6 < 1 || isNaN(data6)) {
+                                validate29.errors = [
+                                  {
+                                    instancePath: instancePath + '/page_views',
+                                    schemaPath: '#/properties/page_views/minimum',
+                                    keyword: 'minimum',
+                                    params: { comparison: '>=', limit: 1 },
+                                    message: 'must be >= 1',
+                                    schema: 1,
+                                    parentSchema: schema30.properties.page_views,
+                                    data: data6,
+                                  },
+                                ]
+                                return false
+                              }
+                            }
+                          }
+                        }
+                        var valid0 = _errs14 === errors
+                      } else {
+                        var valid0 = true
+                      }
                     }
                   }
                 }
@@ -15990,8 +16169,378 @@ function validate29(data, { instancePath = '', parentData, parentDataProperty, r
   validate29.errors = vErrors
   return errors === 0
 }
-export const v_0a4e00fb = validate30
+export const v_47c3d86f = validate30
 const schema31 = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['site_name', 'kind'],
+  properties: {
+    site_name: {
+      type: 'string',
+      minLength: 4,
+      maxLength: 45,
+      pattern: '^[A-Za-z0-9_-]+$',
+      description: '4 to 45 letters, digits, "-" or "_"',
+    },
+    at: {
+      type: 'string',
+      pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
+      description: 'a UTC date YYYY-MM-DD, YYYY-MM-DDThh:mm:ss or YYYY-MM-DDThh:mm:ss.sssZ',
+    },
+    kind: { enum: ['click_to_call', 'click_to_map', 'click_to_email', 'form_submit'] },
+    user_agent: { type: 'string', maxLength: 16384 },
+    country: { type: 'string', maxLength: 100 },
+    region: { type: 'string', maxLength: 100 },
+  },
+}
+function validate30(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null
+  let errors = 0
+  if (errors === 0) {
+    if (data && typeof data == 'object' && !Array.isArray(data)) {
+      let missing0
+      if (
+        (data.site_name === undefined && (missing0 = 'site_name')) ||
+        (data.kind === undefined && (missing0 = 'kind'))
+      ) {
+        validate30.errors = [
+          {
+            instancePath,
+            schemaPath: '#/required',
+            keyword: 'required',
+            params: { missingProperty: missing0 },
+            message: "must have required property '" + missing0 + "'",
+            schema: schema31.required,
+            parentSchema: schema31,
+            data,
+          },
+        ]
+        return false
+      } else {
+        const _errs1 = errors
+        for (const key0 in data) {
+          if (
+            !(
+              key0 === 'site_name' ||
+              key0 === 'at' ||
+              key0 === 'kind' ||
+              key0 === 'user_agent' ||
+              key0 === 'country' ||
+              key0 === 'region'
+            )
+          ) {
+            validate30.errors = [
+              {
+                instancePath,
+                schemaPath: '#/additionalProperties',
+                keyword: 'additionalProperties',
+                params: { additionalProperty: key0 },
+                message: 'must NOT have additional properties',
+                schema: false,
+                parentSchema: schema31,
+                data,
+              },
+            ]
+            return false
+            break
+          }
+        }
+        if (_errs1 === errors) {
+          if (data.site_name !== undefined) {
+            let data0 = data.site_name
+            const _errs2 = errors
+            if (errors === _errs2) {
+              if (typeof data0 === 'string') {
+                if (func2(data0) > 45) {
+                  validate30.errors = [
+                    {
+                      instancePath: instancePath + '/site_name',
+                      schemaPath: '#/properties/site_name/maxLength',
+                      keyword: 'maxLength',
+                      params: { limit: 45 },
+                      message: 'must NOT have more than 45 characters',
+                      schema: 45,
+                      parentSchema: schema31.properties.site_name,
+                      data: data0,
+                    },
+                  ]
+                  return false
+                } else {
+                  if (func2(data0) < 4) {
+                    validate30.errors = [
+                      {
+                        instancePath: instancePath + '/site_name',
+                        schemaPath: '#/properties/site_name/minLength',
+                        keyword: 'minLength',
+                        params: { limit: 4 },
+                        message: 'must NOT have fewer than 4 characters',
+                        schema: 4,
+                        parentSchema: schema31.properties.site_name,
+                        data: data0,
+                      },
+                    ]
+                    return false
+                  } else {
+                    if (!pattern5.test(data0)) {
+                      validate30.errors = [
+                        {
+                          instancePath: instancePath + '/site_name',
+                          schemaPath: '#/properties/site_name/pattern',
+                          keyword: 'pattern',
+                          params: { pattern: '^[A-Za-z0-9_-]+$' },
+                          message: 'must match pattern "' + '^[A-Za-z0-9_-]+$' + '"',
+                          schema: '^[A-Za-z0-9_-]+$',
+                          parentSchema: schema31.properties.site_name,
+                          data: data0,
+                        },
+                      ]
+                      return false
+                    }
+                  }
+                }
+              } else {
+                validate30.errors = [
+                  {
+                    instancePath: instancePath + '/site_name',
+                    schemaPath: '#/properties/site_name/type',
+                    keyword: 'type',
+                    params: { type: 'string' },
+                    message: 'must be string',
+                    schema: schema31.properties.site_name.type,
+                    parentSchema: schema31.properties.site_name,
+                    data: data0,
+                  },
+                ]
+                return false
+              }
+            }
+            var valid0 = _errs2 === errors
+          } else {
+            var valid0 = true
+          }
+          if (valid0) {
+            if (data.at !== undefined) {
+              let data1 = data.at
+              const _errs4 = errors
+              if (errors === _errs4) {
+                if (typeof data1 === 'string') {
+                  if (!pattern10.test(data1)) {
+                    validate30.errors = [
+                      {
+                        instancePath: instancePath + '/at',
+                        schemaPath: '#/properties/at/pattern',
+                        keyword: 'pattern',
+                        params: { pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$' },
+                        message:
+                          'must match pattern "' + '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$' + '"',
+                        schema: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
+                        parentSchema: schema31.properties.at,
+                        data: data1,
+                      },
+                    ]
+                    return false
+                  }
+                } else {
+                  validate30.errors = [
+                    {
+                      instancePath: instancePath + '/at',
+                      schemaPath: '#/properties/at/type',
+                      keyword: 'type',
+                      params: { type: 'string' },
+                      message: 'must be string',
+                      schema: schema31.properties.at.type,
+                      parentSchema: schema31.properties.at,
+                      data: data1,
+                    },
+                  ]
+                  return false
+                }
+              }
+              var valid0 = _errs4 === errors
+            } else {
+              var valid0 = true
+            }
+            if (valid0) {
+              if (data.kind !== undefined) {
+                let data2 = data.kind
+                const _errs6 = errors
+                if (
+                  !(
+                    data2 === 'click_to_call' ||
+                    data2 === 'click_to_map' ||
+                    data2 === 'click_to_email' ||
+                    data2 === 'form_submit'
+                  )
+                ) {
+                  validate30.errors = [
+                    {
+                      instancePath: instancePath + '/kind',
+                      schemaPath: '#/properties/kind/enum',
+                      keyword: 'enum',
+                      params: { allowedValues: schema31.properties.kind.enum },
+                      message: 'must be equal to one of the allowed values',
+                      schema: schema31.properties.kind.enum,
+                      parentSchema: schema31.properties.kind,
+                      data: data2,
+                    },
+                  ]
+                  return false
+                }
+                var valid0 = _errs6 === errors
+              } else {
+                var valid0 = true
+              }
+              if (valid0) {
+                if (data.user_agent !== undefined) {
+                  let data3 = data.user_agent
+                  const _errs7 = errors
+                  if (errors === _errs7) {
+                    if (typeof data3 === 'string') {
+                      if (func2(data3) > 16384) {
+                        validate30.errors = [
+                          {
+                            instancePath: instancePath + '/user_agent',
+                            schemaPath: '#/properties/user_agent/maxLength',
+                            keyword: 'maxLength',
+                            params: { limit: 16384 },
+                            message: 'must NOT have more than 16384 characters',
+                            schema: 16384,
+                            parentSchema: schema31.properties.user_agent,
+                            data: data3,
+                          },
+                        ]
+                        return false
+                      }
+                    } else {
+                      validate30.errors = [
+                        {
+                          instancePath: instancePath + '/user_agent',
+                          schemaPath: '#/properties/user_agent/type',
+                          keyword: 'type',
+                          params: { type: 'string' },
+                          message: 'must be string',
+                          schema: schema31.properties.user_agent.type,
+                          parentSchema: schema31.properties.user_agent,
+                          data: data3,
+                        },
+                      ]
+                      return false
+                    }
+                  }
+                  var valid0 = _errs7 === errors
+                } else {
+                  var valid0 = true
+                }
+                if (valid0) {
+                  if (data.country !== undefined) {
+                    let data4 = data.country
+                    const _errs9 = errors
+                    if (errors === _errs9) {
+                      if (typeof data4 === 'string') {
+                        if (func2(data4) > 100) {
+                          validate30.errors = [
+                            {
+                              instancePath: instancePath + '/country',
+                              schemaPath: '#/properties/country/maxLength',
+                              keyword: 'maxLength',
+                              params: { limit: 100 },
+                              message: 'must NOT have more than 100 characters',
+                              schema: 100,
+                              parentSchema: schema31.properties.country,
+                              data: data4,
+                            },
+                          ]
+                          return false
+                        }
+                      } else {
+                        validate30.errors = [
+                          {
+                            instancePath: instancePath + '/country',
+                            schemaPath: '#/properties/country/type',
+                            keyword: 'type',
+                            params: { type: 'string' },
+                            message: 'must be string',
+                            schema: schema31.properties.country.type,
+                            parentSchema: schema31.properties.country,
+                            data: data4,
+                          },
+                        ]
+                        return false
+                      }
+                    }
+                    var valid0 = _errs9 === errors
+                  } else {
+                    var valid0 = true
+                  }
+                  if (valid0) {
+                    if (data.region !== undefined) {
+                      let data5 = data.region
+                      const _errs11 = errors
+                      if (errors === _errs11) {
+                        if (typeof data5 === 'string') {
+                          if (func2(data5) > 100) {
+                            validate30.errors = [
+                              {
+                                instancePath: instancePath + '/region',
+                                schemaPath: '#/properties/region/maxLength',
+                                keyword: 'maxLength',
+                                params: { limit: 100 },
+                                message: 'must NOT have more than 100 characters',
+                                schema: 100,
+                                parentSchema: schema31.properties.region,
+                                data: data5,
+                              },
+                            ]
+                            return false
+                          }
+                        } else {
+                          validate30.errors = [
+                            {
+                              instancePath: instancePath + '/region',
+                              schemaPath: '#/properties/region/type',
+                              keyword: 'type',
+                              params: { type: 'string' },
+                              message: 'must be string',
+                              schema: schema31.properties.region.type,
+                              parentSchema: schema31.properties.region,
+                              data: data5,
+                            },
+                          ]
+                          return false
+                        }
+                      }
+                      var valid0 = _errs11 === errors
+                    } else {
+                      var valid0 = true
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    } else {
+      validate30.errors = [
+        {
+          instancePath,
+          schemaPath: '#/type',
+          keyword: 'type',
+          params: { type: 'object' },
+          message: 'must be object',
+          schema: schema31.type,
+          parentSchema: schema31,
+          data,
+        },
+      ]
+      return false
+    }
+  }
+  validate30.errors = vErrors
+  return errors === 0
+}
+export const v_0a4e00fb = validate31
+const schema32 = {
   type: 'object',
   additionalProperties: false,
   required: ['owner'],
@@ -16039,22 +16588,22 @@ const schema31 = {
     },
   },
 }
-function validate30(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate31(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null
   let errors = 0
   if (errors === 0) {
     if (data && typeof data == 'object' && !Array.isArray(data)) {
       let missing0
       if (data.owner === undefined && (missing0 = 'owner')) {
-        validate30.errors = [
+        validate31.errors = [
           {
             instancePath,
             schemaPath: '#/required',
             keyword: 'required',
             params: { missingProperty: missing0 },
             message: "must have required property '" + missing0 + "'",
-            schema: schema31.required,
-            parentSchema: schema31,
+            schema: schema32.required,
+            parentSchema: schema32,
             data,
           },
         ]
@@ -16063,7 +16612,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
         const _errs1 = errors
         for (const key0 in data) {
           if (!(key0 === 'owner' || key0 === 'charges' || key0 === 'subscriptions')) {
-            validate30.errors = [
+            validate31.errors = [
               {
                 instancePath,
                 schemaPath: '#/additionalProperties',
@@ -16071,7 +16620,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { additionalProperty: key0 },
                 message: 'must NOT have additional properties',
                 schema: false,
-                parentSchema: schema31,
+                parentSchema: schema32,
                 data,
               },
             ]
@@ -16086,7 +16635,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
             if (errors === _errs2) {
               if (typeof data0 === 'string') {
                 if (func2(data0) > 200) {
-                  validate30.errors = [
+                  validate31.errors = [
                     {
                       instancePath: instancePath + '/owner',
                       schemaPath: '#/properties/owner/maxLength',
@@ -16094,14 +16643,14 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                       params: { limit: 200 },
                       message: 'must NOT have more than 200 characters',
                       schema: 200,
-                      parentSchema: schema31.properties.owner,
+                      parentSchema: schema32.properties.owner,
                       data: data0,
                     },
                   ]
                   return false
                 } else {
                   if (func2(data0) < 1) {
-                    validate30.errors = [
+                    validate31.errors = [
                       {
                         instancePath: instancePath + '/owner',
                         schemaPath: '#/properties/owner/minLength',
@@ -16109,7 +16658,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                         params: { limit: 1 },
                         message: 'must NOT have fewer than 1 characters',
                         schema: 1,
-                        parentSchema: schema31.properties.owner,
+                        parentSchema: schema32.properties.owner,
                         data: data0,
                       },
                     ]
@@ -16117,15 +16666,15 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                 }
               } else {
-                validate30.errors = [
+                validate31.errors = [
                   {
                     instancePath: instancePath + '/owner',
                     schemaPath: '#/properties/owner/type',
                     keyword: 'type',
                     params: { type: 'string' },
                     message: 'must be string',
-                    schema: schema31.properties.owner.type,
-                    parentSchema: schema31.properties.owner,
+                    schema: schema32.properties.owner.type,
+                    parentSchema: schema32.properties.owner,
                     data: data0,
                   },
                 ]
@@ -16154,15 +16703,15 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                           (data2.site_name === undefined && (missing1 = 'site_name')) ||
                           (data2.at === undefined && (missing1 = 'at'))
                         ) {
-                          validate30.errors = [
+                          validate31.errors = [
                             {
                               instancePath: instancePath + '/charges/' + i0,
                               schemaPath: '#/properties/charges/items/required',
                               keyword: 'required',
                               params: { missingProperty: missing1 },
                               message: "must have required property '" + missing1 + "'",
-                              schema: schema31.properties.charges.items.required,
-                              parentSchema: schema31.properties.charges.items,
+                              schema: schema32.properties.charges.items.required,
+                              parentSchema: schema32.properties.charges.items,
                               data: data2,
                             },
                           ]
@@ -16171,7 +16720,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                           const _errs8 = errors
                           for (const key1 in data2) {
                             if (!(key1 === 'site_name' || key1 === 'at')) {
-                              validate30.errors = [
+                              validate31.errors = [
                                 {
                                   instancePath: instancePath + '/charges/' + i0,
                                   schemaPath: '#/properties/charges/items/additionalProperties',
@@ -16179,7 +16728,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                                   params: { additionalProperty: key1 },
                                   message: 'must NOT have additional properties',
                                   schema: false,
-                                  parentSchema: schema31.properties.charges.items,
+                                  parentSchema: schema32.properties.charges.items,
                                   data: data2,
                                 },
                               ]
@@ -16194,7 +16743,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                               if (errors === _errs9) {
                                 if (typeof data3 === 'string') {
                                   if (func2(data3) > 45) {
-                                    validate30.errors = [
+                                    validate31.errors = [
                                       {
                                         instancePath: instancePath + '/charges/' + i0 + '/site_name',
                                         schemaPath: '#/properties/charges/items/properties/site_name/maxLength',
@@ -16202,14 +16751,14 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                                         params: { limit: 45 },
                                         message: 'must NOT have more than 45 characters',
                                         schema: 45,
-                                        parentSchema: schema31.properties.charges.items.properties.site_name,
+                                        parentSchema: schema32.properties.charges.items.properties.site_name,
                                         data: data3,
                                       },
                                     ]
                                     return false
                                   } else {
                                     if (func2(data3) < 4) {
-                                      validate30.errors = [
+                                      validate31.errors = [
                                         {
                                           instancePath: instancePath + '/charges/' + i0 + '/site_name',
                                           schemaPath: '#/properties/charges/items/properties/site_name/minLength',
@@ -16217,14 +16766,14 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                                           params: { limit: 4 },
                                           message: 'must NOT have fewer than 4 characters',
                                           schema: 4,
-                                          parentSchema: schema31.properties.charges.items.properties.site_name,
+                                          parentSchema: schema32.properties.charges.items.properties.site_name,
                                           data: data3,
                                         },
                                       ]
                                       return false
                                     } else {
                                       if (!pattern5.test(data3)) {
-                                        validate30.errors = [
+                                        validate31.errors = [
                                           {
                                             instancePath: instancePath + '/charges/' + i0 + '/site_name',
                                             schemaPath: '#/properties/charges/items/properties/site_name/pattern',
@@ -16232,7 +16781,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                                             params: { pattern: '^[A-Za-z0-9_-]+$' },
                                             message: 'must match pattern "' + '^[A-Za-z0-9_-]+$' + '"',
                                             schema: '^[A-Za-z0-9_-]+$',
-                                            parentSchema: schema31.properties.charges.items.properties.site_name,
+                                            parentSchema: schema32.properties.charges.items.properties.site_name,
                                             data: data3,
                                           },
                                         ]
@@ -16241,15 +16790,15 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                                     }
                                   }
                                 } else {
-                                  validate30.errors = [
+                                  validate31.errors = [
                                     {
                                       instancePath: instancePath + '/charges/' + i0 + '/site_name',
                                       schemaPath: '#/properties/charges/items/properties/site_name/type',
                                       keyword: 'type',
                                       params: { type: 'string' },
                                       message: 'must be string',
-                                      schema: schema31.properties.charges.items.properties.site_name.type,
-                                      parentSchema: schema31.properties.charges.items.properties.site_name,
+                                      schema: schema32.properties.charges.items.properties.site_name.type,
+                                      parentSchema: schema32.properties.charges.items.properties.site_name,
                                       data: data3,
                                     },
                                   ]
@@ -16267,7 +16816,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                                 if (errors === _errs11) {
                                   if (typeof data4 === 'string') {
                                     if (!pattern10.test(data4)) {
-                                      validate30.errors = [
+                                      validate31.errors = [
                                         {
                                           instancePath: instancePath + '/charges/' + i0 + '/at',
                                           schemaPath: '#/properties/charges/items/properties/at/pattern',
@@ -16280,22 +16829,22 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                                             '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$' +
                                             '"',
                                           schema: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{3}Z)?)?$',
-                                          parentSchema: schema31.properties.charges.items.properties.at,
+                                          parentSchema: schema32.properties.charges.items.properties.at,
                                           data: data4,
                                         },
                                       ]
                                       return false
                                     }
                                   } else {
-                                    validate30.errors = [
+                                    validate31.errors = [
                                       {
                                         instancePath: instancePath + '/charges/' + i0 + '/at',
                                         schemaPath: '#/properties/charges/items/properties/at/type',
                                         keyword: 'type',
                                         params: { type: 'string' },
                                         message: 'must be string',
-                                        schema: schema31.properties.charges.items.properties.at.type,
-                                        parentSchema: schema31.properties.charges.items.properties.at,
+                                        schema: schema32.properties.charges.items.properties.at.type,
+                                        parentSchema: schema32.properties.charges.items.properties.at,
                                         data: data4,
                                       },
                                     ]
@@ -16310,15 +16859,15 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                           }
                         }
                       } else {
-                        validate30.errors = [
+                        validate31.errors = [
                           {
                             instancePath: instancePath + '/charges/' + i0,
                             schemaPath: '#/properties/charges/items/type',
                             keyword: 'type',
                             params: { type: 'object' },
                             message: 'must be object',
-                            schema: schema31.properties.charges.items.type,
-                            parentSchema: schema31.properties.charges.items,
+                            schema: schema32.properties.charges.items.type,
+                            parentSchema: schema32.properties.charges.items,
                             data: data2,
                           },
                         ]
@@ -16331,15 +16880,15 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                     }
                   }
                 } else {
-                  validate30.errors = [
+                  validate31.errors = [
                     {
                       instancePath: instancePath + '/charges',
                       schemaPath: '#/properties/charges/type',
                       keyword: 'type',
                       params: { type: 'array' },
                       message: 'must be array',
-                      schema: schema31.properties.charges.type,
-                      parentSchema: schema31.properties.charges,
+                      schema: schema32.properties.charges.type,
+                      parentSchema: schema32.properties.charges,
                       data: data1,
                     },
                   ]
@@ -16368,15 +16917,15 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                             (data6.site_name === undefined && (missing2 = 'site_name')) ||
                             (data6.status === undefined && (missing2 = 'status'))
                           ) {
-                            validate30.errors = [
+                            validate31.errors = [
                               {
                                 instancePath: instancePath + '/subscriptions/' + i1,
                                 schemaPath: '#/properties/subscriptions/items/required',
                                 keyword: 'required',
                                 params: { missingProperty: missing2 },
                                 message: "must have required property '" + missing2 + "'",
-                                schema: schema31.properties.subscriptions.items.required,
-                                parentSchema: schema31.properties.subscriptions.items,
+                                schema: schema32.properties.subscriptions.items.required,
+                                parentSchema: schema32.properties.subscriptions.items,
                                 data: data6,
                               },
                             ]
@@ -16385,7 +16934,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                             const _errs17 = errors
                             for (const key2 in data6) {
                               if (!(key2 === 'site_name' || key2 === 'status')) {
-                                validate30.errors = [
+                                validate31.errors = [
                                   {
                                     instancePath: instancePath + '/subscriptions/' + i1,
                                     schemaPath: '#/properties/subscriptions/items/additionalProperties',
@@ -16393,7 +16942,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                                     params: { additionalProperty: key2 },
                                     message: 'must NOT have additional properties',
                                     schema: false,
-                                    parentSchema: schema31.properties.subscriptions.items,
+                                    parentSchema: schema32.properties.subscriptions.items,
                                     data: data6,
                                   },
                                 ]
@@ -16408,7 +16957,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                                 if (errors === _errs18) {
                                   if (typeof data7 === 'string') {
                                     if (func2(data7) > 45) {
-                                      validate30.errors = [
+                                      validate31.errors = [
                                         {
                                           instancePath: instancePath + '/subscriptions/' + i1 + '/site_name',
                                           schemaPath: '#/properties/subscriptions/items/properties/site_name/maxLength',
@@ -16416,14 +16965,14 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                                           params: { limit: 45 },
                                           message: 'must NOT have more than 45 characters',
                                           schema: 45,
-                                          parentSchema: schema31.properties.subscriptions.items.properties.site_name,
+                                          parentSchema: schema32.properties.subscriptions.items.properties.site_name,
                                           data: data7,
                                         },
                                       ]
                                       return false
                                     } else {
                                       if (func2(data7) < 4) {
-                                        validate30.errors = [
+                                        validate31.errors = [
                                           {
                                             instancePath: instancePath + '/subscriptions/' + i1 + '/site_name',
                                             schemaPath:
@@ -16432,14 +16981,14 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                                             params: { limit: 4 },
                                             message: 'must NOT have fewer than 4 characters',
                                             schema: 4,
-                                            parentSchema: schema31.properties.subscriptions.items.properties.site_name,
+                                            parentSchema: schema32.properties.subscriptions.items.properties.site_name,
                                             data: data7,
                                           },
                                         ]
                                         return false
                                       } else {
                                         if (!pattern5.test(data7)) {
-                                          validate30.errors = [
+                                          validate31.errors = [
                                             {
                                               instancePath: instancePath + '/subscriptions/' + i1 + '/site_name',
                                               schemaPath:
@@ -16449,7 +16998,7 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                                               message: 'must match pattern "' + '^[A-Za-z0-9_-]+$' + '"',
                                               schema: '^[A-Za-z0-9_-]+$',
                                               parentSchema:
-                                                schema31.properties.subscriptions.items.properties.site_name,
+                                                schema32.properties.subscriptions.items.properties.site_name,
                                               data: data7,
                                             },
                                           ]
@@ -16458,15 +17007,15 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                                       }
                                     }
                                   } else {
-                                    validate30.errors = [
+                                    validate31.errors = [
                                       {
                                         instancePath: instancePath + '/subscriptions/' + i1 + '/site_name',
                                         schemaPath: '#/properties/subscriptions/items/properties/site_name/type',
                                         keyword: 'type',
                                         params: { type: 'string' },
                                         message: 'must be string',
-                                        schema: schema31.properties.subscriptions.items.properties.site_name.type,
-                                        parentSchema: schema31.properties.subscriptions.items.properties.site_name,
+                                        schema: schema32.properties.subscriptions.items.properties.site_name.type,
+                                        parentSchema: schema32.properties.subscriptions.items.properties.site_name,
                                         data: data7,
                                       },
                                     ]
@@ -16482,17 +17031,17 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                                   let data8 = data6.status
                                   const _errs20 = errors
                                   if (!(data8 === 'active' || data8 === 'cancelled')) {
-                                    validate30.errors = [
+                                    validate31.errors = [
                                       {
                                         instancePath: instancePath + '/subscriptions/' + i1 + '/status',
                                         schemaPath: '#/properties/subscriptions/items/properties/status/enum',
                                         keyword: 'enum',
                                         params: {
-                                          allowedValues: schema31.properties.subscriptions.items.properties.status.enum,
+                                          allowedValues: schema32.properties.subscriptions.items.properties.status.enum,
                                         },
                                         message: 'must be equal to one of the allowed values',
-                                        schema: schema31.properties.subscriptions.items.properties.status.enum,
-                                        parentSchema: schema31.properties.subscriptions.items.properties.status,
+                                        schema: schema32.properties.subscriptions.items.properties.status.enum,
+                                        parentSchema: schema32.properties.subscriptions.items.properties.status,
                                         data: data8,
                                       },
                                     ]
@@ -16506,15 +17055,15 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                             }
                           }
                         } else {
-                          validate30.errors = [
+                          validate31.errors = [
                             {
                               instancePath: instancePath + '/subscriptions/' + i1,
                               schemaPath: '#/properties/subscriptions/items/type',
                               keyword: 'type',
                               params: { type: 'object' },
                               message: 'must be object',
-                              schema: schema31.properties.subscriptions.items.type,
-                              parentSchema: schema31.properties.subscriptions.items,
+                              schema: schema32.properties.subscriptions.items.type,
+                              parentSchema: schema32.properties.subscriptions.items,
                               data: data6,
                             },
                           ]
@@ -16527,15 +17076,15 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
                       }
                     }
                   } else {
-                    validate30.errors = [
+                    validate31.errors = [
                       {
                         instancePath: instancePath + '/subscriptions',
                         schemaPath: '#/properties/subscriptions/type',
                         keyword: 'type',
                         params: { type: 'array' },
                         message: 'must be array',
-                        schema: schema31.properties.subscriptions.type,
-                        parentSchema: schema31.properties.subscriptions,
+                        schema: schema32.properties.subscriptions.type,
+                        parentSchema: schema32.properties.subscriptions,
                         data: data5,
                       },
                     ]
@@ -16551,26 +17100,26 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
         }
       }
     } else {
-      validate30.errors = [
+      validate31.errors = [
         {
           instancePath,
           schemaPath: '#/type',
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema31.type,
-          parentSchema: schema31,
+          schema: schema32.type,
+          parentSchema: schema32,
           data,
         },
       ]
       return false
     }
   }
-  validate30.errors = vErrors
+  validate31.errors = vErrors
   return errors === 0
 }
-export const v_53406623 = validate31
-const schema32 = {
+export const v_53406623 = validate32
+const schema33 = {
   type: 'object',
   additionalProperties: false,
   required: ['site_name', 'day', 'visits', 'page_views', 'activities', 'system', 'geo'],
@@ -16664,7 +17213,7 @@ const schema32 = {
 }
 const pattern45 = new RegExp('^\\d{4}-\\d{2}-\\d{2}$', 'u')
 const pattern46 = new RegExp('^[A-Za-z0-9+/]*={0,2}$', 'u')
-function validate31(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate32(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null
   let errors = 0
   if (errors === 0) {
@@ -16679,15 +17228,15 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
         (data.system === undefined && (missing0 = 'system')) ||
         (data.geo === undefined && (missing0 = 'geo'))
       ) {
-        validate31.errors = [
+        validate32.errors = [
           {
             instancePath,
             schemaPath: '#/required',
             keyword: 'required',
             params: { missingProperty: missing0 },
             message: "must have required property '" + missing0 + "'",
-            schema: schema32.required,
-            parentSchema: schema32,
+            schema: schema33.required,
+            parentSchema: schema33,
             data,
           },
         ]
@@ -16695,8 +17244,8 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
       } else {
         const _errs1 = errors
         for (const key0 in data) {
-          if (!func14.call(schema32.properties, key0)) {
-            validate31.errors = [
+          if (!func14.call(schema33.properties, key0)) {
+            validate32.errors = [
               {
                 instancePath,
                 schemaPath: '#/additionalProperties',
@@ -16704,7 +17253,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { additionalProperty: key0 },
                 message: 'must NOT have additional properties',
                 schema: false,
-                parentSchema: schema32,
+                parentSchema: schema33,
                 data,
               },
             ]
@@ -16719,7 +17268,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
             if (errors === _errs2) {
               if (typeof data0 === 'string') {
                 if (func2(data0) > 45) {
-                  validate31.errors = [
+                  validate32.errors = [
                     {
                       instancePath: instancePath + '/site_name',
                       schemaPath: '#/properties/site_name/maxLength',
@@ -16727,14 +17276,14 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                       params: { limit: 45 },
                       message: 'must NOT have more than 45 characters',
                       schema: 45,
-                      parentSchema: schema32.properties.site_name,
+                      parentSchema: schema33.properties.site_name,
                       data: data0,
                     },
                   ]
                   return false
                 } else {
                   if (func2(data0) < 4) {
-                    validate31.errors = [
+                    validate32.errors = [
                       {
                         instancePath: instancePath + '/site_name',
                         schemaPath: '#/properties/site_name/minLength',
@@ -16742,14 +17291,14 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                         params: { limit: 4 },
                         message: 'must NOT have fewer than 4 characters',
                         schema: 4,
-                        parentSchema: schema32.properties.site_name,
+                        parentSchema: schema33.properties.site_name,
                         data: data0,
                       },
                     ]
                     return false
                   } else {
                     if (!pattern5.test(data0)) {
-                      validate31.errors = [
+                      validate32.errors = [
                         {
                           instancePath: instancePath + '/site_name',
                           schemaPath: '#/properties/site_name/pattern',
@@ -16757,7 +17306,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                           params: { pattern: '^[A-Za-z0-9_-]+$' },
                           message: 'must match pattern "' + '^[A-Za-z0-9_-]+$' + '"',
                           schema: '^[A-Za-z0-9_-]+$',
-                          parentSchema: schema32.properties.site_name,
+                          parentSchema: schema33.properties.site_name,
                           data: data0,
                         },
                       ]
@@ -16766,15 +17315,15 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                   }
                 }
               } else {
-                validate31.errors = [
+                validate32.errors = [
                   {
                     instancePath: instancePath + '/site_name',
                     schemaPath: '#/properties/site_name/type',
                     keyword: 'type',
                     params: { type: 'string' },
                     message: 'must be string',
-                    schema: schema32.properties.site_name.type,
-                    parentSchema: schema32.properties.site_name,
+                    schema: schema33.properties.site_name.type,
+                    parentSchema: schema33.properties.site_name,
                     data: data0,
                   },
                 ]
@@ -16792,7 +17341,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
               if (errors === _errs4) {
                 if (typeof data1 === 'string') {
                   if (!pattern45.test(data1)) {
-                    validate31.errors = [
+                    validate32.errors = [
                       {
                         instancePath: instancePath + '/day',
                         schemaPath: '#/properties/day/pattern',
@@ -16800,22 +17349,22 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                         params: { pattern: '^\\d{4}-\\d{2}-\\d{2}$' },
                         message: 'must match pattern "' + '^\\d{4}-\\d{2}-\\d{2}$' + '"',
                         schema: '^\\d{4}-\\d{2}-\\d{2}$',
-                        parentSchema: schema32.properties.day,
+                        parentSchema: schema33.properties.day,
                         data: data1,
                       },
                     ]
                     return false
                   }
                 } else {
-                  validate31.errors = [
+                  validate32.errors = [
                     {
                       instancePath: instancePath + '/day',
                       schemaPath: '#/properties/day/type',
                       keyword: 'type',
                       params: { type: 'string' },
                       message: 'must be string',
-                      schema: schema32.properties.day.type,
-                      parentSchema: schema32.properties.day,
+                      schema: schema33.properties.day.type,
+                      parentSchema: schema33.properties.day,
                       data: data1,
                     },
                   ]
@@ -16831,15 +17380,15 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                 let data2 = data.visits
                 const _errs6 = errors
                 if (!(typeof data2 == 'number' && !(data2 % 1) && !isNaN(data2) && isFinite(data2))) {
-                  validate31.errors = [
+                  validate32.errors = [
                     {
                       instancePath: instancePath + '/visits',
                       schemaPath: '#/properties/visits/type',
                       keyword: 'type',
                       params: { type: 'integer' },
                       message: 'must be integer',
-                      schema: schema32.properties.visits.type,
-                      parentSchema: schema32.properties.visits,
+                      schema: schema33.properties.visits.type,
+                      parentSchema: schema33.properties.visits,
                       data: data2,
                     },
                   ]
@@ -16848,7 +17397,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                 if (errors === _errs6) {
                   if (typeof data2 == 'number' && isFinite(data2)) {
                     if (data2 > 9007199254740991 || isNaN(data2)) {
-                      validate31.errors = [
+                      validate32.errors = [
                         {
                           instancePath: instancePath + '/visits',
                           schemaPath: '#/properties/visits/maximum',
@@ -16856,14 +17405,14 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                           params: { comparison: '<=', limit: 9007199254740991 },
                           message: 'must be <= 9007199254740991',
                           schema: 9007199254740991,
-                          parentSchema: schema32.properties.visits,
+                          parentSchema: schema33.properties.visits,
                           data: data2,
                         },
                       ]
                       return false
                     } else {
                       if (data2 < 0 || isNaN(data2)) {
-                        validate31.errors = [
+                        validate32.errors = [
                           {
                             instancePath: instancePath + '/visits',
                             schemaPath: '#/properties/visits/minimum',
@@ -16871,7 +17420,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                             params: { comparison: '>=', limit: 0 },
                             message: 'must be >= 0',
                             schema: 0,
-                            parentSchema: schema32.properties.visits,
+                            parentSchema: schema33.properties.visits,
                             data: data2,
                           },
                         ]
@@ -16889,15 +17438,15 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                   let data3 = data.page_views
                   const _errs8 = errors
                   if (!(typeof data3 == 'number' && !(data3 % 1) && !isNaN(data3) && isFinite(data3))) {
-                    validate31.errors = [
+                    validate32.errors = [
                       {
                         instancePath: instancePath + '/page_views',
                         schemaPath: '#/properties/page_views/type',
                         keyword: 'type',
                         params: { type: 'integer' },
                         message: 'must be integer',
-                        schema: schema32.properties.page_views.type,
-                        parentSchema: schema32.properties.page_views,
+                        schema: schema33.properties.page_views.type,
+                        parentSchema: schema33.properties.page_views,
                         data: data3,
                       },
                     ]
@@ -16906,7 +17455,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                   if (errors === _errs8) {
                     if (typeof data3 == 'number' && isFinite(data3)) {
                       if (data3 > 9007199254740991 || isNaN(data3)) {
-                        validate31.errors = [
+                        validate32.errors = [
                           {
                             instancePath: instancePath + '/page_views',
                             schemaPath: '#/properties/page_views/maximum',
@@ -16914,14 +17463,14 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                             params: { comparison: '<=', limit: 9007199254740991 },
                             message: 'must be <= 9007199254740991',
                             schema: 9007199254740991,
-                            parentSchema: schema32.properties.page_views,
+                            parentSchema: schema33.properties.page_views,
                             data: data3,
                           },
                         ]
                         return false
                       } else {
                         if (data3 < 0 || isNaN(data3)) {
-                          validate31.errors = [
+                          validate32.errors = [
                             {
                               instancePath: instancePath + '/page_views',
                               schemaPath: '#/properties/page_views/minimum',
@@ -16929,7 +17478,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                               params: { comparison: '>=', limit: 0 },
                               message: 'must be >= 0',
                               schema: 0,
-                              parentSchema: schema32.properties.page_views,
+                              parentSchema: schema33.properties.page_views,
                               data: data3,
                             },
                           ]
@@ -16955,15 +17504,15 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                           (data4.click_to_email === undefined && (missing1 = 'click_to_email')) ||
                           (data4.form_submit === undefined && (missing1 = 'form_submit'))
                         ) {
-                          validate31.errors = [
+                          validate32.errors = [
                             {
                               instancePath: instancePath + '/activities',
                               schemaPath: '#/properties/activities/required',
                               keyword: 'required',
                               params: { missingProperty: missing1 },
                               message: "must have required property '" + missing1 + "'",
-                              schema: schema32.properties.activities.required,
-                              parentSchema: schema32.properties.activities,
+                              schema: schema33.properties.activities.required,
+                              parentSchema: schema33.properties.activities,
                               data: data4,
                             },
                           ]
@@ -16979,7 +17528,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                 key1 === 'form_submit'
                               )
                             ) {
-                              validate31.errors = [
+                              validate32.errors = [
                                 {
                                   instancePath: instancePath + '/activities',
                                   schemaPath: '#/properties/activities/additionalProperties',
@@ -16987,7 +17536,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                   params: { additionalProperty: key1 },
                                   message: 'must NOT have additional properties',
                                   schema: false,
-                                  parentSchema: schema32.properties.activities,
+                                  parentSchema: schema33.properties.activities,
                                   data: data4,
                                 },
                               ]
@@ -17000,15 +17549,15 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                               let data5 = data4.click_to_call
                               const _errs13 = errors
                               if (!(typeof data5 == 'number' && !(data5 % 1) && !isNaN(data5) && isFinite(data5))) {
-                                validate31.errors = [
+                                validate32.errors = [
                                   {
                                     instancePath: instancePath + '/activities/click_to_call',
                                     schemaPath: '#/properties/activities/properties/click_to_call/type',
                                     keyword: 'type',
                                     params: { type: 'integer' },
                                     message: 'must be integer',
-                                    schema: schema32.properties.activities.properties.click_to_call.type,
-                                    parentSchema: schema32.properties.activities.properties.click_to_call,
+                                    schema: schema33.properties.activities.properties.click_to_call.type,
+                                    parentSchema: schema33.properties.activities.properties.click_to_call,
                                     data: data5,
                                   },
                                 ]
@@ -17017,7 +17566,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                               if (errors === _errs13) {
                                 if (typeof data5 == 'number' && isFinite(data5)) {
                                   if (data5 > 9007199254740991 || isNaN(data5)) {
-                                    validate31.errors = [
+                                    validate32.errors = [
                                       {
                                         instancePath: instancePath + '/activities/click_to_call',
                                         schemaPath: '#/properties/activities/properties/click_to_call/maximum',
@@ -17025,14 +17574,14 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                         params: { comparison: '<=', limit: 9007199254740991 },
                                         message: 'must be <= 9007199254740991',
                                         schema: 9007199254740991,
-                                        parentSchema: schema32.properties.activities.properties.click_to_call,
+                                        parentSchema: schema33.properties.activities.properties.click_to_call,
                                         data: data5,
                                       },
                                     ]
                                     return false
                                   } else {
                                     if (data5 < 0 || isNaN(data5)) {
-                                      validate31.errors = [
+                                      validate32.errors = [
                                         {
                                           instancePath: instancePath + '/activities/click_to_call',
                                           schemaPath: '#/properties/activities/properties/click_to_call/minimum',
@@ -17040,7 +17589,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                           params: { comparison: '>=', limit: 0 },
                                           message: 'must be >= 0',
                                           schema: 0,
-                                          parentSchema: schema32.properties.activities.properties.click_to_call,
+                                          parentSchema: schema33.properties.activities.properties.click_to_call,
                                           data: data5,
                                         },
                                       ]
@@ -17058,15 +17607,15 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                 let data6 = data4.click_to_map
                                 const _errs15 = errors
                                 if (!(typeof data6 == 'number' && !(data6 % 1) && !isNaN(data6) && isFinite(data6))) {
-                                  validate31.errors = [
+                                  validate32.errors = [
                                     {
                                       instancePath: instancePath + '/activities/click_to_map',
                                       schemaPath: '#/properties/activities/properties/click_to_map/type',
                                       keyword: 'type',
                                       params: { type: 'integer' },
                                       message: 'must be integer',
-                                      schema: schema32.properties.activities.properties.click_to_map.type,
-                                      parentSchema: schema32.properties.activities.properties.click_to_map,
+                                      schema: schema33.properties.activities.properties.click_to_map.type,
+                                      parentSchema: schema33.properties.activities.properties.click_to_map,
                                       data: data6,
                                     },
                                   ]
@@ -17075,7 +17624,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                 if (errors === _errs15) {
                                   if (typeof data6 == 'number' && isFinite(data6)) {
                                     if (data6 > 9007199254740991 || isNaN(data6)) {
-                                      validate31.errors = [
+                                      validate32.errors = [
                                         {
                                           instancePath: instancePath + '/activities/click_to_map',
                                           schemaPath: '#/properties/activities/properties/click_to_map/maximum',
@@ -17083,14 +17632,14 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                           params: { comparison: '<=', limit: 9007199254740991 },
                                           message: 'must be <= 9007199254740991',
                                           schema: 9007199254740991,
-                                          parentSchema: schema32.properties.activities.properties.click_to_map,
+                                          parentSchema: schema33.properties.activities.properties.click_to_map,
                                           data: data6,
                                         },
                                       ]
                                       return false
                                     } else {
                                       if (data6 < 0 || isNaN(data6)) {
-                                        validate31.errors = [
+                                        validate32.errors = [
                                           {
                                             instancePath: instancePath + '/activities/click_to_map',
                                             schemaPath: '#/properties/activities/properties/click_to_map/minimum',
@@ -17098,7 +17647,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                             params: { comparison: '>=', limit: 0 },
                                             message: 'must be >= 0',
                                             schema: 0,
-                                            parentSchema: schema32.properties.activities.properties.click_to_map,
+                                            parentSchema: schema33.properties.activities.properties.click_to_map,
                                             data: data6,
                                           },
                                         ]
@@ -17116,15 +17665,15 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                   let data7 = data4.click_to_email
                                   const _errs17 = errors
                                   if (!(typeof data7 == 'number' && !(data7 % 1) && !isNaN(data7) && isFinite(data7))) {
-                                    validate31.errors = [
+                                    validate32.errors = [
                                       {
                                         instancePath: instancePath + '/activities/click_to_email',
                                         schemaPath: '#/properties/activities/properties/click_to_email/type',
                                         keyword: 'type',
                                         params: { type: 'integer' },
                                         message: 'must be integer',
-                                        schema: schema32.properties.activities.properties.click_to_email.type,
-                                        parentSchema: schema32.properties.activities.properties.click_to_email,
+                                        schema: schema33.properties.activities.properties.click_to_email.type,
+                                        parentSchema: schema33.properties.activities.properties.click_to_email,
                                         data: data7,
                                       },
                                     ]
@@ -17133,7 +17682,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                   if (errors === _errs17) {
                                     if (typeof data7 == 'number' && isFinite(data7)) {
                                       if (data7 > 9007199254740991 || isNaN(data7)) {
-                                        validate31.errors = [
+                                        validate32.errors = [
                                           {
                                             instancePath: instancePath + '/activities/click_to_email',
                                             schemaPath: '#/properties/activities/properties/click_to_email/maximum',
@@ -17141,14 +17690,14 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                             params: { comparison: '<=', limit: 9007199254740991 },
                                             message: 'must be <= 9007199254740991',
                                             schema: 9007199254740991,
-                                            parentSchema: schema32.properties.activities.properties.click_to_email,
+                                            parentSchema: schema33.properties.activities.properties.click_to_email,
                                             data: data7,
                                           },
                                         ]
                                         return false
                                       } else {
                                         if (data7 < 0 || isNaN(data7)) {
-                                          validate31.errors = [
+                                          validate32.errors = [
                                             {
                                               instancePath: instancePath + '/activities/click_to_email',
                                               schemaPath: '#/properties/activities/properties/click_to_email/minimum',
@@ -17156,7 +17705,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                               params: { comparison: '>=', limit: 0 },
                                               message: 'must be >= 0',
                                               schema: 0,
-                                              parentSchema: schema32.properties.activities.properties.click_to_email,
+                                              parentSchema: schema33.properties.activities.properties.click_to_email,
                                               data: data7,
                                             },
                                           ]
@@ -17176,15 +17725,15 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                     if (
                                       !(typeof data8 == 'number' && !(data8 % 1) && !isNaN(data8) && isFinite(data8))
                                     ) {
-                                      validate31.errors = [
+                                      validate32.errors = [
                                         {
                                           instancePath: instancePath + '/activities/form_submit',
                                           schemaPath: '#/properties/activities/properties/form_submit/type',
                                           keyword: 'type',
                                           params: { type: 'integer' },
                                           message: 'must be integer',
-                                          schema: schema32.properties.activities.properties.form_submit.type,
-                                          parentSchema: schema32.properties.activities.properties.form_submit,
+                                          schema: schema33.properties.activities.properties.form_submit.type,
+                                          parentSchema: schema33.properties.activities.properties.form_submit,
                                           data: data8,
                                         },
                                       ]
@@ -17193,7 +17742,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                     if (errors === _errs19) {
                                       if (typeof data8 == 'number' && isFinite(data8)) {
                                         if (data8 > 9007199254740991 || isNaN(data8)) {
-                                          validate31.errors = [
+                                          validate32.errors = [
                                             {
                                               instancePath: instancePath + '/activities/form_submit',
                                               schemaPath: '#/properties/activities/properties/form_submit/maximum',
@@ -17201,14 +17750,14 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                               params: { comparison: '<=', limit: 9007199254740991 },
                                               message: 'must be <= 9007199254740991',
                                               schema: 9007199254740991,
-                                              parentSchema: schema32.properties.activities.properties.form_submit,
+                                              parentSchema: schema33.properties.activities.properties.form_submit,
                                               data: data8,
                                             },
                                           ]
                                           return false
                                         } else {
                                           if (data8 < 0 || isNaN(data8)) {
-                                            validate31.errors = [
+                                            validate32.errors = [
                                               {
                                                 instancePath: instancePath + '/activities/form_submit',
                                                 schemaPath: '#/properties/activities/properties/form_submit/minimum',
@@ -17216,7 +17765,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                 params: { comparison: '>=', limit: 0 },
                                                 message: 'must be >= 0',
                                                 schema: 0,
-                                                parentSchema: schema32.properties.activities.properties.form_submit,
+                                                parentSchema: schema33.properties.activities.properties.form_submit,
                                                 data: data8,
                                               },
                                             ]
@@ -17235,15 +17784,15 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                           }
                         }
                       } else {
-                        validate31.errors = [
+                        validate32.errors = [
                           {
                             instancePath: instancePath + '/activities',
                             schemaPath: '#/properties/activities/type',
                             keyword: 'type',
                             params: { type: 'object' },
                             message: 'must be object',
-                            schema: schema32.properties.activities.type,
-                            parentSchema: schema32.properties.activities,
+                            schema: schema33.properties.activities.type,
+                            parentSchema: schema33.properties.activities,
                             data: data4,
                           },
                         ]
@@ -17268,7 +17817,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                             if (errors === _errs23) {
                               if (typeof data10 === 'string') {
                                 if (func2(data10) > 256) {
-                                  validate31.errors = [
+                                  validate32.errors = [
                                     {
                                       instancePath: instancePath + '/visitors/' + i0,
                                       schemaPath: '#/properties/visitors/items/maxLength',
@@ -17276,14 +17825,14 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                       params: { limit: 256 },
                                       message: 'must NOT have more than 256 characters',
                                       schema: 256,
-                                      parentSchema: schema32.properties.visitors.items,
+                                      parentSchema: schema33.properties.visitors.items,
                                       data: data10,
                                     },
                                   ]
                                   return false
                                 } else {
                                   if (func2(data10) < 1) {
-                                    validate31.errors = [
+                                    validate32.errors = [
                                       {
                                         instancePath: instancePath + '/visitors/' + i0,
                                         schemaPath: '#/properties/visitors/items/minLength',
@@ -17291,7 +17840,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                         params: { limit: 1 },
                                         message: 'must NOT have fewer than 1 characters',
                                         schema: 1,
-                                        parentSchema: schema32.properties.visitors.items,
+                                        parentSchema: schema33.properties.visitors.items,
                                         data: data10,
                                       },
                                     ]
@@ -17299,15 +17848,15 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                   }
                                 }
                               } else {
-                                validate31.errors = [
+                                validate32.errors = [
                                   {
                                     instancePath: instancePath + '/visitors/' + i0,
                                     schemaPath: '#/properties/visitors/items/type',
                                     keyword: 'type',
                                     params: { type: 'string' },
                                     message: 'must be string',
-                                    schema: schema32.properties.visitors.items.type,
-                                    parentSchema: schema32.properties.visitors.items,
+                                    schema: schema33.properties.visitors.items.type,
+                                    parentSchema: schema33.properties.visitors.items,
                                     data: data10,
                                   },
                                 ]
@@ -17320,15 +17869,15 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                             }
                           }
                         } else {
-                          validate31.errors = [
+                          validate32.errors = [
                             {
                               instancePath: instancePath + '/visitors',
                               schemaPath: '#/properties/visitors/type',
                               keyword: 'type',
                               params: { type: 'array' },
                               message: 'must be array',
-                              schema: schema32.properties.visitors.type,
-                              parentSchema: schema32.properties.visitors,
+                              schema: schema33.properties.visitors.type,
+                              parentSchema: schema33.properties.visitors,
                               data: data9,
                             },
                           ]
@@ -17346,7 +17895,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                         if (errors === _errs25) {
                           if (typeof data11 === 'string') {
                             if (func2(data11) > 100000) {
-                              validate31.errors = [
+                              validate32.errors = [
                                 {
                                   instancePath: instancePath + '/visitors_sketch',
                                   schemaPath: '#/properties/visitors_sketch/maxLength',
@@ -17354,14 +17903,14 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                   params: { limit: 100000 },
                                   message: 'must NOT have more than 100000 characters',
                                   schema: 100000,
-                                  parentSchema: schema32.properties.visitors_sketch,
+                                  parentSchema: schema33.properties.visitors_sketch,
                                   data: data11,
                                 },
                               ]
                               return false
                             } else {
                               if (!pattern46.test(data11)) {
-                                validate31.errors = [
+                                validate32.errors = [
                                   {
                                     instancePath: instancePath + '/visitors_sketch',
                                     schemaPath: '#/properties/visitors_sketch/pattern',
@@ -17369,7 +17918,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                     params: { pattern: '^[A-Za-z0-9+/]*={0,2}$' },
                                     message: 'must match pattern "' + '^[A-Za-z0-9+/]*={0,2}$' + '"',
                                     schema: '^[A-Za-z0-9+/]*={0,2}$',
-                                    parentSchema: schema32.properties.visitors_sketch,
+                                    parentSchema: schema33.properties.visitors_sketch,
                                     data: data11,
                                   },
                                 ]
@@ -17377,15 +17926,15 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                               }
                             }
                           } else {
-                            validate31.errors = [
+                            validate32.errors = [
                               {
                                 instancePath: instancePath + '/visitors_sketch',
                                 schemaPath: '#/properties/visitors_sketch/type',
                                 keyword: 'type',
                                 params: { type: 'string' },
                                 message: 'must be string',
-                                schema: schema32.properties.visitors_sketch.type,
-                                parentSchema: schema32.properties.visitors_sketch,
+                                schema: schema33.properties.visitors_sketch.type,
+                                parentSchema: schema33.properties.visitors_sketch,
                                 data: data11,
                               },
                             ]
@@ -17416,15 +17965,15 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                       (data13.page_views === undefined && (missing2 = 'page_views')) ||
                                       (data13.activities === undefined && (missing2 = 'activities'))
                                     ) {
-                                      validate31.errors = [
+                                      validate32.errors = [
                                         {
                                           instancePath: instancePath + '/system/' + i1,
                                           schemaPath: '#/properties/system/items/required',
                                           keyword: 'required',
                                           params: { missingProperty: missing2 },
                                           message: "must have required property '" + missing2 + "'",
-                                          schema: schema32.properties.system.items.required,
-                                          parentSchema: schema32.properties.system.items,
+                                          schema: schema33.properties.system.items.required,
+                                          parentSchema: schema33.properties.system.items,
                                           data: data13,
                                         },
                                       ]
@@ -17442,7 +17991,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                             key2 === 'visitors_sketch'
                                           )
                                         ) {
-                                          validate31.errors = [
+                                          validate32.errors = [
                                             {
                                               instancePath: instancePath + '/system/' + i1,
                                               schemaPath: '#/properties/system/items/additionalProperties',
@@ -17450,7 +17999,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                               params: { additionalProperty: key2 },
                                               message: 'must NOT have additional properties',
                                               schema: false,
-                                              parentSchema: schema32.properties.system.items,
+                                              parentSchema: schema33.properties.system.items,
                                               data: data13,
                                             },
                                           ]
@@ -17465,7 +18014,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                           if (errors === _errs32) {
                                             if (Array.isArray(data14)) {
                                               if (data14.length > 2) {
-                                                validate31.errors = [
+                                                validate32.errors = [
                                                   {
                                                     instancePath: instancePath + '/system/' + i1 + '/key',
                                                     schemaPath: '#/properties/system/items/properties/key/maxItems',
@@ -17473,14 +18022,14 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                     params: { limit: 2 },
                                                     message: 'must NOT have more than 2 items',
                                                     schema: 2,
-                                                    parentSchema: schema32.properties.system.items.properties.key,
+                                                    parentSchema: schema33.properties.system.items.properties.key,
                                                     data: data14,
                                                   },
                                                 ]
                                                 return false
                                               } else {
                                                 if (data14.length < 2) {
-                                                  validate31.errors = [
+                                                  validate32.errors = [
                                                     {
                                                       instancePath: instancePath + '/system/' + i1 + '/key',
                                                       schemaPath: '#/properties/system/items/properties/key/minItems',
@@ -17488,7 +18037,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                       params: { limit: 2 },
                                                       message: 'must NOT have fewer than 2 items',
                                                       schema: 2,
-                                                      parentSchema: schema32.properties.system.items.properties.key,
+                                                      parentSchema: schema33.properties.system.items.properties.key,
                                                       data: data14,
                                                     },
                                                   ]
@@ -17502,7 +18051,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                     if (errors === _errs34) {
                                                       if (typeof data15 === 'string') {
                                                         if (func2(data15) > 16384) {
-                                                          validate31.errors = [
+                                                          validate32.errors = [
                                                             {
                                                               instancePath:
                                                                 instancePath + '/system/' + i1 + '/key/' + i2,
@@ -17513,14 +18062,14 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                               message: 'must NOT have more than 16384 characters',
                                                               schema: 16384,
                                                               parentSchema:
-                                                                schema32.properties.system.items.properties.key.items,
+                                                                schema33.properties.system.items.properties.key.items,
                                                               data: data15,
                                                             },
                                                           ]
                                                           return false
                                                         }
                                                       } else {
-                                                        validate31.errors = [
+                                                        validate32.errors = [
                                                           {
                                                             instancePath: instancePath + '/system/' + i1 + '/key/' + i2,
                                                             schemaPath:
@@ -17529,10 +18078,10 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                             params: { type: 'string' },
                                                             message: 'must be string',
                                                             schema:
-                                                              schema32.properties.system.items.properties.key.items
+                                                              schema33.properties.system.items.properties.key.items
                                                                 .type,
                                                             parentSchema:
-                                                              schema32.properties.system.items.properties.key.items,
+                                                              schema33.properties.system.items.properties.key.items,
                                                             data: data15,
                                                           },
                                                         ]
@@ -17547,15 +18096,15 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                 }
                                               }
                                             } else {
-                                              validate31.errors = [
+                                              validate32.errors = [
                                                 {
                                                   instancePath: instancePath + '/system/' + i1 + '/key',
                                                   schemaPath: '#/properties/system/items/properties/key/type',
                                                   keyword: 'type',
                                                   params: { type: 'array' },
                                                   message: 'must be array',
-                                                  schema: schema32.properties.system.items.properties.key.type,
-                                                  parentSchema: schema32.properties.system.items.properties.key,
+                                                  schema: schema33.properties.system.items.properties.key.type,
+                                                  parentSchema: schema33.properties.system.items.properties.key,
                                                   data: data14,
                                                 },
                                               ]
@@ -17578,15 +18127,15 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                 isFinite(data16)
                                               )
                                             ) {
-                                              validate31.errors = [
+                                              validate32.errors = [
                                                 {
                                                   instancePath: instancePath + '/system/' + i1 + '/visits',
                                                   schemaPath: '#/properties/system/items/properties/visits/type',
                                                   keyword: 'type',
                                                   params: { type: 'integer' },
                                                   message: 'must be integer',
-                                                  schema: schema32.properties.system.items.properties.visits.type,
-                                                  parentSchema: schema32.properties.system.items.properties.visits,
+                                                  schema: schema33.properties.system.items.properties.visits.type,
+                                                  parentSchema: schema33.properties.system.items.properties.visits,
                                                   data: data16,
                                                 },
                                               ]
@@ -17595,7 +18144,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                             if (errors === _errs36) {
                                               if (typeof data16 == 'number' && isFinite(data16)) {
                                                 if (data16 > 9007199254740991 || isNaN(data16)) {
-                                                  validate31.errors = [
+                                                  validate32.errors = [
                                                     {
                                                       instancePath: instancePath + '/system/' + i1 + '/visits',
                                                       schemaPath: '#/properties/system/items/properties/visits/maximum',
@@ -17603,14 +18152,14 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                       params: { comparison: '<=', limit: 9007199254740991 },
                                                       message: 'must be <= 9007199254740991',
                                                       schema: 9007199254740991,
-                                                      parentSchema: schema32.properties.system.items.properties.visits,
+                                                      parentSchema: schema33.properties.system.items.properties.visits,
                                                       data: data16,
                                                     },
                                                   ]
                                                   return false
                                                 } else {
                                                   if (data16 < 0 || isNaN(data16)) {
-                                                    validate31.errors = [
+                                                    validate32.errors = [
                                                       {
                                                         instancePath: instancePath + '/system/' + i1 + '/visits',
                                                         schemaPath:
@@ -17620,7 +18169,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                         message: 'must be >= 0',
                                                         schema: 0,
                                                         parentSchema:
-                                                          schema32.properties.system.items.properties.visits,
+                                                          schema33.properties.system.items.properties.visits,
                                                         data: data16,
                                                       },
                                                     ]
@@ -17645,16 +18194,16 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                   isFinite(data17)
                                                 )
                                               ) {
-                                                validate31.errors = [
+                                                validate32.errors = [
                                                   {
                                                     instancePath: instancePath + '/system/' + i1 + '/page_views',
                                                     schemaPath: '#/properties/system/items/properties/page_views/type',
                                                     keyword: 'type',
                                                     params: { type: 'integer' },
                                                     message: 'must be integer',
-                                                    schema: schema32.properties.system.items.properties.page_views.type,
+                                                    schema: schema33.properties.system.items.properties.page_views.type,
                                                     parentSchema:
-                                                      schema32.properties.system.items.properties.page_views,
+                                                      schema33.properties.system.items.properties.page_views,
                                                     data: data17,
                                                   },
                                                 ]
@@ -17663,7 +18212,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                               if (errors === _errs38) {
                                                 if (typeof data17 == 'number' && isFinite(data17)) {
                                                   if (data17 > 9007199254740991 || isNaN(data17)) {
-                                                    validate31.errors = [
+                                                    validate32.errors = [
                                                       {
                                                         instancePath: instancePath + '/system/' + i1 + '/page_views',
                                                         schemaPath:
@@ -17673,14 +18222,14 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                         message: 'must be <= 9007199254740991',
                                                         schema: 9007199254740991,
                                                         parentSchema:
-                                                          schema32.properties.system.items.properties.page_views,
+                                                          schema33.properties.system.items.properties.page_views,
                                                         data: data17,
                                                       },
                                                     ]
                                                     return false
                                                   } else {
                                                     if (data17 < 0 || isNaN(data17)) {
-                                                      validate31.errors = [
+                                                      validate32.errors = [
                                                         {
                                                           instancePath: instancePath + '/system/' + i1 + '/page_views',
                                                           schemaPath:
@@ -17690,7 +18239,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                           message: 'must be >= 0',
                                                           schema: 0,
                                                           parentSchema:
-                                                            schema32.properties.system.items.properties.page_views,
+                                                            schema33.properties.system.items.properties.page_views,
                                                           data: data17,
                                                         },
                                                       ]
@@ -17719,7 +18268,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                         (missing3 = 'click_to_email')) ||
                                                       (data18.form_submit === undefined && (missing3 = 'form_submit'))
                                                     ) {
-                                                      validate31.errors = [
+                                                      validate32.errors = [
                                                         {
                                                           instancePath: instancePath + '/system/' + i1 + '/activities',
                                                           schemaPath:
@@ -17728,10 +18277,10 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                           params: { missingProperty: missing3 },
                                                           message: "must have required property '" + missing3 + "'",
                                                           schema:
-                                                            schema32.properties.system.items.properties.activities
+                                                            schema33.properties.system.items.properties.activities
                                                               .required,
                                                           parentSchema:
-                                                            schema32.properties.system.items.properties.activities,
+                                                            schema33.properties.system.items.properties.activities,
                                                           data: data18,
                                                         },
                                                       ]
@@ -17747,7 +18296,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                             key3 === 'form_submit'
                                                           )
                                                         ) {
-                                                          validate31.errors = [
+                                                          validate32.errors = [
                                                             {
                                                               instancePath:
                                                                 instancePath + '/system/' + i1 + '/activities',
@@ -17758,7 +18307,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                               message: 'must NOT have additional properties',
                                                               schema: false,
                                                               parentSchema:
-                                                                schema32.properties.system.items.properties.activities,
+                                                                schema33.properties.system.items.properties.activities,
                                                               data: data18,
                                                             },
                                                           ]
@@ -17778,7 +18327,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                               isFinite(data19)
                                                             )
                                                           ) {
-                                                            validate31.errors = [
+                                                            validate32.errors = [
                                                               {
                                                                 instancePath:
                                                                   instancePath +
@@ -17791,10 +18340,10 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                                 params: { type: 'integer' },
                                                                 message: 'must be integer',
                                                                 schema:
-                                                                  schema32.properties.system.items.properties.activities
+                                                                  schema33.properties.system.items.properties.activities
                                                                     .properties.click_to_call.type,
                                                                 parentSchema:
-                                                                  schema32.properties.system.items.properties.activities
+                                                                  schema33.properties.system.items.properties.activities
                                                                     .properties.click_to_call,
                                                                 data: data19,
                                                               },
@@ -17804,7 +18353,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                           if (errors === _errs43) {
                                                             if (typeof data19 == 'number' && isFinite(data19)) {
                                                               if (data19 > 9007199254740991 || isNaN(data19)) {
-                                                                validate31.errors = [
+                                                                validate32.errors = [
                                                                   {
                                                                     instancePath:
                                                                       instancePath +
@@ -17821,7 +18370,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                                     message: 'must be <= 9007199254740991',
                                                                     schema: 9007199254740991,
                                                                     parentSchema:
-                                                                      schema32.properties.system.items.properties
+                                                                      schema33.properties.system.items.properties
                                                                         .activities.properties.click_to_call,
                                                                     data: data19,
                                                                   },
@@ -17829,7 +18378,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                                 return false
                                                               } else {
                                                                 if (data19 < 0 || isNaN(data19)) {
-                                                                  validate31.errors = [
+                                                                  validate32.errors = [
                                                                     {
                                                                       instancePath:
                                                                         instancePath +
@@ -17843,7 +18392,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                                       message: 'must be >= 0',
                                                                       schema: 0,
                                                                       parentSchema:
-                                                                        schema32.properties.system.items.properties
+                                                                        schema33.properties.system.items.properties
                                                                           .activities.properties.click_to_call,
                                                                       data: data19,
                                                                     },
@@ -17869,7 +18418,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                                 isFinite(data20)
                                                               )
                                                             ) {
-                                                              validate31.errors = [
+                                                              validate32.errors = [
                                                                 {
                                                                   instancePath:
                                                                     instancePath +
@@ -17882,10 +18431,10 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                                   params: { type: 'integer' },
                                                                   message: 'must be integer',
                                                                   schema:
-                                                                    schema32.properties.system.items.properties
+                                                                    schema33.properties.system.items.properties
                                                                       .activities.properties.click_to_map.type,
                                                                   parentSchema:
-                                                                    schema32.properties.system.items.properties
+                                                                    schema33.properties.system.items.properties
                                                                       .activities.properties.click_to_map,
                                                                   data: data20,
                                                                 },
@@ -17895,7 +18444,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                             if (errors === _errs45) {
                                                               if (typeof data20 == 'number' && isFinite(data20)) {
                                                                 if (data20 > 9007199254740991 || isNaN(data20)) {
-                                                                  validate31.errors = [
+                                                                  validate32.errors = [
                                                                     {
                                                                       instancePath:
                                                                         instancePath +
@@ -17912,7 +18461,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                                       message: 'must be <= 9007199254740991',
                                                                       schema: 9007199254740991,
                                                                       parentSchema:
-                                                                        schema32.properties.system.items.properties
+                                                                        schema33.properties.system.items.properties
                                                                           .activities.properties.click_to_map,
                                                                       data: data20,
                                                                     },
@@ -17920,7 +18469,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                                   return false
                                                                 } else {
                                                                   if (data20 < 0 || isNaN(data20)) {
-                                                                    validate31.errors = [
+                                                                    validate32.errors = [
                                                                       {
                                                                         instancePath:
                                                                           instancePath +
@@ -17934,7 +18483,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                                         message: 'must be >= 0',
                                                                         schema: 0,
                                                                         parentSchema:
-                                                                          schema32.properties.system.items.properties
+                                                                          schema33.properties.system.items.properties
                                                                             .activities.properties.click_to_map,
                                                                         data: data20,
                                                                       },
@@ -17960,7 +18509,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                                   isFinite(data21)
                                                                 )
                                                               ) {
-                                                                validate31.errors = [
+                                                                validate32.errors = [
                                                                   {
                                                                     instancePath:
                                                                       instancePath +
@@ -17973,10 +18522,10 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                                     params: { type: 'integer' },
                                                                     message: 'must be integer',
                                                                     schema:
-                                                                      schema32.properties.system.items.properties
+                                                                      schema33.properties.system.items.properties
                                                                         .activities.properties.click_to_email.type,
                                                                     parentSchema:
-                                                                      schema32.properties.system.items.properties
+                                                                      schema33.properties.system.items.properties
                                                                         .activities.properties.click_to_email,
                                                                     data: data21,
                                                                   },
@@ -17986,7 +18535,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                               if (errors === _errs47) {
                                                                 if (typeof data21 == 'number' && isFinite(data21)) {
                                                                   if (data21 > 9007199254740991 || isNaN(data21)) {
-                                                                    validate31.errors = [
+                                                                    validate32.errors = [
                                                                       {
                                                                         instancePath:
                                                                           instancePath +
@@ -18003,7 +18552,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                                         message: 'must be <= 9007199254740991',
                                                                         schema: 9007199254740991,
                                                                         parentSchema:
-                                                                          schema32.properties.system.items.properties
+                                                                          schema33.properties.system.items.properties
                                                                             .activities.properties.click_to_email,
                                                                         data: data21,
                                                                       },
@@ -18011,7 +18560,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                                     return false
                                                                   } else {
                                                                     if (data21 < 0 || isNaN(data21)) {
-                                                                      validate31.errors = [
+                                                                      validate32.errors = [
                                                                         {
                                                                           instancePath:
                                                                             instancePath +
@@ -18025,7 +18574,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                                           message: 'must be >= 0',
                                                                           schema: 0,
                                                                           parentSchema:
-                                                                            schema32.properties.system.items.properties
+                                                                            schema33.properties.system.items.properties
                                                                               .activities.properties.click_to_email,
                                                                           data: data21,
                                                                         },
@@ -18051,7 +18600,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                                     isFinite(data22)
                                                                   )
                                                                 ) {
-                                                                  validate31.errors = [
+                                                                  validate32.errors = [
                                                                     {
                                                                       instancePath:
                                                                         instancePath +
@@ -18064,10 +18613,10 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                                       params: { type: 'integer' },
                                                                       message: 'must be integer',
                                                                       schema:
-                                                                        schema32.properties.system.items.properties
+                                                                        schema33.properties.system.items.properties
                                                                           .activities.properties.form_submit.type,
                                                                       parentSchema:
-                                                                        schema32.properties.system.items.properties
+                                                                        schema33.properties.system.items.properties
                                                                           .activities.properties.form_submit,
                                                                       data: data22,
                                                                     },
@@ -18077,7 +18626,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                                 if (errors === _errs49) {
                                                                   if (typeof data22 == 'number' && isFinite(data22)) {
                                                                     if (data22 > 9007199254740991 || isNaN(data22)) {
-                                                                      validate31.errors = [
+                                                                      validate32.errors = [
                                                                         {
                                                                           instancePath:
                                                                             instancePath +
@@ -18094,7 +18643,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                                           message: 'must be <= 9007199254740991',
                                                                           schema: 9007199254740991,
                                                                           parentSchema:
-                                                                            schema32.properties.system.items.properties
+                                                                            schema33.properties.system.items.properties
                                                                               .activities.properties.form_submit,
                                                                           data: data22,
                                                                         },
@@ -18102,7 +18651,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                                       return false
                                                                     } else {
                                                                       if (data22 < 0 || isNaN(data22)) {
-                                                                        validate31.errors = [
+                                                                        validate32.errors = [
                                                                           {
                                                                             instancePath:
                                                                               instancePath +
@@ -18116,7 +18665,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                                             message: 'must be >= 0',
                                                                             schema: 0,
                                                                             parentSchema:
-                                                                              schema32.properties.system.items
+                                                                              schema33.properties.system.items
                                                                                 .properties.activities.properties
                                                                                 .form_submit,
                                                                             data: data22,
@@ -18137,7 +18686,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                       }
                                                     }
                                                   } else {
-                                                    validate31.errors = [
+                                                    validate32.errors = [
                                                       {
                                                         instancePath: instancePath + '/system/' + i1 + '/activities',
                                                         schemaPath:
@@ -18146,9 +18695,9 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                         params: { type: 'object' },
                                                         message: 'must be object',
                                                         schema:
-                                                          schema32.properties.system.items.properties.activities.type,
+                                                          schema33.properties.system.items.properties.activities.type,
                                                         parentSchema:
-                                                          schema32.properties.system.items.properties.activities,
+                                                          schema33.properties.system.items.properties.activities,
                                                         data: data18,
                                                       },
                                                     ]
@@ -18173,7 +18722,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                         if (errors === _errs53) {
                                                           if (typeof data24 === 'string') {
                                                             if (func2(data24) > 256) {
-                                                              validate31.errors = [
+                                                              validate32.errors = [
                                                                 {
                                                                   instancePath:
                                                                     instancePath + '/system/' + i1 + '/visitors/' + i3,
@@ -18184,7 +18733,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                                   message: 'must NOT have more than 256 characters',
                                                                   schema: 256,
                                                                   parentSchema:
-                                                                    schema32.properties.system.items.properties.visitors
+                                                                    schema33.properties.system.items.properties.visitors
                                                                       .items,
                                                                   data: data24,
                                                                 },
@@ -18192,7 +18741,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                               return false
                                                             } else {
                                                               if (func2(data24) < 1) {
-                                                                validate31.errors = [
+                                                                validate32.errors = [
                                                                   {
                                                                     instancePath:
                                                                       instancePath +
@@ -18207,7 +18756,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                                     message: 'must NOT have fewer than 1 characters',
                                                                     schema: 1,
                                                                     parentSchema:
-                                                                      schema32.properties.system.items.properties
+                                                                      schema33.properties.system.items.properties
                                                                         .visitors.items,
                                                                     data: data24,
                                                                   },
@@ -18216,7 +18765,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                               }
                                                             }
                                                           } else {
-                                                            validate31.errors = [
+                                                            validate32.errors = [
                                                               {
                                                                 instancePath:
                                                                   instancePath + '/system/' + i1 + '/visitors/' + i3,
@@ -18226,10 +18775,10 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                                 params: { type: 'string' },
                                                                 message: 'must be string',
                                                                 schema:
-                                                                  schema32.properties.system.items.properties.visitors
+                                                                  schema33.properties.system.items.properties.visitors
                                                                     .items.type,
                                                                 parentSchema:
-                                                                  schema32.properties.system.items.properties.visitors
+                                                                  schema33.properties.system.items.properties.visitors
                                                                     .items,
                                                                 data: data24,
                                                               },
@@ -18243,7 +18792,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                         }
                                                       }
                                                     } else {
-                                                      validate31.errors = [
+                                                      validate32.errors = [
                                                         {
                                                           instancePath: instancePath + '/system/' + i1 + '/visitors',
                                                           schemaPath:
@@ -18252,9 +18801,9 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                           params: { type: 'array' },
                                                           message: 'must be array',
                                                           schema:
-                                                            schema32.properties.system.items.properties.visitors.type,
+                                                            schema33.properties.system.items.properties.visitors.type,
                                                           parentSchema:
-                                                            schema32.properties.system.items.properties.visitors,
+                                                            schema33.properties.system.items.properties.visitors,
                                                           data: data23,
                                                         },
                                                       ]
@@ -18272,7 +18821,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                     if (errors === _errs55) {
                                                       if (typeof data25 === 'string') {
                                                         if (func2(data25) > 100000) {
-                                                          validate31.errors = [
+                                                          validate32.errors = [
                                                             {
                                                               instancePath:
                                                                 instancePath + '/system/' + i1 + '/visitors_sketch',
@@ -18283,7 +18832,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                               message: 'must NOT have more than 100000 characters',
                                                               schema: 100000,
                                                               parentSchema:
-                                                                schema32.properties.system.items.properties
+                                                                schema33.properties.system.items.properties
                                                                   .visitors_sketch,
                                                               data: data25,
                                                             },
@@ -18291,7 +18840,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                           return false
                                                         } else {
                                                           if (!pattern46.test(data25)) {
-                                                            validate31.errors = [
+                                                            validate32.errors = [
                                                               {
                                                                 instancePath:
                                                                   instancePath + '/system/' + i1 + '/visitors_sketch',
@@ -18305,7 +18854,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                                   '"',
                                                                 schema: '^[A-Za-z0-9+/]*={0,2}$',
                                                                 parentSchema:
-                                                                  schema32.properties.system.items.properties
+                                                                  schema33.properties.system.items.properties
                                                                     .visitors_sketch,
                                                                 data: data25,
                                                               },
@@ -18314,7 +18863,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                           }
                                                         }
                                                       } else {
-                                                        validate31.errors = [
+                                                        validate32.errors = [
                                                           {
                                                             instancePath:
                                                               instancePath + '/system/' + i1 + '/visitors_sketch',
@@ -18324,10 +18873,10 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                             params: { type: 'string' },
                                                             message: 'must be string',
                                                             schema:
-                                                              schema32.properties.system.items.properties
+                                                              schema33.properties.system.items.properties
                                                                 .visitors_sketch.type,
                                                             parentSchema:
-                                                              schema32.properties.system.items.properties
+                                                              schema33.properties.system.items.properties
                                                                 .visitors_sketch,
                                                             data: data25,
                                                           },
@@ -18347,15 +18896,15 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                       }
                                     }
                                   } else {
-                                    validate31.errors = [
+                                    validate32.errors = [
                                       {
                                         instancePath: instancePath + '/system/' + i1,
                                         schemaPath: '#/properties/system/items/type',
                                         keyword: 'type',
                                         params: { type: 'object' },
                                         message: 'must be object',
-                                        schema: schema32.properties.system.items.type,
-                                        parentSchema: schema32.properties.system.items,
+                                        schema: schema33.properties.system.items.type,
+                                        parentSchema: schema33.properties.system.items,
                                         data: data13,
                                       },
                                     ]
@@ -18368,15 +18917,15 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                 }
                               }
                             } else {
-                              validate31.errors = [
+                              validate32.errors = [
                                 {
                                   instancePath: instancePath + '/system',
                                   schemaPath: '#/properties/system/type',
                                   keyword: 'type',
                                   params: { type: 'array' },
                                   message: 'must be array',
-                                  schema: schema32.properties.system.type,
-                                  parentSchema: schema32.properties.system,
+                                  schema: schema33.properties.system.type,
+                                  parentSchema: schema33.properties.system,
                                   data: data12,
                                 },
                               ]
@@ -18407,15 +18956,15 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                         (data27.page_views === undefined && (missing4 = 'page_views')) ||
                                         (data27.activities === undefined && (missing4 = 'activities'))
                                       ) {
-                                        validate31.errors = [
+                                        validate32.errors = [
                                           {
                                             instancePath: instancePath + '/geo/' + i4,
                                             schemaPath: '#/properties/geo/items/required',
                                             keyword: 'required',
                                             params: { missingProperty: missing4 },
                                             message: "must have required property '" + missing4 + "'",
-                                            schema: schema32.properties.geo.items.required,
-                                            parentSchema: schema32.properties.geo.items,
+                                            schema: schema33.properties.geo.items.required,
+                                            parentSchema: schema33.properties.geo.items,
                                             data: data27,
                                           },
                                         ]
@@ -18433,7 +18982,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                               key4 === 'visitors_sketch'
                                             )
                                           ) {
-                                            validate31.errors = [
+                                            validate32.errors = [
                                               {
                                                 instancePath: instancePath + '/geo/' + i4,
                                                 schemaPath: '#/properties/geo/items/additionalProperties',
@@ -18441,7 +18990,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                 params: { additionalProperty: key4 },
                                                 message: 'must NOT have additional properties',
                                                 schema: false,
-                                                parentSchema: schema32.properties.geo.items,
+                                                parentSchema: schema33.properties.geo.items,
                                                 data: data27,
                                               },
                                             ]
@@ -18456,7 +19005,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                             if (errors === _errs62) {
                                               if (Array.isArray(data28)) {
                                                 if (data28.length > 2) {
-                                                  validate31.errors = [
+                                                  validate32.errors = [
                                                     {
                                                       instancePath: instancePath + '/geo/' + i4 + '/key',
                                                       schemaPath: '#/properties/geo/items/properties/key/maxItems',
@@ -18464,14 +19013,14 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                       params: { limit: 2 },
                                                       message: 'must NOT have more than 2 items',
                                                       schema: 2,
-                                                      parentSchema: schema32.properties.geo.items.properties.key,
+                                                      parentSchema: schema33.properties.geo.items.properties.key,
                                                       data: data28,
                                                     },
                                                   ]
                                                   return false
                                                 } else {
                                                   if (data28.length < 2) {
-                                                    validate31.errors = [
+                                                    validate32.errors = [
                                                       {
                                                         instancePath: instancePath + '/geo/' + i4 + '/key',
                                                         schemaPath: '#/properties/geo/items/properties/key/minItems',
@@ -18479,7 +19028,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                         params: { limit: 2 },
                                                         message: 'must NOT have fewer than 2 items',
                                                         schema: 2,
-                                                        parentSchema: schema32.properties.geo.items.properties.key,
+                                                        parentSchema: schema33.properties.geo.items.properties.key,
                                                         data: data28,
                                                       },
                                                     ]
@@ -18493,7 +19042,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                       if (errors === _errs64) {
                                                         if (typeof data29 === 'string') {
                                                           if (func2(data29) > 16384) {
-                                                            validate31.errors = [
+                                                            validate32.errors = [
                                                               {
                                                                 instancePath:
                                                                   instancePath + '/geo/' + i4 + '/key/' + i5,
@@ -18504,14 +19053,14 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                                 message: 'must NOT have more than 16384 characters',
                                                                 schema: 16384,
                                                                 parentSchema:
-                                                                  schema32.properties.geo.items.properties.key.items,
+                                                                  schema33.properties.geo.items.properties.key.items,
                                                                 data: data29,
                                                               },
                                                             ]
                                                             return false
                                                           }
                                                         } else {
-                                                          validate31.errors = [
+                                                          validate32.errors = [
                                                             {
                                                               instancePath: instancePath + '/geo/' + i4 + '/key/' + i5,
                                                               schemaPath:
@@ -18520,9 +19069,9 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                               params: { type: 'string' },
                                                               message: 'must be string',
                                                               schema:
-                                                                schema32.properties.geo.items.properties.key.items.type,
+                                                                schema33.properties.geo.items.properties.key.items.type,
                                                               parentSchema:
-                                                                schema32.properties.geo.items.properties.key.items,
+                                                                schema33.properties.geo.items.properties.key.items,
                                                               data: data29,
                                                             },
                                                           ]
@@ -18537,15 +19086,15 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                   }
                                                 }
                                               } else {
-                                                validate31.errors = [
+                                                validate32.errors = [
                                                   {
                                                     instancePath: instancePath + '/geo/' + i4 + '/key',
                                                     schemaPath: '#/properties/geo/items/properties/key/type',
                                                     keyword: 'type',
                                                     params: { type: 'array' },
                                                     message: 'must be array',
-                                                    schema: schema32.properties.geo.items.properties.key.type,
-                                                    parentSchema: schema32.properties.geo.items.properties.key,
+                                                    schema: schema33.properties.geo.items.properties.key.type,
+                                                    parentSchema: schema33.properties.geo.items.properties.key,
                                                     data: data28,
                                                   },
                                                 ]
@@ -18568,15 +19117,15 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                   isFinite(data30)
                                                 )
                                               ) {
-                                                validate31.errors = [
+                                                validate32.errors = [
                                                   {
                                                     instancePath: instancePath + '/geo/' + i4 + '/visits',
                                                     schemaPath: '#/properties/geo/items/properties/visits/type',
                                                     keyword: 'type',
                                                     params: { type: 'integer' },
                                                     message: 'must be integer',
-                                                    schema: schema32.properties.geo.items.properties.visits.type,
-                                                    parentSchema: schema32.properties.geo.items.properties.visits,
+                                                    schema: schema33.properties.geo.items.properties.visits.type,
+                                                    parentSchema: schema33.properties.geo.items.properties.visits,
                                                     data: data30,
                                                   },
                                                 ]
@@ -18585,7 +19134,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                               if (errors === _errs66) {
                                                 if (typeof data30 == 'number' && isFinite(data30)) {
                                                   if (data30 > 9007199254740991 || isNaN(data30)) {
-                                                    validate31.errors = [
+                                                    validate32.errors = [
                                                       {
                                                         instancePath: instancePath + '/geo/' + i4 + '/visits',
                                                         schemaPath: '#/properties/geo/items/properties/visits/maximum',
@@ -18593,14 +19142,14 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                         params: { comparison: '<=', limit: 9007199254740991 },
                                                         message: 'must be <= 9007199254740991',
                                                         schema: 9007199254740991,
-                                                        parentSchema: schema32.properties.geo.items.properties.visits,
+                                                        parentSchema: schema33.properties.geo.items.properties.visits,
                                                         data: data30,
                                                       },
                                                     ]
                                                     return false
                                                   } else {
                                                     if (data30 < 0 || isNaN(data30)) {
-                                                      validate31.errors = [
+                                                      validate32.errors = [
                                                         {
                                                           instancePath: instancePath + '/geo/' + i4 + '/visits',
                                                           schemaPath:
@@ -18609,7 +19158,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                           params: { comparison: '>=', limit: 0 },
                                                           message: 'must be >= 0',
                                                           schema: 0,
-                                                          parentSchema: schema32.properties.geo.items.properties.visits,
+                                                          parentSchema: schema33.properties.geo.items.properties.visits,
                                                           data: data30,
                                                         },
                                                       ]
@@ -18634,15 +19183,15 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                     isFinite(data31)
                                                   )
                                                 ) {
-                                                  validate31.errors = [
+                                                  validate32.errors = [
                                                     {
                                                       instancePath: instancePath + '/geo/' + i4 + '/page_views',
                                                       schemaPath: '#/properties/geo/items/properties/page_views/type',
                                                       keyword: 'type',
                                                       params: { type: 'integer' },
                                                       message: 'must be integer',
-                                                      schema: schema32.properties.geo.items.properties.page_views.type,
-                                                      parentSchema: schema32.properties.geo.items.properties.page_views,
+                                                      schema: schema33.properties.geo.items.properties.page_views.type,
+                                                      parentSchema: schema33.properties.geo.items.properties.page_views,
                                                       data: data31,
                                                     },
                                                   ]
@@ -18651,7 +19200,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                 if (errors === _errs68) {
                                                   if (typeof data31 == 'number' && isFinite(data31)) {
                                                     if (data31 > 9007199254740991 || isNaN(data31)) {
-                                                      validate31.errors = [
+                                                      validate32.errors = [
                                                         {
                                                           instancePath: instancePath + '/geo/' + i4 + '/page_views',
                                                           schemaPath:
@@ -18661,14 +19210,14 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                           message: 'must be <= 9007199254740991',
                                                           schema: 9007199254740991,
                                                           parentSchema:
-                                                            schema32.properties.geo.items.properties.page_views,
+                                                            schema33.properties.geo.items.properties.page_views,
                                                           data: data31,
                                                         },
                                                       ]
                                                       return false
                                                     } else {
                                                       if (data31 < 0 || isNaN(data31)) {
-                                                        validate31.errors = [
+                                                        validate32.errors = [
                                                           {
                                                             instancePath: instancePath + '/geo/' + i4 + '/page_views',
                                                             schemaPath:
@@ -18678,7 +19227,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                             message: 'must be >= 0',
                                                             schema: 0,
                                                             parentSchema:
-                                                              schema32.properties.geo.items.properties.page_views,
+                                                              schema33.properties.geo.items.properties.page_views,
                                                             data: data31,
                                                           },
                                                         ]
@@ -18707,7 +19256,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                           (missing5 = 'click_to_email')) ||
                                                         (data32.form_submit === undefined && (missing5 = 'form_submit'))
                                                       ) {
-                                                        validate31.errors = [
+                                                        validate32.errors = [
                                                           {
                                                             instancePath: instancePath + '/geo/' + i4 + '/activities',
                                                             schemaPath:
@@ -18716,10 +19265,10 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                             params: { missingProperty: missing5 },
                                                             message: "must have required property '" + missing5 + "'",
                                                             schema:
-                                                              schema32.properties.geo.items.properties.activities
+                                                              schema33.properties.geo.items.properties.activities
                                                                 .required,
                                                             parentSchema:
-                                                              schema32.properties.geo.items.properties.activities,
+                                                              schema33.properties.geo.items.properties.activities,
                                                             data: data32,
                                                           },
                                                         ]
@@ -18735,7 +19284,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                               key5 === 'form_submit'
                                                             )
                                                           ) {
-                                                            validate31.errors = [
+                                                            validate32.errors = [
                                                               {
                                                                 instancePath:
                                                                   instancePath + '/geo/' + i4 + '/activities',
@@ -18746,7 +19295,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                                 message: 'must NOT have additional properties',
                                                                 schema: false,
                                                                 parentSchema:
-                                                                  schema32.properties.geo.items.properties.activities,
+                                                                  schema33.properties.geo.items.properties.activities,
                                                                 data: data32,
                                                               },
                                                             ]
@@ -18766,7 +19315,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                                 isFinite(data33)
                                                               )
                                                             ) {
-                                                              validate31.errors = [
+                                                              validate32.errors = [
                                                                 {
                                                                   instancePath:
                                                                     instancePath +
@@ -18779,10 +19328,10 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                                   params: { type: 'integer' },
                                                                   message: 'must be integer',
                                                                   schema:
-                                                                    schema32.properties.geo.items.properties.activities
+                                                                    schema33.properties.geo.items.properties.activities
                                                                       .properties.click_to_call.type,
                                                                   parentSchema:
-                                                                    schema32.properties.geo.items.properties.activities
+                                                                    schema33.properties.geo.items.properties.activities
                                                                       .properties.click_to_call,
                                                                   data: data33,
                                                                 },
@@ -18792,7 +19341,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                             if (errors === _errs73) {
                                                               if (typeof data33 == 'number' && isFinite(data33)) {
                                                                 if (data33 > 9007199254740991 || isNaN(data33)) {
-                                                                  validate31.errors = [
+                                                                  validate32.errors = [
                                                                     {
                                                                       instancePath:
                                                                         instancePath +
@@ -18809,7 +19358,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                                       message: 'must be <= 9007199254740991',
                                                                       schema: 9007199254740991,
                                                                       parentSchema:
-                                                                        schema32.properties.geo.items.properties
+                                                                        schema33.properties.geo.items.properties
                                                                           .activities.properties.click_to_call,
                                                                       data: data33,
                                                                     },
@@ -18817,7 +19366,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                                   return false
                                                                 } else {
                                                                   if (data33 < 0 || isNaN(data33)) {
-                                                                    validate31.errors = [
+                                                                    validate32.errors = [
                                                                       {
                                                                         instancePath:
                                                                           instancePath +
@@ -18831,7 +19380,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                                         message: 'must be >= 0',
                                                                         schema: 0,
                                                                         parentSchema:
-                                                                          schema32.properties.geo.items.properties
+                                                                          schema33.properties.geo.items.properties
                                                                             .activities.properties.click_to_call,
                                                                         data: data33,
                                                                       },
@@ -18857,7 +19406,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                                   isFinite(data34)
                                                                 )
                                                               ) {
-                                                                validate31.errors = [
+                                                                validate32.errors = [
                                                                   {
                                                                     instancePath:
                                                                       instancePath +
@@ -18870,10 +19419,10 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                                     params: { type: 'integer' },
                                                                     message: 'must be integer',
                                                                     schema:
-                                                                      schema32.properties.geo.items.properties
+                                                                      schema33.properties.geo.items.properties
                                                                         .activities.properties.click_to_map.type,
                                                                     parentSchema:
-                                                                      schema32.properties.geo.items.properties
+                                                                      schema33.properties.geo.items.properties
                                                                         .activities.properties.click_to_map,
                                                                     data: data34,
                                                                   },
@@ -18883,7 +19432,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                               if (errors === _errs75) {
                                                                 if (typeof data34 == 'number' && isFinite(data34)) {
                                                                   if (data34 > 9007199254740991 || isNaN(data34)) {
-                                                                    validate31.errors = [
+                                                                    validate32.errors = [
                                                                       {
                                                                         instancePath:
                                                                           instancePath +
@@ -18900,7 +19449,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                                         message: 'must be <= 9007199254740991',
                                                                         schema: 9007199254740991,
                                                                         parentSchema:
-                                                                          schema32.properties.geo.items.properties
+                                                                          schema33.properties.geo.items.properties
                                                                             .activities.properties.click_to_map,
                                                                         data: data34,
                                                                       },
@@ -18908,7 +19457,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                                     return false
                                                                   } else {
                                                                     if (data34 < 0 || isNaN(data34)) {
-                                                                      validate31.errors = [
+                                                                      validate32.errors = [
                                                                         {
                                                                           instancePath:
                                                                             instancePath +
@@ -18922,7 +19471,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                                           message: 'must be >= 0',
                                                                           schema: 0,
                                                                           parentSchema:
-                                                                            schema32.properties.geo.items.properties
+                                                                            schema33.properties.geo.items.properties
                                                                               .activities.properties.click_to_map,
                                                                           data: data34,
                                                                         },
@@ -18948,7 +19497,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                                     isFinite(data35)
                                                                   )
                                                                 ) {
-                                                                  validate31.errors = [
+                                                                  validate32.errors = [
                                                                     {
                                                                       instancePath:
                                                                         instancePath +
@@ -18961,10 +19510,10 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                                       params: { type: 'integer' },
                                                                       message: 'must be integer',
                                                                       schema:
-                                                                        schema32.properties.geo.items.properties
+                                                                        schema33.properties.geo.items.properties
                                                                           .activities.properties.click_to_email.type,
                                                                       parentSchema:
-                                                                        schema32.properties.geo.items.properties
+                                                                        schema33.properties.geo.items.properties
                                                                           .activities.properties.click_to_email,
                                                                       data: data35,
                                                                     },
@@ -18974,7 +19523,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                                 if (errors === _errs77) {
                                                                   if (typeof data35 == 'number' && isFinite(data35)) {
                                                                     if (data35 > 9007199254740991 || isNaN(data35)) {
-                                                                      validate31.errors = [
+                                                                      validate32.errors = [
                                                                         {
                                                                           instancePath:
                                                                             instancePath +
@@ -18991,7 +19540,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                                           message: 'must be <= 9007199254740991',
                                                                           schema: 9007199254740991,
                                                                           parentSchema:
-                                                                            schema32.properties.geo.items.properties
+                                                                            schema33.properties.geo.items.properties
                                                                               .activities.properties.click_to_email,
                                                                           data: data35,
                                                                         },
@@ -18999,7 +19548,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                                       return false
                                                                     } else {
                                                                       if (data35 < 0 || isNaN(data35)) {
-                                                                        validate31.errors = [
+                                                                        validate32.errors = [
                                                                           {
                                                                             instancePath:
                                                                               instancePath +
@@ -19013,7 +19562,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                                             message: 'must be >= 0',
                                                                             schema: 0,
                                                                             parentSchema:
-                                                                              schema32.properties.geo.items.properties
+                                                                              schema33.properties.geo.items.properties
                                                                                 .activities.properties.click_to_email,
                                                                             data: data35,
                                                                           },
@@ -19039,7 +19588,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                                       isFinite(data36)
                                                                     )
                                                                   ) {
-                                                                    validate31.errors = [
+                                                                    validate32.errors = [
                                                                       {
                                                                         instancePath:
                                                                           instancePath +
@@ -19052,10 +19601,10 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                                         params: { type: 'integer' },
                                                                         message: 'must be integer',
                                                                         schema:
-                                                                          schema32.properties.geo.items.properties
+                                                                          schema33.properties.geo.items.properties
                                                                             .activities.properties.form_submit.type,
                                                                         parentSchema:
-                                                                          schema32.properties.geo.items.properties
+                                                                          schema33.properties.geo.items.properties
                                                                             .activities.properties.form_submit,
                                                                         data: data36,
                                                                       },
@@ -19065,7 +19614,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                                   if (errors === _errs79) {
                                                                     if (typeof data36 == 'number' && isFinite(data36)) {
                                                                       if (data36 > 9007199254740991 || isNaN(data36)) {
-                                                                        validate31.errors = [
+                                                                        validate32.errors = [
                                                                           {
                                                                             instancePath:
                                                                               instancePath +
@@ -19082,7 +19631,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                                             message: 'must be <= 9007199254740991',
                                                                             schema: 9007199254740991,
                                                                             parentSchema:
-                                                                              schema32.properties.geo.items.properties
+                                                                              schema33.properties.geo.items.properties
                                                                                 .activities.properties.form_submit,
                                                                             data: data36,
                                                                           },
@@ -19090,7 +19639,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                                         return false
                                                                       } else {
                                                                         if (data36 < 0 || isNaN(data36)) {
-                                                                          validate31.errors = [
+                                                                          validate32.errors = [
                                                                             {
                                                                               instancePath:
                                                                                 instancePath +
@@ -19104,7 +19653,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                                               message: 'must be >= 0',
                                                                               schema: 0,
                                                                               parentSchema:
-                                                                                schema32.properties.geo.items.properties
+                                                                                schema33.properties.geo.items.properties
                                                                                   .activities.properties.form_submit,
                                                                               data: data36,
                                                                             },
@@ -19124,7 +19673,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                         }
                                                       }
                                                     } else {
-                                                      validate31.errors = [
+                                                      validate32.errors = [
                                                         {
                                                           instancePath: instancePath + '/geo/' + i4 + '/activities',
                                                           schemaPath:
@@ -19133,9 +19682,9 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                           params: { type: 'object' },
                                                           message: 'must be object',
                                                           schema:
-                                                            schema32.properties.geo.items.properties.activities.type,
+                                                            schema33.properties.geo.items.properties.activities.type,
                                                           parentSchema:
-                                                            schema32.properties.geo.items.properties.activities,
+                                                            schema33.properties.geo.items.properties.activities,
                                                           data: data32,
                                                         },
                                                       ]
@@ -19160,7 +19709,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                           if (errors === _errs83) {
                                                             if (typeof data38 === 'string') {
                                                               if (func2(data38) > 256) {
-                                                                validate31.errors = [
+                                                                validate32.errors = [
                                                                   {
                                                                     instancePath:
                                                                       instancePath + '/geo/' + i4 + '/visitors/' + i6,
@@ -19171,7 +19720,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                                     message: 'must NOT have more than 256 characters',
                                                                     schema: 256,
                                                                     parentSchema:
-                                                                      schema32.properties.geo.items.properties.visitors
+                                                                      schema33.properties.geo.items.properties.visitors
                                                                         .items,
                                                                     data: data38,
                                                                   },
@@ -19179,7 +19728,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                                 return false
                                                               } else {
                                                                 if (func2(data38) < 1) {
-                                                                  validate31.errors = [
+                                                                  validate32.errors = [
                                                                     {
                                                                       instancePath:
                                                                         instancePath + '/geo/' + i4 + '/visitors/' + i6,
@@ -19190,7 +19739,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                                       message: 'must NOT have fewer than 1 characters',
                                                                       schema: 1,
                                                                       parentSchema:
-                                                                        schema32.properties.geo.items.properties
+                                                                        schema33.properties.geo.items.properties
                                                                           .visitors.items,
                                                                       data: data38,
                                                                     },
@@ -19199,7 +19748,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                                 }
                                                               }
                                                             } else {
-                                                              validate31.errors = [
+                                                              validate32.errors = [
                                                                 {
                                                                   instancePath:
                                                                     instancePath + '/geo/' + i4 + '/visitors/' + i6,
@@ -19209,10 +19758,10 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                                   params: { type: 'string' },
                                                                   message: 'must be string',
                                                                   schema:
-                                                                    schema32.properties.geo.items.properties.visitors
+                                                                    schema33.properties.geo.items.properties.visitors
                                                                       .items.type,
                                                                   parentSchema:
-                                                                    schema32.properties.geo.items.properties.visitors
+                                                                    schema33.properties.geo.items.properties.visitors
                                                                       .items,
                                                                   data: data38,
                                                                 },
@@ -19226,7 +19775,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                           }
                                                         }
                                                       } else {
-                                                        validate31.errors = [
+                                                        validate32.errors = [
                                                           {
                                                             instancePath: instancePath + '/geo/' + i4 + '/visitors',
                                                             schemaPath:
@@ -19235,9 +19784,9 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                             params: { type: 'array' },
                                                             message: 'must be array',
                                                             schema:
-                                                              schema32.properties.geo.items.properties.visitors.type,
+                                                              schema33.properties.geo.items.properties.visitors.type,
                                                             parentSchema:
-                                                              schema32.properties.geo.items.properties.visitors,
+                                                              schema33.properties.geo.items.properties.visitors,
                                                             data: data37,
                                                           },
                                                         ]
@@ -19255,7 +19804,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                       if (errors === _errs85) {
                                                         if (typeof data39 === 'string') {
                                                           if (func2(data39) > 100000) {
-                                                            validate31.errors = [
+                                                            validate32.errors = [
                                                               {
                                                                 instancePath:
                                                                   instancePath + '/geo/' + i4 + '/visitors_sketch',
@@ -19266,7 +19815,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                                 message: 'must NOT have more than 100000 characters',
                                                                 schema: 100000,
                                                                 parentSchema:
-                                                                  schema32.properties.geo.items.properties
+                                                                  schema33.properties.geo.items.properties
                                                                     .visitors_sketch,
                                                                 data: data39,
                                                               },
@@ -19274,7 +19823,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                             return false
                                                           } else {
                                                             if (!pattern46.test(data39)) {
-                                                              validate31.errors = [
+                                                              validate32.errors = [
                                                                 {
                                                                   instancePath:
                                                                     instancePath + '/geo/' + i4 + '/visitors_sketch',
@@ -19288,7 +19837,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                                     '"',
                                                                   schema: '^[A-Za-z0-9+/]*={0,2}$',
                                                                   parentSchema:
-                                                                    schema32.properties.geo.items.properties
+                                                                    schema33.properties.geo.items.properties
                                                                       .visitors_sketch,
                                                                   data: data39,
                                                                 },
@@ -19297,7 +19846,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                             }
                                                           }
                                                         } else {
-                                                          validate31.errors = [
+                                                          validate32.errors = [
                                                             {
                                                               instancePath:
                                                                 instancePath + '/geo/' + i4 + '/visitors_sketch',
@@ -19307,10 +19856,10 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                                               params: { type: 'string' },
                                                               message: 'must be string',
                                                               schema:
-                                                                schema32.properties.geo.items.properties.visitors_sketch
+                                                                schema33.properties.geo.items.properties.visitors_sketch
                                                                   .type,
                                                               parentSchema:
-                                                                schema32.properties.geo.items.properties
+                                                                schema33.properties.geo.items.properties
                                                                   .visitors_sketch,
                                                               data: data39,
                                                             },
@@ -19330,15 +19879,15 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                         }
                                       }
                                     } else {
-                                      validate31.errors = [
+                                      validate32.errors = [
                                         {
                                           instancePath: instancePath + '/geo/' + i4,
                                           schemaPath: '#/properties/geo/items/type',
                                           keyword: 'type',
                                           params: { type: 'object' },
                                           message: 'must be object',
-                                          schema: schema32.properties.geo.items.type,
-                                          parentSchema: schema32.properties.geo.items,
+                                          schema: schema33.properties.geo.items.type,
+                                          parentSchema: schema33.properties.geo.items,
                                           data: data27,
                                         },
                                       ]
@@ -19351,15 +19900,15 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                                   }
                                 }
                               } else {
-                                validate31.errors = [
+                                validate32.errors = [
                                   {
                                     instancePath: instancePath + '/geo',
                                     schemaPath: '#/properties/geo/type',
                                     keyword: 'type',
                                     params: { type: 'array' },
                                     message: 'must be array',
-                                    schema: schema32.properties.geo.type,
-                                    parentSchema: schema32.properties.geo,
+                                    schema: schema33.properties.geo.type,
+                                    parentSchema: schema33.properties.geo,
                                     data: data26,
                                   },
                                 ]
@@ -19381,26 +19930,26 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
         }
       }
     } else {
-      validate31.errors = [
+      validate32.errors = [
         {
           instancePath,
           schemaPath: '#/type',
           keyword: 'type',
           params: { type: 'object' },
           message: 'must be object',
-          schema: schema32.type,
-          parentSchema: schema32,
+          schema: schema33.type,
+          parentSchema: schema33,
           data,
         },
       ]
       return false
     }
   }
-  validate31.errors = vErrors
+  validate32.errors = vErrors
   return errors === 0
 }
-export const v_2eba2565 = validate32
-const schema33 = {
+export const v_2eba2565 = validate33
+const schema34 = {
   type: 'object',
   additionalProperties: false,
   required: ['url'],
@@ -19436,22 +19985,22 @@ const schema33 = {
     },
   },
 }
-function validate32(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+function validate33(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null
   let errors = 0
   if (errors === 0) {
     if (data && typeof data == 'object' && !Array.isArray(data)) {
       let missing0
       if (data.url === undefined && (missing0 = 'url')) {
-        validate32.errors = [
+        validate33.errors = [
           {
             instancePath,
             schemaPath: '#/required',
             keyword: 'required',
             params: { missingProperty: missing0 },
             message: "must have required property '" + missing0 + "'",
-            schema: schema33.required,
-            parentSchema: schema33,
+            schema: schema34.required,
+            parentSchema: schema34,
             data,
           },
         ]
@@ -19462,7 +20011,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
           if (
             !(key0 === 'url' || key0 === 'events' || key0 === 'secret' || key0 === 'retries' || key0 === 'backoff_ms')
           ) {
-            validate32.errors = [
+            validate33.errors = [
               {
                 instancePath,
                 schemaPath: '#/additionalProperties',
@@ -19470,7 +20019,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                 params: { additionalProperty: key0 },
                 message: 'must NOT have additional properties',
                 schema: false,
-                parentSchema: schema33,
+                parentSchema: schema34,
                 data,
               },
             ]
@@ -19486,7 +20035,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
               if (errors === _errs2) {
                 if (typeof data0 === 'string') {
                   if (func2(data0) > 2048) {
-                    validate32.errors = [
+                    validate33.errors = [
                       {
                         instancePath: instancePath + '/url',
                         schemaPath: '#/properties/url/maxLength',
@@ -19494,14 +20043,14 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                         params: { limit: 2048 },
                         message: 'must NOT have more than 2048 characters',
                         schema: 2048,
-                        parentSchema: schema33.properties.url,
+                        parentSchema: schema34.properties.url,
                         data: data0,
                       },
                     ]
                     return false
                   } else {
                     if (!formats4.validate(data0)) {
-                      validate32.errors = [
+                      validate33.errors = [
                         {
                           instancePath: instancePath + '/url',
                           schemaPath: '#/properties/url/format',
@@ -19509,7 +20058,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                           params: { format: 'http-url' },
                           message: 'must match format "' + 'http-url' + '"',
                           schema: 'http-url',
-                          parentSchema: schema33.properties.url,
+                          parentSchema: schema34.properties.url,
                           data: data0,
                         },
                       ]
@@ -19517,15 +20066,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                     }
                   }
                 } else {
-                  validate32.errors = [
+                  validate33.errors = [
                     {
                       instancePath: instancePath + '/url',
                       schemaPath: '#/properties/url/type',
                       keyword: 'type',
                       params: { type: 'string' },
                       message: 'must be string',
-                      schema: schema33.properties.url.type,
-                      parentSchema: schema33.properties.url,
+                      schema: schema34.properties.url.type,
+                      parentSchema: schema34.properties.url,
                       data: data0,
                     },
                   ]
@@ -19544,7 +20093,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
               if (errors === _errs4) {
                 if (Array.isArray(data1)) {
                   if (data1.length > 16) {
-                    validate32.errors = [
+                    validate33.errors = [
                       {
                         instancePath: instancePath + '/events',
                         schemaPath: '#/properties/events/maxItems',
@@ -19552,14 +20101,14 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                         params: { limit: 16 },
                         message: 'must NOT have more than 16 items',
                         schema: 16,
-                        parentSchema: schema33.properties.events,
+                        parentSchema: schema34.properties.events,
                         data: data1,
                       },
                     ]
                     return false
                   } else {
                     if (data1.length < 1) {
-                      validate32.errors = [
+                      validate33.errors = [
                         {
                           instancePath: instancePath + '/events',
                           schemaPath: '#/properties/events/minItems',
@@ -19567,7 +20116,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                           params: { limit: 1 },
                           message: 'must NOT have fewer than 1 items',
                           schema: 1,
-                          parentSchema: schema33.properties.events,
+                          parentSchema: schema34.properties.events,
                           data: data1,
                         },
                       ]
@@ -19586,15 +20135,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                             data2 === 'SITE_DELETED'
                           )
                         ) {
-                          validate32.errors = [
+                          validate33.errors = [
                             {
                               instancePath: instancePath + '/events/' + i0,
                               schemaPath: '#/properties/events/items/enum',
                               keyword: 'enum',
-                              params: { allowedValues: schema33.properties.events.items.enum },
+                              params: { allowedValues: schema34.properties.events.items.enum },
                               message: 'must be equal to one of the allowed values',
-                              schema: schema33.properties.events.items.enum,
-                              parentSchema: schema33.properties.events.items,
+                              schema: schema34.properties.events.items.enum,
+                              parentSchema: schema34.properties.events.items,
                               data: data2,
                             },
                           ]
@@ -19608,15 +20157,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                     }
                   }
                 } else {
-                  validate32.errors = [
+                  validate33.errors = [
                     {
                       instancePath: instancePath + '/events',
                       schemaPath: '#/properties/events/type',
                       keyword: 'type',
                       params: { type: 'array' },
                       message: 'must be array',
-                      schema: schema33.properties.events.type,
-                      parentSchema: schema33.properties.events,
+                      schema: schema34.properties.events.type,
+                      parentSchema: schema34.properties.events,
                       data: data1,
                     },
                   ]
@@ -19634,7 +20183,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                 if (errors === _errs7) {
                   if (typeof data3 === 'string') {
                     if (func2(data3) > 256) {
-                      validate32.errors = [
+                      validate33.errors = [
                         {
                           instancePath: instancePath + '/secret',
                           schemaPath: '#/properties/secret/maxLength',
@@ -19642,14 +20191,14 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                           params: { limit: 256 },
                           message: 'must NOT have more than 256 characters',
                           schema: 256,
-                          parentSchema: schema33.properties.secret,
+                          parentSchema: schema34.properties.secret,
                           data: data3,
                         },
                       ]
                       return false
                     } else {
                       if (func2(data3) < 1) {
-                        validate32.errors = [
+                        validate33.errors = [
                           {
                             instancePath: instancePath + '/secret',
                             schemaPath: '#/properties/secret/minLength',
@@ -19657,7 +20206,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                             params: { limit: 1 },
                             message: 'must NOT have fewer than 1 characters',
                             schema: 1,
-                            parentSchema: schema33.properties.secret,
+                            parentSchema: schema34.properties.secret,
                             data: data3,
                           },
                         ]
@@ -19665,15 +20214,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                       }
                     }
                   } else {
-                    validate32.errors = [
+                    validate33.errors = [
                       {
                         instancePath: instancePath + '/secret',
                         schemaPath: '#/properties/secret/type',
                         keyword: 'type',
                         params: { type: 'string' },
                         message: 'must be string',
-                        schema: schema33.properties.secret.type,
-                        parentSchema: schema33.properties.secret,
+                        schema: schema34.properties.secret.type,
+                        parentSchema: schema34.properties.secret,
                         data: data3,
                       },
                     ]
@@ -19689,15 +20238,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                   let data4 = data.retries
                   const _errs9 = errors
                   if (!(typeof data4 == 'number' && !(data4 % 1) && !isNaN(data4) && isFinite(data4))) {
-                    validate32.errors = [
+                    validate33.errors = [
                       {
                         instancePath: instancePath + '/retries',
                         schemaPath: '#/properties/retries/type',
                         keyword: 'type',
                         params: { type: 'integer' },
                         message: 'must be integer',
-                        schema: schema33.properties.retries.type,
-                        parentSchema: schema33.properties.retries,
+                        schema: schema34.properties.retries.type,
+                        parentSchema: schema34.properties.retries,
                         data: data4,
                       },
                     ]
@@ -19706,7 +20255,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                   if (errors === _errs9) {
                     if (typeof data4 == 'number' && isFinite(data4)) {
                       if (data4 > 10 || isNaN(data4)) {
-                        validate32.errors = [
+                        validate33.errors = [
                           {
                             instancePath: instancePath + '/retries',
                             schemaPath: '#/properties/retries/maximum',
@@ -19714,14 +20263,14 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                             params: { comparison: '<=', limit: 10 },
                             message: 'must be <= 10',
                             schema: 10,
-                            parentSchema: schema33.properties.retries,
+                            parentSchema: schema34.properties.retries,
                             data: data4,
                           },
                         ]
                         return false
                       } else {
                         if (data4 < 0 || isNaN(data4)) {
-                          validate32.errors = [
+                          validate33.errors = [
                             {
                               instancePath: instancePath + '/retries',
                               schemaPath: '#/properties/retries/minimum',
@@ -19729,7 +20278,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                               params: { comparison: '>=', limit: 0 },
                               message: 'must be >= 0',
                               schema: 0,
-                              parentSchema: schema33.properties.retries,
+                              parentSchema: schema34.properties.retries,
                               data: data4,
                             },
                           ]
@@ -19747,15 +20296,15 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                     let data5 = data.backoff_ms
                     const _errs11 = errors
                     if (!(typeof data5 == 'number' && !(data5 % 1) && !isNaN(data5) && isFinite(data5))) {
-                      validate32.errors = [
+                      validate33.errors = [
                         {
                           instancePath: instancePath + '/backoff_ms',
                           schemaPath: '#/properties/backoff_ms/type',
                           keyword: 'type',
                           params: { type: 'integer' },
                           message: 'must be integer',
-                          schema: schema33.properties.backoff_ms.type,
-                          parentSchema: schema33.properties.backoff_ms,
+                          schema: schema34.properties.backoff_ms.type,
+                          parentSchema: schema34.properties.backoff_ms,
                           data: data5,
                         },
                       ]
@@ -19764,7 +20313,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                     if (errors === _errs11) {
                       if (typeof data5 == 'number' && isFinite(data5)) {
                         if (data5 > 600000 || isNaN(data5)) {
-                          validate32.errors = [
+                          validate33.errors = [
                             {
                               instancePath: instancePath + '/backoff_ms',
                               schemaPath: '#/properties/backoff_ms/maximum',
@@ -19772,14 +20321,14 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                               params: { comparison: '<=', limit: 600000 },
                               message: 'must be <= 600000',
                               schema: 600000,
-                              parentSchema: schema33.properties.backoff_ms,
+                              parentSchema: schema34.properties.backoff_ms,
                               data: data5,
                             },
                           ]
                           return false
                         } else {
                           if (data5 < 0 || isNaN(data5)) {
-                            validate32.errors = [
+                            validate33.errors = [
                               {
                                 instancePath: instancePath + '/backoff_ms',
                                 schemaPath: '#/properties/backoff_ms/minimum',
@@ -19787,7 +20336,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                                 params: { comparison: '>=', limit: 0 },
                                 message: 'must be >= 0',
                                 schema: 0,
-                                parentSchema: schema33.properties.backoff_ms,
+                                parentSchema: schema34.properties.backoff_ms,
                                 data: data5,
                               },
                             ]
@@ -19799,136 +20348,6 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                     var valid0 = _errs11 === errors
                   } else {
                     var valid0 = true
-                  }
-                }
-              }
-            }
-          }
-        }
-      }
-    } else {
-      validate32.errors = [
-        {
-          instancePath,
-          schemaPath: '#/type',
-          keyword: 'type',
-          params: { type: 'object' },
-          message: 'must be object',
-          schema: schema33.type,
-          parentSchema: schema33,
-          data,
-        },
-      ]
-      return false
-    }
-  }
-  validate32.errors = vErrors
-  return errors === 0
-}
-export const v_13e1e4a8 = validate33
-const schema34 = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['perSecond'],
-  properties: {
-    perSecond: {
-      type: 'integer',
-      minimum: 1,
-      maximum: 10000,
-      description: 'calls each master account may make in any one second',
-    },
-  },
-}
-function validate33(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
-  let vErrors = null
-  let errors = 0
-  if (errors === 0) {
-    if (data && typeof data == 'object' && !Array.isArray(data)) {
-      let missing0
-      if (data.perSecond === undefined && (missing0 = 'perSecond')) {
-        validate33.errors = [
-          {
-            instancePath,
-            schemaPath: '#/required',
-            keyword: 'required',
-            params: { missingProperty: missing0 },
-            message: "must have required property '" + missing0 + "'",
-            schema: schema34.required,
-            parentSchema: schema34,
-            data,
-          },
-        ]
-        return false
-      } else {
-        const _errs1 = errors
-        for (const key0 in data) {
-          if (!(key0 === 'perSecond')) {
-            validate33.errors = [
-              {
-                instancePath,
-                schemaPath: '#/additionalProperties',
-                keyword: 'additionalProperties',
-                params: { additionalProperty: key0 },
-                message: 'must NOT have additional properties',
-                schema: false,
-                parentSchema: schema34,
-                data,
-              },
-            ]
-            return false
-            break
-          }
-        }
-        if (_errs1 === errors) {
-          if (data.perSecond !== undefined) {
-            let data0 = data.perSecond
-            const _errs2 = errors
-            if (!(typeof data0 == 'number' && !(data0 % 1) && !isNaN(data0) && isFinite(data0))) {
-              validate33.errors = [
-                {
-                  instancePath: instancePath + '/perSecond',
-                  schemaPath: '#/properties/perSecond/type',
-                  keyword: 'type',
-                  params: { type: 'integer' },
-                  message: 'must be integer',
-                  schema: schema34.properties.perSecond.type,
-                  parentSchema: schema34.properties.perSecond,
-                  data: data0,
-                },
-              ]
-              return false
-            }
-            if (errors === _errs2) {
-              if (typeof data0 == 'number' && isFinite(data0)) {
-                if (data0 > 10000 || isNaN(data0)) {
-                  validate33.errors = [
-                    {
-                      instancePath: instancePath + '/perSecond',
-                      schemaPath: '#/properties/perSecond/maximum',
-                      keyword: 'maximum',
-                      params: { comparison: '<=', limit: 10000 },
-                      message: 'must be <= 10000',
-                      schema: 10000,
-                      parentSchema: schema34.properties.perSecond,
-                      data: data0,
-                    },
-                  ]
-                  return false
-                } else {
-                  if (data0 < 1 || isNaN(data0)) {
-                    validate33.errors = [
-                      {
-                        instancePath: instancePath + '/perSecond',
-                        schemaPath: '#/properties/perSecond/minimum',
-                        keyword: 'minimum',
-                        params: { comparison: '>=', limit: 1 },
-                        message: 'must be >= 1',
-                        schema: 1,
-                        parentSchema: schema34.properties.perSecond,
-                        data: data0,
-                      },
-                    ]
-                    return false
                   }
                 }
               }
@@ -19955,15 +20374,18 @@ function validate33(data, { instancePath = '', parentData, parentDataProperty, r
   validate33.errors = vErrors
   return errors === 0
 }
-export const v_9233f459 = validate34
+export const v_13e1e4a8 = validate34
 const schema35 = {
   type: 'object',
   additionalProperties: false,
+  required: ['perSecond'],
   properties: {
-    method: { type: 'string', pattern: '^[A-Za-z]{1,16}$', description: 'an HTTP method name' },
-    route: { type: 'string', maxLength: 200 },
-    status: { type: 'string', pattern: '^[1-5]\\d\\d$', description: 'an HTTP status, 100 to 599' },
-    user: { type: 'string', maxLength: 200 },
+    perSecond: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 10000,
+      description: 'calls each master account may make in any one second',
+    },
   },
 }
 function validate34(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
@@ -19971,188 +20393,93 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
   let errors = 0
   if (errors === 0) {
     if (data && typeof data == 'object' && !Array.isArray(data)) {
-      const _errs1 = errors
-      for (const key0 in data) {
-        if (!(key0 === 'method' || key0 === 'route' || key0 === 'status' || key0 === 'user')) {
-          validate34.errors = [
-            {
-              instancePath,
-              schemaPath: '#/additionalProperties',
-              keyword: 'additionalProperties',
-              params: { additionalProperty: key0 },
-              message: 'must NOT have additional properties',
-              schema: false,
-              parentSchema: schema35,
-              data,
-            },
-          ]
-          return false
-          break
+      let missing0
+      if (data.perSecond === undefined && (missing0 = 'perSecond')) {
+        validate34.errors = [
+          {
+            instancePath,
+            schemaPath: '#/required',
+            keyword: 'required',
+            params: { missingProperty: missing0 },
+            message: "must have required property '" + missing0 + "'",
+            schema: schema35.required,
+            parentSchema: schema35,
+            data,
+          },
+        ]
+        return false
+      } else {
+        const _errs1 = errors
+        for (const key0 in data) {
+          if (!(key0 === 'perSecond')) {
+            validate34.errors = [
+              {
+                instancePath,
+                schemaPath: '#/additionalProperties',
+                keyword: 'additionalProperties',
+                params: { additionalProperty: key0 },
+                message: 'must NOT have additional properties',
+                schema: false,
+                parentSchema: schema35,
+                data,
+              },
+            ]
+            return false
+            break
+          }
         }
-      }
-      if (_errs1 === errors) {
-        if (data.method !== undefined) {
-          let data0 = data.method
-          const _errs2 = errors
-          if (errors === _errs2) {
-            if (typeof data0 === 'string') {
-              if (!pattern12.test(data0)) {
-                validate34.errors = [
-                  {
-                    instancePath: instancePath + '/method',
-                    schemaPath: '#/properties/method/pattern',
-                    keyword: 'pattern',
-                    params: { pattern: '^[A-Za-z]{1,16}$' },
-                    message: 'must match pattern "' + '^[A-Za-z]{1,16}$' + '"',
-                    schema: '^[A-Za-z]{1,16}$',
-                    parentSchema: schema35.properties.method,
-                    data: data0,
-                  },
-                ]
-                return false
-              }
-            } else {
+        if (_errs1 === errors) {
+          if (data.perSecond !== undefined) {
+            let data0 = data.perSecond
+            const _errs2 = errors
+            if (!(typeof data0 == 'number' && !(data0 % 1) && !isNaN(data0) && isFinite(data0))) {
               validate34.errors = [
                 {
-                  instancePath: instancePath + '/method',
-                  schemaPath: '#/properties/method/type',
+                  instancePath: instancePath + '/perSecond',
+                  schemaPath: '#/properties/perSecond/type',
                   keyword: 'type',
-                  params: { type: 'string' },
-                  message: 'must be string',
-                  schema: schema35.properties.method.type,
-                  parentSchema: schema35.properties.method,
+                  params: { type: 'integer' },
+                  message: 'must be integer',
+                  schema: schema35.properties.perSecond.type,
+                  parentSchema: schema35.properties.perSecond,
                   data: data0,
                 },
               ]
               return false
             }
-          }
-          var valid0 = _errs2 === errors
-        } else {
-          var valid0 = true
-        }
-        if (valid0) {
-          if (data.route !== undefined) {
-            let data1 = data.route
-            const _errs4 = errors
-            if (errors === _errs4) {
-              if (typeof data1 === 'string') {
-                if (func2(data1) > 200) {
+            if (errors === _errs2) {
+              if (typeof data0 == 'number' && isFinite(data0)) {
+                if (data0 > 10000 || isNaN(data0)) {
                   validate34.errors = [
                     {
-                      instancePath: instancePath + '/route',
-                      schemaPath: '#/properties/route/maxLength',
-                      keyword: 'maxLength',
-                      params: { limit: 200 },
-                      message: 'must NOT have more than 200 characters',
-                      schema: 200,
-                      parentSchema: schema35.properties.route,
-                      data: data1,
+                      instancePath: instancePath + '/perSecond',
+                      schemaPath: '#/properties/perSecond/maximum',
+                      keyword: 'maximum',
+                      params: { comparison: '<=', limit: 10000 },
+                      message: 'must be <= 10000',
+                      schema: 10000,
+                      parentSchema: schema35.properties.perSecond,
+                      data: data0,
                     },
                   ]
                   return false
-                }
-              } else {
-                validate34.errors = [
-                  {
-                    instancePath: instancePath + '/route',
-                    schemaPath: '#/properties/route/type',
-                    keyword: 'type',
-                    params: { type: 'string' },
-                    message: 'must be string',
-                    schema: schema35.properties.route.type,
-                    parentSchema: schema35.properties.route,
-                    data: data1,
-                  },
-                ]
-                return false
-              }
-            }
-            var valid0 = _errs4 === errors
-          } else {
-            var valid0 = true
-          }
-          if (valid0) {
-            if (data.status !== undefined) {
-              let data2 = data.status
-              const _errs6 = errors
-              if (errors === _errs6) {
-                if (typeof data2 === 'string') {
-                  if (!pattern16.test(data2)) {
-                    validate34.errors = [
-                      {
-                        instancePath: instancePath + '/status',
-                        schemaPath: '#/properties/status/pattern',
-                        keyword: 'pattern',
-                        params: { pattern: '^[1-5]\\d\\d$' },
-                        message: 'must match pattern "' + '^[1-5]\\d\\d$' + '"',
-                        schema: '^[1-5]\\d\\d$',
-                        parentSchema: schema35.properties.status,
-                        data: data2,
-                      },
-                    ]
-                    return false
-                  }
                 } else {
-                  validate34.errors = [
-                    {
-                      instancePath: instancePath + '/status',
-                      schemaPath: '#/properties/status/type',
-                      keyword: 'type',
-                      params: { type: 'string' },
-                      message: 'must be string',
-                      schema: schema35.properties.status.type,
-                      parentSchema: schema35.properties.status,
-                      data: data2,
-                    },
-                  ]
-                  return false
-                }
-              }
-              var valid0 = _errs6 === errors
-            } else {
-              var valid0 = true
-            }
-            if (valid0) {
-              if (data.user !== undefined) {
-                let data3 = data.user
-                const _errs8 = errors
-                if (errors === _errs8) {
-                  if (typeof data3 === 'string') {
-                    if (func2(data3) > 200) {
-                      validate34.errors = [
-                        {
-                          instancePath: instancePath + '/user',
-                          schemaPath: '#/properties/user/maxLength',
-                          keyword: 'maxLength',
-                          params: { limit: 200 },
-                          message: 'must NOT have more than 200 characters',
-                          schema: 200,
-                          parentSchema: schema35.properties.user,
-                          data: data3,
-                        },
-                      ]
-                      return false
-                    }
-                  } else {
+                  if (data0 < 1 || isNaN(data0)) {
                     validate34.errors = [
                       {
-                        instancePath: instancePath + '/user',
-                        schemaPath: '#/properties/user/type',
-                        keyword: 'type',
-                        params: { type: 'string' },
-                        message: 'must be string',
-                        schema: schema35.properties.user.type,
-                        parentSchema: schema35.properties.user,
-                        data: data3,
+                        instancePath: instancePath + '/perSecond',
+                        schemaPath: '#/properties/perSecond/minimum',
+                        keyword: 'minimum',
+                        params: { comparison: '>=', limit: 1 },
+                        message: 'must be >= 1',
+                        schema: 1,
+                        parentSchema: schema35.properties.perSecond,
+                        data: data0,
                       },
                     ]
                     return false
                   }
                 }
-                var valid0 = _errs8 === errors
-              } else {
-                var valid0 = true
               }
             }
           }
@@ -20177,32 +20504,15 @@ function validate34(data, { instancePath = '', parentData, parentDataProperty, r
   validate34.errors = vErrors
   return errors === 0
 }
-export const v_1e513865 = validate35
+export const v_9233f459 = validate35
 const schema36 = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    from: {
-      type: 'string',
-      pattern: '^(\\d{4})-(\\d{2})-(\\d{2})(?:T(\\d{2}):(\\d{2}):(\\d{2}))?$',
-      description: 'a UTC date YYYY-MM-DD or YYYY-MM-DDThh:mm:ss',
-    },
-    to: {
-      type: 'string',
-      pattern: '^(\\d{4})-(\\d{2})-(\\d{2})(?:T(\\d{2}):(\\d{2}):(\\d{2}))?$',
-      description: 'a UTC date YYYY-MM-DD or YYYY-MM-DDThh:mm:ss',
-    },
-    dimension: {
-      type: 'string',
-      enum: ['system', 'geo'],
-      description: 'break the figures down by browser and OS, or by country and region',
-    },
-    result: {
-      type: 'string',
-      enum: ['traffic', 'activities'],
-      default: 'traffic',
-      description: 'visitor figures or activity counts',
-    },
+    method: { type: 'string', pattern: '^[A-Za-z]{1,16}$', description: 'an HTTP method name' },
+    route: { type: 'string', maxLength: 200 },
+    status: { type: 'string', pattern: '^[1-5]\\d\\d$', description: 'an HTTP status, 100 to 599' },
+    user: { type: 'string', maxLength: 200 },
   },
 }
 function validate35(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
@@ -20212,7 +20522,7 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
     if (data && typeof data == 'object' && !Array.isArray(data)) {
       const _errs1 = errors
       for (const key0 in data) {
-        if (!(key0 === 'from' || key0 === 'to' || key0 === 'dimension' || key0 === 'result')) {
+        if (!(key0 === 'method' || key0 === 'route' || key0 === 'status' || key0 === 'user')) {
           validate35.errors = [
             {
               instancePath,
@@ -20230,22 +20540,21 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
         }
       }
       if (_errs1 === errors) {
-        if (data.from !== undefined) {
-          let data0 = data.from
+        if (data.method !== undefined) {
+          let data0 = data.method
           const _errs2 = errors
           if (errors === _errs2) {
             if (typeof data0 === 'string') {
-              if (!pattern8.test(data0)) {
+              if (!pattern12.test(data0)) {
                 validate35.errors = [
                   {
-                    instancePath: instancePath + '/from',
-                    schemaPath: '#/properties/from/pattern',
+                    instancePath: instancePath + '/method',
+                    schemaPath: '#/properties/method/pattern',
                     keyword: 'pattern',
-                    params: { pattern: '^(\\d{4})-(\\d{2})-(\\d{2})(?:T(\\d{2}):(\\d{2}):(\\d{2}))?$' },
-                    message:
-                      'must match pattern "' + '^(\\d{4})-(\\d{2})-(\\d{2})(?:T(\\d{2}):(\\d{2}):(\\d{2}))?$' + '"',
-                    schema: '^(\\d{4})-(\\d{2})-(\\d{2})(?:T(\\d{2}):(\\d{2}):(\\d{2}))?$',
-                    parentSchema: schema36.properties.from,
+                    params: { pattern: '^[A-Za-z]{1,16}$' },
+                    message: 'must match pattern "' + '^[A-Za-z]{1,16}$' + '"',
+                    schema: '^[A-Za-z]{1,16}$',
+                    parentSchema: schema36.properties.method,
                     data: data0,
                   },
                 ]
@@ -20254,13 +20563,13 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
             } else {
               validate35.errors = [
                 {
-                  instancePath: instancePath + '/from',
-                  schemaPath: '#/properties/from/type',
+                  instancePath: instancePath + '/method',
+                  schemaPath: '#/properties/method/type',
                   keyword: 'type',
                   params: { type: 'string' },
                   message: 'must be string',
-                  schema: schema36.properties.from.type,
-                  parentSchema: schema36.properties.from,
+                  schema: schema36.properties.method.type,
+                  parentSchema: schema36.properties.method,
                   data: data0,
                 },
               ]
@@ -20272,22 +20581,21 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
           var valid0 = true
         }
         if (valid0) {
-          if (data.to !== undefined) {
-            let data1 = data.to
+          if (data.route !== undefined) {
+            let data1 = data.route
             const _errs4 = errors
             if (errors === _errs4) {
               if (typeof data1 === 'string') {
-                if (!pattern8.test(data1)) {
+                if (func2(data1) > 200) {
                   validate35.errors = [
                     {
-                      instancePath: instancePath + '/to',
-                      schemaPath: '#/properties/to/pattern',
-                      keyword: 'pattern',
-                      params: { pattern: '^(\\d{4})-(\\d{2})-(\\d{2})(?:T(\\d{2}):(\\d{2}):(\\d{2}))?$' },
-                      message:
-                        'must match pattern "' + '^(\\d{4})-(\\d{2})-(\\d{2})(?:T(\\d{2}):(\\d{2}):(\\d{2}))?$' + '"',
-                      schema: '^(\\d{4})-(\\d{2})-(\\d{2})(?:T(\\d{2}):(\\d{2}):(\\d{2}))?$',
-                      parentSchema: schema36.properties.to,
+                      instancePath: instancePath + '/route',
+                      schemaPath: '#/properties/route/maxLength',
+                      keyword: 'maxLength',
+                      params: { limit: 200 },
+                      message: 'must NOT have more than 200 characters',
+                      schema: 200,
+                      parentSchema: schema36.properties.route,
                       data: data1,
                     },
                   ]
@@ -20296,13 +20604,13 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
               } else {
                 validate35.errors = [
                   {
-                    instancePath: instancePath + '/to',
-                    schemaPath: '#/properties/to/type',
+                    instancePath: instancePath + '/route',
+                    schemaPath: '#/properties/route/type',
                     keyword: 'type',
                     params: { type: 'string' },
                     message: 'must be string',
-                    schema: schema36.properties.to.type,
-                    parentSchema: schema36.properties.to,
+                    schema: schema36.properties.route.type,
+                    parentSchema: schema36.properties.route,
                     data: data1,
                   },
                 ]
@@ -20314,76 +20622,82 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
             var valid0 = true
           }
           if (valid0) {
-            if (data.dimension !== undefined) {
-              let data2 = data.dimension
+            if (data.status !== undefined) {
+              let data2 = data.status
               const _errs6 = errors
-              if (typeof data2 !== 'string') {
-                validate35.errors = [
-                  {
-                    instancePath: instancePath + '/dimension',
-                    schemaPath: '#/properties/dimension/type',
-                    keyword: 'type',
-                    params: { type: 'string' },
-                    message: 'must be string',
-                    schema: schema36.properties.dimension.type,
-                    parentSchema: schema36.properties.dimension,
-                    data: data2,
-                  },
-                ]
-                return false
-              }
-              if (!(data2 === 'system' || data2 === 'geo')) {
-                validate35.errors = [
-                  {
-                    instancePath: instancePath + '/dimension',
-                    schemaPath: '#/properties/dimension/enum',
-                    keyword: 'enum',
-                    params: { allowedValues: schema36.properties.dimension.enum },
-                    message: 'must be equal to one of the allowed values',
-                    schema: schema36.properties.dimension.enum,
-                    parentSchema: schema36.properties.dimension,
-                    data: data2,
-                  },
-                ]
-                return false
+              if (errors === _errs6) {
+                if (typeof data2 === 'string') {
+                  if (!pattern16.test(data2)) {
+                    validate35.errors = [
+                      {
+                        instancePath: instancePath + '/status',
+                        schemaPath: '#/properties/status/pattern',
+                        keyword: 'pattern',
+                        params: { pattern: '^[1-5]\\d\\d$' },
+                        message: 'must match pattern "' + '^[1-5]\\d\\d$' + '"',
+                        schema: '^[1-5]\\d\\d$',
+                        parentSchema: schema36.properties.status,
+                        data: data2,
+                      },
+                    ]
+                    return false
+                  }
+                } else {
+                  validate35.errors = [
+                    {
+                      instancePath: instancePath + '/status',
+                      schemaPath: '#/properties/status/type',
+                      keyword: 'type',
+                      params: { type: 'string' },
+                      message: 'must be string',
+                      schema: schema36.properties.status.type,
+                      parentSchema: schema36.properties.status,
+                      data: data2,
+                    },
+                  ]
+                  return false
+                }
               }
               var valid0 = _errs6 === errors
             } else {
               var valid0 = true
             }
             if (valid0) {
-              if (data.result !== undefined) {
-                let data3 = data.result
+              if (data.user !== undefined) {
+                let data3 = data.user
                 const _errs8 = errors
-                if (typeof data3 !== 'string') {
-                  validate35.errors = [
-                    {
-                      instancePath: instancePath + '/result',
-                      schemaPath: '#/properties/result/type',
-                      keyword: 'type',
-                      params: { type: 'string' },
-                      message: 'must be string',
-                      schema: schema36.properties.result.type,
-                      parentSchema: schema36.properties.result,
-                      data: data3,
-                    },
-                  ]
-                  return false
-                }
-                if (!(data3 === 'traffic' || data3 === 'activities')) {
-                  validate35.errors = [
-                    {
-                      instancePath: instancePath + '/result',
-                      schemaPath: '#/properties/result/enum',
-                      keyword: 'enum',
-                      params: { allowedValues: schema36.properties.result.enum },
-                      message: 'must be equal to one of the allowed values',
-                      schema: schema36.properties.result.enum,
-                      parentSchema: schema36.properties.result,
-                      data: data3,
-                    },
-                  ]
-                  return false
+                if (errors === _errs8) {
+                  if (typeof data3 === 'string') {
+                    if (func2(data3) > 200) {
+                      validate35.errors = [
+                        {
+                          instancePath: instancePath + '/user',
+                          schemaPath: '#/properties/user/maxLength',
+                          keyword: 'maxLength',
+                          params: { limit: 200 },
+                          message: 'must NOT have more than 200 characters',
+                          schema: 200,
+                          parentSchema: schema36.properties.user,
+                          data: data3,
+                        },
+                      ]
+                      return false
+                    }
+                  } else {
+                    validate35.errors = [
+                      {
+                        instancePath: instancePath + '/user',
+                        schemaPath: '#/properties/user/type',
+                        keyword: 'type',
+                        params: { type: 'string' },
+                        message: 'must be string',
+                        schema: schema36.properties.user.type,
+                        parentSchema: schema36.properties.user,
+                        data: data3,
+                      },
+                    ]
+                    return false
+                  }
                 }
                 var valid0 = _errs8 === errors
               } else {
@@ -20412,22 +20726,37 @@ function validate35(data, { instancePath = '', parentData, parentDataProperty, r
   validate35.errors = vErrors
   return errors === 0
 }
-export const v_bdfd499e = validate36
+export const v_a1e16183 = validate36
 const schema37 = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    site_name: {
+    from: {
       type: 'string',
-      minLength: 4,
-      maxLength: 45,
-      pattern: '^[A-Za-z0-9_-]+$',
-      description: '4 to 45 letters, digits, "-" or "_"',
+      pattern: '^(\\d{4})-(\\d{2})-(\\d{2})(?:T(\\d{2}):(\\d{2}):(\\d{2}))?$',
+      description: 'a UTC date YYYY-MM-DD or YYYY-MM-DDThh:mm:ss',
     },
-    target: {
+    to: {
       type: 'string',
-      enum: ['DASHBOARD', 'STATS'],
-      description: 'where the link lands; default DASHBOARD; STATS needs site_name',
+      pattern: '^(\\d{4})-(\\d{2})-(\\d{2})(?:T(\\d{2}):(\\d{2}):(\\d{2}))?$',
+      description: 'a UTC date YYYY-MM-DD or YYYY-MM-DDThh:mm:ss',
+    },
+    dimension: {
+      type: 'string',
+      enum: ['system', 'geo'],
+      description: 'break the figures down by browser and OS, or by country and region',
+    },
+    result: {
+      type: 'string',
+      enum: ['traffic', 'activities'],
+      default: 'traffic',
+      description: 'visitor figures or activity counts',
+    },
+    dateGranularity: {
+      type: 'string',
+      enum: ['DAYS', 'WEEKS', 'MONTHS', 'YEARS'],
+      description:
+        "today's Duda API: the figures per UTC day, ISO week, month or year of the period, each bucket clipped to it (one call toward the daily limit)",
     },
   },
 }
@@ -20438,7 +20767,9 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
     if (data && typeof data == 'object' && !Array.isArray(data)) {
       const _errs1 = errors
       for (const key0 in data) {
-        if (!(key0 === 'site_name' || key0 === 'target')) {
+        if (
+          !(key0 === 'from' || key0 === 'to' || key0 === 'dimension' || key0 === 'result' || key0 === 'dateGranularity')
+        ) {
           validate36.errors = [
             {
               instancePath,
@@ -20456,68 +20787,37 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
         }
       }
       if (_errs1 === errors) {
-        if (data.site_name !== undefined) {
-          let data0 = data.site_name
+        if (data.from !== undefined) {
+          let data0 = data.from
           const _errs2 = errors
           if (errors === _errs2) {
             if (typeof data0 === 'string') {
-              if (func2(data0) > 45) {
+              if (!pattern8.test(data0)) {
                 validate36.errors = [
                   {
-                    instancePath: instancePath + '/site_name',
-                    schemaPath: '#/properties/site_name/maxLength',
-                    keyword: 'maxLength',
-                    params: { limit: 45 },
-                    message: 'must NOT have more than 45 characters',
-                    schema: 45,
-                    parentSchema: schema37.properties.site_name,
+                    instancePath: instancePath + '/from',
+                    schemaPath: '#/properties/from/pattern',
+                    keyword: 'pattern',
+                    params: { pattern: '^(\\d{4})-(\\d{2})-(\\d{2})(?:T(\\d{2}):(\\d{2}):(\\d{2}))?$' },
+                    message:
+                      'must match pattern "' + '^(\\d{4})-(\\d{2})-(\\d{2})(?:T(\\d{2}):(\\d{2}):(\\d{2}))?$' + '"',
+                    schema: '^(\\d{4})-(\\d{2})-(\\d{2})(?:T(\\d{2}):(\\d{2}):(\\d{2}))?$',
+                    parentSchema: schema37.properties.from,
                     data: data0,
                   },
                 ]
                 return false
-              } else {
-                if (func2(data0) < 4) {
-                  validate36.errors = [
-                    {
-                      instancePath: instancePath + '/site_name',
-                      schemaPath: '#/properties/site_name/minLength',
-                      keyword: 'minLength',
-                      params: { limit: 4 },
-                      message: 'must NOT have fewer than 4 characters',
-                      schema: 4,
-                      parentSchema: schema37.properties.site_name,
-                      data: data0,
-                    },
-                  ]
-                  return false
-                } else {
-                  if (!pattern5.test(data0)) {
-                    validate36.errors = [
-                      {
-                        instancePath: instancePath + '/site_name',
-                        schemaPath: '#/properties/site_name/pattern',
-                        keyword: 'pattern',
-                        params: { pattern: '^[A-Za-z0-9_-]+$' },
-                        message: 'must match pattern "' + '^[A-Za-z0-9_-]+$' + '"',
-                        schema: '^[A-Za-z0-9_-]+$',
-                        parentSchema: schema37.properties.site_name,
-                        data: data0,
-                      },
-                    ]
-                    return false
-                  }
-                }
               }
             } else {
               validate36.errors = [
                 {
-                  instancePath: instancePath + '/site_name',
-                  schemaPath: '#/properties/site_name/type',
+                  instancePath: instancePath + '/from',
+                  schemaPath: '#/properties/from/type',
                   keyword: 'type',
                   params: { type: 'string' },
                   message: 'must be string',
-                  schema: schema37.properties.site_name.type,
-                  parentSchema: schema37.properties.site_name,
+                  schema: schema37.properties.from.type,
+                  parentSchema: schema37.properties.from,
                   data: data0,
                 },
               ]
@@ -20529,42 +20829,163 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
           var valid0 = true
         }
         if (valid0) {
-          if (data.target !== undefined) {
-            let data1 = data.target
+          if (data.to !== undefined) {
+            let data1 = data.to
             const _errs4 = errors
-            if (typeof data1 !== 'string') {
-              validate36.errors = [
-                {
-                  instancePath: instancePath + '/target',
-                  schemaPath: '#/properties/target/type',
-                  keyword: 'type',
-                  params: { type: 'string' },
-                  message: 'must be string',
-                  schema: schema37.properties.target.type,
-                  parentSchema: schema37.properties.target,
-                  data: data1,
-                },
-              ]
-              return false
-            }
-            if (!(data1 === 'DASHBOARD' || data1 === 'STATS')) {
-              validate36.errors = [
-                {
-                  instancePath: instancePath + '/target',
-                  schemaPath: '#/properties/target/enum',
-                  keyword: 'enum',
-                  params: { allowedValues: schema37.properties.target.enum },
-                  message: 'must be equal to one of the allowed values',
-                  schema: schema37.properties.target.enum,
-                  parentSchema: schema37.properties.target,
-                  data: data1,
-                },
-              ]
-              return false
+            if (errors === _errs4) {
+              if (typeof data1 === 'string') {
+                if (!pattern8.test(data1)) {
+                  validate36.errors = [
+                    {
+                      instancePath: instancePath + '/to',
+                      schemaPath: '#/properties/to/pattern',
+                      keyword: 'pattern',
+                      params: { pattern: '^(\\d{4})-(\\d{2})-(\\d{2})(?:T(\\d{2}):(\\d{2}):(\\d{2}))?$' },
+                      message:
+                        'must match pattern "' + '^(\\d{4})-(\\d{2})-(\\d{2})(?:T(\\d{2}):(\\d{2}):(\\d{2}))?$' + '"',
+                      schema: '^(\\d{4})-(\\d{2})-(\\d{2})(?:T(\\d{2}):(\\d{2}):(\\d{2}))?$',
+                      parentSchema: schema37.properties.to,
+                      data: data1,
+                    },
+                  ]
+                  return false
+                }
+              } else {
+                validate36.errors = [
+                  {
+                    instancePath: instancePath + '/to',
+                    schemaPath: '#/properties/to/type',
+                    keyword: 'type',
+                    params: { type: 'string' },
+                    message: 'must be string',
+                    schema: schema37.properties.to.type,
+                    parentSchema: schema37.properties.to,
+                    data: data1,
+                  },
+                ]
+                return false
+              }
             }
             var valid0 = _errs4 === errors
           } else {
             var valid0 = true
+          }
+          if (valid0) {
+            if (data.dimension !== undefined) {
+              let data2 = data.dimension
+              const _errs6 = errors
+              if (typeof data2 !== 'string') {
+                validate36.errors = [
+                  {
+                    instancePath: instancePath + '/dimension',
+                    schemaPath: '#/properties/dimension/type',
+                    keyword: 'type',
+                    params: { type: 'string' },
+                    message: 'must be string',
+                    schema: schema37.properties.dimension.type,
+                    parentSchema: schema37.properties.dimension,
+                    data: data2,
+                  },
+                ]
+                return false
+              }
+              if (!(data2 === 'system' || data2 === 'geo')) {
+                validate36.errors = [
+                  {
+                    instancePath: instancePath + '/dimension',
+                    schemaPath: '#/properties/dimension/enum',
+                    keyword: 'enum',
+                    params: { allowedValues: schema37.properties.dimension.enum },
+                    message: 'must be equal to one of the allowed values',
+                    schema: schema37.properties.dimension.enum,
+                    parentSchema: schema37.properties.dimension,
+                    data: data2,
+                  },
+                ]
+                return false
+              }
+              var valid0 = _errs6 === errors
+            } else {
+              var valid0 = true
+            }
+            if (valid0) {
+              if (data.result !== undefined) {
+                let data3 = data.result
+                const _errs8 = errors
+                if (typeof data3 !== 'string') {
+                  validate36.errors = [
+                    {
+                      instancePath: instancePath + '/result',
+                      schemaPath: '#/properties/result/type',
+                      keyword: 'type',
+                      params: { type: 'string' },
+                      message: 'must be string',
+                      schema: schema37.properties.result.type,
+                      parentSchema: schema37.properties.result,
+                      data: data3,
+                    },
+                  ]
+                  return false
+                }
+                if (!(data3 === 'traffic' || data3 === 'activities')) {
+                  validate36.errors = [
+                    {
+                      instancePath: instancePath + '/result',
+                      schemaPath: '#/properties/result/enum',
+                      keyword: 'enum',
+                      params: { allowedValues: schema37.properties.result.enum },
+                      message: 'must be equal to one of the allowed values',
+                      schema: schema37.properties.result.enum,
+                      parentSchema: schema37.properties.result,
+                      data: data3,
+                    },
+                  ]
+                  return false
+                }
+                var valid0 = _errs8 === errors
+              } else {
+                var valid0 = true
+              }
+              if (valid0) {
+                if (data.dateGranularity !== undefined) {
+                  let data4 = data.dateGranularity
+                  const _errs10 = errors
+                  if (typeof data4 !== 'string') {
+                    validate36.errors = [
+                      {
+                        instancePath: instancePath + '/dateGranularity',
+                        schemaPath: '#/properties/dateGranularity/type',
+                        keyword: 'type',
+                        params: { type: 'string' },
+                        message: 'must be string',
+                        schema: schema37.properties.dateGranularity.type,
+                        parentSchema: schema37.properties.dateGranularity,
+                        data: data4,
+                      },
+                    ]
+                    return false
+                  }
+                  if (!(data4 === 'DAYS' || data4 === 'WEEKS' || data4 === 'MONTHS' || data4 === 'YEARS')) {
+                    validate36.errors = [
+                      {
+                        instancePath: instancePath + '/dateGranularity',
+                        schemaPath: '#/properties/dateGranularity/enum',
+                        keyword: 'enum',
+                        params: { allowedValues: schema37.properties.dateGranularity.enum },
+                        message: 'must be equal to one of the allowed values',
+                        schema: schema37.properties.dateGranularity.enum,
+                        parentSchema: schema37.properties.dateGranularity,
+                        data: data4,
+                      },
+                    ]
+                    return false
+                  }
+                  var valid0 = _errs10 === errors
+                } else {
+                  var valid0 = true
+                }
+              }
+            }
           }
         }
       }
@@ -20585,5 +21006,205 @@ function validate36(data, { instancePath = '', parentData, parentDataProperty, r
     }
   }
   validate36.errors = vErrors
+  return errors === 0
+}
+export const v_22bd0310 = validate37
+const schema38 = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    site_name: {
+      type: 'string',
+      minLength: 4,
+      maxLength: 45,
+      pattern: '^[A-Za-z0-9_-]+$',
+      description: '4 to 45 letters, digits, "-" or "_"',
+    },
+    target: {
+      type: 'string',
+      enum: [
+        'DASHBOARD',
+        'STATS',
+        'EDITOR',
+        'SITE_OVERVIEW',
+        'SITE_SEO_OVERVIEW',
+        'STORE_MANAGEMENT',
+        'RESET_SITE',
+        'RESET_BASIC',
+        'SWITCH_TEMPLATE',
+        'SWITCH_TEMPLATE_WITH_AI',
+      ],
+      description:
+        "where the link lands; default DASHBOARD; STATS needs site_name; today's Duda targets of one site (EDITOR and the others) land where STATS does and need site_name too",
+    },
+  },
+}
+function validate37(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
+  let vErrors = null
+  let errors = 0
+  if (errors === 0) {
+    if (data && typeof data == 'object' && !Array.isArray(data)) {
+      const _errs1 = errors
+      for (const key0 in data) {
+        if (!(key0 === 'site_name' || key0 === 'target')) {
+          validate37.errors = [
+            {
+              instancePath,
+              schemaPath: '#/additionalProperties',
+              keyword: 'additionalProperties',
+              params: { additionalProperty: key0 },
+              message: 'must NOT have additional properties',
+              schema: false,
+              parentSchema: schema38,
+              data,
+            },
+          ]
+          return false
+          break
+        }
+      }
+      if (_errs1 === errors) {
+        if (data.site_name !== undefined) {
+          let data0 = data.site_name
+          const _errs2 = errors
+          if (errors === _errs2) {
+            if (typeof data0 === 'string') {
+              if (func2(data0) > 45) {
+                validate37.errors = [
+                  {
+                    instancePath: instancePath + '/site_name',
+                    schemaPath: '#/properties/site_name/maxLength',
+                    keyword: 'maxLength',
+                    params: { limit: 45 },
+                    message: 'must NOT have more than 45 characters',
+                    schema: 45,
+                    parentSchema: schema38.properties.site_name,
+                    data: data0,
+                  },
+                ]
+                return false
+              } else {
+                if (func2(data0) < 4) {
+                  validate37.errors = [
+                    {
+                      instancePath: instancePath + '/site_name',
+                      schemaPath: '#/properties/site_name/minLength',
+                      keyword: 'minLength',
+                      params: { limit: 4 },
+                      message: 'must NOT have fewer than 4 characters',
+                      schema: 4,
+                      parentSchema: schema38.properties.site_name,
+                      data: data0,
+                    },
+                  ]
+                  return false
+                } else {
+                  if (!pattern5.test(data0)) {
+                    validate37.errors = [
+                      {
+                        instancePath: instancePath + '/site_name',
+                        schemaPath: '#/properties/site_name/pattern',
+                        keyword: 'pattern',
+                        params: { pattern: '^[A-Za-z0-9_-]+$' },
+                        message: 'must match pattern "' + '^[A-Za-z0-9_-]+$' + '"',
+                        schema: '^[A-Za-z0-9_-]+$',
+                        parentSchema: schema38.properties.site_name,
+                        data: data0,
+                      },
+                    ]
+                    return false
+                  }
+                }
+              }
+            } else {
+              validate37.errors = [
+                {
+                  instancePath: instancePath + '/site_name',
+                  schemaPath: '#/properties/site_name/type',
+                  keyword: 'type',
+                  params: { type: 'string' },
+                  message: 'must be string',
+                  schema: schema38.properties.site_name.type,
+                  parentSchema: schema38.properties.site_name,
+                  data: data0,
+                },
+              ]
+              return false
+            }
+          }
+          var valid0 = _errs2 === errors
+        } else {
+          var valid0 = true
+        }
+        if (valid0) {
+          if (data.target !== undefined) {
+            let data1 = data.target
+            const _errs4 = errors
+            if (typeof data1 !== 'string') {
+              validate37.errors = [
+                {
+                  instancePath: instancePath + '/target',
+                  schemaPath: '#/properties/target/type',
+                  keyword: 'type',
+                  params: { type: 'string' },
+                  message: 'must be string',
+                  schema: schema38.properties.target.type,
+                  parentSchema: schema38.properties.target,
+                  data: data1,
+                },
+              ]
+              return false
+            }
+            if (
+              !(
+                data1 === 'DASHBOARD' ||
+                data1 === 'STATS' ||
+                data1 === 'EDITOR' ||
+                data1 === 'SITE_OVERVIEW' ||
+                data1 === 'SITE_SEO_OVERVIEW' ||
+                data1 === 'STORE_MANAGEMENT' ||
+                data1 === 'RESET_SITE' ||
+                data1 === 'RESET_BASIC' ||
+                data1 === 'SWITCH_TEMPLATE' ||
+                data1 === 'SWITCH_TEMPLATE_WITH_AI'
+              )
+            ) {
+              validate37.errors = [
+                {
+                  instancePath: instancePath + '/target',
+                  schemaPath: '#/properties/target/enum',
+                  keyword: 'enum',
+                  params: { allowedValues: schema38.properties.target.enum },
+                  message: 'must be equal to one of the allowed values',
+                  schema: schema38.properties.target.enum,
+                  parentSchema: schema38.properties.target,
+                  data: data1,
+                },
+              ]
+              return false
+            }
+            var valid0 = _errs4 === errors
+          } else {
+            var valid0 = true
+          }
+        }
+      }
+    } else {
+      validate37.errors = [
+        {
+          instancePath,
+          schemaPath: '#/type',
+          keyword: 'type',
+          params: { type: 'object' },
+          message: 'must be object',
+          schema: schema38.type,
+          parentSchema: schema38,
+          data,
+        },
+      ]
+      return false
+    }
+  }
+  validate37.errors = vErrors
   return errors === 0
 }
