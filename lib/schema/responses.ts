@@ -150,7 +150,11 @@ export const analyticsRowSchema = {
 export const analyticsBucketSchema = {
   ...closedObject(
     {
-      date: { type: 'string', format: 'date', description: 'the first day of the period the bucket covers' },
+      date: {
+        type: 'string',
+        pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$',
+        description: 'the first day (YYYY-MM-DD) of the period the bucket covers',
+      },
       data: {
         oneOf: [trafficMetricsSchema, activityMetricsSchema, { type: 'array', items: analyticsRowSchema }],
         description: "what Get Site Analytics answers for the bucket's days",
