@@ -19,6 +19,7 @@ const { PERMISSION_NAMES } = await import('../lib/schema/duda-accounts.js')
 const { FakeClock, siteBody } = await import('./helpers/api.js')
 const { checkedFetch } = await import('./helpers/openapi-check.js')
 const { STORES, basic } = await import('./helpers/testing.js')
+const { createControls } = await import('../lib/testing/index.js')
 
 const ALICE = { user: 'alice', password: 'alice-pw', partner: true }
 const BOB = { user: 'bob', password: 'bob-pw', partner: false }
@@ -174,6 +175,29 @@ for (const kind of STORES) {
       await duda.accounts.permissions.grantSiteAccess({ account_name: 'ada', site_name: s3, permissions: ['EDIT'] })
       t.equal((await spec('POST', `/accounts/revoke-access/ada/sites/${s3}`)).status, 204)
       t.strictSame(await duda.accounts.permissions.get({ account_name: 'ada', site_name: s3 }), { permissions: [] })
+    })
+
+    await t.test("a snapshot keeps a grant's permissions, and seeding it gives them back", async (t) => {
+      await duda.accounts.permissions.grantSiteAccess({ account_name: 'ada', site_name: s3, permissions: ['BLOG'] })
+      const controls = createControls(engine)
+      const snap = await controls.snapshot()
+      const grants = (snap.grants ?? []).filter((g) => g.account_name === 'ada')
+      t.strictSame(
+        grants.map((g) => [g.site_name, g.permissions]),
+        [
+          [s3, ['BLOG']],
+          [s2, undefined],
+        ],
+        'sorted by site; every permission: no list, else the list',
+      )
+      await controls.reset()
+      t.equal((await spec('GET', '/accounts/ada')).body.error_code, 'ResourceNotExist', 'reset')
+      await controls.seed(snap)
+      t.strictSame(await duda.accounts.permissions.get({ account_name: 'ada', site_name: s3 }), {
+        permissions: ['BLOG'],
+      })
+      t.strictSame(await duda.accounts.permissions.get({ account_name: 'ada', site_name: s2 }), { permissions: ALL })
+      await duda.accounts.permissions.removeSiteAccess({ account_name: 'ada', site_name: s3 })
     })
 
     await t.test('authentication.getSSOLink with site_name and target', async (t) => {
