@@ -324,6 +324,13 @@ for (const kind of STORES) {
       t.ok(Array.isArray(geo[0]!.data), 'with a dimension, each bucket holds the rows')
       const bad = await failure(duda.reporting.analytics.get({ site_name: s2, date_granularity: 'HOURS' as 'DAYS' }))
       t.strictSame([bad.status, bad.error_code], [400, 'InvalidInput'], 'an unknown granularity')
+      const long = { from: '2022-01-01', to: '2024-09-26', dateGranularity: 'DAYS' as const }
+      t.equal(((await alice.siteAnalytics(s2, long)) as unknown[]).length, 1000, '1000 day buckets is the most')
+      await t.rejects(
+        alice.siteAnalytics(s2, { ...long, to: '2024-09-27' }),
+        { error_code: 'InvalidInput' } as unknown as Error,
+        'one more is InvalidInput',
+      )
     })
 
     await t.test('a granularity call counts once toward the daily limit', async (t) => {
