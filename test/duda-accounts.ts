@@ -10,7 +10,7 @@
  * answer under /api is checked against the OpenAPI document.
  */
 import { Duda } from '@dudadev/partner-api'
-import { DUDA_HOST, startDudaServer, trustedProcess } from './helpers/duda-accounts-server.js'
+import { DUDA_HOST, PortRefused, startDudaServer, trustedProcess } from './helpers/duda-accounts-server.js'
 
 const tls = await trustedProcess()
 const { default: t } = await import('tap')
@@ -45,11 +45,18 @@ for (const kind of STORES) {
     const engine = createEngine({ store: kind.make(t), now: clock.now })
     await engine.addMasterAccount(ALICE)
     await engine.addMasterAccount(BOB)
-    const server = await startDudaServer(engine, tls)
+    const server = await startDudaServer(engine, tls).catch((error: unknown) => {
+      if (error instanceof PortRefused) return undefined
+      throw error
+    })
     t.teardown(async () => {
-      await server.close()
+      await server?.close()
       await engine.close()
     })
+    if (server === undefined) {
+      t.pass('skipped', { skip: `the client only speaks HTTPS on port 443, and ${new PortRefused().message}` })
+      return
+    }
     const duda = new Duda({ user: ALICE.user, pass: ALICE.password, env: DUDA_HOST })
     const alice = engine.as(ALICE.user)
     /** A call on the spec's paths, its answer checked against the document. */

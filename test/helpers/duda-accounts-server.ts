@@ -81,6 +81,16 @@ export interface DudaServer {
   close(): Promise<void>
 }
 
+/** This process may not listen on port 443 (not root, no CAP_NET_BIND_SERVICE). */
+export class PortRefused extends Error {
+  constructor() {
+    super(
+      'port 443 is refused to this process: run as root, grant node CAP_NET_BIND_SERVICE, or lower net.ipv4.ip_unprivileged_port_start',
+    )
+    this.name = 'PortRefused'
+  }
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /**
@@ -140,6 +150,7 @@ export async function startDudaServer(engine: Engine, tls: TestTls): Promise<Dud
       })
     })
     if (error === undefined) break
+    if (error.code === 'EACCES') throw new PortRefused()
     if (error.code !== 'EADDRINUSE' || attempt >= 40) throw error
     await sleep(Math.min(2000, 100 * 2 ** attempt) + Math.random() * 100)
   }
