@@ -62,8 +62,8 @@ return 1
  * KEYS: account, site, account grants, site grants, account grant
  * permissions. ARGV: owner, account name, site name, 'grant' | 'revoke',
  * the permissions as JSON ('' for every permission). Returns 'ok',
- * 'no-account' or 'no-site'. A grant always rewrites its permissions, so a
- * permissions field left by a site deleted since is never read as current.
+ * 'no-account' or 'no-site'. Delete Site and Delete Account remove the
+ * permissions with the grant.
  */
 export const GRANT = lua(`
 if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then return 'no-account' end
