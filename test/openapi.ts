@@ -309,7 +309,11 @@ export async function readAll(): Promise<string[]> {
   for (const row of await call('get', '/analytics/sites/withmosttraffic')) out.push(row.site_name, String(row.data.VISITS))
   const analytics = await call('get', '/analytics/site/{site_name}')
   if (Array.isArray(analytics)) {
-    for (const row of analytics) out.push('browser' in row.dimension ? row.dimension.browser : row.dimension.country)
+    for (const row of analytics) {
+      // With today's Duda dateGranularity the answer is buckets, each of a date and what the period answers.
+      if ('date' in row) out.push(row.date)
+      else out.push('browser' in row.dimension ? row.dimension.browser : row.dimension.country)
+    }
   } else if ('VISITS' in analytics) {
     out.push(String(analytics.UNIQUE_VISITORS + analytics.PAGE_VIEWS))
   } else {

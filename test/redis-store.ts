@@ -64,6 +64,26 @@ if (admin && REDIS_URL) {
     )
   })
 
+  t.test("a grant's permissions leave no key behind when its site or account goes", async (t) => {
+    const pa = randomPrefix()
+    const a = fresh(pa)
+    t.teardown(() => a.close())
+    await a.createAccount(accountRecord('acc', 'alice'))
+    for (const site of ['s1', 's2']) {
+      await a.createSite(siteRecord(site, 'alice'))
+      t.equal(await a.grantAccess('alice', 'acc', site, ['EDIT']), 'ok')
+    }
+    const perms = () => keysUnder(admin, `${pa}gperm:`)
+    t.equal((await perms()).length, 1, 'one permissions hash per account')
+    await a.deleteSite('alice', 's1')
+    await a.deleteSite('alice', 's2')
+    t.strictSame(await perms(), [], 'deleting the sites empties it')
+    await a.createSite(siteRecord('s1', 'alice'))
+    await a.grantAccess('alice', 'acc', 's1', ['SEO'])
+    await a.deleteAccount('alice', 'acc')
+    t.strictSame(await perms(), [], 'deleting the account removes it')
+  })
+
   t.test('two clients race on one Redis: one winner per name, one charge', async (t) => {
     const prefix = randomPrefix()
     const stores = [fresh(prefix), new RedisStore({ url, prefix })]

@@ -27,7 +27,7 @@ const ACCOUNT_NAME = new RegExp(accountNameSchema.pattern)
 const SITE_NAME = new RegExp(siteNameSchema.pattern)
 
 /** Grant and revoke take names from the path; a malformed one is InvalidInput, not a lookup. */
-function checkNames(account_name: string, site_name: string): void {
+export function checkNames(account_name: string, site_name: string): void {
   if (account_name.length > accountNameSchema.maxLength || !ACCOUNT_NAME.test(account_name)) {
     throw invalidInput(`account_name must be ${accountNameSchema.description}`)
   }
@@ -40,7 +40,8 @@ function checkNames(account_name: string, site_name: string): void {
   }
 }
 
-function grantError(outcome: GrantOutcome, account_name: string, site_name: string): void {
+/** ResourceNotExist naming the account or site a grant could not find. */
+export function grantError(outcome: GrantOutcome, account_name: string, site_name: string): void {
   if (outcome === 'no-account') throw notExist(`account ${account_name} does not exist`)
   if (outcome === 'no-site') throw notExist(`site ${site_name} does not exist`)
 }
@@ -48,7 +49,7 @@ function grantError(outcome: GrantOutcome, account_name: string, site_name: stri
 /** Create Account; names are unique across all master accounts. */
 export async function createAccount(ctx: CallContext, body: CreateAccountBody): Promise<void> {
   requirePartner(ctx)
-  const input = validateCreateAccount(body)
+  const { account_type: _kind, ...input } = validateCreateAccount(body)
   const created = await ctx.store.createAccount({
     ...input,
     owner: ctx.caller.user,

@@ -20,6 +20,7 @@ import {
   type MostTrafficRow,
   type TrafficMetrics,
 } from '../../types/index.js'
+import type { FromSchema } from 'json-schema-to-ts'
 import { ServiceError, invalidInput } from '../errors.js'
 import {
   type MostTrafficQuery,
@@ -35,8 +36,10 @@ import type {
   TrafficTotals,
   VisitEvent,
 } from '../store/contract.js'
+import type { analyticsBucketSchema } from '../schema/responses.js'
 import type { CallContext, EngineContext } from './context.js'
 import { DAY_MS, formatDay, resolvePeriod, secondsToNextUtcDay, startOfDay, utc } from './dates.js'
+import { bucketsOf } from './granularity.js'
 import { buildOnFirstVisit } from './lifecycle.js'
 import { ownSite, siteNotFound } from './own-site.js'
 import { UNKNOWN, systemOf, userAgentParserReady, type SystemInfo } from './user-agent.js'
@@ -239,6 +242,9 @@ function shape<T, M>(
 const ZERO_TRAFFIC: TrafficTotals = { visits: 0, page_views: 0, unique_visitors: 0 }
 const ZERO_ACTIVITIES: ActivityTotals = { click_to_call: 0, click_to_map: 0, click_to_email: 0, form_submit: 0 }
 
+/** One bucket of Get Site Analytics with `dateGranularity`. */
+type AnalyticsBucket = FromSchema<typeof analyticsBucketSchema>
+
 /**
  * Get Site Analytics: traffic (default) or activities of one of the caller's
  * sites over the period, as one metrics object or, with a dimension, rows.
@@ -247,13 +253,21 @@ export async function siteAnalytics(
   ctx: CallContext,
   site_name: string,
   query: SiteAnalyticsQuery = {},
-): Promise<TrafficMetrics | ActivityMetrics | AnalyticsRow[]> {
+): Promise<TrafficMetrics | ActivityMetrics | AnalyticsRow[] | AnalyticsBucket[]> {
   const q = validateSiteAnalyticsQuery(definedEntries(query))
   const now = ctx.now()
   const { from, to } = periodDays(q, now)
+  const buckets = q.dateGranularity === undefined ? undefined : bucketsOf(from, to, q.dateGranularity)
   const site = await ownSite(ctx, site_name)
   await countCall(ctx, 'siteAnalytics', 'Get Site Analytics', now)
-  return readSiteAnalytics(ctx, site.site_name, from, to, q.result ?? 'traffic', q.dimension)
+  const result = q.result ?? 'traffic'
+  if (buckets === undefined) return readSiteAnalytics(ctx, site.site_name, from, to, result, q.dimension)
+  const answer: AnalyticsBucket[] = []
+  for (const bucket of buckets) {
+    const data = await readSiteAnalytics(ctx, site.site_name, bucket.from, bucket.to, result, q.dimension)
+    answer.push({ date: bucket.from, data })
+  }
+  return answer
 }
 
 /** The metrics of a result kind. */

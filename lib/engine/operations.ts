@@ -28,6 +28,7 @@ import {
 import { ssoLinkQuerySchema, ssoLinkSchema } from '../schema/sso.js'
 import * as accounts from './accounts.js'
 import * as analytics from './analytics.js'
+import { DUDA_ACCOUNT_OPERATIONS } from './duda-accounts-operations.js'
 import * as lifecycle from './lifecycle.js'
 import { DUDA_SITE_OPERATIONS } from './duda-sites-operations.js'
 import { operation } from './operation.js'
@@ -266,4 +267,6 @@ export const OPERATIONS = {
     errors: ['DailyLimitExceeded', 'ResourceNotExist'],
     run: analytics.siteAnalytics,
   }),
+  // Today's Duda API: accounts, permissions and sign-in links (after the spec's paths they could shadow).
+  ...DUDA_ACCOUNT_OPERATIONS,
 }

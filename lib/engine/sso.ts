@@ -68,8 +68,10 @@ export async function ssoLink(
   requirePartner(ctx)
   const base = dashboardBase(dashboardUrl)
   const q = validateSsoLinkQuery(query)
-  const target: SsoTarget = q.target ?? 'DASHBOARD'
-  if (target === 'STATS' && q.site_name === undefined) throw invalidInput('site_name is required when target is STATS')
+  // Duda's other targets open one site (its editor, overview...): here that is the site's page, as STATS.
+  const target: SsoTarget = (q.target ?? 'DASHBOARD') === 'DASHBOARD' ? 'DASHBOARD' : 'STATS'
+  if (target === 'STATS' && q.site_name === undefined)
+    throw invalidInput(`site_name is required when target is ${q.target as string}`)
   const account = await ownAccount(ctx, account_name)
   const grant: SsoGrant = {
     account_name: account.account_name,
@@ -89,6 +91,34 @@ export async function ssoLink(
   const now = ctx.now().getTime()
   await ctx.store.issueSsoToken(digestOf(token), { ...grant, expires_at: now + TOKEN_TTL_MS }, now)
   return { url: `${base}/sso?token=${token}` }
+}
+
+/** A welcome or reset-password link lives 7 days on the engine clock. */
+export const ACCOUNT_LINK_TTL_MS = 7 * 24 * 3_600_000
+
+/**
+ * The welcome and reset-password links of today's Duda API. Sub-accounts
+ * have no passwords here, so both are a single-use sign-in link to the
+ * account's dashboard, kept like an SSO token but valid for 7 days.
+ */
+export async function accountLink(
+  ctx: CallContext,
+  account_name: string,
+  dashboardUrl = '/dashboard',
+): Promise<{ reset_url: string }> {
+  requirePartner(ctx)
+  const base = dashboardBase(dashboardUrl)
+  const account = await ownAccount(ctx, account_name)
+  const token = newSecret()
+  const now = ctx.now().getTime()
+  const grant: SsoGrant = {
+    account_name: account.account_name,
+    owner: account.owner,
+    incarnation: incarnationOf(account),
+    target: 'DASHBOARD',
+  }
+  await ctx.store.issueSsoToken(digestOf(token), { ...grant, expires_at: now + ACCOUNT_LINK_TTL_MS }, now)
+  return { reset_url: `${base}/sso?token=${token}` }
 }
 
 /** Where a redeemed link lands, and the session it opened. */

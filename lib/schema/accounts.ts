@@ -45,7 +45,21 @@ export const accountFields = {
   email: emailSchema,
 } as const
 
-export const createAccountSchema = closedObject({ ...accountFields, lang: langSchema }, ['account_name'])
+/**
+ * The kind of account, as today's Duda API names it. Accepted and checked on
+ * Create Account, not kept: every sub-account here is a customer (mobisite
+ * has no staff accounts), and Retrieve Account answers the spec's fields.
+ */
+export const accountTypeSchema = {
+  type: 'string',
+  enum: ['CUSTOMER', 'STAFF'],
+  description: 'the kind of account (accepted, not kept: every sub-account is a customer)',
+} as const
+
+export const createAccountSchema = closedObject(
+  { ...accountFields, lang: langSchema, account_type: accountTypeSchema },
+  ['account_name'],
+)
 
 export const updateAccountSchema = {
   type: 'object',

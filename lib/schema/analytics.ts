@@ -23,6 +23,12 @@ export const siteAnalyticsQuerySchema = closedObject({
     default: 'traffic',
     description: 'visitor figures or activity counts',
   },
+  dateGranularity: {
+    type: 'string',
+    enum: ['DAYS', 'WEEKS', 'MONTHS', 'YEARS'],
+    description:
+      "today's Duda API: the figures per UTC day, ISO week, month or year of the period, each bucket clipped to it (one call toward the daily limit)",
+  },
 })
 
 export const mostTrafficQuerySchema = closedObject({ from: date, to: date })

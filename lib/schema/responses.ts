@@ -146,8 +146,33 @@ export const analyticsRowSchema = {
 } as const
 
 /** Get Site Analytics: totals without a dimension, rows with one. */
+/** One bucket of Get Site Analytics with `dateGranularity` (today's Duda API). */
+export const analyticsBucketSchema = {
+  ...closedObject(
+    {
+      date: {
+        type: 'string',
+        pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$',
+        description: 'the first day (YYYY-MM-DD) of the period the bucket covers',
+      },
+      data: {
+        oneOf: [trafficMetricsSchema, activityMetricsSchema, { type: 'array', items: analyticsRowSchema }],
+        description: "what Get Site Analytics answers for the bucket's days",
+      },
+    },
+    ['date', 'data'],
+  ),
+  description: 'One bucket of Get Site Analytics with `dateGranularity`.',
+} as const
+
 export const siteAnalyticsSchema = {
-  oneOf: [trafficMetricsSchema, activityMetricsSchema, { type: 'array', items: analyticsRowSchema }],
+  oneOf: [
+    trafficMetricsSchema,
+    activityMetricsSchema,
+    { type: 'array', items: analyticsRowSchema },
+    // At least one bucket, so an empty answer is only ever the rows of a dimension.
+    { type: 'array', minItems: 1, items: analyticsBucketSchema },
+  ],
 } as const
 
 /** The public type MostTrafficRow. */

@@ -8,6 +8,7 @@ import { accountNameSchema, createAccountSchema } from './accounts.js'
 import { activitySchema, adminDateSchema, text, visitSchema, type ActivityBody, type VisitBody } from './admin.js'
 import { siteDataSchema, siteNameSchema } from './sites.js'
 import { compile } from './validate.js'
+import { permissionListSchema } from './duda-accounts.js'
 import { closedObject } from './closed-object.js'
 
 const count = { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER } as const
@@ -63,7 +64,7 @@ export const seedAccountSchema = closedObject(
 )
 
 export const seedGrantSchema = closedObject(
-  { owner: text(200), account_name: accountNameSchema, site_name: siteNameSchema },
+  { owner: text(200), account_name: accountNameSchema, site_name: siteNameSchema, permissions: permissionListSchema },
   ['owner', 'account_name', 'site_name'],
 )
 

@@ -10,8 +10,20 @@ export const ssoLinkQuerySchema = closedObject({
   site_name: siteNameSchema,
   target: {
     type: 'string',
-    enum: ['DASHBOARD', 'STATS'],
-    description: 'where the link lands; default DASHBOARD; STATS needs site_name',
+    enum: [
+      'DASHBOARD',
+      'STATS',
+      'EDITOR',
+      'SITE_OVERVIEW',
+      'SITE_SEO_OVERVIEW',
+      'STORE_MANAGEMENT',
+      'RESET_SITE',
+      'RESET_BASIC',
+      'SWITCH_TEMPLATE',
+      'SWITCH_TEMPLATE_WITH_AI',
+    ],
+    description:
+      "where the link lands; default DASHBOARD; STATS needs site_name; today's Duda targets of one site (EDITOR and the others) land where STATS does and need site_name too",
   },
 })
 

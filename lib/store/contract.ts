@@ -145,6 +145,13 @@ export interface BillingRecord {
 /** Result of {@link Store.grantAccess} and {@link Store.revokeAccess}. */
 export type GrantOutcome = 'ok' | 'no-account' | 'no-site'
 
+/**
+ * Result of {@link Store.getGrant}: the grant's permissions (`null`: every
+ * permission, as a grant made by Grant Access holds), `'no-grant'` when the
+ * owner's account and site exist but are not granted, else why not.
+ */
+export type GrantLookup = { permissions: string[] | null } | 'no-grant' | 'no-account' | 'no-site'
+
 /** Result of {@link Store.incrementWithinLimit}. */
 export interface LimitOutcome {
   /** True when the call fits within the limit and was counted. */
@@ -295,7 +302,8 @@ export interface StateDump {
   masters: MasterRecord[]
   sites: SiteRecord[]
   accounts: AccountRecord[]
-  grants: { account_name: string; site_name: string }[]
+  /** `permissions` absent: the grant holds every permission (made by Grant Access). */
+  grants: { account_name: string; site_name: string; permissions?: string[] }[]
   billing: LedgerDump[]
   analytics: AnalyticsDayDump[]
 }
@@ -385,8 +393,15 @@ export interface Store {
   updateAccount(owner: string, account_name: string, patch: AccountPatch): Promise<boolean>
   /** Deletes the owner's account and its grants. False when not found. */
   deleteAccount(owner: string, account_name: string): Promise<boolean>
-  /** Grants when both the account and the site exist and are the owner's; idempotent. */
-  grantAccess(owner: string, account_name: string, site_name: string): Promise<GrantOutcome>
+  /**
+   * Grants when both the account and the site exist and are the owner's;
+   * idempotent. `permissions` (today's Duda API) replaces the grant's
+   * permissions; without it the grant holds every permission, whatever it
+   * held before. The permission list is kept as given (the engine normalises it).
+   */
+  grantAccess(owner: string, account_name: string, site_name: string, permissions?: string[]): Promise<GrantOutcome>
+  /** The permissions of one grant of the owner's, under the same checks as grantAccess. */
+  getGrant(owner: string, account_name: string, site_name: string): Promise<GrantLookup>
   /** Revokes under the same checks; revoking a missing grant is 'ok'. */
   revokeAccess(owner: string, account_name: string, site_name: string): Promise<GrantOutcome>
   /** Sites granted to the owner's account, sorted; undefined when the account is not the owner's. */

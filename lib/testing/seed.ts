@@ -21,7 +21,8 @@ export interface SeedBody {
   masters?: ({ user: string; partner?: boolean } & ({ password: string } | { password_hash: string }))[]
   sites?: Record<string, unknown>[]
   accounts?: Record<string, unknown>[]
-  grants?: { owner: string; account_name: string; site_name: string }[]
+  /** `permissions` absent: every permission (a Grant Access grant). */
+  grants?: { owner: string; account_name: string; site_name: string; permissions?: string[] }[]
   visits?: Record<string, unknown>[]
   activities?: Record<string, unknown>[]
   billing?: {
@@ -253,7 +254,11 @@ export async function seed(engine: Engine, ctx: EngineContext, body: unknown): P
     const siteOwner = seededSites.get(g.site_name) ?? (await ctx.store.getSite(g.site_name))?.owner
     if (accountOwner !== g.owner) problems.list.push(`grants[${i}]: ${g.owner} has no account ${g.account_name}`)
     if (siteOwner !== g.owner) problems.list.push(`grants[${i}]: ${g.owner} has no site ${g.site_name}`)
-    dump.grants.push({ account_name: g.account_name, site_name: g.site_name })
+    dump.grants.push(
+      g.permissions === undefined
+        ? { account_name: g.account_name, site_name: g.site_name }
+        : { account_name: g.account_name, site_name: g.site_name, permissions: [...g.permissions] },
+    )
   }
   entries.billing.forEach((l, i) => {
     const charges = (l.charges ?? []).map((c, j) => ({

@@ -7,7 +7,7 @@ import type { GrantOutcome } from '../contract.js'
 import type { AccountOps } from '../shared/composed-store.js'
 import { foldName } from '../shared/name-fold.js'
 import { accountPatchEntries } from '../shared/patch-checks.js'
-import { type MemoryData, setOf } from './data.js'
+import { grantKey, type MemoryData, setOf } from './data.js'
 import { applyPatch, copy } from './records.js'
 
 /** The master, account, grant and limit methods of the Store contract, in memory. */
@@ -67,18 +67,32 @@ export function memoryAccounts(data: MemoryData): AccountOps {
       if (data.ownedAccount(owner, account_name) === undefined) return false
       data.accounts.delete(account_name)
       data.accountFolds.delete(foldName(account_name))
-      for (const site of data.grantsByAccount.get(account_name) ?? []) data.grantsBySite.get(site)?.delete(account_name)
+      for (const site of data.grantsByAccount.get(account_name) ?? []) {
+        data.grantsBySite.get(site)?.delete(account_name)
+        data.grantPermissions.delete(grantKey(account_name, site))
+      }
       data.grantsByAccount.delete(account_name)
       return true
     },
 
-    async grantAccess(owner, account_name, site_name) {
+    async grantAccess(owner, account_name, site_name, permissions) {
       data.ensureOpen()
       const outcome = checkGrant(owner, account_name, site_name)
       if (outcome !== 'ok') return outcome
       setOf(data.grantsByAccount, account_name).add(site_name)
       setOf(data.grantsBySite, site_name).add(account_name)
+      if (permissions === undefined) data.grantPermissions.delete(grantKey(account_name, site_name))
+      else data.grantPermissions.set(grantKey(account_name, site_name), [...permissions])
       return 'ok'
+    },
+
+    async getGrant(owner, account_name, site_name) {
+      data.ensureOpen()
+      const outcome = checkGrant(owner, account_name, site_name)
+      if (outcome !== 'ok') return outcome
+      if (!data.grantsByAccount.get(account_name)?.has(site_name)) return 'no-grant'
+      const permissions = data.grantPermissions.get(grantKey(account_name, site_name))
+      return { permissions: permissions === undefined ? null : [...permissions] }
     },
 
     async revokeAccess(owner, account_name, site_name) {
@@ -87,6 +101,7 @@ export function memoryAccounts(data: MemoryData): AccountOps {
       if (outcome !== 'ok') return outcome
       data.grantsByAccount.get(account_name)?.delete(site_name)
       data.grantsBySite.get(site_name)?.delete(account_name)
+      data.grantPermissions.delete(grantKey(account_name, site_name))
       return 'ok'
     },
 

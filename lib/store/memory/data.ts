@@ -45,6 +45,8 @@ export class MemoryData {
   /** account_name → granted site names, and the reverse, so both deletes cascade without a scan. */
   readonly grantsByAccount = new Map<string, Set<string>>()
   readonly grantsBySite = new Map<string, Set<string>>()
+  /** {@link grantKey} → the grant's permissions; absent: every permission (a Grant Access grant). */
+  readonly grantPermissions = new Map<string, string[]>()
   readonly ledgers = new Map<string, BillingRecord>()
   readonly counters = new Map<string, Counter>()
   /** The latest `expiresAt` any counter call has passed; see incrementWithinLimit in memory/accounts.ts. */
@@ -71,6 +73,7 @@ export class MemoryData {
       this.accountFolds,
       this.grantsByAccount,
       this.grantsBySite,
+      this.grantPermissions,
       this.ledgers,
       this.counters,
     ]) {
@@ -125,4 +128,9 @@ export function setOf(map: Map<string, Set<string>>, key: string): Set<string> {
     map.set(key, set)
   }
   return set
+}
+
+/** The key of one grant in {@link MemoryData.grantPermissions}. */
+export function grantKey(account_name: string, site_name: string): string {
+  return JSON.stringify([account_name, site_name])
 }

@@ -6,7 +6,7 @@ import type { SiteRecord } from '../contract.js'
 import type { SiteOps } from '../shared/composed-store.js'
 import { foldName } from '../shared/name-fold.js'
 import { expectationEntries, sitePatchEntries } from '../shared/patch-checks.js'
-import { type MemoryData, type OwnerIndexes, setOf } from './data.js'
+import { grantKey, type MemoryData, type OwnerIndexes, setOf } from './data.js'
 import { applyPatch, copy, copySite, meets, shallowCopy } from './records.js'
 
 /** The site and billing methods of the Store contract, in memory. */
@@ -113,7 +113,10 @@ export function memorySites(data: MemoryData): SiteOps {
       idx.created.remove(site.created_at, site_name)
       idx.modified.remove(site.modified_at, site_name)
       if (site.external_uid !== undefined) removeExternalUid(idx, site.external_uid, site_name)
-      for (const account of data.grantsBySite.get(site_name) ?? []) data.grantsByAccount.get(account)?.delete(site_name)
+      for (const account of data.grantsBySite.get(site_name) ?? []) {
+        data.grantsByAccount.get(account)?.delete(site_name)
+        data.grantPermissions.delete(grantKey(account, site_name))
+      }
       data.grantsBySite.delete(site_name)
       // Earlier incarnations of the name were cancelled when they were deleted,
       // so only this incarnation's subscription can still be active.

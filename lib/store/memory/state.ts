@@ -7,7 +7,7 @@ import { StateConflictError } from '../contract.js'
 import type { AccountOps, SiteOps, StateOps } from '../shared/composed-store.js'
 import { checkDump } from '../shared/dump-checks.js'
 import { byText } from '../shared/order.js'
-import type { MemoryData } from './data.js'
+import { grantKey, type MemoryData } from './data.js'
 import { copy } from './records.js'
 
 /**
@@ -27,7 +27,14 @@ export function memoryState(data: MemoryData, parts: { sites: SiteOps; accounts:
       data.ensureOpen()
       const grants: StateDump['grants'] = []
       for (const [account_name, sites] of data.grantsByAccount)
-        for (const site_name of sites) grants.push({ account_name, site_name })
+        for (const site_name of sites) {
+          const permissions = data.grantPermissions.get(grantKey(account_name, site_name))
+          grants.push(
+            permissions === undefined
+              ? { account_name, site_name }
+              : { account_name, site_name, permissions: [...permissions] },
+          )
+        }
       return {
         masters: [...data.masters.values()].map(copy).sort(byText((r) => r.user)),
         sites: [...data.sites.values()].map(copy).sort(byText((r) => r.site_name)),
@@ -54,8 +61,8 @@ export function memoryState(data: MemoryData, parts: { sites: SiteOps; accounts:
       for (const master of dump.masters) data.masters.set(master.user, copy(master))
       for (const site of dump.sites) void parts.sites.createSite(site)
       for (const account of dump.accounts) void parts.accounts.createAccount(account)
-      for (const { account_name, site_name } of dump.grants)
-        void parts.accounts.grantAccess(siteOwners.get(site_name)!, account_name, site_name)
+      for (const { account_name, site_name, permissions } of dump.grants)
+        void parts.accounts.grantAccess(siteOwners.get(site_name)!, account_name, site_name, permissions)
       for (const { owner, charges, subscriptions } of dump.billing) {
         const ledger = data.ledgerOf(owner)
         ledger.charges.push(...copy(charges))

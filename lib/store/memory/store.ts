@@ -16,6 +16,7 @@ const READS: ReadonlySet<string> = new Set([
   'getMaster',
   'getAccount',
   'listGrants',
+  'getGrant',
   'getSite',
   'getSites',
   'findSiteByExternalUid',

@@ -32,6 +32,16 @@ export function pgAccounts(conn: PgConn): AccountOps {
     ),
     delete: statement(`DELETE FROM ${S}.accounts WHERE account_name = $2 AND owner = $1 RETURNING 1`),
     grant: statement(`SELECT ${S}.set_grant($1, $2, $3, $4) AS outcome`),
+    grantWith: statement(`SELECT ${S}.set_grant_permissions($1, $2, $3, $4) AS outcome`),
+    getGrant: statement(
+      `SELECT CASE WHEN a.owner IS DISTINCT FROM $1 THEN 'no-account'
+                   WHEN s.owner IS DISTINCT FROM $1 THEN 'no-site'
+                   WHEN g.account_name IS NULL THEN 'no-grant' ELSE 'ok' END AS outcome, g.permissions
+         FROM (SELECT 1) one
+         LEFT JOIN ${S}.accounts a ON a.account_name = $2
+         LEFT JOIN ${S}.sites s ON s.site_name = $3
+         LEFT JOIN ${S}.grants g ON g.account_name = $2 AND g.site_name = $3`,
+    ),
     listGrants: statement(
       `SELECT array(SELECT g.site_name FROM ${S}.grants g WHERE g.account_name = a.account_name) AS sites
            FROM ${S}.accounts a WHERE a.account_name = $2 AND a.owner = $1`,
@@ -87,8 +97,18 @@ export function pgAccounts(conn: PgConn): AccountOps {
       return rows.length === 1
     },
 
-    grantAccess(owner, account_name, site_name) {
-      return setGrant(owner, account_name, site_name, true)
+    async grantAccess(owner, account_name, site_name, permissions) {
+      const values = [owner, account_name, site_name, permissions === undefined ? null : JSON.stringify(permissions)]
+      const [row] = await conn.query<{ outcome: GrantOutcome }>(st.grantWith, values, 'write')
+      return row!.outcome
+    },
+
+    async getGrant(owner, account_name, site_name) {
+      const [row] = await conn.query<{ outcome: GrantOutcome | 'no-grant'; permissions: string[] | null }>(
+        st.getGrant,
+        [owner, account_name, site_name],
+      )
+      return row!.outcome === 'ok' ? { permissions: row!.permissions } : row!.outcome
     },
 
     revokeAccess(owner, account_name, site_name) {

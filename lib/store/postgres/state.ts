@@ -70,8 +70,12 @@ async function exportAll(c: PoolClient, S: string): Promise<StateDump> {
   const accounts = (
     await rows<{ rec: StateDump['accounts'][number] }>(`SELECT rec FROM ${S}.accounts ORDER BY account_name`)
   ).map((r) => r.rec)
-  const grants = await rows<{ account_name: string; site_name: string }>(
-    `SELECT account_name, site_name FROM ${S}.grants ORDER BY account_name, site_name`,
+  const grants = (
+    await rows<{ account_name: string; site_name: string; permissions: string[] | null }>(
+      `SELECT account_name, site_name, permissions FROM ${S}.grants ORDER BY account_name, site_name`,
+    )
+  ).map(({ account_name, site_name, permissions }): StateDump['grants'][number] =>
+    permissions === null ? { account_name, site_name } : { account_name, site_name, permissions },
   )
   const billing = new Map<string, StateDump['billing'][number]>()
   const ledger = (owner: string) => {
@@ -209,10 +213,10 @@ async function tryImport(c: PoolClient, S: string, dump: StateDump): Promise<str
   for (const a of dump.accounts)
     await c.query(`INSERT INTO ${S}.accounts (account_name, rec) VALUES ($1, $2)`, [a.account_name, a])
   for (const g of dump.grants) {
-    await c.query(`INSERT INTO ${S}.grants (account_name, site_name) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [
-      g.account_name,
-      g.site_name,
-    ])
+    await c.query(
+      `INSERT INTO ${S}.grants (account_name, site_name, permissions) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+      [g.account_name, g.site_name, g.permissions === undefined ? null : JSON.stringify(g.permissions)],
+    )
   }
   for (const { owner, charges, subscriptions } of dump.billing) {
     for (const ch of charges)

@@ -12,6 +12,7 @@ import type { RedisKeys } from './keys.js'
 import {
   CREATE_ACCOUNT,
   DELETE_ACCOUNT,
+  GET_GRANT,
   GRANT,
   INCREMENT_WITHIN_LIMIT,
   LIST_GRANTS,
@@ -22,9 +23,22 @@ import { GET_HASHES } from './lua/sites.js'
 
 /** The master, account, grant and limit methods of the Store contract, on Redis. */
 export function redisAccounts(conn: RedisConn, k: RedisKeys): AccountOps {
-  const grant = async (owner: string, account: string, site: string, op: 'grant' | 'revoke') => {
-    const keys = [k.account(account), k.site(site), k.accountGrants(account), k.siteGrants(site)]
-    return (await conn.run(GRANT, keys, [JSON.stringify(owner), account, site, op])) as GrantOutcome
+  const grant = async (
+    owner: string,
+    account: string,
+    site: string,
+    op: 'grant' | 'revoke',
+    permissions?: string[],
+  ) => {
+    const keys = [
+      k.account(account),
+      k.site(site),
+      k.accountGrants(account),
+      k.siteGrants(site),
+      k.grantPermissions(account),
+    ]
+    const perms = permissions === undefined ? '' : JSON.stringify(permissions)
+    return (await conn.run(GRANT, keys, [JSON.stringify(owner), account, site, op, perms])) as GrantOutcome
   }
 
   return {
@@ -59,13 +73,34 @@ export function redisAccounts(conn: RedisConn, k: RedisKeys): AccountOps {
     },
 
     async deleteAccount(owner, account_name) {
-      const keys = [k.account(account_name), k.accountGrants(account_name), k.accountFolds()]
+      const keys = [
+        k.account(account_name),
+        k.accountGrants(account_name),
+        k.accountFolds(),
+        k.grantPermissions(account_name),
+      ]
       const args = [k.prefix, JSON.stringify(owner), account_name, foldName(account_name)]
       return (await conn.run(DELETE_ACCOUNT, keys, args)) === 1
     },
 
-    grantAccess(owner, account_name, site_name) {
-      return grant(owner, account_name, site_name, 'grant')
+    grantAccess(owner, account_name, site_name, permissions) {
+      return grant(owner, account_name, site_name, 'grant', permissions)
+    },
+
+    async getGrant(owner, account_name, site_name) {
+      const keys = [
+        k.account(account_name),
+        k.site(site_name),
+        k.accountGrants(account_name),
+        k.grantPermissions(account_name),
+      ]
+      const reply = (await conn.run(GET_GRANT, keys, [JSON.stringify(owner), site_name])) as
+        | 'no-account'
+        | 'no-site'
+        | 'no-grant'
+        | [string, string | null]
+      if (typeof reply === 'string') return reply
+      return { permissions: reply[1] === null ? null : (JSON.parse(reply[1]) as string[]) }
     },
 
     revokeAccess(owner, account_name, site_name) {

@@ -14,6 +14,7 @@
  * | xuid:<len(owner)>:<owner>:<uid>       | zset   | the owner's sites with that external_uid, scored by created_at |
  * | charges:<owner> / subs:<owner>        | list   | billing ledger entries, JSON                |
  * | gsite:<site> / gacct:<account>        | set    | grants, both directions                     |
+ * | gperm:<account>                       | hash   | site → its grant's permissions (JSON); none: every permission |
  * | limit:<key>                           | string | incrementWithinLimit counter                |
  * | sfold / afold                         | hash   | folded (lower-case) site / account name → the name in use |
  * | aowner                                | hash   | site name → the owner its analytics belong to (JSON) |
@@ -62,6 +63,9 @@ export class RedisKeys {
   }
   accountGrants(account: string): string {
     return `${this.prefix}gacct:${account}`
+  }
+  grantPermissions(account: string): string {
+    return `${this.prefix}gperm:${account}`
   }
   limit(key: string): string {
     return `${this.prefix}limit:${key}`

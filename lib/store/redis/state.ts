@@ -107,7 +107,7 @@ async function exportAll(c: Redis, k: RedisKeys): Promise<StateDump> {
   for (const n of masterNames) p.get(k.master(n))
   for (const n of siteNames) p.hgetall(k.site(n))
   for (const n of accountNames) p.hgetall(k.account(n))
-  for (const n of grantAccounts) p.smembers(k.accountGrants(n))
+  for (const n of grantAccounts) p.smembers(k.accountGrants(n)).hgetall(k.grantPermissions(n))
   const owners = [...new Set([...chargeOwners, ...subOwners])]
   for (const n of owners) p.lrange(k.charges(n), 0, -1).lrange(k.subscriptions(n), 0, -1)
   const r = await replies(p)
@@ -116,9 +116,16 @@ async function exportAll(c: Redis, k: RedisKeys): Promise<StateDump> {
   const hash = (value: unknown) => decodeFields(Object.entries(value as object).flat())
   const sites = siteNames.map(() => hash(r[i++]) as SiteRecord)
   const accounts = accountNames.map(() => hash(r[i++]) as AccountRecord)
-  const grants = grantAccounts.flatMap((account_name) =>
-    (r[i++] as string[]).map((site_name) => ({ account_name, site_name })),
-  )
+  const grants = grantAccounts.flatMap((account_name) => {
+    const sites = r[i++] as string[]
+    const permissions = r[i++] as Record<string, string>
+    return sites.map((site_name): StateDump['grants'][number] => {
+      const json = Object.hasOwn(permissions, site_name) ? permissions[site_name] : undefined
+      return json === undefined
+        ? { account_name, site_name }
+        : { account_name, site_name, permissions: JSON.parse(json) as string[] }
+    })
+  })
   const billing = owners.map((owner) => ({
     owner,
     charges: (r[i++] as string[]).map((j) => JSON.parse(j)),
@@ -303,9 +310,10 @@ function writeRecords(
     m.hset(k.account(account.account_name), ...encodeFields(account))
     m.hset(k.accountFolds(), foldName(account.account_name), account.account_name)
   }
-  for (const { account_name, site_name } of dump.grants) {
+  for (const { account_name, site_name, permissions } of dump.grants) {
     m.sadd(k.accountGrants(account_name), site_name)
     m.sadd(k.siteGrants(site_name), account_name)
+    if (permissions !== undefined) m.hset(k.grantPermissions(account_name), site_name, JSON.stringify(permissions))
   }
   for (const { owner, charges, subscriptions } of dump.billing) {
     for (const charge of charges) m.rpush(k.charges(owner), JSON.stringify(charge))

@@ -42,6 +42,7 @@ export type AccountOps = Pick<
   | 'updateAccount'
   | 'deleteAccount'
   | 'grantAccess'
+  | 'getGrant'
   | 'revokeAccess'
   | 'listGrants'
   | 'incrementWithinLimit'
@@ -112,8 +113,11 @@ export abstract class ComposedStore implements Store {
   deleteAccount(owner: string, account_name: string) {
     return this.parts.accounts.deleteAccount(owner, account_name)
   }
-  grantAccess(owner: string, account_name: string, site_name: string) {
-    return this.parts.accounts.grantAccess(owner, account_name, site_name)
+  grantAccess(owner: string, account_name: string, site_name: string, permissions?: string[]) {
+    return this.parts.accounts.grantAccess(owner, account_name, site_name, permissions)
+  }
+  getGrant(owner: string, account_name: string, site_name: string) {
+    return this.parts.accounts.getGrant(owner, account_name, site_name)
   }
   revokeAccess(owner: string, account_name: string, site_name: string) {
     return this.parts.accounts.revokeAccess(owner, account_name, site_name)

@@ -14,6 +14,7 @@
 import { accountGroups } from './accounts.js'
 import { analyticsGroups } from './analytics.js'
 import { expectationGroups } from './expect.js'
+import { grantPermissionGroups } from './grant-permissions.js'
 import { hardeningGroups } from './hardening.js'
 import { type ConformanceOptions, type StoreFactory, type Tap, open, settingsOf, siteRecord } from './fixtures.js'
 import { lifecycleGroups } from './lifecycle.js'
@@ -46,6 +47,7 @@ export function storeConformance(
     t.test('publish, billing, delete', async (t) => lifecycleGroups(t, factory))
     t.test('site expectations (created_at, build)', async (t) => expectationGroups(t, factory))
     t.test('masters, accounts, grants', async (t) => accountGroups(t, factory))
+    t.test('grant permissions', async (t) => grantPermissionGroups(t, factory))
     t.test('incrementWithinLimit', async (t) => limitGroups(t, factory))
     t.test('close', async (t) => closeGroups(t, factory))
     t.test('hardening (conditional masters, case-insensitive names)', async (t) => hardeningGroups(t, factory))

@@ -39,7 +39,7 @@ async function populate(store: Store): Promise<void> {
   await store.createAccount(accountRecord('ada', 'alice'))
   await store.createAccount(accountRecord('toString', '__proto__', { lang: 'ja' }))
   await store.grantAccess('alice', 'ada', 'plain')
-  await store.grantAccess('alice', 'ada', 'full')
+  await store.grantAccess('alice', 'ada', 'full', ['STATS_TAB', 'EDIT'])
   await store.grantAccess('__proto__', 'toString', 'constructor')
   for (const [i, day] of ['2024-01-02', '2024-01-02', '2024-01-03', '2024-01-05'].entries()) {
     await store.recordVisit(visitEvent('plain', day, `v${i % 3}`, { page_views: i + 1, country: i % 2 ? 'JP' : 'US' }))
@@ -66,6 +66,8 @@ async function reads(store: Store): Promise<unknown> {
   out.ada = await store.getAccount('ada')
   out.grantsAda = await store.listGrants('alice', 'ada')
   out.grantsTo = await store.listGrants('__proto__', 'toString')
+  out.permsFull = await store.getGrant('alice', 'ada', 'full')
+  out.permsPlain = await store.getGrant('alice', 'ada', 'plain')
   for (const site of ['full', 'plain', 'constructor']) {
     for (const dimension of [undefined, 'system', 'geo'] as const) {
       out[`traffic ${site} ${dimension}`] = await store.siteTraffic(site, ...DAYS, dimension)

@@ -44,20 +44,26 @@ end
 return 1
 `)
 
-/** KEYS: account, account grants, account-name folds. ARGV: prefix, owner, name, folded name. Returns 1 or 0. */
+/**
+ * KEYS: account, account grants, account-name folds, account grant
+ * permissions. ARGV: prefix, owner, name, folded name. Returns 1 or 0.
+ */
 export const DELETE_ACCOUNT = lua(`
 if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[2] then return 0 end
 for _, site in ipairs(redis.call('SMEMBERS', KEYS[2])) do
   redis.call('SREM', ARGV[1] .. 'gsite:' .. site, ARGV[3])
 end
-redis.call('DEL', KEYS[1], KEYS[2])
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[4])
 if redis.call('HGET', KEYS[3], ARGV[4]) == ARGV[3] then redis.call('HDEL', KEYS[3], ARGV[4]) end
 return 1
 `)
 
 /**
- * KEYS: account, site, account grants, site grants. ARGV: owner, account name,
- * site name, 'grant' | 'revoke'. Returns 'ok', 'no-account' or 'no-site'.
+ * KEYS: account, site, account grants, site grants, account grant
+ * permissions. ARGV: owner, account name, site name, 'grant' | 'revoke',
+ * the permissions as JSON ('' for every permission). Returns 'ok',
+ * 'no-account' or 'no-site'. Delete Site and Delete Account remove the
+ * permissions with the grant.
  */
 export const GRANT = lua(`
 if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then return 'no-account' end
@@ -65,11 +71,25 @@ if redis.call('HGET', KEYS[2], 'owner') ~= ARGV[1] then return 'no-site' end
 if ARGV[4] == 'grant' then
   redis.call('SADD', KEYS[3], ARGV[3])
   redis.call('SADD', KEYS[4], ARGV[2])
+  if ARGV[5] == '' then redis.call('HDEL', KEYS[5], ARGV[3]) else redis.call('HSET', KEYS[5], ARGV[3], ARGV[5]) end
 else
   redis.call('SREM', KEYS[3], ARGV[3])
   redis.call('SREM', KEYS[4], ARGV[2])
+  redis.call('HDEL', KEYS[5], ARGV[3])
 end
 return 'ok'
+`)
+
+/**
+ * KEYS: account, site, account grants, account grant permissions. ARGV:
+ * owner, site name. Returns 'no-account', 'no-site', 'no-grant', or
+ * {'ok', permissions JSON or false}.
+ */
+export const GET_GRANT = lua(`
+if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then return 'no-account' end
+if redis.call('HGET', KEYS[2], 'owner') ~= ARGV[1] then return 'no-site' end
+if redis.call('SISMEMBER', KEYS[3], ARGV[2]) == 0 then return 'no-grant' end
+return { 'ok', redis.call('HGET', KEYS[4], ARGV[2]) }
 `)
 
 /** KEYS: account, account grants. ARGV: owner. The granted sites, or nil when not the owner's. */

@@ -136,6 +136,7 @@ local sub = redis.call('HGET', site, '#sub')
 if sub then redis.call('LSET', KEYS[4], sub, ARGV[5]) end
 for _, account in ipairs(redis.call('SMEMBERS', KEYS[5])) do
   redis.call('SREM', P .. 'gacct:' .. account, name)
+  redis.call('HDEL', P .. 'gperm:' .. account, name)
 end
 redis.call('DEL', KEYS[5], site)
 if redis.call('HGET', KEYS[6], ARGV[8]) == name then redis.call('HDEL', KEYS[6], ARGV[8]) end
