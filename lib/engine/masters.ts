@@ -104,6 +104,8 @@ export class MasterRegistry {
   private readonly verdicts: TtlCache<Verdict> | undefined
   /** Checks in flight by cache key, so a burst of identical requests hashes once. */
   private readonly inFlight = new Map<string, Promise<Readonly<Caller> | undefined>>()
+  /** The same for logins under the failed-login limits, from their admission on. */
+  private readonly admitting = new Map<string, Promise<Readonly<Caller> | undefined>>()
   private readonly hmacKey = randomBytes(32)
   private readonly keyed = digestKeyedBy(this.hmacKey)
   /** The bound on password checks in flight; its `stats` count the checks run. */
@@ -169,7 +171,8 @@ export class MasterRegistry {
    * exactly one user and password (`decode` gives them, or undefined when the
    * token is malformed). A valid verdict cached for this very token is
    * answered synchronously, without decoding; the caller returned is frozen.
-   * With `client.ip`, any other well-formed credential first passes the
+   * So is a failure cached for it (a repeat is no new guess). With
+   * `client.ip`, any other well-formed credential first passes the
    * failed-login limits (TooManyRequests past them) and a failure is counted.
    */
   authenticateToken(
@@ -179,27 +182,37 @@ export class MasterRegistry {
   ): Readonly<Caller> | undefined | Promise<Readonly<Caller> | undefined> {
     const key = TOKEN_KEY + this.keyed(token)
     const cached = this.verdicts?.get(key)
-    if (cached?.caller) return cached.caller
+    // A failure already known is answered as such: it is no new guess, and costs no check.
+    if (cached) return cached.caller ?? undefined
     const credentials = decode(token)
     if (!credentials) return undefined
-    if (client.ip !== undefined && this.failedLogins.enabled) {
-      return this.limited(key, credentials, client.ip, client.signal, cached !== undefined)
-    }
-    return cached ? undefined : this.verdict(key, credentials.user, credentials.password, client.signal)
+    if (client.ip !== undefined && this.failedLogins.enabled) return this.limited(key, credentials, client)
+    return this.verdict(key, credentials.user, credentials.password, client.signal)
   }
 
-  /** {@link authenticateToken} under the failed-login limits; `knownWrong`: a failed verdict is cached. */
-  private async limited(
+  /**
+   * {@link authenticateToken} under the failed-login limits, once for a
+   * burst of identical credentials (one guess, and a client opening many
+   * connections with one valid credential is not held back).
+   */
+  private limited(key: string, credentials: Credentials, client: LoginClient): Promise<Readonly<Caller> | undefined> {
+    let pending = this.admitting.get(key)
+    if (!pending) {
+      pending = this.admitAndCheck(key, credentials, client).finally(() => this.admitting.delete(key))
+      this.admitting.set(key, pending)
+    }
+    return pending
+  }
+
+  private async admitAndCheck(
     key: string,
     { user, password }: Credentials,
-    ip: string,
-    signal: AbortSignal | undefined,
-    knownWrong: boolean,
+    { ip, signal }: LoginClient,
   ): Promise<Readonly<Caller> | undefined> {
-    const ticket = await this.failedLogins.admit(ip, user)
+    const ticket = await this.failedLogins.admit(ip!, user)
     let caller: Readonly<Caller> | undefined
     try {
-      caller = knownWrong ? undefined : await this.verdict(key, user, password, signal)
+      caller = await this.verdict(key, user, password, signal)
     } catch (error) {
       this.failedLogins.done(ticket)
       throw error
