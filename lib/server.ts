@@ -68,6 +68,18 @@ export interface ServerOptions {
    * Default: off. With `admin`, `PUT /__admin/rate-limit` changes it while serving.
    */
   rateLimit?: RateLimitOptions
+  /**
+   * Express's `trust proxy` setting (true, a hop count, or addresses/subnets):
+   * whether `X-Forwarded-For`/`-Proto`/`-Host` are believed. Decides the client
+   * IP of the failed-login limits and the origin of links. Default: off.
+   */
+  trustProxy?: boolean | number | string | readonly string[]
+  /**
+   * The public base URL links point at (SSO links), e.g.
+   * `https://sites.example.com`. Default: this server's own listening origin
+   * (never the request's `Host`). An absolute `router.dashboardUrl` wins.
+   */
+  publicUrl?: string
 }
 
 /** A running server. */
@@ -106,6 +118,11 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const { createControls } = await import('./testing/controls.js')
   const app = express()
   app.disable('x-powered-by')
+  if (options.trustProxy !== undefined) app.set('trust proxy', options.trustProxy)
+  // Links point at publicUrl, or at this server once it listens; never at a request's Host.
+  let ownUrl = ''
+  const publicUrl = options.publicUrl ?? (() => ownUrl)
+  const routerOptions: ApiRouterOptions = { publicUrl, ...options.router }
   let controls: Controls | undefined
   let stateFile: StateFile | undefined
   if (options.admin || options.stateFile !== undefined || options.webhooks !== undefined) {
@@ -125,11 +142,11 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   }
   if (options.admin) {
     const { adminRouter } = await import('./testing/admin.js')
-    app.use('/api', apiRouter(engine, { ...options.router, hooks: controls!.apiHooks }))
+    app.use('/api', apiRouter(engine, { ...routerOptions, hooks: controls!.apiHooks }))
     app.use('/__admin', adminRouter(controls!, options.adminToken === undefined ? {} : { token: options.adminToken }))
   } else {
     const rateLimit = options.rateLimit ?? options.router?.rateLimit
-    app.use('/api', apiRouter(engine, { ...options.router, ...(rateLimit ? { rateLimit } : {}) }))
+    app.use('/api', apiRouter(engine, { ...routerOptions, ...(rateLimit ? { rateLimit } : {}) }))
   }
   app.use('/collect', collectRoute(engine))
   app.use('/dashboard', dashboardRouter(engine, options.dashboard))
@@ -147,6 +164,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   })
   const { port } = server.address() as AddressInfo
   const shownHost = host.includes(':') ? `[${host}]` : host
+  ownUrl = `http://${shownHost}:${port}`
   let closing: Promise<void> | undefined
   return {
     url: `http://${shownHost}:${port}`,
