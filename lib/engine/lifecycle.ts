@@ -94,14 +94,22 @@ export function buildOnFirstVisit(ctx: EngineContext, site_name: string): Promis
   return work
 }
 
-/** Publish Site; `test=true` skips the first-publish charge (later publishes never charge). */
+/**
+ * Publish Site. `test=true` charges nothing and is not a first publish: the
+ * first publish without it charges once and opens the subscription; later
+ * ones never charge.
+ */
 export async function publishSite(ctx: CallContext, site_name: string, query: PublishQuery = {}): Promise<void> {
   const test = String(validatePublishQuery(query).test ?? 'false') === 'true'
   // The site as it was, for the PUBLISH event's data: read only when someone listens.
   const before = ctx.events.active ? await ctx.store.getSite(site_name) : undefined
   const outcome = await ctx.store.publishSite(ctx.caller.user, site_name, ctx.now().getTime(), !test)
   if (!outcome) throw siteNotFound(site_name)
-  if (before?.owner === ctx.caller.user) emitSiteEvent(ctx, 'PUBLISH', before, publishData(before))
+  if (before?.owner === ctx.caller.user) {
+    const data = publishData(before)
+    // A test publish is not a first publish (it charged nothing and the next real one will).
+    emitSiteEvent(ctx, 'PUBLISH', before, test ? { ...data, first_publish: false } : data)
+  }
 }
 
 async function patchOwnSite(ctx: CallContext, site_name: string, patch: SitePatch): Promise<SiteRecord> {
