@@ -78,8 +78,10 @@ export const ERROR_CODES = {
   TooManyRequests: {
     status: 429,
     meaning:
-      'Too many calls: past the per-account rate limit (off unless the server sets one, as Duda applies 10 calls per ' +
-      'second), the master account gets this until its second has passed; `Retry-After` gives the seconds to wait.',
+      'Too many calls or failed logins. Past the per-account rate limit (off unless the server sets one, as Duda ' +
+      'applies 10 calls per second) the master account gets this until its second has passed. Past the failed-login ' +
+      'limits (by default 10 per minute per client IP and 5 per user name and IP) any credential that is not already ' +
+      'known to be valid gets this without a password check. `Retry-After` gives the seconds to wait.',
     headers: ['Retry-After'],
   },
   InternalError: {
@@ -88,7 +90,9 @@ export const ERROR_CODES = {
   },
   ServiceUnavailable: {
     status: 503,
-    meaning: 'The store cannot be reached; try again shortly.',
+    meaning:
+      'The store cannot be reached, or too many password checks are already waiting (then with `Retry-After`); ' +
+      'try again shortly.',
   },
 } as const satisfies Record<string, ErrorCodeInfo>
 

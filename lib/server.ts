@@ -93,6 +93,18 @@ export interface ServerOptions {
    * cookies are `Secure` and links `https://`. `false` or absent: plain HTTP.
    */
   tls?: TlsOption | false
+  /**
+   * Express's `trust proxy` setting (true, a hop count, or addresses/subnets):
+   * whether `X-Forwarded-For`/`-Proto`/`-Host` are believed. Decides the client
+   * IP of the failed-login limits and the origin of links. Default: off.
+   */
+  trustProxy?: boolean | number | string | readonly string[]
+  /**
+   * The public base URL links point at (SSO links), e.g.
+   * `https://sites.example.com`. Default: this server's own listening origin
+   * (never the request's `Host`). An absolute `router.dashboardUrl` wins.
+   */
+  publicUrl?: string
 }
 
 /** Options of {@link RunningServer.shutdown}. */
@@ -174,7 +186,11 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   )
   if (registry !== undefined) mountMetrics(app, registry)
   const onError = logger ? (error: unknown) => logger.error({ err: error }, 'unexpected error') : undefined
-  const router: ApiRouterOptions = { ...(onError ? { onError } : {}), ...options.router }
+  if (options.trustProxy !== undefined) app.set('trust proxy', options.trustProxy)
+  // Links point at publicUrl, or at this server once it listens; never at a request's Host.
+  let ownUrl = ''
+  const publicUrl = options.publicUrl ?? (() => ownUrl)
+  const router: ApiRouterOptions = { ...(onError ? { onError } : {}), publicUrl, ...options.router }
   let controls: Controls | undefined
   let stateFile: StateFile | undefined
   if (options.admin || options.stateFile !== undefined || options.webhooks !== undefined) {
@@ -218,6 +234,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   })
   const { port } = server.address() as AddressInfo
   const shownHost = host.includes(':') ? `[${host}]` : host
+  ownUrl = `${tls ? 'https' : 'http'}://${shownHost}:${port}`
   let closing: Promise<void> | undefined
   const close = (): Promise<void> => {
     closing ??= new Promise<void>((resolve, reject) => {

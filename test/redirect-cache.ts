@@ -90,9 +90,37 @@ t.test('desktops share cached pages; every judged answer varies on the device he
   t.equal(second.status, 200)
   const phone = await get('/home', IPHONE)
   t.equal(phone.status, 302, 'a phone is not given the cached desktop page')
-  t.equal(phone.vary, 'User-Agent, Sec-CH-UA-Mobile, Sec-Fetch-Dest, Cookie', 'the redirect varies too')
+  t.equal(
+    phone.vary,
+    'User-Agent, Sec-CH-UA-Mobile, Sec-Fetch-Dest, Cookie, X-Requested-With',
+    'the redirect varies too, on the navigation test as well (Sec-Fetch-Dest sent: Accept is not read)',
+  )
   const hinted = await get('/home', DESKTOP, undefined, { 'sec-ch-ua-mobile': '?1' })
   t.equal(hinted.status, 302, 'a desktop UA that says Sec-CH-UA-Mobile: ?1 is not given the cached desktop page')
+})
+
+t.test('without Sec-Fetch-Dest, Accept and X-Requested-With decide, and the cache keys on them', async (t) => {
+  const { proxy } = await cachedSite(t)
+  // An older browser or client: no Sec-Fetch-Dest at all.
+  const get = async (headers: Record<string, string>) => {
+    const res = await fetch(`${proxy.url}/data`, { redirect: 'manual', headers: { 'user-agent': IPHONE, ...headers } })
+    await res.arrayBuffer()
+    return { status: res.status, vary: res.headers.get('vary'), cache: res.headers.get('x-cache') }
+  }
+  const json = await get({ accept: 'application/json' })
+  t.equal(json.status, 200, 'a JSON request from a phone is not redirected')
+  t.equal(
+    json.vary,
+    'User-Agent, Sec-CH-UA-Mobile, Sec-Fetch-Dest, Cookie, X-Requested-With, Accept',
+    'varies on Accept',
+  )
+  t.equal((await get({ accept: 'application/json' })).cache, 'HIT', 'the cache does keep it')
+  const page = await get({ accept: 'text/html' })
+  t.equal(page.status, 302, 'the same phone navigating is not given the cached JSON answer')
+  t.equal((await get({ accept: 'text/html' })).status, 302)
+  const xhr = await get({ accept: 'text/html', 'x-requested-with': 'XMLHttpRequest' })
+  t.equal(xhr.status, 200, 'nor is an XHR given the cached redirect')
+  t.equal(xhr.vary, 'User-Agent, Sec-CH-UA-Mobile, Sec-Fetch-Dest, Cookie, X-Requested-With')
 })
 
 t.test('an image request of a page URL does not poison the page for phones', async (t) => {

@@ -41,7 +41,7 @@ t.test('with Sec-Fetch-Dest, only document is redirected', async (t) => {
     const r = await statusOf('/resource', { 'Sec-Fetch-Dest': dest, Accept: '*/*' })
     t.equal(r.status, 200, `Sec-Fetch-Dest: ${dest}`)
     t.same(r.mobisite, { mobile: true, by: 'user-agent', optedOut: false }, `${dest}: the verdict is still exposed`)
-    t.equal(r.vary, 'User-Agent, Sec-CH-UA-Mobile, Sec-Fetch-Dest, Cookie', `${dest}: and varies`)
+    t.equal(r.vary, 'User-Agent, Sec-CH-UA-Mobile, Sec-Fetch-Dest, Cookie, X-Requested-With', `${dest}: and varies`)
   }
   t.equal(
     (await statusOf('/page', { 'Sec-Fetch-Dest': 'image', Accept: 'text/html' })).status,

@@ -55,20 +55,30 @@ t.test('the first publish charges once and opens a subscription; later publishes
   t.same(await f.engine.billing('bob'), { charges: [], subscriptions: [] }, 'nobody else is charged')
 })
 
-t.test('?test=true skips the first-publish charge, and later publishes still never charge', async (t) => {
+t.test('?test=true charges nothing and is not a first publish: the first real publish charges once', async (t) => {
   const f = await setup(t)
   await createSite(t, f.alice, 'testpub')
   isEmpty(t, await f.alice.post('/sites/publish/testpub?test=true'))
   t.ok((await site(f, 'testpub')).last_published_date, 'published')
+  isEmpty(t, await f.alice.post('/sites/publish/testpub?test=true'))
+  t.same(await f.engine.billing('alice'), { charges: [], subscriptions: [] }, 'test publishes charge nothing')
   await f.alice.post('/sites/unpublish/testpub')
   isEmpty(t, await f.alice.post('/sites/publish/testpub'))
-  t.same(await f.engine.billing('alice'), { charges: [], subscriptions: [] })
+  const once = await f.engine.billing('alice')
+  t.same(
+    once.charges.map((c) => c.site_name),
+    ['testpub'],
+    'the first publish without test=true charges',
+  )
+  t.same(once.subscriptions, [{ site_name: 'testpub', status: 'active' }], 'and opens the subscription')
+  isEmpty(t, await f.alice.post('/sites/publish/testpub'))
+  t.same((await f.engine.billing('alice')).charges.length, 1, 'once')
 
   await createSite(t, f.alice, 'realpub')
   isEmpty(t, await f.alice.post('/sites/publish/realpub?test=false'), 'test=false charges')
   t.same(
     (await f.engine.billing('alice')).charges.map((c) => c.site_name),
-    ['realpub'],
+    ['testpub', 'realpub'],
   )
 
   for (const query of ['test=yes', 'test=1', 'test=true&test=true', 'dry_run=true']) {

@@ -156,22 +156,27 @@ t.test('apiRouter dashboardUrl: an absolute URL, a path, or the default; trust p
   )
   t.equal(await linkVia({ dashboardUrl: 'http://localhost:8080' }), 'http://localhost:8080/sso')
   t.equal(
-    await linkVia({ dashboardUrl: '/customers/stats' }, false, { Host: 'api.example.com' }),
+    await linkVia({ dashboardUrl: '/customers/stats', allowedHosts: ['api.example.com'] }, false, {
+      Host: 'api.example.com',
+    }),
     'http://api.example.com/customers/stats/sso',
-    'a path: on the request origin',
+    'a path: on the request origin, when its host is allowed',
   )
   t.equal(
-    await linkVia({}, false, { Host: 'api.example.com:8443' }),
+    await linkVia({ allowedHosts: ['API.example.com'] }, false, { Host: 'api.example.com:8443' }),
     'http://api.example.com:8443/dashboard/sso',
-    'default',
+    'default path; an allowed host name matches any port',
   )
   t.equal(
-    await linkVia({}, true, { 'X-Forwarded-Proto': 'https', 'X-Forwarded-Host': 'partner.example.com' }),
+    await linkVia({ allowedHosts: ['partner.example.com'] }, true, {
+      'X-Forwarded-Proto': 'https',
+      'X-Forwarded-Host': 'partner.example.com',
+    }),
     'https://partner.example.com/dashboard/sso',
     'behind a trusted proxy',
   )
   t.equal(
-    await linkVia({}, false, {
+    await linkVia({ allowedHosts: ['api.example.com', 'evil.example.com'] }, false, {
       'X-Forwarded-Proto': 'https',
       'X-Forwarded-Host': 'evil.example.com',
       Host: 'api.example.com',

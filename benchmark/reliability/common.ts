@@ -20,7 +20,18 @@ export interface Child {
 
 const script = fileURLToPath(new URL('./server.mjs', import.meta.url))
 
-export async function startChild(config: { redisUrl?: string; prefix?: string } = {}): Promise<Child> {
+/** What the server child runs on; see server.mjs. */
+export interface ChildConfig {
+  redisUrl?: string
+  prefix?: string
+  databaseUrl?: string
+  schema?: string
+  /** No password gate and no failed-login limits: main before issue 23. */
+  legacyAuth?: boolean
+  admin?: boolean
+}
+
+export async function startChild(config: ChildConfig = {}): Promise<Child> {
   const child = fork(script, [JSON.stringify(config)], {
     execArgv: ['--expose-gc'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],

@@ -20,6 +20,8 @@ import { MB, startChild } from './common.js'
 import { fuzzPhase } from './fuzz.js'
 import { loadPhase, slowlorisPhase } from './load.js'
 import { OwnRedis, killPhase, lossPhase, racePhase } from './redis.js'
+import { type AuthFigures, authPhase, rebindingProbe, slowRegexProbe } from './auth.js'
+import { authSection, authStores } from './auth-report.js'
 
 const size = (name: string, fallback: number): number => Number(process.env[name] ?? fallback)
 const FUZZ = size('RELIABILITY_FUZZ', 100_000)
@@ -104,6 +106,51 @@ try {
 } finally {
   await redis.wipe()
 }
+
+// Issue 23's attacks on authentication, the test controls and the agents (auth.ts, auth-report.ts).
+const AUTH_FLOOD = size('RELIABILITY_AUTH_FLOOD', 1500)
+const AUTH_SECONDS = size('RELIABILITY_AUTH_SECONDS', 10)
+console.log(`auth: ${AUTH_FLOOD} closed sockets, ${AUTH_SECONDS} s wrong-password flood, per store, before and after`)
+const auth: { store: string; before?: AuthFigures; after: AuthFigures }[] = []
+for (const { store, config, cleanup } of await authStores(OwnRedis)) {
+  const run = async (legacyAuth: boolean) => {
+    const child = await startChild({ ...config, legacyAuth })
+    try {
+      // Before, the login waits for every flooded check: bounded at 60 s so the run ends.
+      return await authPhase(child, AUTH_FLOOD, AUTH_SECONDS, legacyAuth ? 60_000 : 300_000)
+    } finally {
+      await child.stop()
+    }
+  }
+  try {
+    auth.push({ store, ...(store === 'MemoryStore' ? { before: await run(true) } : {}), after: await run(false) })
+  } finally {
+    await cleanup()
+  }
+}
+for (const { store, after } of auth) {
+  check(
+    `auth ${store}: valid uncached login ${after.afterFlood.ms.toFixed(0)} ms (status ${after.afterFlood.status}) after ${after.floodSockets} closed sockets, < 1 s`,
+    after.afterFlood.status === 200 && after.afterFlood.ms < 1000,
+  )
+  check(
+    `auth ${store}: valid GETs at ${(after.duringFlood / after.baseline).toFixed(2)} of their rate during a wrong-password flood, >= 0.8`,
+    after.duringFlood >= 0.8 * after.baseline,
+  )
+  check(
+    `auth ${store}: ${after.guesses[401] ?? 0} guesses checked from one IP in ${after.guessSeconds} s, <= 10 a minute`,
+    (after.guesses[401] ?? 0) <= 10,
+  )
+}
+const rebindingChild = await startChild({ admin: true })
+const rebinding = await rebindingProbe(rebindingChild)
+await rebindingChild.stop()
+check(
+  `DNS rebinding: POST /__admin/seed ${rebinding.seed}, GET /__admin/snapshot ${rebinding.snapshot} (403 both)`,
+  rebinding.seed === 403 && rebinding.snapshot === 403,
+)
+const slowRegex = await slowRegexProbe()
+check(`slow agents regex: ${slowRegex.refused}`, slowRegex.refused === 'not-linear')
 
 const failed = checks.filter((c) => !c.ok)
 const seconds = ((Date.now() - started.getTime()) / 1000).toFixed(0)
@@ -199,7 +246,10 @@ ${loss.succeeded} × 200; the master record is back in Redis: ${loss.masterBack}
     : 'not run'
 }
 `
-writeFileSync(fileURLToPath(new URL('../../docs/RELIABILITY.md', import.meta.url)), doc)
+writeFileSync(
+  fileURLToPath(new URL('../../docs/RELIABILITY.md', import.meta.url)),
+  doc + authSection({ auth, rebinding, slowRegex, flood: AUTH_FLOOD, seconds: AUTH_SECONDS }),
+)
 console.log(
   `\n${failed.length === 0 ? 'all checks passed' : `${failed.length} check(s) failed`}; docs/RELIABILITY.md written (${seconds} s)`,
 )

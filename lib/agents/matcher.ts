@@ -32,16 +32,23 @@ export interface AgentMatcherOptions {
   slowMs?: number
   /** Sources longer than this are rejected as `too-long`. Default 65536. */
   maxSourceLength?: number
-  /** Skip the timing probe (only for sources you wrote yourself). Default false. */
+  /**
+   * For sources you wrote yourself only: accept a general-mode source (one
+   * outside the linear form, matched by a regex on the first `maxLength`
+   * code units) and skip the timing probe. Default false: such a source is
+   * refused as `not-linear`. The engine and remote sources never set it.
+   */
   trusted?: boolean
 }
 
 /**
- * Why a source was refused: see {@link AgentsSourceError}. `fetch`: the
+ * Why a source was refused: see {@link AgentsSourceError}. `not-linear`: an
+ * alternative is outside the linear form (literal runs and `.*` gaps), so
+ * its matching could not be done in linear time (ReDoS). `fetch`: the
  * remote `GET /agents` failed (network, timeout, status, body), so there was
  * no source to judge.
  */
-export type AgentsErrorReason = 'not-a-string' | 'too-long' | 'invalid' | 'slow' | 'fetch'
+export type AgentsErrorReason = 'not-a-string' | 'too-long' | 'invalid' | 'not-linear' | 'slow' | 'fetch'
 
 /** A supported-agents source that was refused; `reason` says why, `message` in words. */
 export class AgentsSourceError extends Error {
@@ -135,6 +142,17 @@ function judgeSource(source: unknown, options: AgentMatcherOptions): CompiledAge
   }
   const maxLength = options.maxLength ?? DEFAULTS.maxLength
   const compiled = compileSource(source, maxLength)
+  // Structural, so exact: only the linear form is known to match in linear time. A timing probe
+  // cannot tell a regex that backtracks exponentially on some input it did not try.
+  if (compiled.mode !== 'linear' && options.trusted !== true) {
+    throw new AgentsSourceError(
+      'not-linear',
+      'agents source is outside the linear form: every alternative must be literal text and `.*` gaps ' +
+        '(like `.*iPhone.*|.*Android.*Mobile.*`), whose matching takes linear time; groups, classes, ' +
+        'quantifiers and anchors could backtrack for seconds on a crafted User-Agent',
+      source,
+    )
+  }
   // DEFAULT_AGENTS is ours and measured in benchmark/agents.ts; probing it on every engine start only costs.
   if (options.trusted !== true && source !== DEFAULT_AGENTS) {
     const slowMs = options.slowMs ?? DEFAULTS.slowMs

@@ -36,7 +36,12 @@ function validateAgents(source: unknown): string {
 export function createEngine(options: EngineOptions = {}): Engine {
   const pending = new Set<Promise<unknown>>()
   const store = options.store ?? new MemoryStore()
-  const masters = new MasterRegistry(store, options.credentialCache)
+  const masters = new MasterRegistry(store, {
+    credentialCache: options.credentialCache,
+    maxPasswordChecks: options.maxPasswordChecks,
+    maxQueuedPasswordChecks: options.maxQueuedPasswordChecks,
+    failedLogins: options.failedLogins,
+  })
   const ctx: EngineContext = {
     store,
     masters,

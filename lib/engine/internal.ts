@@ -6,12 +6,14 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { EngineContext } from './context.js'
-import type { Credentials } from './masters.js'
+import { ServiceError } from '../errors.js'
+import type { Credentials, LoginClient } from './masters.js'
 import { unavailable } from './outage.js'
+import { ClientGoneError } from './password-gate.js'
 import { uuidFrom } from './random.js'
 import type { Caller, Engine } from './types.js'
 
-export type { Credentials }
+export type { Credentials, LoginClient }
 
 const contexts = new WeakMap<Engine, EngineContext>()
 
@@ -40,14 +42,25 @@ export function randomUuidOf(engine: object): string {
 export type TokenAuthenticator = (
   token: string,
   decode: (token: string) => Credentials | undefined,
+  client?: LoginClient,
 ) => Readonly<Caller> | undefined | Promise<Readonly<Caller> | undefined>
+
+/** A check skipped because its client went away: answered (to nobody) as 503. */
+function gone(error: unknown): never {
+  if (error instanceof ClientGoneError) {
+    throw new ServiceError('ServiceUnavailable', 'the client went away before its password check', { cause: error })
+  }
+  return unavailable(error)
+}
 
 /**
  * How a layer above the engine checks credentials that arrive encoded (the
  * token of an HTTP Basic header): for an engine made by createEngine, a
  * verdict cached for the same token is answered synchronously (see
  * MasterRegistry.authenticateToken), and a store outage while checking is
- * ServiceUnavailable as with `engine.authenticate`. Any other Engine is asked
+ * ServiceUnavailable as with `engine.authenticate`. `client` (IP and an
+ * AbortSignal for "the client went away") brings the failed-login limits
+ * and lets a queued check be skipped. Any other Engine is asked
  * through `authenticate` after decoding.
  */
 export function tokenAuthenticator(engine: Engine): TokenAuthenticator {
@@ -58,8 +71,8 @@ export function tokenAuthenticator(engine: Engine): TokenAuthenticator {
       return credentials && engine.authenticate(credentials.user, credentials.password)
     }
   }
-  return (token, decode) => {
-    const verdict = ctx.masters.authenticateToken(token, decode)
-    return verdict instanceof Promise ? verdict.catch(unavailable) : verdict
+  return (token, decode, client) => {
+    const verdict = ctx.masters.authenticateToken(token, decode, client)
+    return verdict instanceof Promise ? verdict.catch(gone) : verdict
   }
 }

@@ -97,7 +97,11 @@ export function buildOnFirstVisit(ctx: EngineContext, site_name: string): Promis
   return work
 }
 
-/** Publish Site; `test=true` skips the first-publish charge (later publishes never charge). */
+/**
+ * Publish Site. `test=true` charges nothing and is not a first publish: the
+ * first publish without it charges once and opens the subscription; later
+ * ones never charge.
+ */
 export async function publishSite(ctx: CallContext, site_name: string, query: PublishQuery = {}): Promise<void> {
   const test = String(validatePublishQuery(query).test ?? 'false') === 'true'
   // The site as it was, for the PUBLISH event's data: read only when someone listens.
@@ -105,7 +109,11 @@ export async function publishSite(ctx: CallContext, site_name: string, query: Pu
   const at = ctx.now().getTime()
   const outcome = await ctx.store.publishSite(ctx.caller.user, site_name, at, !test)
   if (!outcome) throw siteNotFound(site_name)
-  if (before?.owner === ctx.caller.user) emitSiteEvent(ctx, 'PUBLISH', before, publishData(before))
+  if (before?.owner === ctx.caller.user) {
+    const data = publishData(before)
+    // A test publish is not a first publish (it charged nothing and the next real one will).
+    emitSiteEvent(ctx, 'PUBLISH', before, test ? { ...data, first_publish: false } : data)
+  }
   await logActivity(ctx, { owner: ctx.caller.user, site_name }, 'site_published', at)
 }
 

@@ -17,6 +17,12 @@
  * cache without decoding the token and without a promise. Each such verdict
  * comes from its own check, so it obeys the same bound.
  *
+ * Checks that are not answered from the cache pass the password gate
+ * (./password-gate.ts: a bounded number at once, a short queue, 503 past it)
+ * and, when the caller says which client asks, the failed-login limits
+ * (./failed-logins.ts). A valid verdict in the cache passes neither: a
+ * known-good client is never slowed by someone else's flood.
+ *
  * The masters given to this process's addMasterAccount are re-created on
  * demand when the store has lost them (a Redis restart without persistence),
  * with a create-if-absent, so a record another instance wrote is never overwritten.
@@ -25,6 +31,8 @@ import * as crypto from 'node:crypto'
 import { createHmac, randomBytes } from 'node:crypto'
 import { invalidInput } from '../errors.js'
 import type { MasterRecord, Store } from '../store/contract.js'
+import { FailedLogins, type FailedLoginOptions } from './failed-logins.js'
+import { PasswordGate, type PasswordGateOptions } from './password-gate.js'
 import { DECOY_HASH, hashPassword, needsRehash, verifyPassword } from './password-hash.js'
 import { TtlCache } from './ttl-cache.js'
 
@@ -69,6 +77,20 @@ export interface Credentials {
   password: string
 }
 
+/** Who presents encoded credentials, for the failed-login limits and the gate. */
+export interface LoginClient {
+  /** The client's IP address; without it no failed-login limit applies. */
+  ip?: string
+  /** Fires when the client has gone: a check still queued is then never run. */
+  signal?: AbortSignal
+}
+
+/** Engine options of the registry. */
+export interface MasterRegistryOptions extends PasswordGateOptions {
+  credentialCache?: CredentialCacheOptions
+  failedLogins?: FailedLoginOptions
+}
+
 /**
  * Prefix of the cache keys of encoded credentials. User keys are
  * `user \0 digest` with no ':' in either part, so the two never collide.
@@ -82,15 +104,23 @@ export class MasterRegistry {
   private readonly verdicts: TtlCache<Verdict> | undefined
   /** Checks in flight by cache key, so a burst of identical requests hashes once. */
   private readonly inFlight = new Map<string, Promise<Readonly<Caller> | undefined>>()
+  /** The same for logins under the failed-login limits, from their admission on. */
+  private readonly admitting = new Map<string, Promise<Readonly<Caller> | undefined>>()
   private readonly hmacKey = randomBytes(32)
   private readonly keyed = digestKeyedBy(this.hmacKey)
+  /** The bound on password checks in flight; its `stats` count the checks run. */
+  readonly gate: PasswordGate
+  private readonly failedLogins: FailedLogins
 
   constructor(
     private readonly store: Store,
-    options: CredentialCacheOptions = {},
+    options: MasterRegistryOptions = {},
   ) {
-    const ttl = options.ttlMs ?? 10_000
-    if (ttl > 0) this.verdicts = new TtlCache(options.max ?? 10_000, ttl)
+    const cache = options.credentialCache ?? {}
+    const ttl = cache.ttlMs ?? 10_000
+    if (ttl > 0) this.verdicts = new TtlCache(cache.max ?? 10_000, ttl)
+    this.gate = new PasswordGate(options)
+    this.failedLogins = new FailedLogins(store, options.failedLogins)
   }
 
   /** Adds or replaces a master account, and remembers it for re-creation. */
@@ -139,36 +169,85 @@ export class MasterRegistry {
   /**
    * {@link authenticate} for credentials in an encoded form that stands for
    * exactly one user and password (`decode` gives them, or undefined when the
-   * token is malformed). A verdict cached for this very token is answered
-   * synchronously, without decoding; the caller returned is frozen.
+   * token is malformed). A valid verdict cached for this very token is
+   * answered synchronously, without decoding; the caller returned is frozen.
+   * So is a failure cached for it (a repeat is no new guess). With
+   * `client.ip`, any other well-formed credential first passes the
+   * failed-login limits (TooManyRequests past them) and a failure is counted.
    */
   authenticateToken(
     token: string,
     decode: (token: string) => Credentials | undefined,
+    client: LoginClient = {},
   ): Readonly<Caller> | undefined | Promise<Readonly<Caller> | undefined> {
     const key = TOKEN_KEY + this.keyed(token)
     const cached = this.verdicts?.get(key)
+    // A failure already known is answered as such: it is no new guess, and costs no check.
     if (cached) return cached.caller ?? undefined
     const credentials = decode(token)
-    return credentials && this.verdict(key, credentials.user, credentials.password)
+    if (!credentials) return undefined
+    if (client.ip !== undefined && this.failedLogins.enabled) return this.limited(key, credentials, client)
+    return this.verdict(key, credentials.user, credentials.password, client.signal)
   }
 
-  /** Checks the credentials (once for a burst of identical ones) and caches the verdict under `key`. */
-  private verdict(key: string, user: string, password: string): Promise<Readonly<Caller> | undefined> {
+  /**
+   * {@link authenticateToken} under the failed-login limits, once for a
+   * burst of identical credentials (one guess, and a client opening many
+   * connections with one valid credential is not held back).
+   */
+  private limited(key: string, credentials: Credentials, client: LoginClient): Promise<Readonly<Caller> | undefined> {
+    let pending = this.admitting.get(key)
+    if (!pending) {
+      pending = this.admitAndCheck(key, credentials, client).finally(() => this.admitting.delete(key))
+      this.admitting.set(key, pending)
+    }
+    return pending
+  }
+
+  private async admitAndCheck(
+    key: string,
+    { user, password }: Credentials,
+    { ip, signal }: LoginClient,
+  ): Promise<Readonly<Caller> | undefined> {
+    const ticket = await this.failedLogins.admit(ip!, user)
+    let caller: Readonly<Caller> | undefined
+    try {
+      caller = await this.verdict(key, user, password, signal)
+    } catch (error) {
+      this.failedLogins.done(ticket)
+      throw error
+    }
+    if (caller) this.failedLogins.done(ticket)
+    else await this.failedLogins.failed(ticket)
+    return caller
+  }
+
+  /**
+   * Checks the credentials through the gate (once for a burst of identical
+   * ones) and caches the verdict under `key`.
+   */
+  private verdict(
+    key: string,
+    user: string,
+    password: string,
+    signal?: AbortSignal,
+  ): Promise<Readonly<Caller> | undefined> {
     let check = this.inFlight.get(key)
     if (!check) {
-      check = this.check(user, password).then(
-        (caller) => {
-          this.inFlight.delete(key)
-          const frozen = caller && Object.freeze({ user: caller.user, partner: caller.partner })
-          this.verdicts?.set(key, { user, caller: frozen ?? null })
-          return frozen
-        },
-        (error: unknown) => {
-          this.inFlight.delete(key)
-          throw error
-        },
-      )
+      check = this.gate
+        .run(() => this.check(user, password), signal)
+        .then(
+          (caller) => {
+            this.inFlight.delete(key)
+            const frozen = caller && Object.freeze({ user: caller.user, partner: caller.partner })
+            this.verdicts?.set(key, { user, caller: frozen ?? null })
+            return frozen
+          },
+          (error: unknown) => {
+            this.inFlight.delete(key)
+            throw error
+          },
+        )
       this.inFlight.set(key, check)
     }
     return check

@@ -185,7 +185,7 @@ export const OPERATIONS = {
     tag: 'Accounts',
     summary: 'Get SSO Link',
     description:
-      "A single-use link that signs the sub-account into its dashboard (`target=DASHBOARD`) or onto one granted site's statistics (`target=STATS` with `site_name`). The token in it carries 256 random bits, expires 120 s after issue on the engine clock and opens a 12-hour session once. The link points at apiRouter's `dashboardUrl` (default: this request's origin + `/dashboard`). A `site_name` that is the caller's but not granted to the account is InvalidInput. See docs/dashboard.md.",
+      "A single-use link that signs the sub-account into its dashboard (`target=DASHBOARD`) or onto one granted site's statistics (`target=STATS` with `site_name`). The token in it carries 256 random bits, expires 120 s after issue on the engine clock and opens a 12-hour session once. The link points at apiRouter's `dashboardUrl` (an absolute URL, or a path, default `/dashboard`, on the server's public URL, or on this request's origin only when its host is allowed; a link never follows an unchecked Host). A `site_name` that is the caller's but not granted to the account is InvalidInput. See docs/dashboard.md.",
     http: { method: 'GET', path: '/accounts/sso/:account_name/link', input: 'query', fact: 'dashboardUrl' },
     request: ssoLinkQuerySchema,
     response: ssoLinkSchema,

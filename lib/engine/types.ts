@@ -5,6 +5,7 @@
  */
 import type { ActivityKind, Billing, Site } from '../../types/index.js'
 import type { Store } from '../store/contract.js'
+import type { FailedLoginOptions } from './failed-logins.js'
 import type { MasterApi } from './master-api.js'
 import type { Caller, CredentialCacheOptions } from './masters.js'
 
@@ -35,6 +36,25 @@ export interface EngineOptions {
    * made through this engine take effect at once. `ttlMs: 0` turns it off.
    */
   credentialCache?: CredentialCacheOptions
+  /**
+   * Password checks (scrypt) that run at once; default 2 per core. Checks
+   * not answered from the credential cache wait behind them in a queue of
+   * `maxQueuedPasswordChecks` (default 4 times this); past the queue a login
+   * is refused at once with 503 ServiceUnavailable and `Retry-After: 1`. A
+   * valid credential in the cache never waits.
+   */
+  maxPasswordChecks?: number
+  /** Password checks that may wait for a free slot; see `maxPasswordChecks`. */
+  maxQueuedPasswordChecks?: number
+  /**
+   * Failed logins allowed per minute per client IP (`perIp`, default 10)
+   * and per user name and IP (`perUserAndIp`, default 5), counted in the
+   * store so every instance sharing it sees them; past either, 429
+   * TooManyRequests with `Retry-After` and no password check. 0 turns one
+   * off. Applies to HTTP logins (the client IP comes from `req.ip`, so
+   * Express's `trust proxy` decides), not to in-process `authenticate`.
+   */
+  failedLogins?: FailedLoginOptions
   /**
    * Makes generated site names and visitor ids repeat from run to run (a
    * predictable stream derived from the seed): for test suites only.

@@ -3,7 +3,7 @@
  * are split at the first ':', so passwords may hold ':'.
  */
 import type { Request, RequestHandler } from 'express'
-import { type Credentials, type TokenAuthenticator, tokenAuthenticator } from '../engine/internal.js'
+import { type Credentials, type LoginClient, type TokenAuthenticator, tokenAuthenticator } from '../engine/internal.js'
 import type { Caller, Engine } from '../engine/types.js'
 import { ServiceError } from '../errors.js'
 
@@ -60,8 +60,37 @@ function known(caller: Readonly<Caller> | undefined): Readonly<Caller> {
 }
 
 /**
+ * The client of a request as the failed-login limits and the password gate
+ * see it, read only when a credential is not answered from the cache (a
+ * getter, so the hot path builds no AbortController and reads no `req.ip`).
+ */
+class RequestClient implements LoginClient {
+  private controller: AbortController | undefined
+
+  constructor(private readonly req: Request) {}
+
+  /** `req.ip`, so Express's `trust proxy` decides; a socket already closed has no address. */
+  get ip(): string {
+    return this.req.ip ?? this.req.socket?.remoteAddress ?? 'unknown'
+  }
+
+  /** Fires when the connection closes before the answer was written. */
+  get signal(): AbortSignal {
+    if (this.controller) return this.controller.signal
+    const controller = new AbortController()
+    this.controller = controller
+    const res = this.req.res
+    const socket = this.req.socket
+    if (socket?.destroyed || res?.closed) controller.abort()
+    else res?.once('close', () => res.writableFinished || controller.abort())
+    return controller.signal
+  }
+}
+
+/**
  * The master account these request credentials belong to; Unauthorized (401)
- * otherwise. Synchronous when the engine has a verdict for the same
+ * otherwise; TooManyRequests (429) past the failed-login limits, and
+ * ServiceUnavailable (503) when the password gate's queue is full. Synchronous when the engine has a verdict for the same
  * credentials cached, a promise otherwise: a request pays no promise turns
  * for a cached check.
  */
@@ -70,7 +99,7 @@ export function requestCaller(
   req: Request,
 ): Readonly<Caller> | Promise<Readonly<Caller>> {
   const token = basicToken(req.headers.authorization)
-  const verdict = token === undefined ? undefined : authenticate(token, decodeBasicToken)
+  const verdict = token === undefined ? undefined : authenticate(token, decodeBasicToken, new RequestClient(req))
   return verdict instanceof Promise ? verdict.then(known) : known(verdict)
 }
 

@@ -72,7 +72,7 @@ function baseCodes(route: RouteDoc): ErrorCode[] {
     'InvalidInput',
     'Unauthorized',
     'UnsupportedMediaType',
-    // Whenever the server sets a rate limit (off by default; the test double switches it at run time).
+    // Past the failed-login limits (on by default), and whenever the server sets a rate limit.
     'TooManyRequests',
     'InternalError',
     'ServiceUnavailable',
@@ -360,7 +360,7 @@ export function openApiDocument(
         },
         'Retry-After': {
           description:
-            'Seconds to wait: to the next UTC midnight for the daily analytics limit (DailyLimitExceeded), to the end of the second for the rate limit (TooManyRequests).',
+            'Seconds to wait: to the next UTC midnight for the daily analytics limit (DailyLimitExceeded), to the end of the second for the rate limit, to the end of the failed-login window for the failed-login limits (TooManyRequests).',
           required: true,
           schema: { type: 'integer', minimum: 1 },
         },

@@ -13,6 +13,7 @@ import { tokenAuthenticator } from '../engine/internal.js'
 import type { Engine } from '../engine/types.js'
 import { ServiceError } from '../errors.js'
 import { isDashboardUrl } from '../schema/sso.js'
+import { checkPublicUrl, dashboardUrlOf, hostCheck, type LinkOrigins } from './link-origins.js'
 import { requestCaller } from './auth.js'
 import { compileDispatch, type Dispatch, type Endpoint, type Match } from './dispatch.js'
 import { bodyReadError, errorHandler } from './errors.js'
@@ -50,11 +51,26 @@ export interface ApiRouterOptions extends GuardOptions {
   openApiServerUrl?: string
   /**
    * Where dashboardRouter is served, for the links of Get SSO Link: an
-   * absolute http(s) URL, or a path starting with '/' on the API's own
-   * origin. Default: the request's origin + '/dashboard' (the origin comes
-   * from `req.protocol` and `req.host`, so Express's `trust proxy` decides).
+   * absolute http(s) URL (it wins), or a path starting with '/' (default
+   * '/dashboard') on the origin of `publicUrl`. Without `publicUrl` a path is
+   * put on the request's origin (`req.protocol` and `req.host`, so Express's
+   * `trust proxy` decides) only when that host is in `allowedHosts`: a link
+   * never takes its origin from an unchecked `Host`.
    */
   dashboardUrl?: string
+  /**
+   * The public base URL of the server links point at (absolute http(s),
+   * e.g. `https://sites.example.com`), or a function giving it (the
+   * standalone server passes its own listening origin when not told one).
+   */
+  publicUrl?: string | (() => string)
+  /**
+   * Hosts whose request origin links may carry when neither an absolute
+   * `dashboardUrl` nor `publicUrl` is set: host names (any port) or
+   * `host:port`, any letter case. Default: loopback names and addresses.
+   * Any other Host gets InvalidInput naming these options.
+   */
+  allowedHosts?: readonly string[]
   /**
    * Journal and fault hooks of the test-double controls (`controls.apiHooks`
    * from `mobisite/testing`). Absent: the router does no work for them.
@@ -96,12 +112,11 @@ function checkDashboardUrl(url: string | undefined): string | undefined {
 class RequestFacts implements RouteRequest {
   constructor(
     private readonly req: Request,
-    private readonly configured: string | undefined,
+    private readonly links: LinkOrigins,
   ) {}
 
   get dashboardUrl(): string {
-    const url = this.configured ?? '/dashboard'
-    return url.startsWith('/') ? `${this.req.protocol}://${this.req.host}${url}` : url
+    return dashboardUrlOf(this.req, this.links)
   }
 }
 
@@ -212,7 +227,11 @@ function bodyToRead(req: Request): boolean {
  * Authentication is HTTP Basic with a master account added by `engine.addMasterAccount`.
  */
 export function apiRouter(engine: Engine, options: ApiRouterOptions = {}): Router {
-  const dashboardUrl = checkDashboardUrl(options.dashboardUrl)
+  const links: LinkOrigins = {
+    dashboardUrl: checkDashboardUrl(options.dashboardUrl),
+    publicUrl: checkPublicUrl(options.publicUrl),
+    allowedHost: hostCheck(options.allowedHosts),
+  }
   const router = express.Router({ caseSensitive: true })
   const notFound = options.notFound ?? true
   const authenticate = tokenAuthenticator(engine)
@@ -269,7 +288,7 @@ export function apiRouter(engine: Engine, options: ApiRouterOptions = {}): Route
     // Only when someone observes this request (the access log, metrics): the route template and caller.
     const note = routeNoteOf(req)
     if (note !== undefined) note.route = `${req.baseUrl}${templateFor(route.path)}`
-    const request = new RequestFacts(req, dashboardUrl)
+    const request = new RequestFacts(req, links)
     if (endpoint.public) {
       // Drain a body nobody asked for before answering: closing a socket with
       // unread data makes the kernel send RST, which can destroy the answer in flight.

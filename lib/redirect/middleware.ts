@@ -146,13 +146,16 @@ export function mobileRedirect(options: MobileRedirectOptions): MobileRedirectHa
   const optOut = o.optOut === false ? undefined : optOutSettings(o.optOut ?? {})
   // Everything the outcome reads: the device headers, the navigation test,
   // and the opt-out cookie, so no shared cache hands one visitor's outcome
-  // to another (docs/redirect.md, "Caches").
+  // to another (docs/redirect.md, "Caches"). When the navigation test runs it
+  // reads X-Requested-With, and Accept too when Sec-Fetch-Dest is absent.
   const vary = [
     'User-Agent',
     ...(clientHints ? ['Sec-CH-UA-Mobile'] : []),
     'Sec-Fetch-Dest',
     ...(optOut ? ['Cookie'] : []),
   ].join(', ')
+  const varyRequestedWith = `${vary}, X-Requested-With`
+  const varyAccept = `${varyRequestedWith}, Accept`
   const alternate = o.alternateLink === true
   const skip = skipper(o.skip ?? DEFAULT_SKIP)
   const now = o.now ?? Date.now
@@ -221,15 +224,18 @@ export function mobileRedirect(options: MobileRedirectOptions): MobileRedirectHa
     const headers = req.headers
     const verdict = judge(headers, provider.current(), clientHints)
     req.mobisite = verdict
-    if (res.getHeader('Vary') === undefined) res.setHeader('Vary', vary)
-    else res.vary(vary)
     if (optOut !== undefined) verdict.optedOut = applyOptOut(req, res, headers.cookie, target, optOut)
 
     const redirect = verdict.mobile && !verdict.optedOut
     if (instruments !== undefined) count(verdict, req.method, headers)
-    if (!redirect && !alternate) return next()
     const method = req.method
-    if ((method !== 'GET' && method !== 'HEAD') || !isNavigation(headers)) return next()
+    if ((!redirect && !alternate) || (method !== 'GET' && method !== 'HEAD')) {
+      setVary(res, vary)
+      return next()
+    }
+    const readsAccept = headers['x-requested-with'] === undefined && headers['sec-fetch-dest'] === undefined
+    setVary(res, readsAccept ? varyAccept : varyRequestedWith)
+    if (!isNavigation(headers)) return next()
     const location = mobileTarget(req, target, path)
     if (location === undefined) return next()
     if (!redirect) {
@@ -250,6 +256,12 @@ export function mobileRedirect(options: MobileRedirectOptions): MobileRedirectHa
     refresh: { value: () => provider.refresh() },
     close: { value: () => provider.close() },
   }) as MobileRedirectHandler
+}
+
+/** Sets Vary, merged with one set earlier (setHeader when alone: Express's vary() costs microseconds). */
+function setVary(res: Response, value: string): void {
+  if (res.getHeader('Vary') === undefined) res.setHeader('Vary', value)
+  else res.vary(value)
 }
 
 /** A URL made safe inside `<…>` of a Link header: what could end it, and any non-ASCII, is percent-encoded. */

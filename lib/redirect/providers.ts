@@ -61,7 +61,7 @@ export function engineProvider(engine: AgentsEngine, options: AgentMatcherOption
     if (source === seen) return
     seen = source
     if (source === matcher.source) return
-    matcher = tryCompile(source, options, report) ?? matcher
+    matcher = tryCompile(source, { ...options, trusted: false }, report) ?? matcher
   }
   read()
   return {
@@ -100,7 +100,8 @@ export function remoteProvider(
   let closed = false
   const accept = (source: string): void => {
     if (source === matcher.source || source === refused) return
-    const next = tryCompile(source, options, report)
+    // A served source is never the application's own: `trusted` never applies to it.
+    const next = tryCompile(source, { ...options, trusted: false }, report)
     if (next === undefined) refused = source
     else [matcher, refused] = [next, undefined]
   }

@@ -145,7 +145,8 @@ export const publishQuerySchema = closedObject({
     type: ['boolean', 'string'],
     enum: [true, false, 'true', 'false'],
     default: false,
-    description: 'true: a test publish, which never charges',
+    description:
+      'true: a test publish, which never charges and is not a first publish (the first publish without it charges once and opens the subscription)',
   },
 })
 

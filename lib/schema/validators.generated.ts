@@ -4136,7 +4136,7 @@ function validate14(data, { instancePath = '', parentData, parentDataProperty, r
   validate14.errors = vErrors
   return errors === 0
 }
-export const v_8db2ba64 = validate15
+export const v_b03b441c = validate15
 const schema16 = {
   type: 'object',
   additionalProperties: false,
@@ -4145,7 +4145,8 @@ const schema16 = {
       type: ['boolean', 'string'],
       enum: [true, false, 'true', 'false'],
       default: false,
-      description: 'true: a test publish, which never charges',
+      description:
+        'true: a test publish, which never charges and is not a first publish (the first publish without it charges once and opens the subscription)',
     },
   },
 }

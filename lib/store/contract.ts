@@ -354,9 +354,10 @@ export interface Store {
   ): Promise<SiteRecord | undefined>
   /**
    * Publishes the owner's site at `at` (sets published_at and modified_at).
-   * If it was never published before, sets first_published_at and, when
-   * `charge` is true, appends a charge and an active subscription to the
-   * owner's ledger, all in the same atomic step. Undefined when not found or
+   * When `charge` is true and first_published_at is unset, sets it and
+   * appends a charge and an active subscription to the owner's ledger, all
+   * in the same atomic step. A publish with `charge` false (a test publish)
+   * is not a first publish: it leaves first_published_at unset. Undefined when not found or
    * the site does not meet `expect`; nothing is then published or charged.
    */
   publishSite(

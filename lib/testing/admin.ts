@@ -8,14 +8,21 @@ import { timingSafeEqual, createHash } from 'node:crypto'
 import express, { type Request, type RequestHandler, type Router } from 'express'
 import type { Engine } from '../engine/types.js'
 import { ServiceError } from '../errors.js'
-import { bodyReadError, errorHandler } from '../http/errors.js'
+import { bodyReadError, errorHandler, sendError } from '../http/errors.js'
 import { requestGuards } from '../http/cross-site-and-content.js'
+import { isLoopbackHost, isLoopbackOrigin } from '../http/loopback.js'
 import { ADMIN_CALLS, type AdminCall } from './admin-calls.js'
 import { Controls, createControls } from './controls.js'
 
 /** Options of {@link adminRouter}. */
 export interface AdminRouterOptions {
-  /** When set, every call needs `Authorization: Bearer <token>` (401 otherwise). */
+  /**
+   * When set, every call needs `Authorization: Bearer <token>` (401
+   * otherwise). Without it, only requests whose `Host` is a loopback name or
+   * address (and whose `Origin`, if any, is loopback) are answered; anything
+   * else is 403 AccessForbidden, so a page of another site reached through
+   * DNS rebinding cannot seed or read the state.
+   */
   token?: string
   /** Largest JSON body (seed bodies can be big). Default '64mb'. */
   bodyLimit?: number | string
@@ -37,6 +44,18 @@ function bearer(token: string): RequestHandler {
     const error = new ServiceError('Unauthorized', 'this admin call needs Authorization: Bearer <the admin token>')
     res.status(401).set('WWW-Authenticate', 'Bearer realm="mobisite admin"').json(error.toJSON())
   }
+}
+
+/**
+ * Without a token: the raw `Host` (never X-Forwarded-Host, which the client
+ * writes) and any `Origin` must be loopback.
+ */
+const loopbackOnly: RequestHandler = (req, res, next) => {
+  const origin = req.headers.origin
+  if (isLoopbackHost(req.headers.host) && (origin === undefined || isLoopbackOrigin(origin))) return next()
+  const message =
+    'the test-double controls without an admin token answer only requests to a loopback host (Host and Origin)'
+  sendError(res, new ServiceError('AccessForbidden', message))
 }
 
 /** Rejects a body (and, unless `query` is false, a query) on calls that take none, naming the first field. */
@@ -95,6 +114,8 @@ export function adminRouter(target: Engine | Controls, options: AdminRouterOptio
   if (options.token !== undefined) {
     if (options.token === '') throw new TypeError('adminRouter: token must not be empty')
     router.use(bearer(options.token))
+  } else {
+    router.use(loopbackOnly)
   }
   // The API's browser and content-type rules: no cross-site writes, JSON bodies only (403, 415).
   const guard = requestGuards(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins })

@@ -120,14 +120,19 @@ export function memoryAccounts(data: MemoryData): AccountOps {
      * is never dropped, so with a clock set in the past the limit still holds.
      * This reads "a later expiresAt" as "the earlier periods are over", which
      * holds while keys end on period boundaries, as the engine's daily keys do.
+     * Each key family (the key up to its first ':') has its own horizon and
+     * sweeps only its own counters: the failed-login counters run on real
+     * minutes, and must not sweep daily counters of a test clock set in the past.
      */
     async incrementWithinLimit(key, limit, expiresAt) {
       data.ensureOpen()
-      if (expiresAt > data.counterHorizon) {
-        data.counterHorizon = expiresAt
+      const colon = key.indexOf(':')
+      const family = colon < 0 ? '' : key.slice(0, colon + 1)
+      if (expiresAt > (data.counterHorizons.get(family) ?? -Infinity)) {
+        data.counterHorizons.set(family, expiresAt)
         const now = Date.now()
         for (const [other, counter] of data.counters) {
-          if (other !== key && counter.expiresAt < now) data.counters.delete(other)
+          if (other !== key && counter.expiresAt < now && other.startsWith(family)) data.counters.delete(other)
         }
       }
       let counter = data.counters.get(key)

@@ -49,8 +49,11 @@ export class MemoryData {
   readonly grantPermissions = new Map<string, string[]>()
   readonly ledgers = new Map<string, BillingRecord>()
   readonly counters = new Map<string, Counter>()
-  /** The latest `expiresAt` any counter call has passed; see incrementWithinLimit in memory/accounts.ts. */
-  counterHorizon = -Infinity
+  /**
+   * The latest `expiresAt` any counter call has passed, per key family (the
+   * key up to its first ':'); see incrementWithinLimit in memory/accounts.ts.
+   */
+  readonly counterHorizons = new Map<string, number>()
   readonly analytics = new MemoryAnalytics()
   readonly tokens = new ExpiringRecords()
   readonly sessions = new ExpiringRecords()
@@ -79,7 +82,7 @@ export class MemoryData {
     ]) {
       map.clear()
     }
-    this.counterHorizon = -Infinity
+    this.counterHorizons.clear()
     this.analytics.clear()
     this.tokens.clear()
     this.sessions.clear()

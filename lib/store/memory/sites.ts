@@ -84,14 +84,15 @@ export function memorySites(data: MemoryData): SiteOps {
       const expected = expectationEntries(expect, 'publishSite')
       const site = data.ownedSite(owner, site_name)
       if (site === undefined || !meets(site, expected)) return undefined
-      const first = site.first_published_at === undefined
+      // A publish that does not charge (test=true) is not a first publish: the next one that charges is.
+      const first = site.first_published_at === undefined && charge
       // Not `{ ...site, published_at, modified_at }`: see createSite in lib/engine/sites.ts on object spreads in Node 20.
       const next = shallowCopy(site)
       next.published_at = at
       next.modified_at = at
       if (first) next.first_published_at = at
       replaceSite(data, site, next)
-      const charged = first && charge
+      const charged = first
       if (charged) {
         const ledger = data.ledgerOf(owner)
         ledger.charges.push({ site_name, at })

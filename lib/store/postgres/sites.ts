@@ -60,6 +60,14 @@ export function siteStatements(S: string): Record<string, Statement> {
              WITH ORDINALITY AS a(e, i) ORDER BY i DESC LIMIT $4) kept))
        WHERE site_name = $2 AND owner = $1 RETURNING 1 AS ok`,
     ),
+    // A publish that does not charge (test=true) is not a first publish: it leaves first_published_at
+    // unset, so publish_site (which sets it and charges) is left to the first publish that charges.
+    publishTest:
+      statement(`UPDATE ${S}.sites SET rec = rec || jsonb_build_object('published_at', $3::float8, 'modified_at', $3::float8)
+       WHERE site_name = $2 AND owner = $1
+         AND ($4::float8 IS NULL OR created_at = $4::float8)
+         AND ($5::text IS NULL OR rec->>'build' = $5::text)
+       RETURNING 0 AS outcome`),
     delete: statement(`SELECT ${S}.delete_site($1, $2, $3, $4) AS deleted`),
     listCreated: statement(
       `SELECT site_name FROM ${S}.sites WHERE owner = $1 AND created_at BETWEEN $2 AND $3 ORDER BY created_at, site_name`,
@@ -136,8 +144,9 @@ export function pgSites(conn: PgConn): SiteOps {
 
     async publishSite(owner, site_name, at, charge, expect) {
       const [created, build] = encodeExpectation(expect, 'publishSite')
-      const values = [owner, site_name, at, charge, created, build]
-      const [row] = await conn.query<{ outcome: number }>(st.publish!, values, 'write')
+      const [row] = charge
+        ? await conn.query<{ outcome: number }>(st.publish!, [owner, site_name, at, charge, created, build], 'write')
+        : await conn.query<{ outcome: number }>(st.publishTest!, [owner, site_name, at, created, build], 'write')
       return row === undefined || row.outcome === -1 ? undefined : { charged: row.outcome === 1 }
     },
 

@@ -48,13 +48,23 @@ export function lifecycleGroups(t: Tap, factory: StoreFactory): void {
     }
   })
 
-  t.test('publishSite: a first publish without charge never charges later', async (t) => {
+  t.test('publishSite: a publish without charge (test=true) is not a first publish', async (t) => {
     const store = await open(t, factory)
     await store.createSite(siteRecord('free', 'alice'))
-    t.strictSame(await store.publishSite('alice', 'free', at(1), false), { charged: false })
-    t.equal((await store.getSite('free'))?.first_published_at, at(1), 'the first publish is still recorded')
-    t.strictSame(await store.publishSite('alice', 'free', at(2), true), { charged: false })
-    t.strictSame(await store.getBilling('alice'), { charges: [], subscriptions: [] })
+    t.strictSame(await store.publishSite('alice', 'free', at(1), false), { charged: false }, 'a test publish')
+    let site = await store.getSite('free')
+    t.equal(site?.published_at, at(1), 'publishes')
+    t.equal(site?.first_published_at, undefined, 'but is not the first publish')
+    t.strictSame(await store.publishSite('alice', 'free', at(2), false), { charged: false }, 'nor is a second one')
+    t.strictSame(await store.publishSite('alice', 'free', at(3), true), { charged: true }, 'the first real one charges')
+    site = await store.getSite('free')
+    t.equal(site?.first_published_at, at(3))
+    t.strictSame(await store.publishSite('alice', 'free', at(4), true), { charged: false }, 'once')
+    t.strictSame(await store.publishSite('alice', 'free', at(5), false), { charged: false })
+    t.strictSame(await store.getBilling('alice'), {
+      charges: [{ site_name: 'free', at: at(3) }],
+      subscriptions: [{ site_name: 'free', status: 'active' }],
+    })
   })
 
   t.test('publishSite: owner checks', async (t) => {

@@ -110,8 +110,8 @@ if unmet(site, ARGV[1], ARGV[7], ARGV[8]) then return -1 end
 redis.call('HSET', site, 'published_at', ARGV[3], 'modified_at', ARGV[3])
 redis.call('ZADD', KEYS[2], ARGV[3], ARGV[2])
 if redis.call('HEXISTS', site, 'first_published_at') == 1 then return 0 end
-redis.call('HSET', site, 'first_published_at', ARGV[3])
 if ARGV[4] ~= '1' then return 0 end
+redis.call('HSET', site, 'first_published_at', ARGV[3])
 redis.call('RPUSH', KEYS[3], ARGV[5])
 local n = redis.call('RPUSH', KEYS[4], ARGV[6])
 redis.call('HSET', site, '#sub', n - 1)
