@@ -43,6 +43,32 @@ function numberFlag(values: FlagValues, name: string, ok: (n: number) => boolean
   return n
 }
 
+/** `--tls` (self-signed) or `--tls-cert` with `--tls-key` (PEM files); undefined: plain HTTP. */
+async function tlsFlags(flags: FlagValues): Promise<true | { key: string; cert: string } | undefined> {
+  const certFile = flags['tls-cert'] as string | undefined
+  const keyFile = flags['tls-key'] as string | undefined
+  if ((certFile === undefined) !== (keyFile === undefined)) throw new UsageError('--tls-cert and --tls-key go together')
+  if (certFile !== undefined && keyFile !== undefined) {
+    const read = (file: string, flag: string) =>
+      readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+        throw new StartError(`cannot read ${flag} ${file}: ${error.code ?? error.message}`)
+      })
+    return { cert: await read(certFile, '--tls-cert'), key: await read(keyFile, '--tls-key') }
+  }
+  return flags.tls === true ? true : undefined
+}
+
+/** `--trust-proxy`: true/false, a hop count, or a comma-separated list of addresses/subnets. */
+function trustProxyFlag(value: string | undefined): boolean | number | string[] | undefined {
+  if (value === undefined || value === '' || value === 'false' || value === 'off') return undefined
+  if (value === 'true') return true
+  if (/^\d+$/.test(value)) return Number(value)
+  return value
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '')
+}
+
 async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
   const flags = parseFlags(argv, env)
   if (flags.help) return void process.stdout.write(helpText())
@@ -67,6 +93,13 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
   const delay = numberFlag(flags, 'shutdown-delay', (n) => n <= 3_600, 'a number of seconds') ?? 0
   const timeout = numberFlag(flags, 'shutdown-timeout', (n) => n <= 3_600, 'a number of seconds') ?? 10
   const metrics = flags.metrics !== false
+  const tls = await tlsFlags(flags)
+  const publicUrl = flags['public-url'] as string | undefined
+  if (publicUrl !== undefined && !/^https?:\/\/[^/?#]+\/?$/i.test(publicUrl))
+    throw new UsageError(
+      `--public-url must be an origin like https://sites.example.com (got ${JSON.stringify(publicUrl)})`,
+    )
+  const trustProxy = trustProxyFlag(flags['trust-proxy'] as string | undefined)
   const { isLoopback } = await import('./server.js')
   if (admin && adminToken === undefined && !isLoopback(host)) {
     throw new StartError(
@@ -117,6 +150,9 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
       ...(stateInterval === undefined ? {} : { stateInterval }),
       ...(perSecond === undefined ? {} : { rateLimit: { perSecond } }),
       ...(webhooks.length > 0 ? { webhooks: webhooks.map((url) => ({ url })) } : {}),
+      ...(tls === undefined ? {} : { tls }),
+      ...(publicUrl === undefined ? {} : { publicUrl: publicUrl.replace(/\/$/, '') }),
+      ...(trustProxy === undefined ? {} : { trustProxy }),
     })
   } catch (error) {
     await engine.close().catch(() => undefined)
@@ -166,6 +202,12 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
       metrics,
     })
     process.stderr.write(`${lines.join('\n')}\n`)
+    if (server.ca !== undefined) {
+      // Made at start and never written to disk: a client trusts it with curl --cacert or NODE_EXTRA_CA_CERTS.
+      process.stderr.write(
+        `\nself-signed certificate (save it as mobisite-ca.pem; curl --cacert mobisite-ca.pem, or NODE_EXTRA_CA_CERTS=mobisite-ca.pem):\n${server.ca}`,
+      )
+    }
   }
 
   let stopping = false

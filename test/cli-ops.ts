@@ -5,7 +5,9 @@
  * stderr, metrics labels, health probes, and the drain on SIGTERM.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
+import { request as httpsRequest } from 'node:https'
 import { createServer } from 'node:net'
+import { checkServerIdentity, type PeerCertificate } from 'node:tls'
 import t, { type Test } from 'tap'
 import { freePort } from './helpers/redis.js'
 
@@ -132,6 +134,8 @@ t.test('command-line mistakes: exit 2, one line saying why, and a pointer to --h
     [['frobnicate'], 'unknown command "frobnicate"'],
     [['--store', 'mysql://x'], 'unknown store "mysql://x"'],
     [['--seed', 'x.json'], '--seed needs --admin'],
+    [['--tls-cert', 'cert.pem'], '--tls-cert and --tls-key go together'],
+    [['--public-url', 'ftp://sites.example.com'], '--public-url must be an origin'],
   ] as const) {
     const cli = runCli(t, [...args])
     t.equal(await cli.exited, 2, `${args.join(' ')}: exit 2`)
@@ -261,6 +265,62 @@ t.test('logs, banner, metrics, admin index and probes of a running server', asyn
     'shutdown is logged',
   )
 })
+
+t.test(
+  '--tls: HTTPS with a self-signed certificate printed on stderr; --public-url sets the link origin',
+  async (t) => {
+    const port = await freePort()
+    const cli = runCli(t, ['--tls', '--public-url', 'https://sites.example.com'], {
+      PORT: String(port),
+      MOBISITE_PASSWORD: 'pw',
+    })
+    while (!/END CERTIFICATE-----/.test(cli.stderr())) {
+      if (cli.child.exitCode !== null) throw new Error(`exited with ${cli.child.exitCode}: ${cli.stderr()}`)
+      await new Promise((r) => setTimeout(r, 50))
+    }
+    const ca = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/.exec(cli.stderr())![0]
+    t.match(cli.stderr(), `https://127.0.0.1:${port}/api`, 'the banner names the https URL')
+    const call = (method: string, path: string, body?: unknown) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = httpsRequest(
+          `https://127.0.0.1:${port}/api${path}`,
+          {
+            method,
+            ca,
+            // The forged Host must not decide which name the certificate is checked against.
+            checkServerIdentity: (_host: string, cert: PeerCertificate) => checkServerIdentity('localhost', cert),
+            headers: {
+              authorization: basic('admin', 'pw'),
+              host: 'evil.example',
+              ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+            },
+          },
+          (res) => {
+            let text = ''
+            res.on('data', (chunk: Buffer) => (text += chunk.toString()))
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }))
+          },
+        )
+        req.on('error', reject)
+        req.end(body === undefined ? undefined : JSON.stringify(body))
+      })
+    t.equal((await call('GET', '/sites/multiscreen')).status, 200, 'the certificate verifies against the printed PEM')
+    await call('POST', '/sites/create', {
+      site_data: { original_site_url: 'https://www.example.com', site_name: 'tlssite' },
+    })
+    t.equal((await call('POST', '/accounts/create', { account_name: 'tlsuser' })).status, 204)
+    await call('POST', '/accounts/grant-access/tlsuser/sites/tlssite')
+    const link = await call('GET', '/accounts/sso/tlsuser/link')
+    t.equal(link.status, 200)
+    t.match(
+      JSON.parse(link.body).url,
+      /^https:\/\/sites\.example\.com\/dashboard\/sso\?token=/,
+      'the link takes --public-url, never the forged Host',
+    )
+    cli.child.kill('SIGTERM')
+    t.equal(await cli.exited, 0)
+  },
+)
 
 t.test('--no-metrics: no /metrics', async (t) => {
   const cli = await serve(t, ['--no-metrics', '--quiet'])
