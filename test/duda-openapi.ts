@@ -74,3 +74,14 @@ t.test('every Duda sites answer, successes and errors, conforms to the document'
   }
   t.equal(dudaOperations.length, 14)
 })
+
+t.test('multiscreen, published and unpublished are reserved site names on the spec path too', async (t) => {
+  const f = await setup(t)
+  for (const name of ['multiscreen', 'Published', 'UNPUBLISHED']) {
+    const res = await f.alice.post('/sites/create', {
+      site_data: { site_name: name, original_site_url: 'https://reserved.example/' },
+    })
+    t.match(isError(t, res, 400, 'InvalidInput', name), /reserved/)
+  }
+  t.equal((await f.alice.get('/sites/multiscreen')).status, 200, 'GET /sites/multiscreen is the list')
+})

@@ -1,7 +1,8 @@
 /**
  * A site's activity log (Duda's `GET /sites/multiscreen/{site_name}/activities`):
- * the rules append what happened to the site, whichever path or in-process
- * call caused it; the store keeps the last {@link ACTIVITY_LOG_MAX} entries
+ * creation is written with the record on every path; Duda's publish,
+ * unpublish and reset append theirs (the spec's publish and unpublish keep
+ * their single store round trip and write none). The store keeps the last {@link ACTIVITY_LOG_MAX} entries
  * per site, in the site's record, so the log goes with the site.
  */
 import type { SiteActivityEntry, SiteRecord } from '../store/contract.js'

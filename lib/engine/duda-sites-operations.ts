@@ -21,6 +21,7 @@ import {
 } from '../schema/duda-sites.js'
 import { periodQuerySchema, type PeriodQuery } from '../schema/sites.js'
 import type { CallContext } from './context.js'
+import { logActivity } from './activity-log.js'
 import * as duda from './duda-sites.js'
 import * as lifecycle from './lifecycle.js'
 import { operation } from './operation.js'
@@ -34,9 +35,20 @@ async function dudaSitesCreated(ctx: CallContext, query?: PeriodQuery): Promise<
   return (await sites.sitesCreated(ctx, query)).map((ref) => ref.site_name)
 }
 
-/** Publish Site on Duda's path: the same first-publish charge as the spec's (no `test` query). */
-function dudaPublishSite(ctx: CallContext, site_name: string): Promise<void> {
-  return lifecycle.publishSite(ctx, site_name)
+/**
+ * Publish Site on Duda's path: the same first-publish charge as the spec's
+ * (no `test` query), then the activity log. The spec's path does not write
+ * the log: it keeps its one store round trip.
+ */
+async function dudaPublishSite(ctx: CallContext, site_name: string): Promise<void> {
+  await lifecycle.publishSite(ctx, site_name)
+  await logActivity(ctx, { owner: ctx.caller.user, site_name }, 'site_published', ctx.now().getTime())
+}
+
+/** Unpublish Site on Duda's path, then the activity log (see dudaPublishSite). */
+async function dudaUnpublishSite(ctx: CallContext, site_name: string): Promise<void> {
+  await lifecycle.unpublishSite(ctx, site_name)
+  await logActivity(ctx, { owner: ctx.caller.user, site_name }, 'site_unpublished', ctx.now().getTime())
 }
 
 export const DUDA_SITE_OPERATIONS = {
@@ -108,7 +120,7 @@ export const DUDA_SITE_OPERATIONS = {
     tag: TAG,
     summary: 'Get Site Activity Log (Duda)',
     description:
-      "The site's creation and its latest publish, unpublish and reset, newest first; `activities` filters by type (comma-separated), `from`/`to` by date (default: all time).",
+      "The site's last 100 activities, newest first: its creation (on either path) and the publishes, unpublishes and resets made on these paths. `activities` filters by type (comma-separated: site_created, site_published, site_unpublished, site_reset), `from`/`to` by date (default: all time), `offset`/`limit` (1-100, default 50) page.",
     http: { method: 'GET', path: '/sites/multiscreen/:site_name/activities', input: 'query' },
     request: dudaActivitiesQuerySchema,
     response: dudaActivitiesSchema,
@@ -160,7 +172,7 @@ export const DUDA_SITE_OPERATIONS = {
     summary: 'Unpublish Site (Duda)',
     http: { method: 'POST', path: '/sites/multiscreen/unpublish/:site_name', input: 'none' },
     errors: notExist,
-    run: lifecycle.unpublishSite,
+    run: dudaUnpublishSite,
   }),
   /** Duda's Reset Site: records `template_id`; `site_data.removeBizInfos` drops the business info. */
   dudaResetSite: operation({

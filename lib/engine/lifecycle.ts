@@ -13,7 +13,6 @@ import {
 } from '../schema/sites.js'
 import type { SitePatch, SiteRecord } from '../store/contract.js'
 import type { CallContext, EngineContext } from './context.js'
-import { logActivity } from './activity-log.js'
 import { emitSiteEvent, publishData } from './events.js'
 import { ownSite, siteNotFound } from './own-site.js'
 import { PROPERTY_KEYS, toSite } from './site-view.js'
@@ -72,9 +71,7 @@ export async function publishBuilt(ctx: EngineContext, site: SiteRecord): Promis
     created_at: site.created_at,
     build: 'built',
   })
-  if (!published) return
-  emitSiteEvent(ctx, 'PUBLISH', site, publishData(site))
-  await logActivity(ctx, site, 'site_published', ctx.now().getTime())
+  if (published) emitSiteEvent(ctx, 'PUBLISH', site, publishData(site))
 }
 
 /**
@@ -106,15 +103,13 @@ export async function publishSite(ctx: CallContext, site_name: string, query: Pu
   const test = String(validatePublishQuery(query).test ?? 'false') === 'true'
   // The site as it was, for the PUBLISH event's data: read only when someone listens.
   const before = ctx.events.active ? await ctx.store.getSite(site_name) : undefined
-  const at = ctx.now().getTime()
-  const outcome = await ctx.store.publishSite(ctx.caller.user, site_name, at, !test)
+  const outcome = await ctx.store.publishSite(ctx.caller.user, site_name, ctx.now().getTime(), !test)
   if (!outcome) throw siteNotFound(site_name)
   if (before?.owner === ctx.caller.user) {
     const data = publishData(before)
     // A test publish is not a first publish (it charged nothing and the next real one will).
     emitSiteEvent(ctx, 'PUBLISH', before, test ? { ...data, first_publish: false } : data)
   }
-  await logActivity(ctx, { owner: ctx.caller.user, site_name }, 'site_published', at)
 }
 
 async function patchOwnSite(ctx: CallContext, site_name: string, patch: SitePatch): Promise<SiteRecord> {
@@ -128,7 +123,6 @@ export async function unpublishSite(ctx: CallContext, site_name: string): Promis
   const at = ctx.now().getTime()
   const site = await patchOwnSite(ctx, site_name, { published_at: null, modified_at: at, unpublished_at: at })
   emitSiteEvent(ctx, 'UNPUBLISH', site, at)
-  await logActivity(ctx, site, 'site_unpublished', at)
 }
 
 /** Reset Runtime Cache. */
