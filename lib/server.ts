@@ -234,7 +234,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   })
   const { port } = server.address() as AddressInfo
   const shownHost = host.includes(':') ? `[${host}]` : host
-  ownUrl = `${tls ? 'https' : 'http'}://${shownHost}:${port}`
+  const scheme = tls ? 'https' : 'http'
+  // A default port is left out, as browsers show it: https://localhost, not https://localhost:443.
+  const url = `${scheme}://${shownHost}${port === (tls ? 443 : 80) ? '' : `:${port}`}`
+  ownUrl = url
   let closing: Promise<void> | undefined
   const close = (): Promise<void> => {
     closing ??= new Promise<void>((resolve, reject) => {
@@ -248,7 +251,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     return closing
   }
   return {
-    url: `${tls ? 'https' : 'http'}://${shownHost}:${port}`,
+    url,
     ...(tls?.ca === undefined ? {} : { ca: tls.ca }),
     engine,
     server,

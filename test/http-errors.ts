@@ -91,7 +91,7 @@ t.test('405 MethodNotAllowed with Allow for known paths', async (t) => {
     ['put', '/sites/create', ['POST']],
     ['patch', '/sites/somesite', ['GET', 'DELETE', 'HEAD']],
     ['post', '/agents', ['GET', 'HEAD']],
-    // DELETE /accounts/{name} is today's Duda Delete Account (docs/duda-api-accounts.md).
+    // DELETE /accounts/{name} is today's Duda Delete Account (docs/duda-api.md).
     ['patch', '/accounts/someone', ['GET', 'DELETE', 'HEAD']],
     ['get', '/account/someone', ['DELETE']],
     ['get', '/accounts/grant-access/ann/sites/siteone', ['POST']],

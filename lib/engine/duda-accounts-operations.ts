@@ -1,6 +1,6 @@
 /**
  * The operations of today's Duda API for accounts, permissions and sign-in
- * links (docs/duda-api-accounts.md), spread into OPERATIONS (operations.ts)
+ * links (docs/duda-api.md), spread into OPERATIONS (operations.ts)
  * so they are routes, MasterApi methods, OpenAPI operations and docs like the
  * spec's. Paths are the ones `@dudadev/partner-api` 3.3.1 calls, below
  * `/api`. Each runs the same rule as the spec's operation it mirrors.

@@ -1,5 +1,5 @@
 /**
- * Today's Duda API for accounts (docs/duda-api-accounts.md): site
+ * Today's Duda API for accounts (docs/duda-api.md): site
  * permissions on the rules of the spec's grants. A grant made by Grant Access
  * (the spec's path) holds every permission; Grant Site Access (today's path)
  * gives it the permissions named. Both are the same grant: Revoke Access

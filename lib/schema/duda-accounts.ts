@@ -1,5 +1,5 @@
 /**
- * JSON Schemas of today's Duda API for accounts (docs/duda-api-accounts.md):
+ * JSON Schemas of today's Duda API for accounts (docs/duda-api.md):
  * site permissions, the welcome and reset-password links, and the analytics
  * date granularity. Names and shapes follow `@dudadev/partner-api` 3.3.1's
  * types where Duda's docs say nothing more.

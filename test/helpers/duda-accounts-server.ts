@@ -6,22 +6,17 @@
  * - {@link trustedProcess} makes a self-signed certificate for 127.0.0.1 and
  *   runs the test file again in a child process whose NODE_EXTRA_CA_CERTS
  *   names it (Node reads it only at start), and
- * - {@link startDudaServer} serves apiRouter at `/api` and dashboardRouter at
- *   `/dashboard` over HTTPS on port 443 with that certificate, checking every
- *   answer under `/api` against the OpenAPI document.
- *
- * When startServer gains `tls: true` (issue 24, part A), startDudaServer can
- * become `startServer({ engine, tls: true, port: 443 })` with `server.ca`
- * written to the file NODE_EXTRA_CA_CERTS names.
+ * - {@link startDudaServer} runs `startServer({ tls: { cert, key }, port: 443 })`
+ *   with that certificate, checking every answer under `/api` against the
+ *   OpenAPI document.
  */
 import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import https from 'node:https'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import express from 'express'
 import { generate } from 'selfsigned'
-import { type Engine, apiRouter, dashboardRouter } from '../../lib/index.js'
+import { type Engine, type RunningServer, startServer } from '../../lib/index.js'
+import { recordExchanges } from './duda.js'
 import { problemsAgainstDocument } from './openapi-check.js'
 
 /** The host the client is pointed at (`new Duda({ env: DUDA_HOST })`): the certificate names it. */
@@ -94,74 +89,41 @@ export class PortRefused extends Error {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /**
- * Serves `engine` over HTTPS on port 443 of 127.0.0.1. Port 443 is one per
- * machine and other suites may hold it for a moment: EADDRINUSE is retried
- * with backoff for up to about a minute.
+ * Serves `engine` with `startServer({ tls, port: 443 })`, the way a user runs
+ * the double for the client, checking every answer under `/api` against the
+ * OpenAPI document. Port 443 is one per machine and other suites may hold it
+ * for a moment: EADDRINUSE is retried with backoff for up to about a minute.
  */
 export async function startDudaServer(engine: Engine, tls: TestTls): Promise<DudaServer> {
-  const problems: string[] = []
-  let checked = 0
-  const app = express()
-  app.use('/api', (req, res, next) => {
-    const chunks: Buffer[] = []
-    const write = res.write.bind(res) as (...args: unknown[]) => boolean
-    const end = res.end.bind(res) as (...args: unknown[]) => typeof res
-    const keep = (chunk: unknown) => {
-      if (typeof chunk === 'string') chunks.push(Buffer.from(chunk))
-      else if (chunk instanceof Uint8Array) chunks.push(Buffer.from(chunk))
+  let running: RunningServer | undefined
+  for (let attempt = 0; running === undefined; attempt++) {
+    try {
+      running = await startServer({ engine, tls: { cert: tls.cert, key: tls.key }, port: 443, host: DUDA_HOST })
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      if (code === 'EACCES') throw new PortRefused()
+      if (code !== 'EADDRINUSE' || attempt >= 40) throw error
+      await sleep(Math.min(2000, 100 * 2 ** attempt) + Math.random() * 100)
     }
-    res.write = ((chunk: unknown, ...rest: unknown[]) => {
-      keep(chunk)
-      return write(chunk, ...rest)
-    }) as typeof res.write
-    res.end = ((chunk?: unknown, ...rest: unknown[]) => {
-      if (typeof chunk !== 'function') keep(chunk)
-      return end(chunk, ...rest)
-    }) as typeof res.end
-    res.on('finish', () => {
-      checked++
-      const headers = Object.fromEntries(
-        Object.entries(res.getHeaders()).map(([name, value]) => [
-          name,
-          Array.isArray(value) ? value.join(', ') : String(value),
-        ]),
-      )
-      problems.push(
-        ...problemsAgainstDocument({
-          method: req.method,
-          path: req.originalUrl.slice('/api'.length),
-          status: res.statusCode,
-          headers,
-          text: Buffer.concat(chunks).toString('utf8'),
-        }),
-      )
-    })
-    next()
-  })
-  app.use('/api', apiRouter(engine))
-  app.use('/dashboard', dashboardRouter(engine))
-  const server = https.createServer({ cert: tls.cert, key: tls.key }, app)
-  for (let attempt = 0; ; attempt++) {
-    const error = await new Promise<NodeJS.ErrnoException | undefined>((resolve) => {
-      server.once('error', resolve)
-      server.listen(443, DUDA_HOST, () => {
-        server.off('error', resolve)
-        resolve(undefined)
-      })
-    })
-    if (error === undefined) break
-    if (error.code === 'EACCES') throw new PortRefused()
-    if (error.code !== 'EADDRINUSE' || attempt >= 40) throw error
-    await sleep(Math.min(2000, 100 * 2 ** attempt) + Math.random() * 100)
   }
+  const exchanges = recordExchanges(running)
+  const server = running
   return {
     origin: `https://${DUDA_HOST}`,
-    problems,
-    checked: () => checked,
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.closeAllConnections()
-        server.close((error) => (error ? reject(error) : resolve()))
-      }),
+    get problems() {
+      return exchanges.flatMap((exchange) =>
+        problemsAgainstDocument({
+          ...exchange,
+          headers: Object.fromEntries(
+            Object.entries(exchange.headers).map(([name, value]) => [
+              name,
+              Array.isArray(value) ? value.join(', ') : String(value),
+            ]),
+          ),
+        }),
+      )
+    },
+    checked: () => exchanges.length,
+    close: () => server.close(),
   }
 }
