@@ -63,3 +63,36 @@ t.test("the analytics daily limit is in api.md's 429 rows", async (t) => {
   t.ok(rows.length > 0)
   for (const row of rows) t.match(row, `${DAILY_LIMIT} calls`)
 })
+
+t.test('a seed with 3 problems reports all 3 at once', async (t) => {
+  const server = await startServer({ admin: true })
+  t.teardown(() => server.close())
+  const seed = async (body: unknown) => {
+    const res = await fetch(`${server.url}/__admin/seed`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    })
+    return { status: res.status, body: (await res.json()) as { error_code: string; message: string } }
+  }
+  const inOneEntry = await seed({
+    masters: [{ user: 'seeder', password: 'seeder-pw' }],
+    sites: [
+      { owner: 'seeder', site_name: 'fine-site', original_site_url: 'not a url', created_at: 'yesterday', bogus: 1 },
+    ],
+  })
+  t.equal(inOneEntry.status, 400)
+  t.match(inOneEntry.body.message, /\(3 problems\)/)
+  t.match(inOneEntry.body.message, /sites\[0\]: original_site_url must be/)
+  t.match(inOneEntry.body.message, /sites\[0\]: created_at must be/)
+  t.match(inOneEntry.body.message, /sites\[0\]: unknown field bogus/)
+  const inTheShape = await seed({ masters: [], nonsense: [], more: 1, sites: 'x' })
+  t.equal(inTheShape.status, 400)
+  t.match(inTheShape.body.message, /\(3 problems\)/)
+  t.match(
+    inTheShape.body.message,
+    /unknown field nonsense.*unknown field more|unknown field more.*unknown field nonsense/,
+  )
+  t.match(inTheShape.body.message, /sites must be an array/)
+  t.same(await server.controls.snapshot().then((s) => s.sites), [], 'nothing applied')
+})

@@ -160,11 +160,15 @@ t.test('the CLI prints a curl line that answers 200 with a site_name; SIGTERM ex
   t.equal(signal, null)
 })
 
-t.test('the CLI quotes credentials from the environment for the shell', async (t) => {
+t.test('the CLI never prints a password from the environment; its curl line reads it from the shell', async (t) => {
   const password = `it's a "pass":word $HOME \`x\``
   const { child, lines } = await startCli(t, { MOBISITE_USER: 'ops', MOBISITE_PASSWORD: password })
   t.match(lines.join('\n'), /user:\s+ops/)
-  const res = await run(`${curlOf(lines)} -s -w '\\n%{http_code}'`, { cwd: root })
+  t.notMatch(lines.join('\n'), 'pass":word', 'the password is not printed')
+  const res = await run(`${curlOf(lines)} -s -w '\\n%{http_code}'`, {
+    cwd: root,
+    env: { ...process.env, MOBISITE_PASSWORD: password },
+  })
   const [json, code] = res.stdout.split('\n')
   t.equal(code, '200')
   t.equal(JSON.parse(json!).site_name, 'examplecom')

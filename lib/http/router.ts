@@ -84,7 +84,7 @@ export interface ApiRouterOptions extends GuardOptions {
    */
   rateLimit?: RateLimitOptions | RateLimit
   /**
-   * A pino logger: one access line per request (pino-http; method, route
+   * A pino logger: one access line per request (method, route
    * template, status, duration, request id, caller; never headers, query or
    * body), and unexpected errors. Default: the router logs nothing.
    */

@@ -113,3 +113,35 @@ function article(type: string): string {
   const kind = type.replace(/,/g, ' or ')
   return /^[aeiou]/.test(kind) ? `an ${kind}` : `a ${kind}`
 }
+
+/** The part of ajv's class used by {@link allProblems}. */
+type AjvClass = new (
+  options: object,
+) => { addFormat(name: string, format: unknown): unknown; compile(schema: object): ValidateFunction }
+
+/** Ajv validators that report every error, compiled on first use (the precompiled ones stop at the first). */
+const everyError = new WeakMap<object, ValidateFunction>()
+
+/**
+ * Every rule `value` breaks, as the sentences {@link compile}'s validators
+ * use. For reports where one round trip should name all the problems (a
+ * seed body): ajv is loaded and the schema compiled at run time, on this
+ * failure path only.
+ */
+export async function allProblems(schema: object, value: unknown, label = 'body'): Promise<string[]> {
+  let check = everyError.get(schema)
+  if (check === undefined) {
+    const [module, { FORMATS }] = await Promise.all([import('ajv'), import('./formats.js')])
+    // The class is the default export in ESM, and module.exports.default through CommonJS interop.
+    const exported = (module as unknown as { default: AjvClass & { default?: AjvClass } }).default
+    const Ajv = exported.default ?? exported
+    const ajv = new Ajv({ allErrors: true, strict: false, verbose: true, allowUnionTypes: true })
+    for (const [name, format] of Object.entries(FORMATS)) ajv.addFormat(name, format)
+    const compiled = ajv.compile(schema)
+    everyError.set(schema, compiled)
+    check = compiled
+  }
+  if (check(value)) return []
+  // anyOf/oneOf report their branches' errors too; the sentence of the union itself is enough.
+  return [...new Set((check.errors ?? []).map((error) => describe(error, label)))]
+}

@@ -313,3 +313,18 @@ export function helpText(): string {
   lines.push('', 'Endpoints: /api, /dashboard, /collect, /healthz, /readyz, /metrics; docs/operations.md has more.')
   return `${lines.join('\n')}\n`
 }
+
+/** The flags and variables as Markdown tables, for docs/operations.md (`npm run docs`). */
+export function flagsMarkdown(): string {
+  const cell = (text: string) => text.replace(/\|/g, '\\|')
+  const rows = ['| Flag | Environment | Default | What | Sets |', '|---|---|---|---|---|']
+  for (const f of FLAGS) {
+    const name = `\`--${f.negatable ? '[no-]' : ''}${f.name}${f.value ? ` ${f.value}` : ''}\`${f.short ? ` (\`-${f.short}\`)` : ''}`
+    rows.push(
+      `| ${name} | ${f.env ? `\`${f.env}\`` : ''} | ${cell(f.default ?? '')} | ${cell(f.help)} | ${f.sets ?? ''} |`,
+    )
+  }
+  rows.push('', '| Variable (no flag) | What |', '|---|---|')
+  for (const [name, help] of ENVIRONMENT) rows.push(`| \`${name}\` | ${cell(help)} |`)
+  return rows.join('\n')
+}

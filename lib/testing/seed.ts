@@ -11,7 +11,8 @@ import { propertiesOf } from '../engine/site-view.js'
 import { propertiesFrom } from '../engine/sites.js'
 import type { Engine } from '../engine/types.js'
 import { ServiceError } from '../errors.js'
-import { seedEntryValidators, validateSeedShape, type SeedSite } from '../schema/seed.js'
+import { seedEntryValidators, seedSchema, seedSections, validateSeedShape, type SeedSite } from '../schema/seed.js'
+import { allProblems } from '../schema/validate.js'
 import { validateCreateSite } from '../schema/sites.js'
 import type { AnalyticsDayDump, MasterRecord, SiteRecord, StateDump } from '../store/contract.js'
 import { StateConflictError } from '../store/contract.js'
@@ -128,6 +129,18 @@ export async function snapshot(ctx: EngineContext): Promise<SeedBody> {
   }
 }
 
+/**
+ * Replaces the first problem the precompiled validator reported for an entry
+ * with all of the entry's problems.
+ */
+async function everyProblemOf(problems: Problems, where: string, schema: object, entry: unknown): Promise<void> {
+  const all = await allProblems(schema, entry, 'entry')
+  if (all.length === 0) return
+  problems.list.pop()
+  for (const problem of all)
+    problems.list.push(`${where}: ${problem.replace(/^entry\b\.?/, '').replace(/^ /, '') || 'is invalid'}`)
+}
+
 /** Problems are collected, not thrown, so the caller hears about all of them. */
 class Problems {
   readonly list: string[] = []
@@ -197,15 +210,24 @@ type Section = keyof typeof seedEntryValidators
  * with a password and records the visits and activities through the engine.
  */
 export async function seed(engine: Engine, ctx: EngineContext, body: unknown): Promise<void> {
-  const shape = validateSeedShape(body ?? {})
+  let shape: Record<string, unknown[] | undefined>
+  try {
+    shape = validateSeedShape(body ?? {})
+  } catch (error) {
+    // Every shape problem at once, not the first one per round trip.
+    if (error instanceof ServiceError) throw seedError(await allProblems(seedSchema, body ?? {}))
+    throw error
+  }
   const problems = new Problems()
   const entries = {} as { [K in Section]: ReturnType<(typeof seedEntryValidators)[K]>[] }
   for (const section of Object.keys(seedEntryValidators) as Section[]) {
     const valid: unknown[] = []
-    ;(shape[section] ?? []).forEach((entry, i) => {
-      const value = problems.check(`${section}[${i}]`, () => seedEntryValidators[section](entry))
+    for (const [i, entry] of (shape[section] ?? []).entries()) {
+      const where = `${section}[${i}]`
+      const value = problems.check(where, () => seedEntryValidators[section](entry))
       if (value !== undefined) valid.push(value)
-    })
+      else await everyProblemOf(problems, where, seedSections[section], entry)
+    }
     ;(entries as Record<Section, unknown[]>)[section] = valid
   }
   const now = ctx.now().getTime()
