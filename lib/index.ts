@@ -9,6 +9,7 @@
  */
 export { createEngine } from './engine/index.js'
 export type { CredentialCacheOptions } from './engine/masters.js'
+export type { FailedLoginOptions } from './engine/failed-logins.js'
 export type {
   ActivityInput,
   Caller,

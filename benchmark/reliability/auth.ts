@@ -14,20 +14,32 @@ import { type Child, PASSWORDS, sleep } from './common.js'
 const basicOf = (user: string, password: string): string =>
   `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`
 
-/** One GET /api/agents from `localAddress`; the status (0: no answer in time) and the time taken. */
-function get(url: string, authorization: string, localAddress: string, timeoutMs = 120_000) {
+/**
+ * One GET /api/agents from `localAddress`; the status (0: no answer within
+ * `timeoutMs`, a hard deadline) and the time taken. Settles exactly once,
+ * whatever the socket does.
+ */
+function get(url: string, authorization: string, localAddress: string, timeoutMs = 30_000) {
   return new Promise<{ status: number; ms: number }>((resolve) => {
     const started = performance.now()
-    const req = request(
-      `${url}/api/agents`,
-      { headers: { authorization }, localAddress, agent: false, timeout: timeoutMs },
-      (res) => {
-        res.resume()
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - started }))
-      },
-    )
-    req.on('error', () => resolve({ status: 0, ms: performance.now() - started }))
-    req.on('timeout', () => req.destroy())
+    let settled = false
+    const settle = (status: number) => {
+      if (settled) return
+      settled = true
+      clearTimeout(deadline)
+      resolve({ status, ms: performance.now() - started })
+    }
+    const req = request(`${url}/api/agents`, { headers: { authorization }, localAddress, agent: false }, (res) => {
+      res.resume()
+      res.on('end', () => settle(res.statusCode ?? 0))
+      res.on('close', () => settle(res.complete ? (res.statusCode ?? 0) : 0))
+    })
+    const deadline = setTimeout(() => {
+      settle(0)
+      req.destroy()
+    }, timeoutMs)
+    req.on('error', () => settle(0))
+    req.on('close', () => settle(0))
     req.end()
   })
 }

@@ -123,7 +123,8 @@ for (const { store, config, cleanup } of await authStores(OwnRedis)) {
     }
   }
   try {
-    auth.push({ store, ...(store === 'MemoryStore' ? { before: await run(true) } : {}), after: await run(false) })
+    const after = await run(false)
+    auth.push({ store, ...(store === 'MemoryStore' ? { before: await run(true) } : {}), after })
   } finally {
     await cleanup()
   }
