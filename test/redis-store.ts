@@ -56,10 +56,22 @@ if (admin && REDIS_URL) {
 
     t.equal(await a.deleteSite('alice', 'shared-name'), true)
     await a.deleteAccount('alice', 'acc')
-    const left = new Set((await keysUnder(admin, pa)).map((k) => k.slice(pa.length).split(':')[0]))
+    // `{kind:name}:rest...` → `kind:rest` (keys.ts): which kinds of key are left.
+    const kindOf = (key: string) => {
+      const rest = key.slice(pa.length)
+      const close = rest.indexOf('}')
+      return [
+        rest.slice(1, rest.indexOf(':')),
+        ...rest
+          .slice(close + 2)
+          .split(':')
+          .slice(0, 1),
+      ].join(':')
+    }
+    const left = new Set((await keysUnder(admin, pa)).map(kindOf))
     t.strictSame(
       [...left].sort(),
-      ['charges', 'limit', 'odays', 'subs'],
+      ['l:', 'o:charges', 'o:odays', 'o:subs'],
       'after deleting the site and the account only the ledger, the limit and the owner day index remain',
     )
   })
@@ -89,7 +101,7 @@ if (admin && REDIS_URL) {
     t.equal(await store.createSite(siteRecord('via-client', 'alice')), true)
     await store.close()
     await t.rejects(store.getSite('via-client'), 'the store is unusable after close')
-    t.equal(await client.exists(`${prefix}site:via-client`), 1, 'the client still works and the data is there')
+    t.equal(await client.exists(`${prefix}{s:via-client}:site`), 1, 'the client still works and the data is there')
   })
 
   t.test('a client with keyPrefix is refused (scripts build keys themselves)', async (t) => {

@@ -4,32 +4,47 @@
  * each way; each conditional write is one Lua script (lua/accounts.ts).
  */
 import type { AccountRecord, GrantOutcome, LimitOutcome, MasterRecord } from '../contract.js'
+import { StoreUnavailableError } from '../contract.js'
 import type { AccountOps } from '../shared/composed-store.js'
 import { foldName } from '../shared/name-fold.js'
+import { claimName, releaseName } from './claims.js'
 import type { RedisConn } from './conn.js'
-import { checkAccountPatch, decodeFields, encodeFields, encodePatch } from './hash-fields.js'
+import { checkAccountPatch, decodeFieldBuffers, encodeFields, encodePatch } from './hash-fields.js'
 import type { RedisKeys } from './keys.js'
 import {
   CREATE_ACCOUNT,
   DELETE_ACCOUNT,
-  GRANT,
+  GRANT_SIDE,
   INCREMENT_WITHIN_LIMIT,
   LIST_GRANTS,
   PUT_MASTER_IF,
   UPDATE_ACCOUNT,
 } from './lua/accounts.js'
-import { GET_HASHES } from './lua/sites.js'
 
 /** The master, account, grant and limit methods of the Store contract, on Redis. */
-export function redisAccounts(conn: RedisConn, k: RedisKeys): AccountOps {
+export function redisAccounts(conn: RedisConn, k: RedisKeys, claimTimeout: number): AccountOps {
+  const accountOwner = (name: string) => conn.call((c) => c.hget(k.account(name), 'owner'))
+  /**
+   * A grant spans the account's slot and the site's: each side is a set, and
+   * a grant holds when both have it (listGrants checks the site's side). So
+   * grant adds the site's side first and revoke removes it first: a crash in
+   * between leaves a half that no reader counts.
+   */
   const grant = async (owner: string, account: string, site: string, op: 'grant' | 'revoke') => {
-    const keys = [k.account(account), k.site(site), k.accountGrants(account), k.siteGrants(site)]
-    return (await conn.run(GRANT, keys, [JSON.stringify(owner), account, site, op])) as GrantOutcome
+    const ownerJson = JSON.stringify(owner)
+    if ((await accountOwner(account)) !== ownerJson) return 'no-account' as GrantOutcome
+    const siteSide = (o: 'grant' | 'revoke') =>
+      conn.write(GRANT_SIDE, [k.site(site), k.siteGrants(site)], [ownerJson, account, o])
+    if ((await siteSide(op)) !== 1) return 'no-site' as GrantOutcome
+    const done = await conn.write(GRANT_SIDE, [k.account(account), k.accountGrants(account)], [ownerJson, site, op])
+    if (done === 1) return 'ok' as GrantOutcome
+    if (op === 'grant') await siteSide('revoke') // the account went meanwhile
+    return 'no-account' as GrantOutcome
   }
 
   return {
     async putMaster(master) {
-      await conn.call((c) => c.set(k.master(master.user), JSON.stringify(master)))
+      await conn.writeCommands((p) => p.set(k.master(master.user), JSON.stringify(master)))
     },
 
     async getMaster(user) {
@@ -39,29 +54,39 @@ export function redisAccounts(conn: RedisConn, k: RedisKeys): AccountOps {
 
     async putMasterIf(master, expected_hash) {
       const args = [JSON.stringify(master), expected_hash ?? '']
-      return (await conn.run(PUT_MASTER_IF, [k.master(master.user)], args)) === 1
+      return (await conn.write(PUT_MASTER_IF, [k.master(master.user)], args)) === 1
     },
 
     async createAccount(account) {
-      const args = [foldName(account.account_name), account.account_name, ...encodeFields(account)]
-      return (await conn.run(CREATE_ACCOUNT, [k.account(account.account_name), k.accountFolds()], args)) === 1
+      const name = account.account_name
+      const exists = async (holder: string) => (await accountOwner(holder)) !== null
+      const at = await claimName(conn, k.accountClaim(foldName(name)), name, claimTimeout, exists)
+      if (at === undefined) return false
+      const args = [at, Math.floor(claimTimeout / 2), ...encodeFields(account), '#claim', at]
+      const created = await conn.write(CREATE_ACCOUNT, [k.account(name)], args)
+      if (created === -1) throw new StoreUnavailableError(`creating account ${name} took too long; try again`)
+      return created === 1
     },
 
     async getAccount(account_name) {
-      const [hash] = (await conn.run(GET_HASHES, [k.account(account_name)], [])) as unknown[]
-      return decodeFields<AccountRecord>(hash)
+      const key = k.account(account_name)
+      return conn.call((c) => c.callBuffer('HGETALL', key)).then(decodeFieldBuffers<AccountRecord>)
     },
 
     async updateAccount(owner, account_name, patch) {
       checkAccountPatch(patch)
       const args = [JSON.stringify(owner), ...encodePatch(patch)]
-      return (await conn.run(UPDATE_ACCOUNT, [k.account(account_name)], args)) === 1
+      return (await conn.write(UPDATE_ACCOUNT, [k.account(account_name)], args)) === 1
     },
 
     async deleteAccount(owner, account_name) {
-      const keys = [k.account(account_name), k.accountGrants(account_name), k.accountFolds()]
-      const args = [k.prefix, JSON.stringify(owner), account_name, foldName(account_name)]
-      return (await conn.run(DELETE_ACCOUNT, keys, args)) === 1
+      const keys = [k.account(account_name), k.accountGrants(account_name)]
+      const reply = (await conn.write(DELETE_ACCOUNT, keys, [JSON.stringify(owner)])) as [string, string[]] | null
+      if (reply === null) return false
+      const [at, sites] = reply
+      await Promise.all(sites.map((site) => conn.writeCommands((p) => p.srem(k.siteGrants(site), account_name))))
+      await releaseName(conn, k.accountClaim(foldName(account_name)), account_name, at || undefined)
+      return true
     },
 
     grantAccess(owner, account_name, site_name) {
@@ -75,11 +100,15 @@ export function redisAccounts(conn: RedisConn, k: RedisKeys): AccountOps {
     async listGrants(owner, account_name) {
       const keys = [k.account(account_name), k.accountGrants(account_name)]
       const sites = (await conn.run(LIST_GRANTS, keys, [JSON.stringify(owner)])) as string[] | null
-      return sites === null ? undefined : sites.sort()
+      if (sites === null) return undefined
+      const held = await Promise.all(
+        sites.map((site) => conn.call((c) => c.sismember(k.siteGrants(site), account_name))),
+      )
+      return sites.filter((_, i) => held[i] === 1).sort()
     },
 
     async incrementWithinLimit(key, limit, expiresAt): Promise<LimitOutcome> {
-      const reply = await conn.run(INCREMENT_WITHIN_LIMIT, [k.limit(key)], [limit, Math.ceil(expiresAt)])
+      const reply = await conn.write(INCREMENT_WITHIN_LIMIT, [k.limit(key)], [limit, Math.ceil(expiresAt)])
       const [allowed, count] = reply as [number, number]
       return { allowed: allowed === 1, count }
     },

@@ -11,7 +11,7 @@ import { type Measure, activityTotals, byVisits, dimensionRows, periodMethods } 
 import type { AnalyticsOps } from '../shared/composed-store.js'
 import type { RedisConn } from './conn.js'
 import type { RedisKeys } from './keys.js'
-import { MOST_TRAFFIC, PERIOD, RECORD_ACTIVITY, RECORD_VISIT } from './lua/analytics.js'
+import { PERIOD, RANK_VISIT, RECORD_ACTIVITY, RECORD_VISIT, SITE_TRAFFIC, TOP_SITES } from './lua/analytics.js'
 
 const DIM: Record<Dimension, string> = { system: 'sys', geo: 'geo' }
 
@@ -42,13 +42,26 @@ const READ: Record<Measure<unknown>['name'], (sums: Map<string, number>, visitor
 
 /** The analytics methods of the Store contract, on Redis. */
 export function redisAnalytics(conn: RedisConn, keys: RedisKeys): AnalyticsOps {
-  const P = keys.prefix
+  // On a single Redis a visit's ranking is updated in the recording script;
+  // on a cluster the owner's keys are in another slot: a second step.
+  const rankHere = conn.cluster ? '0' : '1'
+  const rank = async (outcome: RecordOutcome | undefined, site: string, day: string) => {
+    if (outcome && conn.cluster) {
+      await conn.write(RANK_VISIT, [keys.ownerDays(outcome.owner), keys.rank(day, outcome.owner)], [day, site])
+    }
+    return outcome
+  }
 
   /** One PERIOD call: the measure without a dimension, or a row per value of the dimension. */
   async function period<T>(measure: Measure<T>, site: string, from: string, to: string, dimension?: Dimension) {
     const read = READ[measure.name] as (sums: Map<string, number>, visitors: unknown) => T
     const visitors = measure.name === 'traffic' ? '1' : '0'
-    const reply = await conn.run(PERIOD, [], [P, site, from, to, dimension ? DIM[dimension] : '', visitors])
+    const B = keys.siteBase(site)
+    const reply = await conn.run(
+      PERIOD,
+      [keys.siteDays(site)],
+      [B, from, to, dimension ? DIM[dimension] : '', visitors],
+    )
     if (!dimension) {
       const [flat, count] = reply as [unknown, unknown]
       return [{ key: [], data: read(sums(flat), count) }]
@@ -62,32 +75,43 @@ export function redisAnalytics(conn: RedisConn, keys: RedisKeys): AnalyticsOps {
 
   return {
     async recordVisit(v) {
-      const args = [P, v.site_name, v.day, v.visitor_id, v.page_views]
-      const dims = [JSON.stringify([v.browser, v.os]), JSON.stringify([v.country, v.region])]
-      return recordOutcome(await conn.run(RECORD_VISIT, [keys.site(v.site_name)], [...args, ...dims]))
+      const args = [keys.siteBase(v.site_name), v.site_name, v.day, v.visitor_id, v.page_views]
+      const dims = [JSON.stringify([v.browser, v.os]), JSON.stringify([v.country, v.region]), rankHere]
+      const reply = await conn.write(RECORD_VISIT, [keys.site(v.site_name)], [...args, ...dims])
+      return rank(recordOutcome(reply), v.site_name, v.day)
     },
 
     async recordActivity(a) {
-      const args = [P, a.site_name, a.day, a.kind]
+      const args = [keys.siteBase(a.site_name), a.site_name, a.day, a.kind]
       const dims = [JSON.stringify([a.browser, a.os]), JSON.stringify([a.country, a.region])]
-      return recordOutcome(await conn.run(RECORD_ACTIVITY, [keys.site(a.site_name)], [...args, ...dims]))
+      return recordOutcome(await conn.write(RECORD_ACTIVITY, [keys.site(a.site_name)], [...args, ...dims]))
     },
 
     ...periodMethods(period),
 
     async mostTraffic(owner, from, to, limit) {
       if (from > to || limit < 1) return []
-      const rows = (await conn.run(MOST_TRAFFIC, [], [P, JSON.stringify(owner), from, to, limit])) as [
-        string,
-        number,
-        number,
-        number,
-      ][]
-      return rows
-        .map(([site_name, visits, page_views, unique_visitors]) => ({
-          site_name,
-          data: { visits: Number(visits), page_views: Number(page_views), unique_visitors: Number(unique_visitors) },
-        }))
+      const top = (await conn.run(TOP_SITES, [keys.ownerDays(owner)], [keys.ownerBase(owner), from, to, limit])) as (
+        | string
+        | number
+      )[]
+      const ownerJson = JSON.stringify(owner)
+      const picked: [string, number][] = []
+      for (let i = 0; i + 1 < top.length; i += 2) picked.push([String(top[i]), Number(top[i + 1])])
+      // Each site's own totals, in its slot; a ranking entry whose site's
+      // analytics are no longer the owner's (deleted, or recreated by another
+      // owner) is skipped.
+      const totals = await Promise.all(
+        picked.map(([site]) =>
+          conn.run(SITE_TRAFFIC, [keys.siteDays(site)], [keys.siteBase(site), from, to, ownerJson]),
+        ),
+      )
+      return picked
+        .flatMap(([site_name, visits], i) => {
+          const t = totals[i] as [number, number] | null
+          if (t === null) return []
+          return [{ site_name, data: { visits, page_views: Number(t[0]), unique_visitors: Number(t[1]) } }]
+        })
         .sort(byVisits)
         .slice(0, limit)
     },

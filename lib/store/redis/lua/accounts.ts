@@ -1,9 +1,10 @@
 /**
  * The Lua scripts behind RedisStore's masters, sub-user accounts, grants and
- * limit counters (redis/accounts.ts): each rule that must hold across
- * processes sharing the store is one script, one atomic round trip.
+ * limit counters (redis/accounts.ts). Each script touches one slot (keys.ts);
+ * accounts.ts chains them where a rule spans an account and a site.
  */
 import { lua } from '../conn.js'
+import { NOW_LUA } from './claims.js'
 
 /**
  * KEYS: master. ARGV: the new record's JSON, the expected password_hash
@@ -21,12 +22,13 @@ return 1
 `)
 
 /**
- * KEYS: account, account-name folds. ARGV: folded name, name, fields...
- * Returns 1 when created, 0 when the name is taken in any letter case.
+ * KEYS: account. ARGV: the claim's `at`, how long after it the write is still
+ * allowed (ms), fields... Returns 1 (created), 0 (an account has the name)
+ * or -1 (too late: the claim may have been taken over). See claims.ts.
  */
-export const CREATE_ACCOUNT = lua(`
+export const CREATE_ACCOUNT = lua(`${NOW_LUA}
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-if redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[2]) == 0 then return 0 end
+if now_ms() > tonumber(ARGV[1]) + tonumber(ARGV[2]) then return -1 end
 redis.call('HSET', KEYS[1], unpack(ARGV, 3))
 return 1
 `)
@@ -44,32 +46,29 @@ end
 return 1
 `)
 
-/** KEYS: account, account grants, account-name folds. ARGV: prefix, owner, name, folded name. Returns 1 or 0. */
+/**
+ * KEYS: account, account grants. ARGV: owner. Deletes both; returns nil when
+ * not the owner's, else { claim at ('' if none), granted sites }, whose
+ * grant entries accounts.ts removes next, each in its site's slot.
+ */
 export const DELETE_ACCOUNT = lua(`
-if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[2] then return 0 end
-for _, site in ipairs(redis.call('SMEMBERS', KEYS[2])) do
-  redis.call('SREM', ARGV[1] .. 'gsite:' .. site, ARGV[3])
-end
+if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then return false end
+local at = redis.call('HGET', KEYS[1], '#claim') or ''
+local sites = redis.call('SMEMBERS', KEYS[2])
 redis.call('DEL', KEYS[1], KEYS[2])
-if redis.call('HGET', KEYS[3], ARGV[4]) == ARGV[3] then redis.call('HDEL', KEYS[3], ARGV[4]) end
-return 1
+return { at, sites }
 `)
 
 /**
- * KEYS: account, site, account grants, site grants. ARGV: owner, account name,
- * site name, 'grant' | 'revoke'. Returns 'ok', 'no-account' or 'no-site'.
+ * KEYS: record (site or account), its grants set. ARGV: owner, member,
+ * 'grant' | 'revoke'. One side of a grant, in that record's slot: 1 when
+ * the record is the owner's (and the set changed as asked), else 0. A grant
+ * holds when both sides have it (accounts.ts).
  */
-export const GRANT = lua(`
-if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then return 'no-account' end
-if redis.call('HGET', KEYS[2], 'owner') ~= ARGV[1] then return 'no-site' end
-if ARGV[4] == 'grant' then
-  redis.call('SADD', KEYS[3], ARGV[3])
-  redis.call('SADD', KEYS[4], ARGV[2])
-else
-  redis.call('SREM', KEYS[3], ARGV[3])
-  redis.call('SREM', KEYS[4], ARGV[2])
-end
-return 'ok'
+export const GRANT_SIDE = lua(`
+if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then return 0 end
+if ARGV[3] == 'grant' then redis.call('SADD', KEYS[2], ARGV[2]) else redis.call('SREM', KEYS[2], ARGV[2]) end
+return 1
 `)
 
 /** KEYS: account, account grants. ARGV: owner. The granted sites, or nil when not the owner's. */
