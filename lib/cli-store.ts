@@ -23,7 +23,7 @@ export function chooseStore(argv: readonly string[], env: NodeJS.ProcessEnv): St
   if (given !== undefined) {
     if (given === 'memory') return { kind: 'memory' }
     if (/^postgres(ql)?:\/\//i.test(given)) return { kind: 'postgres', url: given }
-    if (/^rediss?:\/\//i.test(given)) return { kind: 'redis', url: given }
+    if (/^(rediss?|redis-cluster):\/\//i.test(given)) return { kind: 'redis', url: given }
     throw new Error(`unknown store ${JSON.stringify(given)}: give a postgres://, redis:// URL or "memory"`)
   }
   if (env.REDIS_URL) return { kind: 'redis', url: env.REDIS_URL }
