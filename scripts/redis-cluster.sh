@@ -21,11 +21,15 @@ free_port() {
 stop() {
   if [ -f "$dir/pids" ]; then
     while read -r pid; do
-      kill -9 "$pid" 2>/dev/null || true
+      # Only a redis-server (a pid is reused once its process has gone).
+      if [ "$(ps -o comm= -p "$pid" 2>/dev/null)" = redis-server ]; then kill -9 "$pid" 2>/dev/null || true; fi
     done <"$dir/pids"
     rm -f "$dir/pids"
+    # Only what start made: the node folders, the URL and the create log.
+    for node in "$dir"/[0-9]*; do [ -f "$node/nodes.conf" ] && rm -rf "$node"; done
+    rm -f "$dir/url" "$dir/create.log"
+    rmdir "$dir" 2>/dev/null || true
   fi
-  rm -rf "$dir"
 }
 
 start() {
@@ -38,7 +42,7 @@ start() {
     mkdir -p "$dir/$port"
     redis-server --port "$port" --bind 127.0.0.1 --dir "$dir/$port" --cluster-enabled yes \
       --cluster-config-file nodes.conf --cluster-node-timeout "$node_timeout" --appendonly no \
-      --save '' --daemonize no --logfile "$dir/$port/log" &
+      --save '' --daemonize no --logfile "$dir/$port/log" </dev/null >/dev/null 2>&1 &
     echo $! >>"$dir/pids"
     ports+=("$port")
   done
@@ -50,7 +54,7 @@ start() {
   done
   hosts=()
   for port in "${ports[@]}"; do hosts+=("127.0.0.1:$port"); done
-  redis-cli --cluster create "${hosts[@]}" --cluster-replicas 1 --cluster-yes >"$dir/create.log" 2>&1
+  redis-cli --cluster create "${hosts[@]}" --cluster-replicas 1 --cluster-yes </dev/null >"$dir/create.log" 2>&1
   for _ in $(seq 1 100); do
     ok=1
     for port in "${ports[@]}"; do

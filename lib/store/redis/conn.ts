@@ -51,9 +51,11 @@ export function parseClusterUrl(url: string): { seeds: { host: string; port: num
 
 /**
  * A Cluster client that fails fast like {@link clientOptions}: no offline
- * queue, no resending of a command whose connection dropped (it could apply
- * twice); a command refused with CLUSTERDOWN or TRYAGAIN, which did not run,
- * is retried shortly (ioredis' own handling) while slots move.
+ * queue, and no resending of a command whose connection dropped
+ * (`retryDelayOnFailover: 0`: it may have run, and could apply twice); a
+ * command refused with MOVED, CLUSTERDOWN or TRYAGAIN, which did not run, is
+ * retried shortly (ioredis' own handling) while slots move. The slot map is
+ * refreshed every 2 s as well, so a failover is seen without a MOVED.
  */
 export function clusterClient(url: string, timeouts: RedisTimeouts): Cluster {
   const { seeds, password } = parseClusterUrl(url)
@@ -62,7 +64,7 @@ export function clusterClient(url: string, timeouts: RedisTimeouts): Cluster {
     enableOfflineQueue: false,
     enableReadyCheck: true,
     maxRedirections: 16,
-    retryDelayOnFailover: 100,
+    retryDelayOnFailover: 0,
     retryDelayOnClusterDown: 100,
     retryDelayOnTryAgain: 100,
     slotsRefreshTimeout: 1000,
