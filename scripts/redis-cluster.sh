@@ -42,6 +42,7 @@ start() {
     mkdir -p "$dir/$port"
     redis-server --port "$port" --bind 127.0.0.1 --dir "$dir/$port" --cluster-enabled yes \
       --cluster-config-file nodes.conf --cluster-node-timeout "$node_timeout" --appendonly no \
+      --cluster-require-full-coverage no \
       --save '' --daemonize no --logfile "$dir/$port/log" </dev/null >/dev/null 2>&1 &
     echo $! >>"$dir/pids"
     ports+=("$port")

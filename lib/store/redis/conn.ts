@@ -92,7 +92,10 @@ export function clientOptions(timeouts: RedisTimeouts): RedisOptions {
 }
 
 /** Reply errors that mean "the server cannot serve now", not "the call is wrong". */
-const UNAVAILABLE_REPLY = /^(LOADING|BUSY|MASTERDOWN|TRYAGAIN|CLUSTERDOWN|READONLY|OOM|NOREPLICAS|MISCONF)\b/
+const UNAVAILABLE_REPLY = /^(LOADING|BUSY|MASTERDOWN|TRYAGAIN|CLUSTERDOWN|READONLY|OOM|NOREPLICAS|MISCONF|MOVED|ASK)\b/
+
+/** A MOVED or ASK reply inside a pipeline: the command did not run (ioredis retries it only outside one). */
+const REDIRECTED = /^(MOVED|ASK) /
 
 /**
  * Turns a connection failure into StoreUnavailableError; a genuine reply error
@@ -249,11 +252,31 @@ export class RedisConn {
       return this.confirm(await p.call('WAIT', this.waitReplicas, this.waitTimeout).exec())
     }
     return this.call((c) =>
-      attempt(c, false).catch((err: unknown) => {
-        if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err
-        return attempt(c, true)
-      }),
+      this.redirected(() =>
+        attempt(c, false).catch((err: unknown) => {
+          if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err
+          return attempt(c, true)
+        }),
+      ),
     )
+  }
+
+  /**
+   * Runs a pipeline `attempt`; when its keys' slot has moved (a failover or a
+   * resharding; the command did not run), refreshes the slot map and tries
+   * again, up to twice. Outside a pipeline ioredis does this itself.
+   */
+  private async redirected<T>(attempt: () => Promise<T>): Promise<T> {
+    for (let tries = 0; ; tries++) {
+      try {
+        return await attempt()
+      } catch (err) {
+        if (tries >= 2 || !(this.client instanceof Cluster) || !(err instanceof Error) || !REDIRECTED.test(err.message))
+          throw err
+        const cluster = this.client as Cluster & { refreshSlotsCache(cb: () => void): void }
+        await new Promise<void>((resolve) => cluster.refreshSlotsCache(() => resolve()))
+      }
+    }
   }
 
   /**
@@ -261,12 +284,14 @@ export class RedisConn {
    * followed by the WAIT of {@link write}; resolves to the first command's reply.
    */
   writeCommands(add: (p: ReturnType<RedisClient['pipeline']>) => void): Promise<unknown> {
-    return this.call(async (c) => {
-      const p = c.pipeline()
-      add(p)
-      if (this.waitReplicas === 0) return this.confirm(await p.exec(), false)
-      return this.confirm(await p.call('WAIT', this.waitReplicas, this.waitTimeout).exec())
-    })
+    return this.call((c) =>
+      this.redirected(async () => {
+        const p = c.pipeline()
+        add(p)
+        if (this.waitReplicas === 0) return this.confirm(await p.exec(), false)
+        return this.confirm(await p.call('WAIT', this.waitReplicas, this.waitTimeout).exec())
+      }),
+    )
   }
 
   /** The first reply of a pipeline, after checking its last (WAIT) reply. */
