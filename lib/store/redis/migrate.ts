@@ -161,9 +161,9 @@ export async function migrateRedisLayout(client: Redis, options: MigrateOptions 
 /** Gives a moved site hash the bookkeeping the new layout reads. */
 async function completeSite(client: Redis, k: RedisKeys, key: string): Promise<void> {
   const [owner, uid] = await client.hmget(key, 'owner', 'external_uid')
-  if (owner === null) return
+  if (owner == null) return
   const o = JSON.parse(owner) as string
   const fields = ['#obase', k.ownerBase(o), '#claim', '0']
-  if (uid !== null) fields.push('#xkey', k.externalUid(o, JSON.parse(uid) as string))
+  if (uid != null) fields.push('#xkey', k.externalUid(o, JSON.parse(uid) as string))
   await client.hset(key, ...fields)
 }
