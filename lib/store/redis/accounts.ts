@@ -20,9 +20,12 @@ import {
   PUT_MASTER_IF,
   UPDATE_ACCOUNT,
 } from './lua/accounts.js'
+import { CREATE_ACCOUNT_1, DELETE_ACCOUNT_1, GRANT_1, LIST_GRANTS_1 } from './lua/single.js'
 
 /** The master, account, grant and limit methods of the Store contract, on Redis. */
 export function redisAccounts(conn: RedisConn, k: RedisKeys, claimTimeout: number): AccountOps {
+  // On a single Redis each rule below is one script (lua/single.ts).
+  const cluster = conn.cluster
   const accountOwner = (name: string) => conn.call((c) => c.hget(k.account(name), 'owner'))
   /**
    * A grant spans the account's slot and the site's: each side is a set, and
@@ -32,6 +35,10 @@ export function redisAccounts(conn: RedisConn, k: RedisKeys, claimTimeout: numbe
    */
   const grant = async (owner: string, account: string, site: string, op: 'grant' | 'revoke') => {
     const ownerJson = JSON.stringify(owner)
+    if (!cluster) {
+      const keys = [k.account(account), k.site(site), k.accountGrants(account), k.siteGrants(site)]
+      return (await conn.write(GRANT_1, keys, [ownerJson, account, site, op])) as GrantOutcome
+    }
     if ((await accountOwner(account)) !== ownerJson) return 'no-account' as GrantOutcome
     const siteSide = (o: 'grant' | 'revoke') =>
       conn.write(GRANT_SIDE, [k.site(site), k.siteGrants(site)], [ownerJson, account, o])
@@ -59,6 +66,11 @@ export function redisAccounts(conn: RedisConn, k: RedisKeys, claimTimeout: numbe
 
     async createAccount(account) {
       const name = account.account_name
+      if (!cluster) {
+        const keys = [k.accountClaim(foldName(name)), k.account(name)]
+        const args = [k.prefix, name, claimTimeout, ...encodeFields(account)]
+        return (await conn.write(CREATE_ACCOUNT_1, keys, args)) === 1
+      }
       const exists = async (holder: string) => (await accountOwner(holder)) !== null
       const at = await claimName(conn, k.accountClaim(foldName(name)), name, claimTimeout, exists)
       if (at === undefined) return false
@@ -81,6 +93,10 @@ export function redisAccounts(conn: RedisConn, k: RedisKeys, claimTimeout: numbe
 
     async deleteAccount(owner, account_name) {
       const keys = [k.account(account_name), k.accountGrants(account_name)]
+      if (!cluster) {
+        const args = [JSON.stringify(owner), k.prefix, account_name]
+        return (await conn.write(DELETE_ACCOUNT_1, [...keys, k.accountClaim(foldName(account_name))], args)) === 1
+      }
       const reply = (await conn.write(DELETE_ACCOUNT, keys, [JSON.stringify(owner)])) as [string, string[]] | null
       if (reply === null) return false
       const [at, sites] = reply
@@ -99,6 +115,10 @@ export function redisAccounts(conn: RedisConn, k: RedisKeys, claimTimeout: numbe
 
     async listGrants(owner, account_name) {
       const keys = [k.account(account_name), k.accountGrants(account_name)]
+      if (!cluster) {
+        const granted = await conn.run(LIST_GRANTS_1, keys, [JSON.stringify(owner), k.prefix, account_name])
+        return granted === null ? undefined : (granted as string[]).sort()
+      }
       const sites = (await conn.run(LIST_GRANTS, keys, [JSON.stringify(owner)])) as string[] | null
       if (sites === null) return undefined
       const held = await Promise.all(

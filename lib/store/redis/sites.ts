@@ -16,6 +16,9 @@
  *   subscription may stay active in the ledger.
  * - publish: decide the first publish on the site (so one charge however
  *   many race), then the owner's ledger and modified index.
+ *
+ * On a single Redis each of these rules is one script instead (lua/single.ts):
+ * one round trip, as atomic as a script is.
  */
 import { StoreUnavailableError } from '../contract.js'
 import type { BillingRecord, SiteRecord } from '../contract.js'
@@ -41,9 +44,19 @@ import {
   RECORD_PUBLISH,
   UPDATE_SITE,
 } from './lua/sites.js'
+import {
+  CREATE_SITE_1,
+  DELETE_SITE_1,
+  FIND_BY_EXTERNAL_UID_1,
+  GET_HASHES_1,
+  LIST_SITES_1,
+  PUBLISH_SITE_1,
+  UPDATE_SITE_1,
+} from './lua/single.js'
 
 /** The site and billing methods of the Store contract, on Redis. */
 export function redisSites(conn: RedisConn, k: RedisKeys, claimTimeout: number): SiteOps {
+  const cluster = conn.cluster
   const getSite = (site_name: string) => {
     // One key needs no script: a plain HGETALL is the same single read, and
     // cheaper for Redis than running Lua (this is the API's most frequent call).
@@ -57,10 +70,19 @@ export function redisSites(conn: RedisConn, k: RedisKeys, claimTimeout: number):
   return {
     async createSite(site) {
       const name = site.site_name
+      const xuid = site.external_uid === undefined ? undefined : k.externalUid(site.owner, site.external_uid)
+      if (!cluster) {
+        const keys = [k.siteClaim(foldName(name)), k.site(name), k.created(site.owner), k.modified(site.owner)]
+        if (xuid !== undefined) keys.push(xuid)
+        const fields = [...encodeFields(site), '#obase', k.ownerBase(site.owner)]
+        if (xuid !== undefined) fields.push('#xkey', xuid)
+        const args = [k.prefix, name, site.created_at, site.modified_at, claimTimeout, ...fields]
+        return (await conn.write(CREATE_SITE_1, keys, args)) === 1
+      }
       const exists = async (holder: string) => (await ownerOf(holder)) !== null
       const at = await claimName(conn, k.siteClaim(foldName(name)), name, claimTimeout, exists)
       if (at === undefined) return false
-      const xkey = site.external_uid === undefined ? undefined : k.externalUid(site.owner, site.external_uid)
+      const xkey = xuid
       await conn.writeCommands((p) => {
         p.zadd(k.created(site.owner), site.created_at, name)
         p.zadd(k.modified(site.owner), site.modified_at, name)
@@ -76,10 +98,18 @@ export function redisSites(conn: RedisConn, k: RedisKeys, claimTimeout: number):
     getSite,
 
     async getSites(site_names) {
-      return Promise.all(site_names.map(getSite))
+      if (cluster || site_names.length === 0) return Promise.all(site_names.map(getSite))
+      const hashes = (await conn.run(GET_HASHES_1, site_names.map(k.site.bind(k)), [])) as unknown[]
+      return hashes.map((h) => decodeFields<SiteRecord>(h))
     },
 
     async findSiteByExternalUid(owner, external_uid) {
+      if (!cluster) {
+        const args = [k.prefix, JSON.stringify(owner), JSON.stringify(external_uid)]
+        return decodeFields<SiteRecord>(
+          await conn.run(FIND_BY_EXTERNAL_UID_1, [k.externalUid(owner, external_uid)], args),
+        )
+      }
       const names = await conn.call((c) => c.zrevrange(k.externalUid(owner, external_uid), 0, -1))
       const ownerJson = JSON.stringify(owner)
       for (const name of names) {
@@ -96,6 +126,10 @@ export function redisSites(conn: RedisConn, k: RedisKeys, claimTimeout: number):
       let uidAction = ''
       if (patch.external_uid === null) uidAction = '-'
       else if (patch.external_uid !== undefined) uidAction = k.externalUid(owner, patch.external_uid)
+      if (!cluster) {
+        const args = [JSON.stringify(owner), site_name, uidAction, ...expected, ...encodePatch(patch)]
+        return decodeFields<SiteRecord>(await conn.write(UPDATE_SITE_1, [k.site(site_name), k.modified(owner)], args))
+      }
       const reply = (await conn.write(
         UPDATE_SITE,
         [k.site(site_name)],
@@ -117,19 +151,21 @@ export function redisSites(conn: RedisConn, k: RedisKeys, claimTimeout: number):
     async publishSite(owner, site_name, at, charge, expect) {
       const expected = encodeExpectation(expect, 'publishSite')
       const ownerJson = JSON.stringify(owner)
+      const chargeEntry = JSON.stringify({ site_name, at })
+      const subEntry = JSON.stringify({ site_name, status: 'active' })
+      if (!cluster) {
+        const keys = [k.site(site_name), k.modified(owner), k.charges(owner), k.subscriptions(owner)]
+        const args = [ownerJson, site_name, String(at), charge ? '1' : '0', chargeEntry, subEntry, ...expected]
+        const result = await conn.write(PUBLISH_SITE_1, keys, args)
+        return result === -1 ? undefined : { charged: result === 1 }
+      }
       const args = [ownerJson, String(at), charge ? '1' : '0', ...expected]
       const first = (await conn.write(PUBLISH_SITE, [k.site(site_name)], args)) as number
       if (first === -1) return undefined
       const sub = (await conn.write(
         RECORD_PUBLISH,
         [k.modified(owner), k.charges(owner), k.subscriptions(owner)],
-        [
-          site_name,
-          String(at),
-          first === 1 ? '1' : '0',
-          JSON.stringify({ site_name, at }),
-          JSON.stringify({ site_name, status: 'active' }),
-        ],
+        [site_name, String(at), first === 1 ? '1' : '0', chargeEntry, subEntry],
       )) as number
       if (sub >= 0) {
         const noted = await conn.write(NOTE_SUBSCRIPTION, [k.site(site_name)], [ownerJson, sub])
@@ -142,6 +178,15 @@ export function redisSites(conn: RedisConn, k: RedisKeys, claimTimeout: number):
     async deleteSite(owner, site_name, expect) {
       const expected = encodeExpectation(expect, 'deleteSite')
       const ownerJson = JSON.stringify(owner)
+      if (!cluster) {
+        const keys = [
+          ...[k.site(site_name), k.siteGrants(site_name), k.siteBase(site_name)],
+          ...[k.created(owner), k.modified(owner), k.subscriptions(owner), k.siteClaim(foldName(site_name))],
+        ]
+        const cancelled = JSON.stringify({ site_name, status: 'cancelled' })
+        const args = [ownerJson, ...expected, k.prefix, site_name, cancelled, k.ownerBase(owner)]
+        return (await conn.write(DELETE_SITE_1, keys, args)) === 1
+      }
       const reply = (await conn.write(
         DELETE_SITE,
         [k.site(site_name), k.siteGrants(site_name), k.siteBase(site_name)],
@@ -166,6 +211,9 @@ export function redisSites(conn: RedisConn, k: RedisKeys, claimTimeout: number):
     async listSites(owner, by, from, to) {
       if (from > to) return []
       const key = by === 'created' ? k.created(owner) : k.modified(owner)
+      if (!cluster) {
+        return (await conn.run(LIST_SITES_1, [key], [from, to, k.prefix, JSON.stringify(owner)])) as string[]
+      }
       // Equal scores come back in member (byte) order: ties by name.
       const names = await conn.call((c) => c.zrangebyscore(key, from, to))
       if (names.length === 0) return names
