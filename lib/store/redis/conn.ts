@@ -50,9 +50,12 @@ export function parseClusterUrl(url: string): { seeds: { host: string; port: num
 }
 
 /**
- * A Cluster client that fails fast like {@link clientOptions}: no offline
- * queue, and no resending of a command whose connection dropped
- * (`retryDelayOnFailover: 0`: it may have run, and could apply twice); a
+ * A Cluster client that fails fast like {@link clientOptions}: no resending
+ * of a command whose connection dropped (`retryDelayOnFailover: 0`: it may
+ * have run, and could apply twice). Commands wait for a node connection that
+ * is being made (the offline queue: without it ioredis refuses them with the
+ * same "Connection is closed" error as a dropped one, so they could not be
+ * told apart); calls wait for the cluster itself only `readyTimeout`. A
  * command refused with MOVED, CLUSTERDOWN or TRYAGAIN, which did not run, is
  * retried shortly (ioredis' own handling) while slots move. The slot map is
  * refreshed every 2 s as well, so a failover is seen without a MOVED.
@@ -61,7 +64,7 @@ export function clusterClient(url: string, timeouts: RedisTimeouts): Cluster {
   const { seeds, password } = parseClusterUrl(url)
   const { retryStrategy: _, enableOfflineQueue: __, ...redisOptions } = clientOptions(timeouts)
   return new Cluster(seeds, {
-    enableOfflineQueue: false,
+    enableOfflineQueue: true,
     enableReadyCheck: true,
     maxRedirections: 16,
     retryDelayOnFailover: 0,
