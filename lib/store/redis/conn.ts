@@ -25,7 +25,7 @@ export interface RedisTimeouts {
    * Default 1 on a Redis Cluster, 0 (no WAIT) on a single Redis.
    */
   waitReplicas?: number
-  /** How long a write waits for its replicas, in milliseconds. Default 500. */
+  /** How long a write waits for its replicas, in milliseconds. Default 1000. */
   waitTimeout?: number
 }
 
@@ -165,7 +165,7 @@ export class RedisConn {
     }
     this.cluster = this.client instanceof Cluster
     this.waitReplicas = options.waitReplicas ?? (this.cluster ? 1 : 0)
-    this.waitTimeout = options.waitTimeout ?? 500
+    this.waitTimeout = options.waitTimeout ?? 1000
     this.client.on('ready', this.loadScripts)
     if (this.client.status === 'ready') this.loadScripts()
   }
