@@ -195,7 +195,7 @@ t.test(
     t.equal(await status(app, basic('alice', 'wrong')), 401, 'a wrong password does not re-create')
     t.strictSame(await keysUnder(admin, prefix), [], 'and writes nothing')
     t.equal(await status(app, basic('alice', 'pw')), 200, 'the right one is let in')
-    t.same(await keysUnder(admin, prefix), [`${prefix}master:alice`], 'and the master is back in the store')
+    t.same(await keysUnder(admin, prefix), [`${prefix}{m:alice}`], 'and the master is back in the store')
     const back = await checkedRequest(app).get('/api/accounts/nobody').set('authorization', basic('alice', 'pw'))
     t.equal(back.body.error_code, 'ResourceNotExist', 'still a partner (Accounts reachable)')
     t.equal(await status(appOf(other), basic('alice', 'pw')), 200, 'another instance sees the re-created master')
@@ -209,7 +209,7 @@ t.test(
     await other.addMasterAccount({ user: 'alice', password: 'changed', partner: false })
     t.equal(await status(app, basic('alice', 'pw')), 401, 'the old password no longer works here')
     t.equal(await status(app, basic('alice', 'changed')), 200, "the other instance's password does")
-    const stored = JSON.parse((await admin.get(`${prefix}master:alice`))!)
+    const stored = JSON.parse((await admin.get(`${prefix}{m:alice}`))!)
     t.equal(stored.partner, false, "the other instance's record is intact")
   },
 )
