@@ -13,6 +13,10 @@ const root = new URL('..', import.meta.url).pathname
 t.test('the store choice: --store, then MOBISITE_STORE, then REDIS_URL, then DATABASE_URL', async (t) => {
   const env = { REDIS_URL: 'redis://r', DATABASE_URL: 'postgres://d', MOBISITE_STORE: 'postgres://m' }
   t.strictSame(chooseStore(['--store', 'redis://a'], env), { kind: 'redis', url: 'redis://a' })
+  t.strictSame(chooseStore(['--store', 'redis-cluster://a:1,b:2'], env), {
+    kind: 'redis',
+    url: 'redis-cluster://a:1,b:2',
+  })
   t.strictSame(chooseStore(['--store=memory'], env), { kind: 'memory' })
   t.strictSame(chooseStore([], env), { kind: 'postgres', url: 'postgres://m' })
   t.strictSame(chooseStore([], { ...env, MOBISITE_STORE: '' }), { kind: 'redis', url: 'redis://r' })
@@ -29,6 +33,7 @@ t.test('a printed store URL hides its password and nothing else', async (t) => {
     ['postgresql://app@db/test', 'postgresql://app@db/test'],
     ['redis://127.0.0.1:6379', 'redis://127.0.0.1:6379'],
     ['redis://h/0?password=x:y@z', 'redis://h/0?password=x:y@z'],
+    ['redis-cluster://:sekret@h1:7000,h2:7001', 'redis-cluster://:***@h1:7000,h2:7001'],
   ] as const) {
     t.equal(shownUrl(url), shown, url)
   }
