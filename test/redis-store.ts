@@ -8,7 +8,7 @@ import t from 'tap'
 import { Redis } from 'ioredis'
 import { StoreUnavailableError } from '../lib/store/contract.js'
 import { RedisStore } from '../lib/store/redis/store.js'
-import { accountRecord, siteRecord } from '../lib/testing/conformance/fixtures.js'
+import { accountRecord, masterRecord, siteRecord } from '../lib/testing/conformance/fixtures.js'
 import { storeConformance } from '../lib/testing/conformance/index.js'
 import { REDIS_URL, deleteUnder, freePort, keysUnder, randomPrefix, redisOrSkip } from './helpers/redis.js'
 
@@ -90,6 +90,17 @@ if (admin && REDIS_URL) {
     )
     t.equal(pubs.filter((p) => p?.charged).length, 1, 'one publish charged')
     t.equal((await stores[0]!.getBilling(winner)).charges.length, 1)
+  })
+
+  t.test('on a single Redis writes do not WAIT unless asked; asked, an unconfirmed write is a 503', async (t) => {
+    const plain = fresh()
+    const waiting = new RedisStore({ url, prefix: plain.prefix, waitReplicas: 1, waitTimeout: 50 })
+    t.teardown(() => Promise.all([plain.close(), waiting.close()]))
+    t.equal(await plain.createSite(siteRecord('no-wait', 'alice')), true, 'default: acknowledged without a replica')
+    // The shared test Redis has no replica, so nothing can confirm a write.
+    await t.rejects(waiting.putMaster(masterRecord('w')), StoreUnavailableError, 'asked to WAIT 1 with no replica: 503')
+    await t.rejects(waiting.publishSite('alice', 'no-wait', 5, true), StoreUnavailableError)
+    t.equal((await waiting.getSite('no-wait'))?.site_name, 'no-wait', 'reads never wait')
   })
 
   t.test('a passed-in client is used and left open by close()', async (t) => {
