@@ -4,7 +4,12 @@
  * and per-owner index of days, and a per-owner per-day ranking of visits
  * (the table in keys.ts). Distinct visitors over a period are PFCOUNT over
  * the period's HyperLogLogs, i.e. the size of their union, with about 0.81 %
- * standard error. Every call is one Lua script (lua/analytics.ts).
+ * standard error. Each call is one Lua script on the site's slot
+ * (lua/analytics.ts), except where the owner's slot is involved: on a
+ * cluster a recorded visit then updates the owner's ranking in a second step,
+ * and most traffic picks the top sites from the owner's rankings, then reads
+ * each one's totals in its own slot (skipping entries whose site's analytics
+ * are no longer the owner's).
  */
 import type { BuildState, Dimension, RecordOutcome, TrafficTotals } from '../contract.js'
 import { type Measure, activityTotals, byVisits, dimensionRows, periodMethods } from '../shared/analytics-rows.js'

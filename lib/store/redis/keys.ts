@@ -9,7 +9,7 @@
  * |------------------------------|--------|--------------------------------------------------|
  * | {m:<user>}                   | string | MasterRecord JSON                                |
  * | {n:<folded site name>}       | hash   | the site-name claim: `name`, `at` (claim time, ms, Redis clock) |
- * | {s:<site>}:site              | hash   | SiteRecord fields, each JSON-encoded; bookkeeping `#xkey` (its external-uid index key), `#sub` (its subscription's index), `#claim` (the claim's `at`) |
+ * | {s:<site>}:site              | hash   | SiteRecord fields, each JSON-encoded; bookkeeping `#xkey` (its external-uid index key), `#sub` (its subscription's index), `#claim` (the claim's `at`), `#obase` (the owner's key start, for the recording scripts) |
  * | {s:<site>}:grants            | set    | accounts granted the site (a grant holds when both sets have it) |
  * | {s:<site>}:aowner, :days, :day:<d>, :dayu:<d>, :dv:<d>:<dim>, :dvu:<d>:<dim>:<JSON key> | | the site's analytics (lua/analytics.ts) |
  * | {o:<owner>}:created / :modified | zset | site names scored by created_at / modified_at    |
