@@ -16,7 +16,15 @@ import { type Measure, activityTotals, byVisits, dimensionRows, periodMethods } 
 import type { AnalyticsOps } from '../shared/composed-store.js'
 import type { RedisConn } from './conn.js'
 import type { RedisKeys } from './keys.js'
-import { PERIOD, RANK_VISIT, RECORD_ACTIVITY, RECORD_VISIT, SITE_TRAFFIC, TOP_SITES } from './lua/analytics.js'
+import {
+  MOST_TRAFFIC_1,
+  PERIOD,
+  RANK_VISIT,
+  RECORD_ACTIVITY,
+  RECORD_VISIT,
+  SITE_TRAFFIC,
+  TOP_SITES,
+} from './lua/analytics.js'
 
 const DIM: Record<Dimension, string> = { system: 'sys', geo: 'geo' }
 
@@ -96,11 +104,27 @@ export function redisAnalytics(conn: RedisConn, keys: RedisKeys): AnalyticsOps {
 
     async mostTraffic(owner, from, to, limit) {
       if (from > to || limit < 1) return []
+      const ownerJson = JSON.stringify(owner)
+      if (!conn.cluster) {
+        const args = [keys.ownerBase(owner), from, to, limit, keys.prefix, ownerJson]
+        const rows = (await conn.run(MOST_TRAFFIC_1, [keys.ownerDays(owner)], args)) as [
+          string,
+          number,
+          number,
+          number,
+        ][]
+        return rows
+          .map(([site_name, visits, page_views, unique_visitors]) => ({
+            site_name,
+            data: { visits: Number(visits), page_views: Number(page_views), unique_visitors: Number(unique_visitors) },
+          }))
+          .sort(byVisits)
+          .slice(0, limit)
+      }
       const top = (await conn.run(TOP_SITES, [keys.ownerDays(owner)], [keys.ownerBase(owner), from, to, limit])) as (
         | string
         | number
       )[]
-      const ownerJson = JSON.stringify(owner)
       const picked: [string, number][] = []
       for (let i = 0; i + 1 < top.length; i += 2) picked.push([String(top[i]), Number(top[i + 1])])
       // Each site's own totals, in its slot; a ranking entry whose site's

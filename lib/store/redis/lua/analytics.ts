@@ -215,3 +215,48 @@ for _, d in ipairs(redis.call('ZRANGEBYLEX', KEYS[1], '[' .. from, '[' .. to)) d
 end
 return { pv, pfcount(B, hlls) }
 `)
+
+// The single-Redis form of most traffic (every key on one server): TOP_SITES, then SITE_TRAFFIC for
+// each picked site, in one script. KEYS: the owner's days index. ARGV: owner base, from, to, limit,
+// prefix, owner (stored form). Returns { {site, visits, page_views, visitors}, ... }; the caller sorts.
+export const MOST_TRAFFIC_1 = lua(`${HELPERS}
+local O, from, to, limit, P, owner = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5], ARGV[6]
+local days = redis.call('ZRANGEBYLEX', KEYS[1], '[' .. from, '[' .. to)
+if #days == 0 or limit < 1 then return {} end
+local tmp = O .. 'tmp:rank'
+redis.call('DEL', tmp)
+for i = 1, #days, 500 do
+  local keys = {}
+  for j = i, math.min(i + 499, #days) do keys[#keys + 1] = O .. 'rank:' .. days[j] end
+  if i == 1 then
+    redis.call('ZUNIONSTORE', tmp, #keys, unpack(keys))
+  else
+    redis.call('ZUNIONSTORE', tmp, #keys + 1, tmp, unpack(keys))
+  end
+end
+local picked
+if redis.call('ZCARD', tmp) <= limit then
+  picked = redis.call('ZRANGE', tmp, 0, -1, 'WITHSCORES')
+else
+  local nth = redis.call('ZREVRANGE', tmp, limit - 1, limit - 1, 'WITHSCORES')[2]
+  picked = redis.call('ZRANGEBYSCORE', tmp, '(' .. nth, '+inf', 'WITHSCORES')
+  local ties = redis.call('ZRANGEBYSCORE', tmp, nth, nth, 'WITHSCORES', 'LIMIT', 0, limit - #picked / 2)
+  for _, v in ipairs(ties) do picked[#picked + 1] = v end
+end
+redis.call('DEL', tmp)
+local out = {}
+for i = 1, #picked, 2 do
+  local site = picked[i]
+  local n = string.gsub(site, '[%%{}]', function(c) return string.format('%%%02X', string.byte(c)) end)
+  local B = P .. '{s:' .. n .. '}:'
+  if redis.call('GET', B .. 'aowner') == owner then
+    local pv, hlls = 0, {}
+    for _, d in ipairs(redis.call('ZRANGEBYLEX', B .. 'days', '[' .. from, '[' .. to)) do
+      pv = pv + tonumber(redis.call('HGET', B .. 'day:' .. d, 'page_views') or '0')
+      hlls[#hlls + 1] = B .. 'dayu:' .. d
+    end
+    out[#out + 1] = { site, tonumber(picked[i + 1]), pv, pfcount(B, hlls) }
+  end
+end
+return out
+`)
