@@ -9,7 +9,7 @@
  * without it the file skips and says so.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process'
-import { mkdtemp, readdir } from 'node:fs/promises'
+import { mkdtemp, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -35,7 +35,8 @@ async function until(check: () => Promise<boolean>, ms: number): Promise<boolean
 if (!REDIS_CLUSTER_URL) {
   t.plan(0, 'REDIS_CLUSTER_URL not set: Redis Cluster failover test skipped')
 } else {
-  const dir = join(await mkdtemp(join(tmpdir(), 'mobisite-failover-')), 'cluster')
+  const parent = await mkdtemp(join(tmpdir(), 'mobisite-failover-'))
+  const dir = join(parent, 'cluster')
   const env = { ...process.env, REDIS_CLUSTER_NODE_TIMEOUT: '1000' }
   const url = (await run(script, ['start', dir], { env })).stdout.trim()
   const admins = new Map<number, Redis>()
@@ -46,6 +47,7 @@ if (!REDIS_CLUSTER_URL) {
     for (const a of admins.values()) a.disconnect()
     restarted?.kill('SIGKILL')
     await run(script, ['stop', dir])
+    await rm(parent, { recursive: true, force: true })
   })
   const admin = (port: number) => {
     let a = admins.get(port)
