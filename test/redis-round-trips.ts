@@ -109,9 +109,11 @@ if (admin)
       ['Retrieve Sites created', 'get', '/sites/created', undefined, 200, 1],
       ['Retrieve Sites modified', 'get', '/sites/modified', undefined, 200, 1],
       ['Update Site', 'post', '/sites/update/tripsite', { site_domain: 'm.example.com' }, 204, 1],
-      ['Publish Site (first: the charge)', 'post', '/sites/publish/tripsite', undefined, 204, 1],
-      ['Publish Site again', 'post', '/sites/publish/tripsite', undefined, 204, 1],
-      ['Unpublish Site', 'post', '/sites/unpublish/tripsite', undefined, 204, 1],
+      // Publish and unpublish: the rule, then the append to the site's activity
+      // log (Duda's site activities), a step of its own.
+      ['Publish Site (first: the charge)', 'post', '/sites/publish/tripsite', undefined, 204, 2],
+      ['Publish Site again', 'post', '/sites/publish/tripsite', undefined, 204, 2],
+      ['Unpublish Site', 'post', '/sites/unpublish/tripsite', undefined, 204, 2],
       ['Reset Runtime Cache', 'post', '/sites/resetcache/tripsite', undefined, 204, 1],
       [
         'Create Account',
@@ -144,8 +146,8 @@ if (admin)
         '/sites/create',
         { site_data: { site_name: 'tripsite2', original_site_url: 'https://a.example.com/' }, publish_now: true },
         200,
-        2,
-        'reserve the name; after the build, the first-publish charge',
+        3,
+        'reserve the name; after the build, the first-publish charge; its activity-log entry',
       ],
       [
         'Recreate Site',
