@@ -47,6 +47,7 @@ for (const [label, url] of targets) {
         ]),
         ...['alice', 'bob'].flatMap((o) => [k.created(o), k.modified(o), k.externalUid(o, 'x1')]),
         ...['acc', 'ghost'].flatMap((a) => [k.account(a), k.accountGrants(a), k.accountClaim(a)]),
+        k.grantPermissions('acc'),
       ]
       for (const key of keys) await c.del(key)
       await store.close()
@@ -102,6 +103,21 @@ for (const [label, url] of targets) {
       await sleep(700)
       t.equal(await store.createAccount(accountRecord('Ghost', 'bob')), true, 'then taken over')
       written.push(k.account('Ghost'), k.accountClaim('ghost'))
+    })
+
+    await t.test("a half grant's permissions: no grant until both sides, never outliving a revoke", async (t) => {
+      // 'half' and 'acc' exist and are granted (previous test).
+      t.equal(await store.grantAccess('alice', 'acc', 'half', ['EDIT']), 'ok')
+      t.strictSame(await store.getGrant('alice', 'acc', 'half'), { permissions: ['EDIT'] })
+      await c.srem(k.siteGrants('half'), 'acc') // revoke's first step; the account side never cleared
+      t.equal(await store.getGrant('alice', 'acc', 'half'), 'no-grant', 'the account side alone is no grant')
+      t.strictSame(await store.listGrants('alice', 'acc'), [], 'nor listed')
+      t.equal(await store.grantAccess('alice', 'acc', 'half'), 'ok', 'granted again, without permissions')
+      t.strictSame(await store.getGrant('alice', 'acc', 'half'), { permissions: null }, 'the old permissions are gone')
+      t.equal(await store.revokeAccess('alice', 'acc', 'half'), 'ok')
+      await c.sadd(k.siteGrants('half'), 'acc') // a grant's first step, the account side never written
+      t.equal(await store.getGrant('alice', 'acc', 'half'), 'no-grant', 'the site side alone is no grant')
+      t.equal(await c.hexists(k.grantPermissions('acc'), 'half'), 0, 'the revoke removed the permissions')
     })
   })
 }
