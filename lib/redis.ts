@@ -5,3 +5,5 @@
  */
 export { RedisStore, type RedisStoreOptions } from './store/redis/store.js'
 export type { RedisTimeouts } from './store/redis/conn.js'
+export { migrateRedisLayout, type MigrateOptions, type MigrateReport } from './store/redis/migrate.js'
+export type { RedisClient } from './store/redis/conn.js'

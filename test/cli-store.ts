@@ -33,6 +33,7 @@ t.test('a printed store URL hides its password and nothing else', async (t) => {
     ['postgresql://app@db/test', 'postgresql://app@db/test'],
     ['redis://127.0.0.1:6379', 'redis://127.0.0.1:6379'],
     ['redis://h/0?password=x:y@z', 'redis://h/0?password=x:y@z'],
+    ['redis-cluster://:sekret@h1:7000,h2:7001', 'redis-cluster://:***@h1:7000,h2:7001'],
   ] as const) {
     t.equal(shownUrl(url), shown, url)
   }

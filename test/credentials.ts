@@ -194,10 +194,10 @@ t.test(
     t.strictSame(await keysUnder(admin, prefix), [], 'nothing left under the prefix')
     t.equal(await status(app, basic('alice', 'wrong')), 401, 'a wrong password does not re-create')
     // Only the failed-login counters (test/failed-logins.ts) are written.
-    const masters = async () => (await keysUnder(admin, prefix)).filter((key) => !key.startsWith(`${prefix}limit:`))
+    const masters = async () => (await keysUnder(admin, prefix)).filter((key) => !key.startsWith(`${prefix}{l:`))
     t.strictSame(await masters(), [], 'and writes no master')
     t.equal(await status(app, basic('alice', 'pw')), 200, 'the right one is let in')
-    t.same(await masters(), [`${prefix}master:alice`], 'and the master is back in the store')
+    t.same(await masters(), [`${prefix}{m:alice}`], 'and the master is back in the store')
     const back = await checkedRequest(app).get('/api/accounts/nobody').set('authorization', basic('alice', 'pw'))
     t.equal(back.body.error_code, 'ResourceNotExist', 'still a partner (Accounts reachable)')
     t.equal(await status(appOf(other), basic('alice', 'pw')), 200, 'another instance sees the re-created master')
@@ -211,7 +211,7 @@ t.test(
     await other.addMasterAccount({ user: 'alice', password: 'changed', partner: false })
     t.equal(await status(app, basic('alice', 'pw')), 401, 'the old password no longer works here')
     t.equal(await status(app, basic('alice', 'changed')), 200, "the other instance's password does")
-    const stored = JSON.parse((await admin.get(`${prefix}master:alice`))!)
+    const stored = JSON.parse((await admin.get(`${prefix}{m:alice}`))!)
     t.equal(stored.partner, false, "the other instance's record is intact")
   },
 )

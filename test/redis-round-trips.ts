@@ -10,6 +10,7 @@
  */
 import type { Server } from 'node:http'
 import express from 'express'
+import type { Redis } from 'ioredis'
 import request from 'supertest'
 import t from 'tap'
 import { apiRouter, createEngine } from '../lib/index.js'
@@ -193,7 +194,10 @@ if (admin)
 
     // Concurrent calls issued in one turn leave in one socket write (a
     // syscall saved per command); each still has its own command and reply.
-    const socket = store.client.stream as unknown as Record<'_write' | '_writev', (...args: unknown[]) => unknown>
+    const socket = (store.client as Redis).stream as unknown as Record<
+      '_write' | '_writev',
+      (...args: unknown[]) => unknown
+    >
     let writes = 0
     for (const method of ['_write', '_writev'] as const) {
       const original = socket[method].bind(socket)

@@ -8,7 +8,7 @@ import t from 'tap'
 import { Redis } from 'ioredis'
 import { StoreUnavailableError } from '../lib/store/contract.js'
 import { RedisStore } from '../lib/store/redis/store.js'
-import { accountRecord, siteRecord } from '../lib/testing/conformance/fixtures.js'
+import { accountRecord, masterRecord, siteRecord } from '../lib/testing/conformance/fixtures.js'
 import { storeConformance } from '../lib/testing/conformance/index.js'
 import { REDIS_URL, deleteUnder, freePort, keysUnder, randomPrefix, redisOrSkip } from './helpers/redis.js'
 
@@ -56,10 +56,22 @@ if (admin && REDIS_URL) {
 
     t.equal(await a.deleteSite('alice', 'shared-name'), true)
     await a.deleteAccount('alice', 'acc')
-    const left = new Set((await keysUnder(admin, pa)).map((k) => k.slice(pa.length).split(':')[0]))
+    // `{kind:name}:rest...` → `kind:rest` (keys.ts): which kinds of key are left.
+    const kindOf = (key: string) => {
+      const rest = key.slice(pa.length)
+      const close = rest.indexOf('}')
+      return [
+        rest.slice(1, rest.indexOf(':')),
+        ...rest
+          .slice(close + 2)
+          .split(':')
+          .slice(0, 1),
+      ].join(':')
+    }
+    const left = new Set((await keysUnder(admin, pa)).map(kindOf))
     t.strictSame(
       [...left].sort(),
-      ['charges', 'limit', 'odays', 'subs'],
+      ['l:', 'o:charges', 'o:odays', 'o:subs'],
       'after deleting the site and the account only the ledger, the limit and the owner day index remain',
     )
   })
@@ -73,7 +85,7 @@ if (admin && REDIS_URL) {
       await a.createSite(siteRecord(site, 'alice'))
       t.equal(await a.grantAccess('alice', 'acc', site, ['EDIT']), 'ok')
     }
-    const perms = () => keysUnder(admin, `${pa}gperm:`)
+    const perms = async () => (await keysUnder(admin, pa)).filter((key) => key.endsWith('}:gperm'))
     t.equal((await perms()).length, 1, 'one permissions hash per account')
     await a.deleteSite('alice', 's1')
     await a.deleteSite('alice', 's2')
@@ -100,6 +112,17 @@ if (admin && REDIS_URL) {
     t.equal((await stores[0]!.getBilling(winner)).charges.length, 1)
   })
 
+  t.test('on a single Redis writes do not WAIT unless asked; asked, an unconfirmed write is a 503', async (t) => {
+    const plain = fresh()
+    const waiting = new RedisStore({ url, prefix: plain.prefix, waitReplicas: 1, waitTimeout: 50 })
+    t.teardown(() => Promise.all([plain.close(), waiting.close()]))
+    t.equal(await plain.createSite(siteRecord('no-wait', 'alice')), true, 'default: acknowledged without a replica')
+    // The shared test Redis has no replica, so nothing can confirm a write.
+    await t.rejects(waiting.putMaster(masterRecord('w')), StoreUnavailableError, 'asked to WAIT 1 with no replica: 503')
+    await t.rejects(waiting.publishSite('alice', 'no-wait', 5, true), StoreUnavailableError)
+    t.equal((await waiting.getSite('no-wait'))?.site_name, 'no-wait', 'reads never wait')
+  })
+
   t.test('a passed-in client is used and left open by close()', async (t) => {
     const client = new Redis(url)
     t.teardown(() => client.quit().then(() => undefined))
@@ -109,7 +132,7 @@ if (admin && REDIS_URL) {
     t.equal(await store.createSite(siteRecord('via-client', 'alice')), true)
     await store.close()
     await t.rejects(store.getSite('via-client'), 'the store is unusable after close')
-    t.equal(await client.exists(`${prefix}site:via-client`), 1, 'the client still works and the data is there')
+    t.equal(await client.exists(`${prefix}{s:via-client}:site`), 1, 'the client still works and the data is there')
   })
 
   t.test('a client with keyPrefix is refused (scripts build keys themselves)', async (t) => {

@@ -225,7 +225,7 @@ export async function lossPhase(redis: OwnRedis): Promise<LossFigures> {
       Array.from({ length: 50 }, () => send(`${child.url}/api/sites/created`, 'GET', { authorization: basic('bob') })),
     )
     const admin = new Redis(fresh.url)
-    const masterBack = (await admin.exists('loss:master:bob')) === 1
+    const masterBack = (await admin.exists('loss:{m:bob}')) === 1
     admin.disconnect()
     return {
       calls: answers.length,

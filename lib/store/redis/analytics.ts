@@ -4,14 +4,27 @@
  * and per-owner index of days, and a per-owner per-day ranking of visits
  * (the table in keys.ts). Distinct visitors over a period are PFCOUNT over
  * the period's HyperLogLogs, i.e. the size of their union, with about 0.81 %
- * standard error. Every call is one Lua script (lua/analytics.ts).
+ * standard error. Each call is one Lua script on the site's slot
+ * (lua/analytics.ts), except where the owner's slot is involved: on a
+ * cluster a recorded visit then updates the owner's ranking in a second step,
+ * and most traffic picks the top sites from the owner's rankings, then reads
+ * each one's totals in its own slot (skipping entries whose site's analytics
+ * are no longer the owner's).
  */
 import type { BuildState, Dimension, RecordOutcome, TrafficTotals } from '../contract.js'
 import { type Measure, activityTotals, byVisits, dimensionRows, periodMethods } from '../shared/analytics-rows.js'
 import type { AnalyticsOps } from '../shared/composed-store.js'
 import type { RedisConn } from './conn.js'
 import type { RedisKeys } from './keys.js'
-import { MOST_TRAFFIC, PERIOD, RECORD_ACTIVITY, RECORD_VISIT } from './lua/analytics.js'
+import {
+  MOST_TRAFFIC_1,
+  PERIOD,
+  RANK_VISIT,
+  RECORD_ACTIVITY,
+  RECORD_VISIT,
+  SITE_TRAFFIC,
+  TOP_SITES,
+} from './lua/analytics.js'
 
 const DIM: Record<Dimension, string> = { system: 'sys', geo: 'geo' }
 
@@ -42,13 +55,26 @@ const READ: Record<Measure<unknown>['name'], (sums: Map<string, number>, visitor
 
 /** The analytics methods of the Store contract, on Redis. */
 export function redisAnalytics(conn: RedisConn, keys: RedisKeys): AnalyticsOps {
-  const P = keys.prefix
+  // On a single Redis a visit's ranking is updated in the recording script;
+  // on a cluster the owner's keys are in another slot: a second step.
+  const rankHere = conn.cluster ? '0' : '1'
+  const rank = async (outcome: RecordOutcome | undefined, site: string, day: string) => {
+    if (outcome && conn.cluster) {
+      await conn.write(RANK_VISIT, [keys.ownerDays(outcome.owner), keys.rank(day, outcome.owner)], [day, site])
+    }
+    return outcome
+  }
 
   /** One PERIOD call: the measure without a dimension, or a row per value of the dimension. */
   async function period<T>(measure: Measure<T>, site: string, from: string, to: string, dimension?: Dimension) {
     const read = READ[measure.name] as (sums: Map<string, number>, visitors: unknown) => T
     const visitors = measure.name === 'traffic' ? '1' : '0'
-    const reply = await conn.run(PERIOD, [], [P, site, from, to, dimension ? DIM[dimension] : '', visitors])
+    const B = keys.siteBase(site)
+    const reply = await conn.run(
+      PERIOD,
+      [keys.siteDays(site)],
+      [B, from, to, dimension ? DIM[dimension] : '', visitors],
+    )
     if (!dimension) {
       const [flat, count] = reply as [unknown, unknown]
       return [{ key: [], data: read(sums(flat), count) }]
@@ -62,32 +88,59 @@ export function redisAnalytics(conn: RedisConn, keys: RedisKeys): AnalyticsOps {
 
   return {
     async recordVisit(v) {
-      const args = [P, v.site_name, v.day, v.visitor_id, v.page_views]
-      const dims = [JSON.stringify([v.browser, v.os]), JSON.stringify([v.country, v.region])]
-      return recordOutcome(await conn.run(RECORD_VISIT, [keys.site(v.site_name)], [...args, ...dims]))
+      const args = [keys.siteBase(v.site_name), v.site_name, v.day, v.visitor_id, v.page_views]
+      const dims = [JSON.stringify([v.browser, v.os]), JSON.stringify([v.country, v.region]), rankHere]
+      const reply = await conn.write(RECORD_VISIT, [keys.site(v.site_name)], [...args, ...dims])
+      return rank(recordOutcome(reply), v.site_name, v.day)
     },
 
     async recordActivity(a) {
-      const args = [P, a.site_name, a.day, a.kind]
+      const args = [keys.siteBase(a.site_name), a.site_name, a.day, a.kind]
       const dims = [JSON.stringify([a.browser, a.os]), JSON.stringify([a.country, a.region])]
-      return recordOutcome(await conn.run(RECORD_ACTIVITY, [keys.site(a.site_name)], [...args, ...dims]))
+      return recordOutcome(await conn.write(RECORD_ACTIVITY, [keys.site(a.site_name)], [...args, ...dims]))
     },
 
     ...periodMethods(period),
 
     async mostTraffic(owner, from, to, limit) {
       if (from > to || limit < 1) return []
-      const rows = (await conn.run(MOST_TRAFFIC, [], [P, JSON.stringify(owner), from, to, limit])) as [
-        string,
-        number,
-        number,
-        number,
-      ][]
-      return rows
-        .map(([site_name, visits, page_views, unique_visitors]) => ({
-          site_name,
-          data: { visits: Number(visits), page_views: Number(page_views), unique_visitors: Number(unique_visitors) },
-        }))
+      const ownerJson = JSON.stringify(owner)
+      if (!conn.cluster) {
+        const args = [keys.ownerBase(owner), from, to, limit, keys.prefix, ownerJson]
+        const rows = (await conn.run(MOST_TRAFFIC_1, [keys.ownerDays(owner)], args)) as [
+          string,
+          number,
+          number,
+          number,
+        ][]
+        return rows
+          .map(([site_name, visits, page_views, unique_visitors]) => ({
+            site_name,
+            data: { visits: Number(visits), page_views: Number(page_views), unique_visitors: Number(unique_visitors) },
+          }))
+          .sort(byVisits)
+          .slice(0, limit)
+      }
+      const top = (await conn.run(TOP_SITES, [keys.ownerDays(owner)], [keys.ownerBase(owner), from, to, limit])) as (
+        | string
+        | number
+      )[]
+      const picked: [string, number][] = []
+      for (let i = 0; i + 1 < top.length; i += 2) picked.push([String(top[i]), Number(top[i + 1])])
+      // Each site's own totals, in its slot; a ranking entry whose site's
+      // analytics are no longer the owner's (deleted, or recreated by another
+      // owner) is skipped.
+      const totals = await Promise.all(
+        picked.map(([site]) =>
+          conn.run(SITE_TRAFFIC, [keys.siteDays(site)], [keys.siteBase(site), from, to, ownerJson]),
+        ),
+      )
+      return picked
+        .flatMap(([site_name, visits], i) => {
+          const t = totals[i] as [number, number] | null
+          if (t === null) return []
+          return [{ site_name, data: { visits, page_views: Number(t[0]), unique_visitors: Number(t[1]) } }]
+        })
         .sort(byVisits)
         .slice(0, limit)
     },

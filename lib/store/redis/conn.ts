@@ -6,8 +6,11 @@
  * failures to {@link StoreUnavailableError}.
  */
 import { createHash } from 'node:crypto'
-import { Redis, type RedisOptions } from 'ioredis'
+import { Cluster, Redis, type RedisOptions } from 'ioredis'
 import { StoreUnavailableError } from '../contract.js'
+
+/** The ioredis client a RedisStore talks through: one server, or a Redis Cluster. */
+export type RedisClient = Redis | Cluster
 
 /** Timeouts of a RedisStore connection, in milliseconds. */
 export interface RedisTimeouts {
@@ -15,6 +18,63 @@ export interface RedisTimeouts {
   readyTimeout?: number
   /** How long a command may go unanswered (a hung server). Default 3000. */
   commandTimeout?: number
+  /**
+   * Replicas that must confirm each write (`WAIT n`) before it is
+   * acknowledged; a write they do not confirm within `waitTimeout` fails
+   * with StoreUnavailableError (it may or may not have been applied).
+   * Default 1 on a Redis Cluster, 0 (no WAIT) on a single Redis.
+   */
+  waitReplicas?: number
+  /** How long a write waits for its replicas, in milliseconds. Default 1000. */
+  waitTimeout?: number
+}
+
+/**
+ * Parses `redis-cluster://[:password@]host:port,host:port`: the seed nodes
+ * (not necessarily every node) and the password, if any.
+ */
+export function parseClusterUrl(url: string): { seeds: { host: string; port: number }[]; password?: string } {
+  const m = /^redis-cluster:\/\/(?:([^@/]*)@)?([^/?#]+)\/?$/.exec(url)
+  if (!m) throw new TypeError(`RedisStore: not a redis-cluster:// URL: ${url}`)
+  const auth = m[1] === undefined ? undefined : decodeURIComponent(m[1].replace(/^[^:]*:/, ''))
+  const seeds = m[2]!.split(',').map((hostPort) => {
+    const at = hostPort.lastIndexOf(':')
+    const host = at > 0 ? hostPort.slice(0, at).replace(/^\[|\]$/g, '') : hostPort
+    const port = at > 0 ? Number(hostPort.slice(at + 1)) : 6379
+    if (!host || !Number.isInteger(port) || port < 1 || port > 65535) {
+      throw new TypeError(`RedisStore: bad seed ${JSON.stringify(hostPort)} in ${url}`)
+    }
+    return { host, port }
+  })
+  return auth ? { seeds, password: auth } : { seeds }
+}
+
+/**
+ * A Cluster client that fails fast like {@link clientOptions}: no resending
+ * of a command whose connection dropped (`retryDelayOnFailover: 0`: it may
+ * have run, and could apply twice). Commands wait for a node connection that
+ * is being made (the offline queue: without it ioredis refuses them with the
+ * same "Connection is closed" error as a dropped one, so they could not be
+ * told apart); calls wait for the cluster itself only `readyTimeout`. A
+ * command refused with MOVED, CLUSTERDOWN or TRYAGAIN, which did not run, is
+ * retried shortly (ioredis' own handling) while slots move. The slot map is
+ * refreshed every 2 s as well, so a failover is seen without a MOVED.
+ */
+export function clusterClient(url: string, timeouts: RedisTimeouts): Cluster {
+  const { seeds, password } = parseClusterUrl(url)
+  const { retryStrategy: _, enableOfflineQueue: __, ...redisOptions } = clientOptions(timeouts)
+  return new Cluster(seeds, {
+    enableOfflineQueue: true,
+    enableReadyCheck: true,
+    maxRedirections: 16,
+    retryDelayOnFailover: 0,
+    retryDelayOnClusterDown: 100,
+    retryDelayOnTryAgain: 100,
+    slotsRefreshTimeout: 1000,
+    slotsRefreshInterval: 2000,
+    clusterRetryStrategy: (times: number) => Math.min(50 * times, 1000),
+    redisOptions: password ? { ...redisOptions, password } : redisOptions,
+  })
 }
 
 /**
@@ -35,7 +95,10 @@ export function clientOptions(timeouts: RedisTimeouts): RedisOptions {
 }
 
 /** Reply errors that mean "the server cannot serve now", not "the call is wrong". */
-const UNAVAILABLE_REPLY = /^(LOADING|BUSY|MASTERDOWN|TRYAGAIN|CLUSTERDOWN|READONLY|OOM|NOREPLICAS|MISCONF)\b/
+const UNAVAILABLE_REPLY = /^(LOADING|BUSY|MASTERDOWN|TRYAGAIN|CLUSTERDOWN|READONLY|OOM|NOREPLICAS|MISCONF|MOVED|ASK)\b/
+
+/** A MOVED or ASK reply inside a pipeline: the command did not run (ioredis retries it only outside one). */
+const REDIRECTED = /^(MOVED|ASK) /
 
 /**
  * Turns a connection failure into StoreUnavailableError; a genuine reply error
@@ -70,7 +133,11 @@ export function lua(source: string): LuaScript {
 
 /** One Redis connection as RedisStore uses it. */
 export class RedisConn {
-  readonly client: Redis
+  readonly client: RedisClient
+  /** True when the client is a Redis Cluster: no cross-slot step, writes confirmed by WAIT. */
+  readonly cluster: boolean
+  private readonly waitReplicas: number
+  private readonly waitTimeout: number
   private readonly owned: boolean
   private readonly readyTimeout: number
   private readyWait: Promise<void> | undefined
@@ -78,10 +145,10 @@ export class RedisConn {
   /** The socket corked for this turn of the event loop (see {@link send}). */
   private corked: Redis['stream'] | undefined
 
-  constructor(options: { url?: string; client?: Redis } & RedisTimeouts) {
+  constructor(options: { url?: string; client?: RedisClient } & RedisTimeouts) {
     this.readyTimeout = options.readyTimeout ?? 1000
     if (options.client) {
-      if (options.client.options.keyPrefix) {
+      if ((options.client.options as { keyPrefix?: string }).keyPrefix) {
         // Keys computed inside the Lua scripts would not get ioredis' keyPrefix.
         throw new TypeError('RedisStore: use the `prefix` option, not a client with `keyPrefix`')
       }
@@ -89,12 +156,16 @@ export class RedisConn {
       this.owned = false
     } else {
       const opts = clientOptions(options)
-      this.client = options.url ? new Redis(options.url, opts) : new Redis(opts)
+      if (options.url?.startsWith('redis-cluster://')) this.client = clusterClient(options.url, options)
+      else this.client = options.url ? new Redis(options.url, opts) : new Redis(opts)
       this.owned = true
       // Without a listener ioredis prints every reconnect failure; calls
       // report unavailability themselves.
       this.client.on('error', () => {})
     }
+    this.cluster = this.client instanceof Cluster
+    this.waitReplicas = options.waitReplicas ?? (this.cluster ? 1 : 0)
+    this.waitTimeout = options.waitTimeout ?? 1000
     this.client.on('ready', this.loadScripts)
     if (this.client.status === 'ready') this.loadScripts()
   }
@@ -108,9 +179,12 @@ export class RedisConn {
    * still runs, through the EVAL fallback of {@link run}.
    */
   private readonly loadScripts = (): void => {
-    const pipeline = this.client.pipeline()
-    for (const script of SCRIPTS.values()) pipeline.script('LOAD', script.lua)
-    pipeline.exec().catch(() => {})
+    const nodes = this.client instanceof Cluster ? this.client.nodes('master') : [this.client]
+    for (const node of nodes) {
+      const pipeline = node.pipeline()
+      for (const script of SCRIPTS.values()) pipeline.script('LOAD', script.lua)
+      pipeline.exec().catch(() => {})
+    }
   }
 
   /**
@@ -147,13 +221,16 @@ export class RedisConn {
    * client is ready already (the usual case) the command goes out at once,
    * without waiting a turn for {@link ready}.
    */
-  call<T>(fn: (client: Redis) => Promise<T>): Promise<T> {
+  call<T>(fn: (client: RedisClient) => Promise<T>): Promise<T> {
     const reply =
       this.client.status === 'ready' && !this.closed ? this.send(fn) : this.ready().then(() => this.send(fn))
     return reply.catch(rethrowAsStoreError)
   }
 
-  /** Runs a Lua script: EVALSHA, or EVAL when the server does not know it yet. */
+  /**
+   * Runs a Lua script that only reads: EVALSHA, or EVAL when the server does
+   * not know it yet. Every key it touches must be in `keys` and in one slot.
+   */
   run(script: LuaScript, keys: string[], args: (string | number)[]): Promise<unknown> {
     return this.call((c) =>
       c.evalsha(script.sha, keys.length, ...keys, ...args).catch((err: unknown) => {
@@ -161,6 +238,75 @@ export class RedisConn {
         return c.eval(script.lua, keys.length, ...keys, ...args)
       }),
     )
+  }
+
+  /**
+   * Runs a Lua script that writes, then (on a cluster, or when asked)
+   * `WAIT`s for a replica in the same pipeline, hence on the primary that
+   * holds the keys' slot. A write no replica confirms in time rejects with
+   * StoreUnavailableError: it may have been applied, and is never resent.
+   */
+  write(script: LuaScript, keys: string[], args: (string | number)[]): Promise<unknown> {
+    if (this.waitReplicas === 0) return this.run(script, keys, args)
+    const attempt = async (c: RedisClient, eval_: boolean): Promise<unknown> => {
+      const p = c.pipeline()
+      if (eval_) p.eval(script.lua, keys.length, ...keys, ...args)
+      else p.evalsha(script.sha, keys.length, ...keys, ...args)
+      return this.confirm(await p.call('WAIT', this.waitReplicas, this.waitTimeout).exec())
+    }
+    return this.call((c) =>
+      this.redirected(() =>
+        attempt(c, false).catch((err: unknown) => {
+          if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err
+          return attempt(c, true)
+        }),
+      ),
+    )
+  }
+
+  /**
+   * Runs a pipeline `attempt`; when its keys' slot has moved (a failover or a
+   * resharding; the command did not run), refreshes the slot map and tries
+   * again, up to twice. Outside a pipeline ioredis does this itself.
+   */
+  private async redirected<T>(attempt: () => Promise<T>): Promise<T> {
+    for (let tries = 0; ; tries++) {
+      try {
+        return await attempt()
+      } catch (err) {
+        if (tries >= 2 || !(this.client instanceof Cluster) || !(err instanceof Error) || !REDIRECTED.test(err.message))
+          throw err
+        const cluster = this.client as Cluster & { refreshSlotsCache(cb: () => void): void }
+        await new Promise<void>((resolve) => cluster.refreshSlotsCache(() => resolve()))
+      }
+    }
+  }
+
+  /**
+   * Runs plain write commands, all on keys of one slot, in one pipeline
+   * followed by the WAIT of {@link write}; resolves to the first command's reply.
+   */
+  writeCommands(add: (p: ReturnType<RedisClient['pipeline']>) => void): Promise<unknown> {
+    return this.call((c) =>
+      this.redirected(async () => {
+        const p = c.pipeline()
+        add(p)
+        if (this.waitReplicas === 0) return this.confirm(await p.exec(), false)
+        return this.confirm(await p.call('WAIT', this.waitReplicas, this.waitTimeout).exec())
+      }),
+    )
+  }
+
+  /** The first reply of a pipeline, after checking its last (WAIT) reply. */
+  private confirm(results: [Error | null, unknown][] | null, waited = true): unknown {
+    if (results === null) throw new StoreUnavailableError('Redis pipeline aborted')
+    for (const [err] of results) if (err) throw err
+    if (waited && Number(results[results.length - 1]![1]) < this.waitReplicas) {
+      throw new StoreUnavailableError(
+        `Redis write not confirmed by ${this.waitReplicas} replica(s) within ${this.waitTimeout} ms; it may or may not have been applied`,
+      )
+    }
+    return results[0]![1]
   }
 
   /**
@@ -174,8 +320,9 @@ export class RedisConn {
    * (ioredis' enableAutoPipelining batches too, but costs more Node CPU per
    * command and holds new commands back while a batch is in flight.)
    */
-  private send<T>(fn: (client: Redis) => Promise<T>): Promise<T> {
-    if (this.corked === undefined) {
+  private send<T>(fn: (client: RedisClient) => Promise<T>): Promise<T> {
+    // A Cluster spreads commands over several sockets; each node client writes its own.
+    if (this.corked === undefined && this.client instanceof Redis) {
       const stream = this.client.stream
       stream.cork()
       this.corked = stream

@@ -1,7 +1,7 @@
 /**
  * How RedisStore keeps a record in a hash: one field per record field, its
  * value JSON-encoded; fields starting with `#` are the store's own
- * bookkeeping (`#xkey`, `#sub`; see keys.ts). Encoders for the script
+ * bookkeeping (`#xkey`, `#sub`, `#obase`, `#claim`; see keys.ts). Encoders for the script
  * arguments that write them, and decoders for the replies that read them.
  */
 import type { SiteExpectation } from '../contract.js'

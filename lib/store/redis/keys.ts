@@ -1,115 +1,143 @@
 /**
- * Key layout of RedisStore. Every key is `prefix + namespace + ':' + rest`
- * (or just `prefix + namespace`, like `aowner`); a namespace never contains
- * ':', so namespaces cannot collide, and inside a namespace at most one
- * variable part is unbounded (it comes last) or the earlier one is
- * length-prefixed, so two different inputs never share a key.
+ * Key layout of RedisStore. Every key is `prefix + '{' + tag + '}' + rest`:
+ * the hash tag decides the Redis Cluster slot, so every key one atomic step
+ * touches carries the same tag. A name inside a tag has `%`, `{` and `}`
+ * percent-encoded, so the tag always ends at its own `}` and two inputs never
+ * share a key. The prefix may not contain `{` or `}` (it would become the tag).
  *
- * | key                                   | type   | holds                                       |
- * |---------------------------------------|--------|---------------------------------------------|
- * | master:<user>                         | string | MasterRecord JSON                           |
- * | site:<name>                           | hash   | SiteRecord fields, each JSON-encoded; `#xkey` (its external-uid index key), `#sub` (its subscription's list index) |
- * | acct:<name>                           | hash   | AccountRecord fields, each JSON-encoded     |
- * | created:<owner> / modified:<owner>    | zset   | site names scored by created_at / modified_at |
- * | xuid:<len(owner)>:<owner>:<uid>       | zset   | the owner's sites with that external_uid, scored by created_at |
- * | charges:<owner> / subs:<owner>        | list   | billing ledger entries, JSON                |
- * | gsite:<site> / gacct:<account>        | set    | grants, both directions                     |
- * | gperm:<account>                       | hash   | site → its grant's permissions (JSON); none: every permission |
- * | limit:<key>                           | string | incrementWithinLimit counter                |
- * | sfold / afold                         | hash   | folded (lower-case) site / account name → the name in use |
- * | aowner                                | hash   | site name → the owner its analytics belong to (JSON) |
- * | days:<site>, odays:<owner JSON>       | zset   | days with analytics (lexicographic)         |
- * | day:<day>:<site>                      | hash   | the site-day counters                       |
- * | dayu:<day>:<site>                     | HLL    | the site-day visitors                       |
- * | dv:<day>:<dim>:<site>                 | hash   | `<metric>:<JSON key>` counters per dimension value |
- * | dvu:<day>:<dim>:<len(site)>:<site>:<JSON key> | HLL | visitors per dimension value         |
- * | rank:<day>:<owner JSON>               | zset   | the owner's sites scored by the day's visits |
- * | ssotok:<digest> / sess:<digest>       | hash   | SSO tokens and sessions: `grant` (SsoGrant JSON), `expires_at` (engine ms) |
+ * | key                          | type   | holds                                            |
+ * |------------------------------|--------|--------------------------------------------------|
+ * | {m:<user>}                   | string | MasterRecord JSON                                |
+ * | {n:<folded site name>}       | hash   | the site-name claim: `name`, `at` (claim time, ms, Redis clock) |
+ * | {s:<site>}:site              | hash   | SiteRecord fields, each JSON-encoded; bookkeeping `#xkey` (its external-uid index key), `#sub` (its subscription's index), `#claim` (the claim's `at`), `#obase` (the owner's key start, for the recording scripts) |
+ * | {s:<site>}:grants            | set    | accounts granted the site (a grant holds when both sets have it) |
+ * | {s:<site>}:aowner, :days, :day:<d>, :dayu:<d>, :dv:<d>:<dim>, :dvu:<d>:<dim>:<JSON key> | | the site's analytics (lua/analytics.ts) |
+ * | {o:<owner>}:created / :modified | zset | site names scored by created_at / modified_at    |
+ * | {o:<owner>}:xuid:<uid>       | zset   | the owner's sites with that external_uid, by created_at |
+ * | {o:<owner>}:charges / :subs  | list   | billing ledger entries, JSON                     |
+ * | {o:<owner>}:odays, :rank:<d> | zset   | days with analytics; the owner's sites by the day's visits |
+ * | {na:<folded account name>}   | hash   | the account-name claim, as for sites             |
+ * | {a:<account>}:acct           | hash   | AccountRecord fields, each JSON-encoded          |
+ * | {a:<account>}:grants         | set    | sites granted to the account                     |
+ * | {a:<account>}:gperm          | hash   | site → its grant's permissions (JSON); none: every permission |
+ * | {l:<key>}                    | string | incrementWithinLimit counter                     |
+ * | {t:<digest>} / {x:<digest>}  | hash   | SSO tokens / sessions: `grant` (SsoGrant JSON), `expires_at` (engine ms) |
  *
- * Records are kept as described in hash-fields.ts. Analytics keys are built
- * inside the Lua scripts (lua/analytics.ts), and read by an export (state.ts).
+ * Owner indexes may list a site whose create or delete was interrupted
+ * between steps; readers check each entry against the site (sites.ts), so an
+ * entry alone is never visible. Records are kept as described in
+ * hash-fields.ts.
  */
+
+/** Percent-encodes what would end a hash tag early or make two names meet. */
+export function tagPart(name: string): string {
+  return name.replace(/[%{}]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+}
+
+/** Throws unless `prefix` can precede a hash tag. */
+export function checkPrefix(prefix: string): string {
+  if (/[{}]/.test(prefix)) {
+    throw new TypeError(`RedisStore: the key prefix may not contain '{' or '}' (got ${JSON.stringify(prefix)})`)
+  }
+  return prefix
+}
 
 /** Builds the keys RedisStore computes on the client side. */
 export class RedisKeys {
-  constructor(readonly prefix: string) {}
+  constructor(readonly prefix: string) {
+    checkPrefix(prefix)
+  }
+
+  /** `prefix{kind:name}`: the start of every key of one slot. */
+  tag(kind: string, name: string): string {
+    return `${this.prefix}{${kind}:${tagPart(name)}}`
+  }
 
   master(user: string): string {
-    return `${this.prefix}master:${user}`
+    return this.tag('m', user)
+  }
+  siteClaim(folded: string): string {
+    return this.tag('n', folded)
+  }
+  accountClaim(folded: string): string {
+    return this.tag('na', folded)
+  }
+  /** `prefix{s:site}:`: the start of the site's keys (its analytics scripts append to it). */
+  siteBase(name: string): string {
+    return `${this.tag('s', name)}:`
   }
   site(name: string): string {
-    return `${this.prefix}site:${name}`
-  }
-  account(name: string): string {
-    return `${this.prefix}acct:${name}`
-  }
-  created(owner: string): string {
-    return `${this.prefix}created:${owner}`
-  }
-  modified(owner: string): string {
-    return `${this.prefix}modified:${owner}`
-  }
-  externalUid(owner: string, uid: string): string {
-    return `${this.prefix}xuid:${Buffer.byteLength(owner)}:${owner}:${uid}`
-  }
-  charges(owner: string): string {
-    return `${this.prefix}charges:${owner}`
-  }
-  subscriptions(owner: string): string {
-    return `${this.prefix}subs:${owner}`
+    return `${this.siteBase(name)}site`
   }
   siteGrants(site: string): string {
-    return `${this.prefix}gsite:${site}`
+    return `${this.siteBase(site)}grants`
+  }
+  /** `prefix{o:owner}:`: the start of the owner's keys. */
+  ownerBase(owner: string): string {
+    return `${this.tag('o', owner)}:`
+  }
+  created(owner: string): string {
+    return `${this.ownerBase(owner)}created`
+  }
+  modified(owner: string): string {
+    return `${this.ownerBase(owner)}modified`
+  }
+  externalUid(owner: string, uid: string): string {
+    return `${this.ownerBase(owner)}xuid:${uid}`
+  }
+  charges(owner: string): string {
+    return `${this.ownerBase(owner)}charges`
+  }
+  subscriptions(owner: string): string {
+    return `${this.ownerBase(owner)}subs`
+  }
+  account(name: string): string {
+    return `${this.tag('a', name)}:acct`
   }
   accountGrants(account: string): string {
-    return `${this.prefix}gacct:${account}`
+    return `${this.tag('a', account)}:grants`
   }
+  /** Kept with the account's side of each grant (accounts.ts). */
   grantPermissions(account: string): string {
-    return `${this.prefix}gperm:${account}`
+    return `${this.tag('a', account)}:gperm`
   }
   limit(key: string): string {
-    return `${this.prefix}limit:${key}`
-  }
-  siteFolds(): string {
-    return `${this.prefix}sfold`
-  }
-  accountFolds(): string {
-    return `${this.prefix}afold`
+    return this.tag('l', key)
   }
   ssoToken(digest: string): string {
-    return `${this.prefix}ssotok:${digest}`
+    return this.tag('t', digest)
   }
   session(digest: string): string {
-    return `${this.prefix}sess:${digest}`
+    return this.tag('x', digest)
   }
 
   // Analytics keys, for an export or import (the scripts in lua/analytics.ts build the same in Lua).
-  analyticsOwners(): string {
-    return `${this.prefix}aowner`
+  analyticsOwner(site: string): string {
+    return `${this.siteBase(site)}aowner`
   }
   siteDays(site: string): string {
-    return `${this.prefix}days:${site}`
-  }
-  ownerDays(ownerJson: string): string {
-    return `${this.prefix}odays:${ownerJson}`
+    return `${this.siteBase(site)}days`
   }
   day(day: string, site: string): string {
-    return `${this.prefix}day:${day}:${site}`
+    return `${this.siteBase(site)}day:${day}`
   }
   dayVisitors(day: string, site: string): string {
-    return `${this.prefix}dayu:${day}:${site}`
+    return `${this.siteBase(site)}dayu:${day}`
   }
   dimension(day: string, dim: string, site: string): string {
-    return `${this.prefix}dv:${day}:${dim}:${site}`
+    return `${this.siteBase(site)}dv:${day}:${dim}`
   }
   dimensionVisitors(day: string, dim: string, site: string, jsonKey: string): string {
-    return `${this.prefix}dvu:${day}:${dim}:${Buffer.byteLength(site)}:${site}:${jsonKey}`
+    return `${this.siteBase(site)}dvu:${day}:${dim}:${jsonKey}`
   }
-  rank(day: string, ownerJson: string): string {
-    return `${this.prefix}rank:${day}:${ownerJson}`
+  ownerDays(owner: string): string {
+    return `${this.ownerBase(owner)}odays`
   }
-  /** A scratch key a state operation writes and deletes in the same step. */
-  scratch(name: string): string {
-    return `${this.prefix}tmp:${name}`
+  rank(day: string, owner: string): string {
+    return `${this.ownerBase(owner)}rank:${day}`
+  }
+  /** A scratch key in the slot of `base` (a key or key start) that one step writes and deletes. */
+  scratch(name: string, base = `${this.prefix}{tmp}:`): string {
+    return `${base}tmp:${name}`
   }
 }

@@ -1,6 +1,6 @@
 /**
  * RedisStore's single sign-on tokens and dashboard sessions: one hash each
- * (`ssotok:<digest>`, `sess:<digest>`; keys.ts), redeemed by one Lua script
+ * (`{t:<digest>}`, `{x:<digest>}`; keys.ts), redeemed by one Lua script
  * (lua/sso.ts). Keys also carry a Redis TTL of their remaining life plus a
  * margin, only so that dead records do not pile up; the engine clock alone
  * decides expiry.
@@ -10,7 +10,7 @@ import type { SsoOps } from '../shared/composed-store.js'
 import { grantOf, keepFor } from '../shared/sso-records.js'
 import type { RedisConn } from './conn.js'
 import type { RedisKeys } from './keys.js'
-import { REDEEM } from './lua/sso.js'
+import { TAKE_TOKEN } from './lua/sso.js'
 
 /** The SSO methods of the Store contract, on Redis. */
 export function redisSso(conn: RedisConn, keys: RedisKeys): SsoOps {
@@ -19,22 +19,22 @@ export function redisSso(conn: RedisConn, keys: RedisKeys): SsoOps {
       const key = keys.ssoToken(digest)
       const grant = JSON.stringify(grantOf(token))
       const expiresAt = String(token.expires_at)
-      await conn.call((c) =>
-        c
-          .multi()
-          .hset(key, 'grant', grant, 'expires_at', expiresAt)
-          .pexpire(key, keepFor(token.expires_at, now))
-          .exec(),
+      await conn.writeCommands((p) =>
+        p.hset(key, 'grant', grant, 'expires_at', expiresAt).pexpire(key, keepFor(token.expires_at, now)),
       )
     },
 
     async redeemSsoToken(digest, now, session_digest, session_expires_at) {
-      const grant = await conn.run(
-        REDEEM,
-        [keys.ssoToken(digest), keys.session(session_digest)],
-        [now, session_expires_at, keepFor(session_expires_at, now)],
+      // Two steps (the token and the session are in different slots): the
+      // token is taken atomically, so one redemption wins.
+      const taken = (await conn.write(TAKE_TOKEN, [keys.ssoToken(digest)], [])) as [string, string] | null
+      if (taken === null || !(now < Number(taken[1]))) return undefined
+      const key = keys.session(session_digest)
+      const ttl = keepFor(session_expires_at, now)
+      await conn.writeCommands((p) =>
+        p.hset(key, 'grant', taken[0], 'expires_at', String(session_expires_at)).pexpire(key, ttl),
       )
-      return typeof grant === 'string' ? (JSON.parse(grant) as SsoGrant) : undefined
+      return JSON.parse(taken[0]) as SsoGrant
     },
 
     async getSession(digest, now) {
@@ -46,7 +46,7 @@ export function redisSso(conn: RedisConn, keys: RedisKeys): SsoOps {
     },
 
     async deleteSession(digest) {
-      return (await conn.call((c) => c.del(keys.session(digest)))) === 1
+      return (await conn.writeCommands((p) => p.del(keys.session(digest)))) === 1
     },
   }
 }

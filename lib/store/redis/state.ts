@@ -3,13 +3,15 @@
  * controls. They walk the store's key prefix with SCAN, so they cost time in
  * proportion to the state: fine for a test double, not for a hot path.
  *
- * Import is all or nothing: the names it needs are WATCHed and checked, and
- * every write goes in one MULTI/EXEC. Visitors are exported as the
+ * Import is all or nothing on a single Redis: the names it needs are WATCHed
+ * and checked, and every write goes in one MULTI/EXEC. On a cluster the
+ * checks come first and the writes go in one MULTI per slot (spread.ts): a
+ * concurrent change between them is not detected. Visitors are exported as the
  * HyperLogLogs themselves (base64), which only a RedisStore can import; exact
  * visitor ids from another store are added with PFADD.
  */
 import { randomBytes } from 'node:crypto'
-import type { Redis } from 'ioredis'
+import { Redis } from 'ioredis'
 import { ACTIVITY_KINDS, type ActivityKind } from '../../../types/index.js'
 import type {
   AccountRecord,
@@ -26,9 +28,10 @@ import type { StateOps } from '../shared/composed-store.js'
 import { checkDump, referencedNames } from '../shared/dump-checks.js'
 import { foldName } from '../shared/name-fold.js'
 import { byText } from '../shared/order.js'
-import type { RedisConn } from './conn.js'
+import type { RedisClient, RedisConn } from './conn.js'
 import { decodeFields, encodeFields } from './hash-fields.js'
 import type { RedisKeys } from './keys.js'
+import { readPipe, scanKeys, tagOf, untag, writeMulti } from './spread.js'
 
 const DIMS = [
   ['system', 'sys'],
@@ -40,17 +43,6 @@ type Multi = ReturnType<Redis['multi']>
 /** A glob pattern matching exactly the keys that start with `prefix`. */
 function globOf(prefix: string): string {
   return `${prefix.replace(/[*?[\]\\]/g, (c) => `\\${c}`)}*`
-}
-
-async function scanKeys(c: Redis, pattern: string): Promise<string[]> {
-  const keys: string[] = []
-  let cursor = '0'
-  do {
-    const [next, batch] = await c.scan(cursor, 'MATCH', pattern, 'COUNT', 1000)
-    keys.push(...batch)
-    cursor = next
-  } while (cursor !== '0')
-  return [...new Set(keys)]
 }
 
 /** Runs a pipeline and returns its replies, throwing the first command error. */
@@ -68,8 +60,14 @@ export function redisState(conn: RedisConn, k: RedisKeys): StateOps {
     /** UNLINKs every key under the prefix. */
     clearState() {
       return conn.call(async (c) => {
-        const keys = await scanKeys(c, globOf(k.prefix))
-        for (let i = 0; i < keys.length; i += 500) await c.unlink(...keys.slice(i, i + 500))
+        const bySlot = new Map<string, string[]>()
+        for (const key of await scanKeys(c, globOf(k.prefix))) {
+          const tag = tagOf(key)
+          bySlot.set(tag, [...(bySlot.get(tag) ?? []), key])
+        }
+        for (const keys of bySlot.values()) {
+          for (let i = 0; i < keys.length; i += 500) await c.unlink(...keys.slice(i, i + 500))
+        }
       })
     },
 
@@ -93,17 +91,21 @@ export function redisState(conn: RedisConn, k: RedisKeys): StateOps {
   }
 }
 
-async function exportAll(c: Redis, k: RedisKeys): Promise<StateDump> {
+async function exportAll(c: RedisClient, k: RedisKeys): Promise<StateDump> {
   const P = k.prefix
-  const names = async (namespace: string): Promise<string[]> =>
-    (await scanKeys(c, globOf(`${P}${namespace}:`))).map((key) => key.slice(P.length + namespace.length + 1))
-  const masterNames = await names('master')
-  const siteNames = await names('site')
-  const accountNames = await names('acct')
-  const grantAccounts = await names('gacct')
-  const chargeOwners = await names('charges')
-  const subOwners = await names('subs')
-  const p = c.pipeline()
+  /** The names in tags of `kind` whose key ends with `rest`. */
+  const names = async (kind: string, rest: string): Promise<string[]> => {
+    const start = `${P}{${kind}:`
+    const found = await scanKeys(c, `${globOf(start).slice(0, -1)}*}${rest}`)
+    return found.filter((key) => key.indexOf('}', start.length) === key.length - rest.length - 1).map(untag)
+  }
+  const masterNames = await names('m', '')
+  const siteNames = await names('s', ':site')
+  const accountNames = await names('a', ':acct')
+  const grantAccounts = await names('a', ':grants')
+  const chargeOwners = await names('o', ':charges')
+  const subOwners = await names('o', ':subs')
+  const p = readPipe(c)
   for (const n of masterNames) p.get(k.master(n))
   for (const n of siteNames) p.hgetall(k.site(n))
   for (const n of accountNames) p.hgetall(k.account(n))
@@ -116,7 +118,7 @@ async function exportAll(c: Redis, k: RedisKeys): Promise<StateDump> {
   const hash = (value: unknown) => decodeFields(Object.entries(value as object).flat())
   const sites = siteNames.map(() => hash(r[i++]) as SiteRecord)
   const accounts = accountNames.map(() => hash(r[i++]) as AccountRecord)
-  const grants = grantAccounts.flatMap((account_name) => {
+  const granted = grantAccounts.flatMap((account_name) => {
     const sites = r[i++] as string[]
     const permissions = r[i++] as Record<string, string>
     return sites.map((site_name): StateDump['grants'][number] => {
@@ -131,6 +133,11 @@ async function exportAll(c: Redis, k: RedisKeys): Promise<StateDump> {
     charges: (r[i++] as string[]).map((j) => JSON.parse(j)),
     subscriptions: (r[i++] as string[]).map((j) => JSON.parse(j)),
   }))
+  // A grant holds when the site's side has it too (accounts.ts).
+  const q = readPipe(c)
+  for (const g of granted) q.sismember(k.siteGrants(g.site_name), g.account_name)
+  const held = await replies(q)
+  const grants = granted.filter((_, n) => held[n] === 1)
   return {
     masters: masters.sort(byText((m) => m.user)),
     sites: sites.sort(byText((s) => s.site_name)),
@@ -141,9 +148,13 @@ async function exportAll(c: Redis, k: RedisKeys): Promise<StateDump> {
   }
 }
 
-async function exportAnalytics(c: Redis, k: RedisKeys): Promise<AnalyticsDayDump[]> {
+async function exportAnalytics(c: RedisClient, k: RedisKeys): Promise<AnalyticsDayDump[]> {
   const out: AnalyticsDayDump[] = []
-  const sites = Object.keys(await c.hgetall(k.analyticsOwners())).sort()
+  const start = `${k.prefix}{s:`
+  const sites = (await scanKeys(c, `${globOf(start).slice(0, -1)}*}:aowner`))
+    .filter((key) => key.indexOf('}', start.length) === key.length - ':aowner'.length - 1)
+    .map(untag)
+    .sort()
   for (const site of sites) {
     for (const day of await c.zrange(k.siteDays(site), 0, -1)) {
       const [counters, dayu, sys, geo] = (await replies(
@@ -172,7 +183,7 @@ async function exportAnalytics(c: Redis, k: RedisKeys): Promise<AnalyticsDayDump
 }
 
 async function exportCells(
-  c: Redis,
+  c: RedisClient,
   k: RedisKeys,
   day: string,
   dim: string,
@@ -203,36 +214,40 @@ async function exportCells(
 }
 
 /** The problems (nothing written), none (all written), or 'changed' (a watched key moved: nothing written). */
-async function tryImport(c: Redis, k: RedisKeys, dump: StateDump): Promise<string[] | 'changed'> {
+async function tryImport(c: RedisClient, k: RedisKeys, dump: StateDump): Promise<string[] | 'changed'> {
   const refs = referencedNames(dump)
   const owners = [...new Set(dump.billing.map((ledger) => ledger.owner))]
+  const siteFolded = dump.sites.map((site) => foldName(site.site_name))
+  const accountFolded = dump.accounts.map((account) => foldName(account.account_name))
   const watched = [
     ...refs.sites.map((n) => k.site(n)),
     ...refs.accounts.map((n) => k.account(n)),
     ...owners.map((o) => k.subscriptions(o)),
-    k.siteFolds(),
-    k.accountFolds(),
+    ...siteFolded.map((f) => k.siteClaim(f)),
+    ...accountFolded.map((f) => k.accountClaim(f)),
   ]
-  if (watched.length > 0) await c.watch(...watched)
+  const watching = watched.length > 0 && c instanceof Redis
+  if (watching) await c.watch(...watched)
   try {
-    const p = c.pipeline()
+    const p = readPipe(c)
     for (const n of refs.sites) p.hget(k.site(n), 'owner')
     for (const n of refs.accounts) p.hget(k.account(n), 'owner')
     for (const o of owners) p.llen(k.subscriptions(o))
-    const siteFolded = dump.sites.map((site) => foldName(site.site_name))
-    const accountFolded = dump.accounts.map((account) => foldName(account.account_name))
-    if (siteFolded.length > 0) p.hmget(k.siteFolds(), ...siteFolded)
-    if (accountFolded.length > 0) p.hmget(k.accountFolds(), ...accountFolded)
+    for (const f of siteFolded) p.hget(k.siteClaim(f), 'name')
+    for (const f of accountFolded) p.hget(k.accountClaim(f), 'name')
     const r = await replies(p)
-    const foldsOf = (folded: string[], reply: unknown) =>
-      new Map(
-        folded.flatMap((f, i) =>
-          (reply as (string | null)[])[i] == null ? [] : [[f, (reply as string[])[i]!] as const],
-        ),
-      )
     let at = refs.sites.length + refs.accounts.length + owners.length
-    const siteFolds = siteFolded.length > 0 ? foldsOf(siteFolded, r[at++]) : new Map<string, string>()
-    const accountFolds = accountFolded.length > 0 ? foldsOf(accountFolded, r[at++]) : new Map<string, string>()
+    // A claim counts only while its holder exists (claims.ts).
+    const claimsOf = async (folded: string[], record: (name: string) => string) => {
+      const holders = folded.map(() => r[at++] as string | null)
+      const q = readPipe(c)
+      for (const h of holders) if (h !== null) q.exists(record(h))
+      const found = await replies(q)
+      let n = 0
+      return new Map(folded.flatMap((f, i) => (holders[i] !== null && found[n++] === 1 ? [[f, holders[i]!]] : [])))
+    }
+    const siteFolds = await claimsOf(siteFolded, (n) => k.site(n))
+    const accountFolds = await claimsOf(accountFolded, (n) => k.account(n))
     const found = (names: string[], offset: number) =>
       new Map(
         names.flatMap((n, i) =>
@@ -249,17 +264,17 @@ async function tryImport(c: Redis, k: RedisKeys, dump: StateDump): Promise<strin
     const { problems, siteOwners } = checkDump(dump, existing, true)
     problems.push(...(await badSketches(c, k, dump)))
     if (problems.length > 0) return problems
-    const m = c.multi()
+    const m = writeMulti(c)
     writeRecords(m, k, dump, siteOwners, subLengths)
     for (const day of dump.analytics) writeDay(m, k, day, siteOwners.get(day.site_name)!)
     return (await m.exec()) === null ? 'changed' : []
   } finally {
-    if (watched.length > 0) await c.unwatch()
+    if (watching) await (c as Redis).unwatch()
   }
 }
 
 /** Sketches Redis would refuse: each is tried as a HyperLogLog in a scratch key first. */
-async function badSketches(c: Redis, k: RedisKeys, dump: StateDump): Promise<string[]> {
+async function badSketches(c: RedisClient, k: RedisKeys, dump: StateDump): Promise<string[]> {
   const checks: [string, string][] = []
   for (const day of dump.analytics) {
     for (const cell of [day, ...day.system, ...day.geo] as VisitorsDump[]) {
@@ -296,8 +311,9 @@ function writeRecords(
 ): void {
   for (const master of dump.masters) m.set(k.master(master.user), JSON.stringify(master))
   for (const site of dump.sites) {
-    m.hset(k.site(site.site_name), ...encodeFields(site))
-    m.hset(k.siteFolds(), foldName(site.site_name), site.site_name)
+    const claim = k.siteClaim(foldName(site.site_name))
+    m.hset(k.site(site.site_name), ...encodeFields(site), '#obase', k.ownerBase(site.owner), '#claim', '0')
+    m.hset(claim, 'name', site.site_name, 'at', '0')
     m.zadd(k.created(site.owner), site.created_at, site.site_name)
     m.zadd(k.modified(site.owner), site.modified_at, site.site_name)
     if (site.external_uid !== undefined) {
@@ -307,8 +323,8 @@ function writeRecords(
     }
   }
   for (const account of dump.accounts) {
-    m.hset(k.account(account.account_name), ...encodeFields(account))
-    m.hset(k.accountFolds(), foldName(account.account_name), account.account_name)
+    m.hset(k.account(account.account_name), ...encodeFields(account), '#claim', '0')
+    m.hset(k.accountClaim(foldName(account.account_name)), 'name', account.account_name, 'at', '0')
   }
   for (const { account_name, site_name, permissions } of dump.grants) {
     m.sadd(k.accountGrants(account_name), site_name)
@@ -333,17 +349,17 @@ function writeDay(m: Multi, k: RedisKeys, day: AnalyticsDayDump, owner: string):
   const site = day.site_name
   const d = day.day
   const ownerJson = JSON.stringify(owner)
+  const scratch = k.scratch('load', k.siteBase(site))
   const visitors = (key: string, cell: VisitorsDump): void => {
     if (cell.visitors !== undefined) {
       if (cell.visitors.length > 0) m.pfadd(key, ...cell.visitors)
     } else if (cell.visitors_sketch !== undefined) {
-      const scratch = k.scratch('load')
       m.set(scratch, Buffer.from(cell.visitors_sketch, 'base64'))
       m.pfmerge(key, scratch)
       m.del(scratch)
     }
   }
-  m.hset(k.analyticsOwners(), site, ownerJson)
+  m.set(k.analyticsOwner(site), ownerJson)
   const dk = k.day(d, site)
   if (day.visits > 0) m.hincrby(dk, 'visits', day.visits)
   if (day.page_views > 0) m.hincrby(dk, 'page_views', day.page_views)
@@ -364,7 +380,7 @@ function writeDay(m: Multi, k: RedisKeys, day: AnalyticsDayDump, owner: string):
   }
   m.zadd(k.siteDays(site), 0, d)
   if (day.visits > 0) {
-    m.zadd(k.ownerDays(ownerJson), 0, d)
-    m.zincrby(k.rank(d, ownerJson), day.visits, site)
+    m.zadd(k.ownerDays(owner), 0, d)
+    m.zincrby(k.rank(d, owner), day.visits, site)
   }
 }

@@ -8,12 +8,18 @@
  * When Redis cannot be reached every call rejects within about a second with
  * StoreUnavailableError (the API answers 503); the client reconnects on its
  * own and calls succeed again as soon as Redis is back.
+ *
+ * On a Redis Cluster (`redis-cluster://` URL or an ioredis `Cluster` client)
+ * every script touches one slot (keys.ts); the rules that span slots (create
+ * and delete of sites and accounts, grants, publish) are short sequences of
+ * single-slot steps (sites.ts, accounts.ts), and each write waits for one
+ * replica (`WAIT 1`) before it is acknowledged. docs/redis.md says what that
+ * guarantees.
  */
-import type { Redis } from 'ioredis'
 import { ComposedStore } from '../shared/composed-store.js'
 import { redisAccounts } from './accounts.js'
 import { redisAnalytics } from './analytics.js'
-import { RedisConn, type RedisTimeouts } from './conn.js'
+import { type RedisClient, RedisConn, type RedisTimeouts } from './conn.js'
 import { RedisKeys } from './keys.js'
 import { redisSites } from './sites.js'
 import { redisSso } from './sso.js'
@@ -21,16 +27,30 @@ import { redisState } from './state.js'
 
 /** Options of {@link RedisStore}. */
 export interface RedisStoreOptions extends RedisTimeouts {
-  /** Redis URL, e.g. `redis://127.0.0.1:6379`. Default: ioredis' default (localhost:6379). */
+  /**
+   * Redis URL, e.g. `redis://127.0.0.1:6379`, or
+   * `redis-cluster://[:password@]host:port,host:port` for a Redis Cluster (the
+   * seed nodes; the rest are discovered). Default: ioredis' default (localhost:6379).
+   */
   url?: string
   /**
-   * A client to use instead of creating one; it is not closed by `close()`.
-   * Its own settings then decide how calls behave while Redis is away (the
-   * store's client fails fast: no offline queue, no retries per request).
+   * A client to use instead of creating one (an ioredis `Redis` or
+   * `Cluster`); it is not closed by `close()`. Its own settings then decide
+   * how calls behave while Redis is away (the store's client fails fast: no
+   * offline queue, no retries per request).
    */
-  client?: Redis
-  /** Prefix of every key, so several apps can share one Redis. Default `mobisite:`. */
+  client?: RedisClient
+  /**
+   * Prefix of every key, so several apps can share one Redis. Default
+   * `mobisite:`. It may not contain `{` or `}` (keys carry a hash tag after it).
+   */
   prefix?: string
+  /**
+   * After how many milliseconds a name claim whose create never finished (its
+   * process crashed between steps) is taken over by the next create of that
+   * name. Default 30,000.
+   */
+  claimTimeout?: number
 }
 
 /** The Store contract on Redis. */
@@ -40,11 +60,12 @@ export class RedisStore extends ComposedStore {
   private readonly conn: RedisConn
 
   constructor(options: RedisStoreOptions = {}) {
-    const conn = new RedisConn(options)
     const keys = new RedisKeys(options.prefix ?? 'mobisite:')
+    const conn = new RedisConn(options)
+    const claimTimeout = options.claimTimeout ?? 30_000
     super({
-      accounts: redisAccounts(conn, keys),
-      sites: redisSites(conn, keys),
+      accounts: redisAccounts(conn, keys, claimTimeout),
+      sites: redisSites(conn, keys, claimTimeout),
       analytics: redisAnalytics(conn, keys),
       sso: redisSso(conn, keys),
       state: redisState(conn, keys),
@@ -54,7 +75,7 @@ export class RedisStore extends ComposedStore {
   }
 
   /** The ioredis client in use (for diagnostics and benchmarks). */
-  get client(): Redis {
+  get client(): RedisClient {
     return this.conn.client
   }
 

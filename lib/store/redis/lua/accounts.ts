@@ -1,9 +1,10 @@
 /**
  * The Lua scripts behind RedisStore's masters, sub-user accounts, grants and
- * limit counters (redis/accounts.ts): each rule that must hold across
- * processes sharing the store is one script, one atomic round trip.
+ * limit counters (redis/accounts.ts). Each script touches one slot (keys.ts);
+ * accounts.ts chains them where a rule spans an account and a site.
  */
 import { lua } from '../conn.js'
+import { NOW_LUA } from './claims.js'
 
 /**
  * KEYS: master. ARGV: the new record's JSON, the expected password_hash
@@ -21,12 +22,13 @@ return 1
 `)
 
 /**
- * KEYS: account, account-name folds. ARGV: folded name, name, fields...
- * Returns 1 when created, 0 when the name is taken in any letter case.
+ * KEYS: account. ARGV: the claim's `at`, how long after it the write is still
+ * allowed (ms), fields... Returns 1 (created), 0 (an account has the name)
+ * or -1 (too late: the claim may have been taken over). See claims.ts.
  */
-export const CREATE_ACCOUNT = lua(`
+export const CREATE_ACCOUNT = lua(`${NOW_LUA}
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-if redis.call('HSETNX', KEYS[2], ARGV[1], ARGV[2]) == 0 then return 0 end
+if now_ms() > tonumber(ARGV[1]) + tonumber(ARGV[2]) then return -1 end
 redis.call('HSET', KEYS[1], unpack(ARGV, 3))
 return 1
 `)
@@ -45,51 +47,59 @@ return 1
 `)
 
 /**
- * KEYS: account, account grants, account-name folds, account grant
- * permissions. ARGV: prefix, owner, name, folded name. Returns 1 or 0.
+ * KEYS: account, account grants, account grant permissions. ARGV: owner.
+ * Deletes the three; returns nil when not the owner's, else { claim at (''
+ * if none), granted sites }, whose grant entries accounts.ts removes next,
+ * each in its site's slot.
  */
 export const DELETE_ACCOUNT = lua(`
-if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[2] then return 0 end
-for _, site in ipairs(redis.call('SMEMBERS', KEYS[2])) do
-  redis.call('SREM', ARGV[1] .. 'gsite:' .. site, ARGV[3])
+if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then return false end
+local at = redis.call('HGET', KEYS[1], '#claim') or ''
+local sites = redis.call('SMEMBERS', KEYS[2])
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
+return { at, sites }
+`)
+
+/**
+ * KEYS: record (site or account), its grants set, [the account's grant
+ * permissions]. ARGV: owner, member, 'grant' | 'revoke', [the permissions as
+ * JSON, '' for every permission]. One side of a grant, in that record's
+ * slot: 1 when the record is the owner's (and the set changed as asked),
+ * else 0. A grant holds when both sides have it (accounts.ts); its
+ * permissions live on the account's side, written with its set entry.
+ */
+export const GRANT_SIDE = lua(`
+if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then return 0 end
+if ARGV[3] == 'grant' then redis.call('SADD', KEYS[2], ARGV[2]) else redis.call('SREM', KEYS[2], ARGV[2]) end
+if KEYS[3] then
+  if ARGV[3] == 'grant' and ARGV[4] ~= '' then
+    redis.call('HSET', KEYS[3], ARGV[2], ARGV[4])
+  else
+    redis.call('HDEL', KEYS[3], ARGV[2])
+  end
 end
-redis.call('DEL', KEYS[1], KEYS[2], KEYS[4])
-if redis.call('HGET', KEYS[3], ARGV[4]) == ARGV[3] then redis.call('HDEL', KEYS[3], ARGV[4]) end
 return 1
 `)
 
 /**
- * KEYS: account, site, account grants, site grants, account grant
- * permissions. ARGV: owner, account name, site name, 'grant' | 'revoke',
- * the permissions as JSON ('' for every permission). Returns 'ok',
- * 'no-account' or 'no-site'. Delete Site and Delete Account remove the
- * permissions with the grant.
+ * KEYS: account, account grants, account grant permissions. ARGV: owner,
+ * site name. The account's side of getGrant: 'no-account', 'no-grant', or
+ * {'ok', permissions JSON or false}.
  */
-export const GRANT = lua(`
+export const GET_GRANT_ACCOUNT = lua(`
 if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then return 'no-account' end
-if redis.call('HGET', KEYS[2], 'owner') ~= ARGV[1] then return 'no-site' end
-if ARGV[4] == 'grant' then
-  redis.call('SADD', KEYS[3], ARGV[3])
-  redis.call('SADD', KEYS[4], ARGV[2])
-  if ARGV[5] == '' then redis.call('HDEL', KEYS[5], ARGV[3]) else redis.call('HSET', KEYS[5], ARGV[3], ARGV[5]) end
-else
-  redis.call('SREM', KEYS[3], ARGV[3])
-  redis.call('SREM', KEYS[4], ARGV[2])
-  redis.call('HDEL', KEYS[5], ARGV[3])
-end
-return 'ok'
+if redis.call('SISMEMBER', KEYS[2], ARGV[2]) == 0 then return 'no-grant' end
+return { 'ok', redis.call('HGET', KEYS[3], ARGV[2]) }
 `)
 
 /**
- * KEYS: account, site, account grants, account grant permissions. ARGV:
- * owner, site name. Returns 'no-account', 'no-site', 'no-grant', or
- * {'ok', permissions JSON or false}.
+ * KEYS: site, site grants. ARGV: owner, account name. The site's side of
+ * getGrant: 'no-site', 'no-grant' or 'ok'.
  */
-export const GET_GRANT = lua(`
-if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then return 'no-account' end
-if redis.call('HGET', KEYS[2], 'owner') ~= ARGV[1] then return 'no-site' end
-if redis.call('SISMEMBER', KEYS[3], ARGV[2]) == 0 then return 'no-grant' end
-return { 'ok', redis.call('HGET', KEYS[4], ARGV[2]) }
+export const GET_GRANT_SITE = lua(`
+if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then return 'no-site' end
+if redis.call('SISMEMBER', KEYS[2], ARGV[2]) == 0 then return 'no-grant' end
+return 'ok'
 `)
 
 /** KEYS: account, account grants. ARGV: owner. The granted sites, or nil when not the owner's. */

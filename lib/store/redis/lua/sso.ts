@@ -1,21 +1,19 @@
 /**
  * The Lua script behind RedisStore's single sign-on (redis/sso.ts):
- * redemption reads the token, deletes it and, if it was alive on the engine
- * clock, writes the session, in one atomic round trip. Two processes
- * redeeming the same token at once therefore get one session between them.
+ * redemption takes (reads and deletes) the token in one atomic step.
  */
 import { lua } from '../conn.js'
 
 /**
- * KEYS: token, session. ARGV: now, session expires_at, session TTL (ms).
- * Returns the grant JSON, or nil when the token is missing or dead.
+ * KEYS: token. Reads and deletes the token in one step, so two processes
+ * redeeming it at once get it once between them. Returns { grant JSON,
+ * expires_at }, or nil when there is no such token. sso.ts writes the session
+ * next (its key is in another slot): a crash in between loses the token, never
+ * doubles the session.
  */
-export const REDEEM = lua(`
+export const TAKE_TOKEN = lua(`
 local v = redis.call('HMGET', KEYS[1], 'grant', 'expires_at')
 if not v[1] then return false end
 redis.call('DEL', KEYS[1])
-if tonumber(ARGV[1]) >= tonumber(v[2]) then return false end
-redis.call('HSET', KEYS[2], 'grant', v[1], 'expires_at', ARGV[2])
-redis.call('PEXPIRE', KEYS[2], ARGV[3])
-return v[1]
+return v
 `)

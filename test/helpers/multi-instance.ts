@@ -1,0 +1,192 @@
+/**
+ * The two-process suite of test/redis-multi-instance.ts, run on a single Redis
+ * or a Redis Cluster (test/redis-cluster-races.ts): two mobisite servers in
+ * separate processes on one store (one random prefix) race each other.
+ */
+import type { Test as Tap } from 'tap'
+import { RedisStore } from '../../lib/store/redis/store.js'
+import { type ApiResponse, type MobisiteProcess, randomPrefix, request, spawnMobisite } from './redis.js'
+
+/** Runs the suite against the store at `url`; `cleanup(prefix)` deletes what it wrote. */
+export async function multiInstanceSuite(t: Tap, url: string, cleanup: (prefix: string) => Promise<void>) {
+  const REDIS_URL = url
+  const prefix = randomPrefix('multi')
+  const user = 'partner'
+  const auth: [string, string] = [user, 'correct horse: battery']
+  const env = {
+    REDIS_URL,
+    MOBISITE_REDIS_PREFIX: prefix,
+    MOBISITE_USER: user,
+    MOBISITE_PASSWORD: auth[1],
+  }
+  // Read the shared state directly, as a third client of the same Redis.
+  const store = new RedisStore({ url: REDIS_URL, prefix })
+  const servers: MobisiteProcess[] = []
+  t.teardown(async () => {
+    await Promise.all(servers.map((s) => s.stop()))
+    await store.close()
+    await cleanup(prefix)
+  })
+  const started = await Promise.allSettled([spawnMobisite(env), spawnMobisite(env)])
+  for (const s of started) if (s.status === 'fulfilled') servers.push(s.value)
+  const failed = started.find((s): s is PromiseRejectedResult => s.status === 'rejected')
+  if (failed) throw failed.reason
+
+  const [A, B] = servers as [MobisiteProcess, MobisiteProcess]
+  const call = (server: MobisiteProcess, method: string, path: string, body?: unknown): Promise<ApiResponse> =>
+    request(server.api, auth, method, path, body)
+  const either = (i: number): MobisiteProcess => (i % 2 === 0 ? A : B)
+  const createBody = (site_name: string, extra: object = {}) => ({
+    site_data: { site_name, original_site_url: 'https://www.example.com/', ...extra },
+  })
+
+  t.test('the two servers are distinct processes', async (t) => {
+    t.not(A.api, B.api)
+    t.not(A.child.pid, B.child.pid)
+  })
+
+  t.test('a site created through one is read, updated, published and deleted through the other', async (t) => {
+    t.equal((await call(A, 'POST', '/sites/create', createBody('crossover', { external_uid: 'ext-1' }))).status, 200)
+    const read = await call(B, 'GET', '/sites/crossover')
+    t.equal(read.status, 200)
+    t.equal(read.body.original_site_url, 'https://www.example.com/')
+    t.equal((await call(B, 'GET', '/sites/byexternal/ext-1')).body.site_name, 'crossover')
+
+    const update = await call(B, 'POST', '/sites/update/crossover', {
+      site_domain: 'm.example.com',
+      external_uid: 'ext-2',
+    })
+    t.equal(update.status, 204, 'updated through B')
+    t.equal((await call(A, 'GET', '/sites/crossover')).body.site_domain, 'm.example.com', 'A sees the update')
+    t.equal((await call(A, 'GET', '/sites/byexternal/ext-1')).status, 400, 'the old external uid is gone for A')
+    t.equal((await call(A, 'GET', '/sites/byexternal/ext-2')).body.site_name, 'crossover')
+
+    t.equal((await call(B, 'POST', '/sites/publish/crossover')).status, 204, 'published through B')
+    t.match((await call(A, 'GET', '/sites/crossover')).body, { last_published_date: String }, 'A sees it published')
+    t.match(await store.getBilling(user), { charges: [{ site_name: 'crossover' }] }, 'charged in the shared ledger')
+
+    const created = await call(A, 'GET', '/sites/created?from=2000-01-01')
+    t.ok(
+      created.body.some((r: { site_name: string }) => r.site_name === 'crossover'),
+      'A lists it',
+    )
+
+    t.equal((await call(B, 'DELETE', '/sites/crossover')).status, 204, 'deleted through B')
+    t.match((await call(A, 'GET', '/sites/crossover')).body, { error_code: 'ResourceNotExist' }, 'A sees it gone')
+    t.match((await call(A, 'POST', '/sites/publish/crossover')).body, { error_code: 'ResourceNotExist' })
+    t.match(
+      (await store.getBilling(user)).subscriptions.find((s) => s.site_name === 'crossover'),
+      { status: 'cancelled' },
+      'the subscription was cancelled',
+    )
+  })
+
+  t.test('50 concurrent creates of one name over both servers: exactly one winner', async (t) => {
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => call(either(i), 'POST', '/sites/create', createBody('contested'))),
+    )
+    const won = results.filter((r) => r.status === 200)
+    t.equal(won.length, 1, 'one 200')
+    t.strictSame(won[0]?.body, { site_name: 'contested' })
+    const lost = results.filter((r) => r.status !== 200)
+    t.equal(lost.length, 49)
+    t.ok(
+      lost.every((r) => r.status === 400 && r.body.error_code === 'ResourceAlreadyExist'),
+      'the rest: ResourceAlreadyExist',
+    )
+  })
+
+  t.test('20 concurrent creates of one account name over both servers: exactly one winner', async (t) => {
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        call(either(i), 'POST', '/accounts/create', {
+          account_name: 'racer@example.com',
+          first_name: `N${'a'.repeat(i)}`,
+        }),
+      ),
+    )
+    t.equal(results.filter((r) => r.status === 204).length, 1, 'one 204')
+    t.equal(results.filter((r) => r.body?.error_code === 'ResourceAlreadyExist').length, 19)
+  })
+
+  t.test('400 concurrent analytics calls over both servers: exactly 300 allowed', async (t) => {
+    t.equal((await call(A, 'POST', '/sites/create', createBody('counted'))).status, 200)
+    const results = await Promise.all(
+      Array.from({ length: 400 }, (_, i) => call(either(i), 'GET', '/analytics/site/counted')),
+    )
+    t.equal(results.filter((r) => r.status === 200).length, 300, '300 answered')
+    const refused = results.filter((r) => r.status !== 200)
+    t.equal(refused.length, 100)
+    t.ok(
+      refused.every((r) => r.status === 429 && r.body.error_code === 'DailyLimitExceeded'),
+      'the rest: 429',
+    )
+    t.equal((await call(B, 'GET', '/analytics/site/counted')).status, 429, 'the 401st, on either server, too')
+    const other = await call(A, 'GET', '/analytics/sites/withmosttraffic')
+    t.equal(other.status, 200, 'the limit is per method: most-traffic still answers')
+  })
+
+  t.test('the first-publish charge happens once when both publish at the same moment', async (t) => {
+    const names = Array.from({ length: 10 }, (_, i) => `charge-once-${i}`)
+    for (const name of names) t.equal((await call(A, 'POST', '/sites/create', createBody(name))).status, 200)
+    const publishes = await Promise.all(
+      names.flatMap((name) => [A, B, A, B].map((server) => call(server, 'POST', `/sites/publish/${name}`))),
+    )
+    t.ok(
+      publishes.every((r) => r.status === 204),
+      'every publish succeeded',
+    )
+    const ledger = await store.getBilling(user)
+    for (const name of names) {
+      t.equal(ledger.charges.filter((c) => c.site_name === name).length, 1, `${name}: one charge`)
+      t.strictSame(
+        ledger.subscriptions.filter((s) => s.site_name === name),
+        [{ site_name: name, status: 'active' }],
+        `${name}: one active subscription`,
+      )
+    }
+  })
+
+  t.test('nothing is lost: 100 distinct creates over both servers are all listed by both', async (t) => {
+    const names = Array.from({ length: 100 }, (_, i) => `bulk-${String(i).padStart(3, '0')}`)
+    const results = await Promise.all(names.map((n, i) => call(either(i), 'POST', '/sites/create', createBody(n))))
+    t.ok(
+      results.every((r) => r.status === 200),
+      'all created',
+    )
+    for (const server of [A, B]) {
+      const listed = (await call(server, 'GET', '/sites/created?from=2000-01-01')).body as { site_name: string }[]
+      const bulk = listed.map((r) => r.site_name).filter((n) => n.startsWith('bulk-'))
+      t.strictSame(bulk.sort(), names, `${server === A ? 'A' : 'B'} lists all 100`)
+    }
+    const many = await call(
+      B,
+      'POST',
+      '/sites/get-many',
+      names.slice(0, 50).map((site_name) => ({ site_name })),
+    )
+    t.equal(many.body.length, 50, 'get-many finds them')
+  })
+
+  t.test('grants racing a delete over both servers never point at a deleted site', async (t) => {
+    t.equal((await call(A, 'POST', '/accounts/create', { account_name: 'granted@example.com' })).status, 204)
+    const names = Array.from({ length: 10 }, (_, i) => `granted-${i}`)
+    for (const name of names) t.equal((await call(A, 'POST', '/sites/create', createBody(name))).status, 200)
+    const racing = await Promise.all(
+      names.flatMap((name) => [
+        call(A, 'POST', `/accounts/grant-access/granted@example.com/sites/${name}`),
+        call(B, 'DELETE', `/sites/${name}`),
+      ]),
+    )
+    t.ok(
+      racing.every((r) => r.status === 204 || r.body?.error_code === 'ResourceNotExist'),
+      'each call succeeded or found nothing',
+    )
+    t.strictSame(await store.listGrants(user, 'granted@example.com'), [], 'no grant survives its deleted site')
+  })
+
+  t.test('both processes are still running', async (t) => {
+    t.equal(A.child.exitCode, null, A.output())
+    t.equal(B.child.exitCode, null, B.output())
+  })
+}

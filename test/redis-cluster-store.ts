@@ -1,0 +1,68 @@
+/**
+ * RedisStore on a real Redis Cluster (3 primaries + 3 replicas, started by
+ * .ci/run through scripts/redis-cluster.sh): the whole Store conformance
+ * suite, the key layout (a site's keys share one slot), and the settled edges
+ * of the cluster URL and prefix. Needs REDIS_CLUSTER_URL; without it the file
+ * skips and says so.
+ */
+import t from 'tap'
+import { RedisStore } from '../lib/store/redis/store.js'
+import { siteRecord } from '../lib/testing/conformance/fixtures.js'
+import { storeConformance } from '../lib/testing/conformance/index.js'
+import { REDIS_CLUSTER_URL, clusterDeleteUnder, clusterKeysUnder, clusterOrSkip } from './helpers/redis-cluster.js'
+import { randomPrefix } from './helpers/redis.js'
+
+t.test('a prefix with a brace is refused, whatever the store talks to', async (t) => {
+  t.throws(() => new RedisStore({ url: 'redis-cluster://127.0.0.1:1', prefix: 'a{b}:' }), /may not contain/)
+  t.throws(() => new RedisStore({ url: 'redis://127.0.0.1:1', prefix: 'a}' }), /may not contain/)
+  t.throws(() => new RedisStore({ url: 'redis-cluster://' }), /redis-cluster/)
+})
+
+const admin = await clusterOrSkip(t, 'Redis Cluster suite')
+
+if (admin && REDIS_CLUSTER_URL) {
+  const url = REDIS_CLUSTER_URL
+  const prefixes: string[] = []
+  const stores: RedisStore[] = []
+  /** A store on a fresh prefix, cleaned up at the end of the file. */
+  const fresh = (prefix = randomPrefix('cluster')): RedisStore => {
+    prefixes.push(prefix)
+    const store = new RedisStore({ url, prefix })
+    stores.push(store)
+    return store
+  }
+  t.teardown(async () => {
+    await Promise.all(stores.map((s) => s.close()))
+    for (const p of prefixes) await clusterDeleteUnder(admin, p)
+  })
+
+  await storeConformance(t, 'RedisStore on Redis Cluster', () => fresh(), { visitorSketches: true })
+
+  t.test("a site's record and analytics share one slot; its owner's indexes share another", async (t) => {
+    const prefix = randomPrefix('cluster')
+    const store = fresh(prefix)
+    t.equal(await store.createSite(siteRecord('slotted', 'alice', { external_uid: 'u1' })), true)
+    await store.recordVisit({
+      site_name: 'slotted',
+      day: '2024-01-02',
+      visitor_id: 'v',
+      page_views: 1,
+      browser: 'Chrome 120',
+      os: 'Windows',
+      country: 'FR',
+      region: 'IDF',
+    })
+    const keys = await clusterKeysUnder(admin, prefix)
+    const slots = async (tag: string) => {
+      const mine = keys.filter((k) => k.startsWith(`${prefix}{${tag}}`))
+      return { count: mine.length, slots: new Set(await Promise.all(mine.map((k) => admin.cluster('KEYSLOT', k)))) }
+    }
+    const site = await slots('s:slotted')
+    t.ok(site.count >= 5, `${site.count} keys of the site`)
+    t.equal(site.slots.size, 1, 'all in one slot')
+    const owner = await slots('o:alice')
+    t.ok(owner.count >= 3, `${owner.count} keys of the owner`)
+    t.equal(owner.slots.size, 1, 'all in one slot')
+    t.ok(keys.includes(`${prefix}{n:slotted}`), 'the name claim is a key of its own')
+  })
+}
