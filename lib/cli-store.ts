@@ -65,3 +65,29 @@ export async function openRedis(url: string, env: NodeJS.ProcessEnv): Promise<{ 
 export function shownUrl(url: string): string {
   return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:@/?#]*):[^@/?#]*@/i, '$1:***@')
 }
+
+/** What {@link watchConnection} logs with. */
+interface ConnectionLogger {
+  info(fields: object, message: string): void
+  warn(fields: object, message: string): void
+}
+
+/**
+ * Logs a Redis store's connection changes: `store connection lost` once when
+ * it drops, `store connected` once when it is back (not every retry).
+ */
+export function watchConnection(store: Store, url: string, logger: ConnectionLogger): void {
+  const client = (store as { client?: { on(event: string, listener: (...args: unknown[]) => void): unknown } }).client
+  if (client === undefined || typeof client.on !== 'function') return
+  let up = true
+  client.on('close', () => {
+    if (!up) return
+    up = false
+    logger.warn({ store: shownUrl(url) }, 'store connection lost')
+  })
+  client.on('ready', () => {
+    if (up) return
+    up = true
+    logger.info({ store: shownUrl(url) }, 'store connected')
+  })
+}

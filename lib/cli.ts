@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto'
 import { existsSync, readFileSync, realpathSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { readFile } from 'node:fs/promises'
-import { chooseStore, openPostgres, openRedis, shownUrl } from './cli-store.js'
+import { chooseStore, openPostgres, openRedis, shownUrl, watchConnection } from './cli-store.js'
 import { DEMO_ACCOUNT, seedDemo } from './demo.js'
 import { createEngine } from './engine/index.js'
 import { instrumentsFor } from './http/metrics.js'
@@ -120,6 +120,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
         ? await openRedis(choice.url, env)
         : { store: new MemoryStore(), label: 'memory store: state lives in this process' }
   if (choice.kind !== 'memory') await reachable(opened.store, choice.url, logger)
+  if (choice.kind === 'redis') watchConnection(opened.store, choice.url, logger)
   const store = registry ? timedStore(opened.store, instrumentsFor(registry)) : opened.store
   const engine = createEngine({ store })
   const user = env.MOBISITE_USER || 'admin'

@@ -9,7 +9,7 @@ import { request as httpsRequest } from 'node:https'
 import { createServer } from 'node:net'
 import { checkServerIdentity, type PeerCertificate } from 'node:tls'
 import t, { type Test } from 'tap'
-import { freePort } from './helpers/redis.js'
+import { freePort, OwnRedis } from './helpers/redis.js'
 
 const root = new URL('..', import.meta.url).pathname
 
@@ -379,4 +379,31 @@ t.test('a second signal exits at once', async (t) => {
   t.ok(Date.now() - started < 3_000, 'gone at once after the second')
   t.equal(code, 1, 'exit 1: the drain was cut short')
   await slow
+})
+
+t.test('a Redis outage and recovery are log lines; readiness follows', async (t) => {
+  const redis = new OwnRedis(await freePort())
+  await redis.start()
+  t.teardown(() => redis.stop())
+  const cli = await serve(t, ['--quiet', '--store', redis.url], {
+    MOBISITE_REDIS_PREFIX: 'cli-ops-outage:',
+    MOBISITE_PASSWORD: 'outage-pw',
+  })
+  const lines = () => logLines(t, cli.stdout())
+  const until = async (check: () => boolean) => {
+    for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 50))
+    return check()
+  }
+  t.ok(
+    lines().some((l) => l.msg === 'store connected'),
+    'connected at start',
+  )
+  await redis.stop()
+  t.ok(await until(() => lines().some((l) => l.msg === 'store connection lost')), 'the loss is logged')
+  t.equal((await fetch(`${cli.url}/readyz`)).status, 503, 'not ready while Redis is down')
+  await redis.start()
+  t.ok(await until(() => lines().filter((l) => l.msg === 'store connected').length === 2), 'the recovery is logged')
+  t.equal((await fetch(`${cli.url}/readyz`)).status, 200, 'ready again')
+  cli.child.kill('SIGTERM')
+  t.equal(await cli.exited, 0)
 })
