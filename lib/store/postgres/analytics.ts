@@ -6,13 +6,26 @@
  * call of `record_visit` or `record_activity` (migrations/); every call is
  * one statement, one round trip.
  */
-import { ACTIVITY_KINDS } from '../../../types/index.js'
+import { ACTIVITY_KINDS, type ActivityKind } from '../../../types/index.js'
 import type { BuildState, Dimension, RecordOutcome, TrafficTotals } from '../contract.js'
-import { type Measure, activityTotals, byVisits, dimensionRows, periodMethods } from '../shared/analytics-rows.js'
+import {
+  type Measure,
+  activityTotals,
+  byVisits,
+  dimensionRows,
+  isVisit,
+  periodMethods,
+  retentionStart,
+} from '../shared/analytics-rows.js'
 import type { AnalyticsOps } from '../shared/composed-store.js'
 import { type PgConn, statement } from './conn.js'
 
 type Row = Record<string, unknown>
+
+/** Site-days deleted per statement of a retention sweep. */
+const SWEEP_BATCH = 1000
+/** An activity kind's number in `record_events` (1-4, in ACTIVITY_KINDS order). */
+const KIND_NUMBER = Object.fromEntries(ACTIVITY_KINDS.map((kind, i) => [kind, i + 1])) as Record<ActivityKind, number>
 
 /** Traffic totals from a row; zeros for no row. */
 function trafficOf(row: Row | undefined): TrafficTotals {
@@ -42,6 +55,10 @@ export function pgAnalytics(conn: PgConn): AnalyticsOps {
   const st = {
     visit: statement(`SELECT o_owner, o_build FROM ${S}.record_visit($1, $2, $3, $4, $5, $6, $7, $8)`),
     activity: statement(`SELECT o_owner, o_build FROM ${S}.record_activity($1, $2, $3, $4, $5, $6, $7)`),
+    events: statement(
+      `SELECT o_ord, o_owner, o_build FROM ${S}.record_events($1::text[], $2::date[], $3::smallint[], $4::text[], $5::bigint[], $6::text[], $7::text[], $8::text[], $9::text[], $10, $11::date)`,
+    ),
+    dropBefore: statement(`SELECT ${S}.drop_analytics_before($1::date, $2) AS n`),
     traffic: statement(q.traffic),
     activities: statement(q.activities),
     trafficBysystem: statement(q.trafficBySystem),
@@ -66,7 +83,52 @@ export function pgAnalytics(conn: PgConn): AnalyticsOps {
     )
   }
 
+  /** The first day kept by the last sweep started: a sweep starts once per new cutoff (day). */
+  let keptFrom = ''
+  /**
+   * Deletes the site-days before `first` in batches of {@link SWEEP_BATCH},
+   * in the background: once per UTC day, never a cost per event. A failure
+   * is retried by the next batch of recordings.
+   */
+  function sweep(first: string): void {
+    if (first <= keptFrom) return
+    keptFrom = first
+    const loop = async (): Promise<void> => {
+      for (;;) {
+        const [row] = await conn.query<Row>(st.dropBefore, [first, SWEEP_BATCH], 'write')
+        if (Number(row?.n ?? 0) < SWEEP_BATCH) return
+      }
+    }
+    loop().catch(() => {
+      keptFrom = ''
+    })
+  }
+
   return {
+    async recordEvents(events, options) {
+      if (events.length === 0) return []
+      const first = retentionStart(options.today, options.retentionDays)
+      if (first !== undefined) sweep(first)
+      const cols: unknown[][] = [[], [], [], [], [], [], [], [], []]
+      for (const e of events) {
+        const visit = isVisit(e)
+        cols[0]!.push(e.site_name)
+        cols[1]!.push(e.day)
+        cols[2]!.push(visit ? 0 : KIND_NUMBER[e.kind])
+        cols[3]!.push(visit ? e.visitor_id : null)
+        cols[4]!.push(visit ? e.page_views : 0)
+        cols[5]!.push(e.browser)
+        cols[6]!.push(e.os)
+        cols[7]!.push(e.country)
+        cols[8]!.push(e.region)
+      }
+      const rows = await conn.query<Row>(st.events, [...cols, options.maxDimensionValues, first ?? null], 'write')
+      const out: (RecordOutcome | undefined)[] = new Array(events.length).fill(undefined)
+      for (const row of rows)
+        out[Number(row.o_ord) - 1] = { owner: row.o_owner as string, build: row.o_build as BuildState }
+      return out
+    },
+
     async recordVisit(v) {
       const values = [v.site_name, v.day, v.visitor_id, v.page_views, v.browser, v.os, v.country, v.region]
       return recordOutcome(await conn.query<Row>(st.visit, values, 'write'))

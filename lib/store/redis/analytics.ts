@@ -6,12 +6,20 @@
  * the period's HyperLogLogs, i.e. the size of their union, with about 0.81 %
  * standard error. Every call is one Lua script (lua/analytics.ts).
  */
-import type { BuildState, Dimension, RecordOutcome, TrafficTotals } from '../contract.js'
-import { type Measure, activityTotals, byVisits, dimensionRows, periodMethods } from '../shared/analytics-rows.js'
+import { type BuildState, type Dimension, OTHER, type RecordOutcome, type TrafficTotals } from '../contract.js'
+import {
+  type Measure,
+  activityTotals,
+  byVisits,
+  dimensionRows,
+  isVisit,
+  periodMethods,
+  retentionStart,
+} from '../shared/analytics-rows.js'
 import type { AnalyticsOps } from '../shared/composed-store.js'
 import type { RedisConn } from './conn.js'
 import type { RedisKeys } from './keys.js'
-import { MOST_TRAFFIC, PERIOD, RECORD_ACTIVITY, RECORD_VISIT } from './lua/analytics.js'
+import { MOST_TRAFFIC, PERIOD, RECORD_ACTIVITY, RECORD_EVENTS, RECORD_VISIT } from './lua/analytics.js'
 
 const DIM: Record<Dimension, string> = { system: 'sys', geo: 'geo' }
 
@@ -20,6 +28,19 @@ function recordOutcome(reply: unknown): RecordOutcome | undefined {
   if (reply === null) return undefined
   const [owner, build] = reply as [string, string]
   return { owner: JSON.parse(owner) as string, build: JSON.parse(build) as BuildState }
+}
+
+/**
+ * How long the keys of `day` may live under a retention of `days` counted
+ * back from `today` (seconds from now, '' when nothing expires): until the
+ * end of the last day that keeps it. Relative to `today`, the engine clock's
+ * day, not to Redis' clock, so a store under a test clock keeps what its
+ * clock says is kept; the day indexes drop expired days at once.
+ */
+function ttlOf(day: string, days: number | undefined, today: string): string | number {
+  if (days === undefined || !Number.isFinite(days)) return ''
+  const end = Date.parse(`${day}T00:00:00Z`) + Math.max(1, Math.floor(days)) * 86_400_000
+  return Math.max(1, Math.ceil((end - Date.parse(`${today}T00:00:00Z`)) / 1000))
 }
 
 /** Metric sums as the scripts return them: a flat name/count array. */
@@ -71,6 +92,35 @@ export function redisAnalytics(conn: RedisConn, keys: RedisKeys): AnalyticsOps {
       const args = [P, a.site_name, a.day, a.kind]
       const dims = [JSON.stringify([a.browser, a.os]), JSON.stringify([a.country, a.region])]
       return recordOutcome(await conn.run(RECORD_ACTIVITY, [keys.site(a.site_name)], [...args, ...dims]))
+    },
+
+    async recordEvents(events, options) {
+      if (events.length === 0) return []
+      const first = retentionStart(options.today, options.retentionDays) ?? ''
+      const keyOf = new Map<string, number>()
+      const siteKeys: string[] = []
+      const args: (string | number)[] = [P, options.maxDimensionValues, first, JSON.stringify([OTHER, OTHER])]
+      for (const e of events) {
+        let ki = keyOf.get(e.site_name)
+        if (ki === undefined) {
+          siteKeys.push(keys.site(e.site_name))
+          keyOf.set(e.site_name, (ki = siteKeys.length))
+        }
+        const visit = isVisit(e)
+        args.push(
+          visit ? 'v' : 'a',
+          ki,
+          e.site_name,
+          e.day,
+          visit ? e.visitor_id : e.kind,
+          visit ? e.page_views : 0,
+          JSON.stringify([e.browser, e.os]),
+          JSON.stringify([e.country, e.region]),
+          ttlOf(e.day, options.retentionDays, options.today),
+        )
+      }
+      const replies = (await conn.run(RECORD_EVENTS, siteKeys, args)) as unknown[]
+      return events.map((_, i) => recordOutcome(replies[i] ?? null))
     },
 
     ...periodMethods(period),

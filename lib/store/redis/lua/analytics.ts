@@ -197,3 +197,103 @@ for i = 1, #picked, 2 do
 end
 return out
 `)
+
+/**
+ * Records a batch of visits and activities in order, each as RECORD_VISIT or
+ * RECORD_ACTIVITY would, under the cardinality cap and retention.
+ *
+ * KEYS: the site hashes of the batch (each once). ARGV: prefix, cap, first
+ * day kept ('' for no retention), then 9 values per event: 'v' or 'a', index
+ * of its site hash in KEYS, site, day, visitor or kind, page views, system
+ * key, geo key, time to live in seconds ('' for none). Returns one entry per
+ * event: false (no such site) or { owner, build } in stored form.
+ *
+ * Cap: the day hash counts the values of each dimension (`nsys`, `ngeo`); a
+ * value not yet in the day's dimension hash, once the count has reached the
+ * cap, is recorded as OTHER instead. Every key written gets its expiry (GT:
+ * never shortened by an event of an older day), and the day indexes lose
+ * the days before the first one kept, so nothing outlives retention.
+ */
+export const RECORD_EVENTS = lua(`${HELPERS}${DROP_SITE_ANALYTICS_LUA}
+local P, cap, first = ARGV[1], tonumber(ARGV[2]), ARGV[3]
+local OTHER = ARGV[4]
+local KINDS = { 'click_to_call', 'click_to_map', 'click_to_email', 'form_submit' }
+local sites, out = {}, {}
+local function expire(key, ttl)
+  if ttl ~= '' and redis.call('EXPIRE', key, ttl, 'GT') == 0 then redis.call('EXPIRE', key, ttl, 'NX') end
+end
+-- The key a value is counted under: itself when known today or under the cap, else OTHER.
+local function capped(dk, hk, dim, jk)
+  if jk == OTHER then return jk end
+  if redis.call('HEXISTS', hk, 'visits:' .. jk) == 1 then return jk end
+  for _, k in ipairs(KINDS) do
+    if redis.call('HEXISTS', hk, k .. ':' .. jk) == 1 then return jk end
+  end
+  local n = tonumber(redis.call('HGET', dk, 'n' .. dim) or '0')
+  if n >= cap then return OTHER end
+  redis.call('HINCRBY', dk, 'n' .. dim, 1)
+  return jk
+end
+local trimmed = {}
+for i = 5, #ARGV, 9 do
+  local t, ki, site, d, who, pv = ARGV[i], tonumber(ARGV[i + 1]), ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], ARGV[i + 5]
+  local at = ARGV[i + 8]
+  local found = sites[ki]
+  if found == nil then
+    found = redis.call('HMGET', KEYS[ki], 'owner', 'build')
+    if not found[1] then found = false end
+    sites[ki] = found
+    if found then claim(P, site, found[1]) end
+  end
+  out[#out + 1] = found
+  if found and (first == '' or d >= first) then
+    local owner = found[1]
+    local dk = P .. 'day:' .. d .. ':' .. site
+    local days = P .. 'days:' .. site
+    if t == 'v' then
+      redis.call('HINCRBY', dk, 'visits', 1)
+      redis.call('HINCRBY', dk, 'page_views', pv)
+      local uk = P .. 'dayu:' .. d .. ':' .. site
+      redis.call('PFADD', uk, who)
+      expire(uk, at)
+    else
+      redis.call('HINCRBY', dk, who, 1)
+    end
+    local dims = { {'sys', ARGV[i + 6]}, {'geo', ARGV[i + 7]} }
+    for _, e in ipairs(dims) do
+      local hk = P .. 'dv:' .. d .. ':' .. e[1] .. ':' .. site
+      local jk = capped(dk, hk, e[1], e[2])
+      if t == 'v' then
+        redis.call('HINCRBY', hk, 'visits:' .. jk, 1)
+        redis.call('HINCRBY', hk, 'page_views:' .. jk, pv)
+        local vk = dvu_key(P, d, e[1], site, jk)
+        redis.call('PFADD', vk, who)
+        expire(vk, at)
+      else
+        redis.call('HINCRBY', hk, who .. ':' .. jk, 1)
+      end
+      expire(hk, at)
+    end
+    expire(dk, at)
+    redis.call('ZADD', days, 0, d)
+    if t == 'v' then
+      local odays = P .. 'odays:' .. owner
+      local rk = P .. 'rank:' .. d .. ':' .. owner
+      redis.call('ZADD', odays, 0, d)
+      redis.call('ZINCRBY', rk, 1, site)
+      expire(rk, at)
+      expire(odays, at)
+      if first ~= '' and not trimmed[odays] then
+        trimmed[odays] = true
+        redis.call('ZREMRANGEBYLEX', odays, '-', '(' .. first)
+      end
+    end
+    expire(days, at)
+    if first ~= '' and not trimmed[days] then
+      trimmed[days] = true
+      redis.call('ZREMRANGEBYLEX', days, '-', '(' .. first)
+    end
+  end
+end
+return out
+`)
