@@ -16,6 +16,7 @@ export type {
   EngineOptions,
   MasterApi,
   Query,
+  RecordingStats,
   VisitInput,
 } from './engine/types.js'
 export { ServiceError, type ErrorCode } from './errors.js'
