@@ -17,11 +17,10 @@ import {
   retentionStart,
 } from '../shared/analytics-rows.js'
 import type { AnalyticsOps } from '../shared/composed-store.js'
+import { readDimension } from './analytics-read.js'
 import type { RedisConn } from './conn.js'
 import type { RedisKeys } from './keys.js'
 import { MOST_TRAFFIC, PERIOD, RECORD_ACTIVITY, RECORD_EVENTS, RECORD_VISIT } from './lua/analytics.js'
-
-const DIM: Record<Dimension, string> = { system: 'sys', geo: 'geo' }
 
 /** A recording script's reply: nil, or the site's owner and build in stored (JSON) form. */
 function recordOutcome(reply: unknown): RecordOutcome | undefined {
@@ -68,15 +67,17 @@ export function redisAnalytics(conn: RedisConn, keys: RedisKeys): AnalyticsOps {
   /** One PERIOD call: the measure without a dimension, or a row per value of the dimension. */
   async function period<T>(measure: Measure<T>, site: string, from: string, to: string, dimension?: Dimension) {
     const read = READ[measure.name] as (sums: Map<string, number>, visitors: unknown) => T
-    const visitors = measure.name === 'traffic' ? '1' : '0'
-    const reply = await conn.run(PERIOD, [], [P, site, from, to, dimension ? DIM[dimension] : '', visitors])
+    const visitors = measure.name === 'traffic'
     if (!dimension) {
+      // A site-day hash holds a dozen fields: the script stays short however long the period.
+      const reply = await conn.run(PERIOD, [], [P, site, from, to, '', visitors ? '1' : '0'])
       const [flat, count] = reply as [unknown, unknown]
       return [{ key: [], data: read(sums(flat), count) }]
     }
-    const rows = (reply as [string, unknown, unknown][]).map(([jk, flat, count]) => ({
+    const values = await readDimension(conn, keys, site, from, to, dimension, visitors)
+    const rows = values.map(({ jk, sums, visitors }) => ({
       key: JSON.parse(jk) as string[],
-      data: read(sums(flat), count),
+      data: read(sums, visitors),
     }))
     return dimensionRows(measure, rows)
   }

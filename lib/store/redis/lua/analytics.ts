@@ -113,48 +113,20 @@ redis.call('ZADD', P .. 'days:' .. site, 0, d)
 return found
 `)
 
-// ARGV: prefix, site, from, to, dimension ('' | 'sys' | 'geo'), count visitors ('1' | '0').
-// Without a dimension: { {metric, n, ...}, visitors }. With one: { {jsonKey, {metric, n, ...}, visitors}, ... }.
+// ARGV: prefix, site, from, to, '' (no dimension: dimension reads are analytics-read.ts, in short
+// commands), count visitors ('1' | '0'). Returns { {metric, n, ...}, visitors }.
 export const PERIOD = lua(`${HELPERS}
-local P, site, from, to, dim, want = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6] == '1'
+local P, site, from, to, want = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[6] == '1'
 local days = redis.call('ZRANGEBYLEX', P .. 'days:' .. site, '[' .. from, '[' .. to)
-local function flatten(sums)
-  local out = {}
-  for m, n in pairs(sums) do out[#out + 1] = m; out[#out + 1] = n end
-  return out
-end
-if dim == '' then
-  local sums, hlls = {}, {}
-  for _, d in ipairs(days) do
-    local h = redis.call('HGETALL', P .. 'day:' .. d .. ':' .. site)
-    for i = 1, #h, 2 do sums[h[i]] = (sums[h[i]] or 0) + tonumber(h[i + 1]) end
-    hlls[#hlls + 1] = P .. 'dayu:' .. d .. ':' .. site
-  end
-  return { flatten(sums), want and pfcount(P, hlls) or 0 }
-end
-local rows, order = {}, {}
+local sums, hlls = {}, {}
 for _, d in ipairs(days) do
-  local h = redis.call('HGETALL', P .. 'dv:' .. d .. ':' .. dim .. ':' .. site)
-  for i = 1, #h, 2 do
-    local f = h[i]
-    local c = string.find(f, ':', 1, true)
-    local m, jk = string.sub(f, 1, c - 1), string.sub(f, c + 1)
-    local row = rows[jk]
-    if not row then
-      row = { sums = {}, hlls = {} }
-      rows[jk] = row
-      order[#order + 1] = jk
-    end
-    row.sums[m] = (row.sums[m] or 0) + tonumber(h[i + 1])
-    if want and m == 'visits' then row.hlls[#row.hlls + 1] = dvu_key(P, d, dim, site, jk) end
-  end
+  local h = redis.call('HGETALL', P .. 'day:' .. d .. ':' .. site)
+  for i = 1, #h, 2 do sums[h[i]] = (sums[h[i]] or 0) + tonumber(h[i + 1]) end
+  hlls[#hlls + 1] = P .. 'dayu:' .. d .. ':' .. site
 end
 local out = {}
-for _, jk in ipairs(order) do
-  local row = rows[jk]
-  out[#out + 1] = { jk, flatten(row.sums), want and pfcount(P, row.hlls) or 0 }
-end
-return out
+for m, n in pairs(sums) do out[#out + 1] = m; out[#out + 1] = n end
+return { out, want and pfcount(P, hlls) or 0 }
 `)
 
 // ARGV: prefix, owner (stored form), from, to, limit. Returns { {site, visits, page_views, visitors}, ... }:
