@@ -415,7 +415,9 @@ export interface Store {
    * the site's owner and build state. Finding the site and recording are ONE
    * atomic step, so a visit is never recorded for a site that does not exist
    * (or was deleted meanwhile) and never ranks under a former owner.
-   * Undefined, with nothing recorded, when no site has that name.
+   * Undefined, with nothing recorded, when no site has that name. No
+   * cardinality cap or retention applies: the engine records through
+   * {@link Store.recordEvents}; this stays for single events and older callers.
    */
   recordVisit(visit: VisitEvent): Promise<RecordOutcome | undefined>
   /** Adds an activity to the site's day bucket; otherwise as {@link Store.recordVisit}. */
