@@ -69,16 +69,30 @@ export class Dim {
   }
 
   private append(id: number): number {
-    if (this.cells === NO_CELLS) this.cells = []
-    const at = this.cells.length
-    this.cells.push(id, 0, 0, undefined, undefined)
-    if (this.index !== undefined) this.index.set(id, at)
-    else if (at >= INDEX_FROM * STRIDE) {
-      this.index = new Map()
-      for (let i = 0; i <= at; i += STRIDE) this.index.set(this.cells[i] as number, i)
+    const cells = this.cells
+    const at = cells.length
+    if (at < INDEX_FROM * STRIDE) {
+      // Small (most days): copied exact-sized, as a push would leave a third of the array unused.
+      const next: Cells = new Array(at + STRIDE)
+      for (let i = 0; i < at; i++) next[i] = cells[i]
+      next[at] = id
+      next[at + VISITS] = 0
+      next[at + PAGES] = 0
+      next[at + VISITORS] = undefined
+      next[at + ACTS] = undefined
+      this.cells = next
+      return at
     }
+    // Large: appended in place (amortized O(1)) and indexed.
+    cells.push(id, 0, 0, undefined, undefined)
+    if (this.index === undefined) {
+      this.index = new Map()
+      for (let i = 0; i < at; i += STRIDE) this.index.set(cells[i] as number, i)
+    }
+    this.index.set(id, at)
     return at
   }
+
 }
 
 /** Counts a visit of `pages` pages by `visitor` in the cell at `at`. */
