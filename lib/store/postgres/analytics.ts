@@ -7,7 +7,7 @@
  * one statement, one round trip.
  */
 import { ACTIVITY_KINDS, type ActivityKind } from '../../../types/index.js'
-import type { BuildState, Dimension, RecordOutcome, TrafficTotals } from '../contract.js'
+import type { BuildState, Dimension, RecordOutcome, RecordedEvent, TrafficTotals } from '../contract.js'
 import {
   type Measure,
   activityTotals,
@@ -48,6 +48,39 @@ function recordOutcome(rows: Row[]): RecordOutcome | undefined {
   return { owner: row.o_owner as string, build: row.o_build as BuildState }
 }
 
+/** Identical events of a batch, added up: one row of `record_events`. */
+interface EventGroup {
+  event: RecordedEvent
+  count: number
+  pages: number
+  visitors: Set<string>
+}
+
+/**
+ * The batch as groups of identical events (site, day, kind, dimension
+ * values), sorted by site and day so that concurrent batches lock site-days
+ * in one order, and the group of each event.
+ */
+function groupEvents(events: readonly RecordedEvent[]): { groups: EventGroup[]; groupOf: number[] } {
+  const byKey = new Map<string, EventGroup>()
+  const keyOf: string[] = []
+  for (const e of events) {
+    const visit = isVisit(e)
+    const key = JSON.stringify([e.site_name, e.day, visit ? '' : e.kind, e.browser, e.os, e.country, e.region])
+    keyOf.push(key)
+    let group = byKey.get(key)
+    if (group === undefined) byKey.set(key, (group = { event: e, count: 0, pages: 0, visitors: new Set() }))
+    group.count += 1
+    if (visit) {
+      group.pages += e.page_views
+      group.visitors.add(e.visitor_id)
+    }
+  }
+  const keys = [...byKey.keys()].sort()
+  const index = new Map(keys.map((key, i) => [key, i]))
+  return { groups: keys.map((key) => byKey.get(key)!), groupOf: keyOf.map((key) => index.get(key)!) }
+}
+
 /** The analytics methods of the Store contract, on PostgreSQL. */
 export function pgAnalytics(conn: PgConn): AnalyticsOps {
   const S = conn.s
@@ -56,7 +89,7 @@ export function pgAnalytics(conn: PgConn): AnalyticsOps {
     visit: statement(`SELECT o_owner, o_build FROM ${S}.record_visit($1, $2, $3, $4, $5, $6, $7, $8)`),
     activity: statement(`SELECT o_owner, o_build FROM ${S}.record_activity($1, $2, $3, $4, $5, $6, $7)`),
     events: statement(
-      `SELECT o_ord, o_owner, o_build FROM ${S}.record_events($1::text[], $2::date[], $3::smallint[], $4::text[], $5::bigint[], $6::text[], $7::text[], $8::text[], $9::text[], $10, $11::date)`,
+      `SELECT o_ord, o_owner, o_build FROM ${S}.record_events($1::text[], $2::date[], $3::smallint[], $4::integer[], $5::bigint[], $6::text[], $7::text[], $8::text[], $9::text[], $10::integer[], $11::text[], $12, $13::date)`,
     ),
     dropBefore: statement(`SELECT ${S}.drop_analytics_before($1::date, $2) AS n`),
     traffic: statement(q.traffic),
@@ -109,24 +142,32 @@ export function pgAnalytics(conn: PgConn): AnalyticsOps {
       if (events.length === 0) return []
       const first = retentionStart(options.today, options.retentionDays)
       if (first !== undefined) sweep(first)
+      const { groups, groupOf } = groupEvents(events)
       const cols: unknown[][] = [[], [], [], [], [], [], [], [], []]
-      for (const e of events) {
-        const visit = isVisit(e)
+      const vgroup: number[] = []
+      const vids: string[] = []
+      groups.forEach((g, i) => {
+        const e = g.event
         cols[0]!.push(e.site_name)
         cols[1]!.push(e.day)
-        cols[2]!.push(visit ? 0 : KIND_NUMBER[e.kind])
-        cols[3]!.push(visit ? e.visitor_id : null)
-        cols[4]!.push(visit ? e.page_views : 0)
+        cols[2]!.push(isVisit(e) ? 0 : KIND_NUMBER[e.kind])
+        cols[3]!.push(g.count)
+        cols[4]!.push(g.pages)
         cols[5]!.push(e.browser)
         cols[6]!.push(e.os)
         cols[7]!.push(e.country)
         cols[8]!.push(e.region)
-      }
-      const rows = await conn.query<Row>(st.events, [...cols, options.maxDimensionValues, first ?? null], 'write')
-      const out: (RecordOutcome | undefined)[] = new Array(events.length).fill(undefined)
+        for (const id of g.visitors) {
+          vgroup.push(i + 1)
+          vids.push(id)
+        }
+      })
+      const values = [...cols, vgroup, vids, options.maxDimensionValues, first ?? null]
+      const rows = await conn.query<Row>(st.events, values, 'write')
+      const outcomes: (RecordOutcome | undefined)[] = new Array(groups.length).fill(undefined)
       for (const row of rows)
-        out[Number(row.o_ord) - 1] = { owner: row.o_owner as string, build: row.o_build as BuildState }
-      return out
+        outcomes[Number(row.o_ord) - 1] = { owner: row.o_owner as string, build: row.o_build as BuildState }
+      return groupOf.map((g) => outcomes[g])
     },
 
     async recordVisit(v) {

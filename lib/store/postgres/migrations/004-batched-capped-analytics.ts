@@ -9,10 +9,11 @@
  *   read and raised under the site-day row's lock (the row is upserted
  *   first), so concurrent batches never pass the cap. Days recorded before
  *   this migration start at 0: they may end with up to twice the cap.
- * - `record_events`: one call records a whole batch, in order, each event
- *   atomic with the read of its site as `record_visit` / `record_activity`
- *   are; it answers (ordinal, owner, build) for each event whose site exists.
- *   Events of days before `p_first` (retention) are not recorded.
+ * - `record_events`: one call records a whole batch, as groups of identical
+ *   events (the store adds them up first), each atomic with the read of its
+ *   site as `record_visit` / `record_activity` are, the visitors in one
+ *   statement; it answers (group, owner, build) for each group whose site
+ *   exists. Events of days before `p_first` (retention) are not recorded.
  * - `drop_analytics_before`: deletes whole days before a day, at most
  *   `p_limit` site-days per call (the store calls it off the hot path).
  */
@@ -45,18 +46,29 @@ BEGIN
   RETURN coalesce(v, ${S}.dim_id(p_dim, p_k1, p_k2));
 END $$;
 
--- p_kinds[i]: 0 for a visit, else 1-4 (click_to_call, click_to_map,
--- click_to_email, form_submit); p_visitors[i] is null for an activity.
-CREATE FUNCTION ${S}.record_events(p_sites text[], p_days date[], p_kinds smallint[], p_visitors text[],
+-- Records a batch as groups of identical events (same site, day, kind and
+-- dimension values): group i counts p_counts[i] events of p_pages[i] pages in
+-- all; p_kinds[i] is 0 for visits, else 1-4 (click_to_call, click_to_map,
+-- click_to_email, form_submit). The visitors of the visit groups come as
+-- pairs (p_vgroup[j], p_vids[j]) and are inserted by one statement at the
+-- end. Callers send groups sorted by site and day, so concurrent batches
+-- take the site-day row locks in one order. Answers (i, owner, build) for
+-- each group whose site exists.
+CREATE FUNCTION ${S}.record_events(p_sites text[], p_days date[], p_kinds smallint[], p_counts integer[],
   p_pages bigint[], p_browsers text[], p_oses text[], p_countries text[], p_regions text[],
-  p_cap integer, p_first date, OUT o_ord integer, OUT o_owner text, OUT o_build text)
+  p_vgroup integer[], p_vids text[], p_cap integer, p_first date,
+  OUT o_ord integer, OUT o_owner text, OUT o_build text)
 RETURNS SETOF record LANGUAGE plpgsql AS $$
 DECLARE
   v_id bigint;
   v_sys integer;
   v_geo integer;
-  v_visit integer;
+  v_n integer;
+  v_pv bigint;
   v_k integer[];
+  g_site bigint[] := '{}';
+  g_sys integer[] := '{}';
+  g_geo integer[] := '{}';
 BEGIN
   FOR i IN 1 .. coalesce(array_length(p_sites, 1), 0) LOOP
     SELECT s.id, s.owner, s.rec->>'build' INTO v_id, o_owner, o_build
@@ -65,10 +77,12 @@ BEGIN
     o_ord := i;
     RETURN NEXT;
     CONTINUE WHEN p_first IS NOT NULL AND p_days[i] < p_first;
-    v_visit := CASE WHEN p_kinds[i] = 0 THEN 1 ELSE 0 END;
-    v_k := ARRAY[(p_kinds[i] = 1)::int, (p_kinds[i] = 2)::int, (p_kinds[i] = 3)::int, (p_kinds[i] = 4)::int];
+    v_n := CASE WHEN p_kinds[i] = 0 THEN p_counts[i] ELSE 0 END;
+    v_pv := CASE WHEN p_kinds[i] = 0 THEN p_pages[i] ELSE 0 END;
+    v_k := ARRAY[CASE WHEN p_kinds[i] = 1 THEN p_counts[i] ELSE 0 END, CASE WHEN p_kinds[i] = 2 THEN p_counts[i] ELSE 0 END,
+                 CASE WHEN p_kinds[i] = 3 THEN p_counts[i] ELSE 0 END, CASE WHEN p_kinds[i] = 4 THEN p_counts[i] ELSE 0 END];
     INSERT INTO ${S}.site_days AS d (site_id, day, owner, visits, page_views, click_to_call, click_to_map, click_to_email, form_submit)
-    VALUES (v_id, p_days[i], o_owner, v_visit, v_visit * p_pages[i], v_k[1], v_k[2], v_k[3], v_k[4])
+    VALUES (v_id, p_days[i], o_owner, v_n, v_pv, v_k[1], v_k[2], v_k[3], v_k[4])
     ON CONFLICT (site_id, day) DO UPDATE SET visits = d.visits + excluded.visits,
       page_views = d.page_views + excluded.page_views,
       click_to_call = d.click_to_call + excluded.click_to_call, click_to_map = d.click_to_map + excluded.click_to_map,
@@ -76,17 +90,24 @@ BEGIN
     v_sys := ${S}.capped_dim_id(v_id, p_days[i], 0::smallint, p_browsers[i], p_oses[i], p_cap);
     v_geo := ${S}.capped_dim_id(v_id, p_days[i], 1::smallint, p_countries[i], p_regions[i], p_cap);
     INSERT INTO ${S}.dim_days AS d (site_id, day, dim_id, visits, page_views, click_to_call, click_to_map, click_to_email, form_submit)
-    VALUES (v_id, p_days[i], v_sys, v_visit, v_visit * p_pages[i], v_k[1], v_k[2], v_k[3], v_k[4]),
-           (v_id, p_days[i], v_geo, v_visit, v_visit * p_pages[i], v_k[1], v_k[2], v_k[3], v_k[4])
+    VALUES (v_id, p_days[i], v_sys, v_n, v_pv, v_k[1], v_k[2], v_k[3], v_k[4]),
+           (v_id, p_days[i], v_geo, v_n, v_pv, v_k[1], v_k[2], v_k[3], v_k[4])
     ON CONFLICT (site_id, day, dim_id) DO UPDATE SET visits = d.visits + excluded.visits,
       page_views = d.page_views + excluded.page_views,
       click_to_call = d.click_to_call + excluded.click_to_call, click_to_map = d.click_to_map + excluded.click_to_map,
       click_to_email = d.click_to_email + excluded.click_to_email, form_submit = d.form_submit + excluded.form_submit;
-    IF v_visit = 1 THEN
-      INSERT INTO ${S}.day_visitors (site_id, day, visitor_id, sys_id, geo_id)
-      VALUES (v_id, p_days[i], p_visitors[i], v_sys, v_geo) ON CONFLICT DO NOTHING;
+    IF p_kinds[i] = 0 THEN
+      g_site[i] := v_id;
+      g_sys[i] := v_sys;
+      g_geo[i] := v_geo;
     END IF;
   END LOOP;
+  INSERT INTO ${S}.day_visitors (site_id, day, visitor_id, sys_id, geo_id)
+  SELECT g_site[u.g], p_days[u.g], u.vid, g_sys[u.g], g_geo[u.g]
+    FROM unnest(p_vgroup, p_vids) AS u(g, vid)
+   WHERE g_site[u.g] IS NOT NULL
+   ORDER BY 1, 2, 3
+  ON CONFLICT DO NOTHING;
 END $$;
 
 -- Deletes at most p_limit site-days before p_first, with their dimension and
