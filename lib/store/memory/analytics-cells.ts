@@ -92,7 +92,6 @@ export class Dim {
     this.index.set(id, at)
     return at
   }
-
 }
 
 /** Counts a visit of `pages` pages by `visitor` in the cell at `at`. */
