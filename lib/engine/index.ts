@@ -125,6 +125,8 @@ export function createEngine(options: EngineOptions = {}): Engine {
     flushRecordings: () => ctx.recorder.flush(),
     async close() {
       await ctx.recorder.flush()
+      // Callers' continuations (a first visit's build) start in the turn after their batch.
+      await new Promise((resolve) => setImmediate(resolve))
       while (pending.size > 0) await Promise.all(pending)
       await ctx.store.close()
     },
