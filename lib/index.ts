@@ -16,6 +16,7 @@ export type {
   EngineOptions,
   MasterApi,
   Query,
+  RecordingStats,
   VisitInput,
 } from './engine/types.js'
 export { ServiceError, type ErrorCode } from './errors.js'
@@ -40,6 +41,10 @@ export {
   analyticsCollector,
   cdnGeo,
   VISITOR_COOKIE,
+  DEFAULT_BEACONS_PER_MINUTE,
+  DEFAULT_MAX_PENDING_RECORDINGS,
+  type CdnGeoOptions,
+  type CdnProvider,
   type CollectorEngine,
   type CollectorOptions,
   type GeoInfo,
