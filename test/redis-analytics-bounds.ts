@@ -41,7 +41,10 @@ if (admin) {
     // The site's analytics keys are `prefix{s:flooded}:…`, its owner's ranking `prefix{o:alice}:…` (keys.ts).
     const tags = [`${prefix}{s:flooded}:`, `${prefix}{o:alice}:`]
     t.ok(made.length > 0 && made.every((key) => tags.some((tag) => key.startsWith(tag))), 'all under the two tags')
-    t.ok(made.some((key) => key.startsWith(`${prefix}{o:alice}:rank:`)), 'the owner ranking is written')
+    t.ok(
+      made.some((key) => key.startsWith(`${prefix}{o:alice}:rank:`)),
+      'the owner ranking is written',
+    )
     const perValue = made.filter((key) => key.includes('}:dvu:'))
     t.ok(perValue.length > 5, `the flood made per-value sketches: ${perValue.length}`)
     t.ok(perValue.length <= 2 * 6, `visitor sketches per value: ${perValue.length} ≤ 2 × (cap + 1)`)

@@ -1,5 +1,5 @@
 /**
- * Migration 4: analytics recorded in batches, under a cardinality cap and a
+ * Migration 5: analytics recorded in batches, under a cardinality cap and a
  * retention. FROZEN once released: append a migration to change it. `S` is
  * the quoted schema.
  *
@@ -18,7 +18,7 @@
  *   `p_limit` site-days per call (the store calls it off the hot path).
  */
 export const migration = {
-  version: 4,
+  version: 5,
   name: 'analytics in batches, with a cap on values per dimension and retention',
   sql: (S: string): string => `
 ALTER TABLE ${S}.site_days ADD COLUMN n_sys integer NOT NULL DEFAULT 0, ADD COLUMN n_geo integer NOT NULL DEFAULT 0;
