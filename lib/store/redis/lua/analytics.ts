@@ -12,6 +12,11 @@
  * Redis the recording scripts update the ranking in the same step; on a
  * cluster analytics.ts does it as a second step in the owner's slot. `aowner`
  * holds the owner in stored form (JSON), as the site hash does.
+ *
+ * Recording batches (RECORD_EVENTS) follow the same split: on a single Redis
+ * one call takes every site of the batch and ranks through each site hash's
+ * `#obase`; on a cluster analytics-record.ts calls it once per site and ranks
+ * with RANK_VISITS, once per owner.
  */
 import { lua } from '../conn.js'
 
