@@ -227,8 +227,8 @@ async function fill(store: Store): Promise<void> {
 }
 
 const SITE_DAYS = 500
-/** The analytics namespaces of RedisStore's key layout (lib/store/redis/keys.ts). */
-const ANALYTICS = /^(aowner$|days:|odays:|day:|dayu:|dv:|dvu:|rank:)/
+/** The analytics keys of RedisStore's tagged key layout (lib/store/redis/keys.ts), after the prefix. */
+const ANALYTICS = /^\{s:[^}]*\}:(aowner$|days$|day:|dayu:|dv:|dvu:)|^\{o:[^}]*\}:(odays$|rank:)/
 if (REDIS_URL) {
   const prefix = `mobisite-bench-siteday:${process.pid}:`
   const admin = new Redis(REDIS_URL)
