@@ -17,6 +17,7 @@ export type {
   EngineOptions,
   MasterApi,
   Query,
+  RecordingStats,
   VisitInput,
 } from './engine/types.js'
 export { ServiceError, type ErrorCode } from './errors.js'
@@ -41,6 +42,10 @@ export {
   analyticsCollector,
   cdnGeo,
   VISITOR_COOKIE,
+  DEFAULT_BEACONS_PER_MINUTE,
+  DEFAULT_MAX_PENDING_RECORDINGS,
+  type CdnGeoOptions,
+  type CdnProvider,
   type CollectorEngine,
   type CollectorOptions,
   type GeoInfo,

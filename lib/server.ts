@@ -9,7 +9,7 @@ import { createEngine } from './engine/index.js'
 import type { Engine } from './engine/types.js'
 import { dashboardRouter, type DashboardRouterOptions } from './dashboard/index.js'
 import { apiRouter, type ApiRouterOptions } from './http/router.js'
-import { collectRoute } from './collector/route.js'
+import { type CollectRouteOptions, collectRoute } from './collector/route.js'
 import { ServiceError } from './errors.js'
 import { sendError } from './http/errors.js'
 import { limitedServer, type ServerTimeouts } from './server-limits.js'
@@ -105,6 +105,13 @@ export interface ServerOptions {
    * (never the request's `Host`). An absolute `router.dashboardUrl` wins.
    */
   publicUrl?: string
+  /**
+   * Options of the `/collect/{site_name}` beacon endpoint: `geo` (default:
+   * no geo header read; `cdnGeo({ provider })` for the CDN in front),
+   * `beaconsPerMinute` (per client IP and site, default 600, 0 = no limit),
+   * `maxPendingRecordings` (default 10,000). See docs/analytics.md.
+   */
+  collector?: CollectRouteOptions
 }
 
 /** Options of {@link RunningServer.shutdown}. */
@@ -216,7 +223,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     const rateLimit = options.rateLimit ?? options.router?.rateLimit
     app.use('/api', apiRouter(engine, { ...router, ...(rateLimit ? { rateLimit } : {}) }))
   }
-  app.use('/collect', collectRoute(engine))
+  app.use('/collect', collectRoute(engine, options.collector))
   app.use('/dashboard', dashboardRouter(engine, options.dashboard))
   // Every path nothing above serves: the API's JSON 404, never Express's HTML page.
   app.use((req, res) => sendError(res, new ServiceError('NotFound', `no endpoint at ${req.method} ${req.path}`)))

@@ -45,7 +45,7 @@ function cookieOf(res: request.Response): string {
 
 t.test('a first visit: 204, a new visitor cookie, the visit recorded', async (t) => {
   const { engine, visits } = fakeEngine()
-  const { server, errors } = app(engine)
+  const { server, errors } = app(engine, { geo: cdnGeo({ provider: 'cloudflare' }) })
   const res = await request(server)
     .get('/collect?pv=3')
     .set('User-Agent', IPHONE)
@@ -91,7 +91,7 @@ t.test('a returning visitor keeps its id; a malformed cookie is replaced', async
 
 t.test('activities', async (t) => {
   const { engine, visits, activities } = fakeEngine()
-  const { server, errors } = app(engine)
+  const { server, errors } = app(engine, { geo: cdnGeo({ provider: 'cloudfront' }) })
   for (const kind of ['click_to_call', 'click_to_map', 'click_to_email', 'form_submit']) {
     t.equal((await request(server).get(`/collect?e=${kind}`).set('CloudFront-Viewer-Country', 'FR')).status, 204)
   }
@@ -207,32 +207,98 @@ t.test('passThrough records and lets the page render', async (t) => {
   t.equal(visits[0]?.page_views, 1, "query parameters are the page's, not ours")
 })
 
-t.test('cdnGeo reads the common CDN headers', async (t) => {
-  const geo = (headers: Record<string, string>) => cdnGeo({ headers } as unknown as Request)
-  t.strictSame(geo({ 'cf-ipcountry': 'US', 'cf-region': 'California' }), { country: 'US', region: 'California' })
+t.test('cdnGeo({ provider }) reads that CDN only, and only valid codes', async (t) => {
+  const req = (headers: Record<string, string>) => ({ headers }) as unknown as Request
+  const cf = cdnGeo({ provider: 'cloudflare' })
+  t.strictSame(cf(req({ 'cf-ipcountry': 'us', 'cf-region-code': 'CA' })), { country: 'US', region: 'CA' })
+  t.strictSame(cf(req({ 'cf-ipcountry': 'US', 'cf-region': 'California' })), { country: 'US' }, 'names are not codes')
+  t.equal(cf(req({ 'cloudfront-viewer-country': 'DE' })), undefined, "another CDN's header is not read")
   t.strictSame(
-    geo({ 'cf-ipcountry': 'US', 'cf-region-code': 'CA', 'cf-region': 'California' }),
-    { country: 'US', region: 'CA' },
-    'codes first',
+    cdnGeo({ provider: 'cloudfront' })(
+      req({ 'cloudfront-viewer-country': 'DE', 'cloudfront-viewer-country-region': 'BE' }),
+    ),
+    {
+      country: 'DE',
+      region: 'BE',
+    },
   )
-  t.strictSame(geo({ 'cloudfront-viewer-country': 'DE', 'cloudfront-viewer-country-region': 'BE' }), {
-    country: 'DE',
-    region: 'BE',
-  })
-  t.strictSame(geo({ 'x-vercel-ip-country': 'gb', 'x-vercel-ip-country-region': 'ENG' }), {
-    country: 'GB',
-    region: 'ENG',
-  })
-  t.strictSame(geo({ 'x-appengine-country': 'AU', 'x-appengine-region': 'nsw' }), { country: 'AU', region: 'nsw' })
-  t.strictSame(geo({ 'x-appengine-country': 'NZ' }), { country: 'NZ' }, 'no region header')
-  for (const unknown of ['XX', 'T1', 'ZZ', 'USA', '1', ''])
-    t.equal(geo({ 'cf-ipcountry': unknown }), undefined, `"${unknown}" is not a country`)
-  t.equal(geo({}), undefined, 'no CDN')
   t.strictSame(
-    geo({ 'cf-ipcountry': 'US', 'cf-region': 'x'.repeat(101) }),
-    { country: 'US' },
-    'an over-long region is dropped',
+    cdnGeo({ provider: 'vercel' })(req({ 'x-vercel-ip-country': 'gb', 'x-vercel-ip-country-region': 'ENG' })),
+    {
+      country: 'GB',
+      region: 'ENG',
+    },
   )
+  const gae = cdnGeo({ provider: 'appengine' })
+  t.strictSame(gae(req({ 'x-appengine-country': 'AU', 'x-appengine-region': 'nsw' })), { country: 'AU', region: 'nsw' })
+  t.strictSame(gae(req({ 'x-appengine-country': 'NZ' })), { country: 'NZ' }, 'no region header')
+  for (const bad of ['XX', 'T1', 'ZZ', 'USA', '1', '', 'é1', '(other)'])
+    t.equal(cf(req({ 'cf-ipcountry': bad })), undefined, `"${bad}" is not a country`)
+  for (const bad of ['ABCD', 'x'.repeat(101), 'C A', '(other)', 'Île'])
+    t.strictSame(
+      cf(req({ 'cf-ipcountry': 'US', 'cf-region-code': bad })),
+      { country: 'US' },
+      `"${bad}" is not a region`,
+    )
+  t.throws(() => cdnGeo({ provider: 'akamai' as never }), TypeError, 'an unknown provider is refused')
+  // The deprecated bare form still reads the first CDN present, now validated too.
+  t.strictSame(cdnGeo(req({ 'x-vercel-ip-country': 'fr', 'x-vercel-ip-country-region': 'IDF' })), {
+    country: 'FR',
+    region: 'IDF',
+  })
+  t.equal(cdnGeo(req({})), undefined, 'no CDN')
+})
+
+t.test('by default no geo header is read', async (t) => {
+  const { engine, visits } = fakeEngine()
+  const { server } = app(engine)
+  await request(server).get('/collect').set('CF-IPCountry', 'JP').set('CF-Region-Code', '13')
+  await settle()
+  t.strictSame(
+    visits.map((v) => [v.country, v.region]),
+    [[undefined, undefined]],
+    'a forged header is ignored',
+  )
+})
+
+t.test('beaconsPerMinute: per client IP and site, the rest answered 204 and dropped', async (t) => {
+  const { engine, visits } = fakeEngine()
+  const { server } = app(engine, { beaconsPerMinute: 3 })
+  const from = (ip: string) => request(server).get('/collect').set('X-Forwarded-For', ip)
+  for (let i = 0; i < 5; i++) t.equal((await from('203.0.113.1')).status, 204)
+  t.equal((await from('203.0.113.2')).status, 204, 'another client has its own budget')
+  await settle()
+  t.equal(visits.length, 4, 'three from the first client, one from the second')
+  const unlimited = fakeEngine()
+  const open = app(unlimited.engine, { beaconsPerMinute: 0 })
+  for (let i = 0; i < 700; i++) await request(open.server).get('/collect')
+  await settle()
+  t.equal(unlimited.visits.length, 700, '0: no limit')
+  t.equal((await request(app(engine).server).get('/collect')).status, 204)
+  t.throws(() => analyticsCollector(engine, { siteName: 's', beaconsPerMinute: -1 }), TypeError)
+  t.throws(() => analyticsCollector(engine, { siteName: 's', maxPendingRecordings: 0 }), TypeError)
+})
+
+t.test('maxPendingRecordings: past it beacons are answered 204, dropped and counted', async (t) => {
+  const release: (() => void)[] = []
+  const visits: VisitInput[] = []
+  const slow: CollectorEngine = {
+    recordVisit: (visit) =>
+      new Promise<void>((resolve) => {
+        visits.push(visit)
+        release.push(resolve)
+      }),
+    recordActivity: async () => {},
+  }
+  const { server } = app(slow, { maxPendingRecordings: 2 })
+  for (let i = 0; i < 4; i++) t.equal((await request(server).get('/collect')).status, 204)
+  await settle()
+  t.equal(visits.length, 2, 'two pending, two dropped')
+  for (const done of release.splice(0)) done()
+  await settle()
+  await request(server).get('/collect')
+  await settle()
+  t.equal(visits.length, 3, 'room again once recorded')
 })
 
 t.test(

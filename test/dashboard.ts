@@ -488,3 +488,17 @@ t.test('HEAD works like GET; a store outage is a 503 page', async (t) => {
   t.match(down.text, /store is unavailable/)
   t.same(f.errors, [], 'an outage is not an unexpected error')
 })
+
+t.test('the site page shows values past the cap as "(other)"', async (t) => {
+  const f = await dashboardFixture(t, { maxDimensionValues: 1 })
+  await grantedSites(f, { siteone: undefined })
+  for (const country of ['FR', 'JP', 'BR']) {
+    await f.engine.recordVisit({ site_name: 'siteone', visitor_id: `v-${country}`, country })
+  }
+  const cookie = await f.signIn('acc')
+  const res = await f.page('/sites/siteone', cookie)
+  t.equal(res.status, 200)
+  const countries = res.text.split('id="top-countries"')[1]!.split('</table>')[0]!
+  t.match(countries, /<tr class="other"><td title="[^"]+">\(other\) <small>[^<]+<\/small><\/td><td>2<\/td><\/tr>/)
+  t.match(countries, /<tr><td>FR<\/td><td>1<\/td><\/tr>/, 'the first value keeps its own row')
+})

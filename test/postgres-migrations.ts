@@ -20,6 +20,7 @@ const RELEASED: ReadonlyArray<[version: number, sha256: string]> = [
   [2, '27d63f4c2c163fc81864a44fc50ae263a590243d8a2c43efb5459c13c533edaa'],
   [3, '58e736c08ae9b3d4882767a03872f5db0764e6395f98fe467dae7399fdfe11d0'],
   [4, '58af0a79e563008d1526fb77a4f7ba25afc1ef8223baf46e199e28efe889e31c'],
+  [5, 'd83e15eba172b1d462a1a2e66690bdef78c27fee5ddc54742821ed29ca3325e1'],
 ]
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex')

@@ -65,4 +65,81 @@ if (admin && REDIS_CLUSTER_URL) {
     t.equal(owner.slots.size, 1, 'all in one slot')
     t.ok(keys.includes(`${prefix}{n:slotted}`), 'the name claim is a key of its own')
   })
+
+  t.test(
+    'a recording batch: one script per site, one ranking step per owner, each on one slot; every key expires',
+    async (t) => {
+      const prefix = randomPrefix('cluster')
+      const store = fresh(prefix)
+      t.equal(await store.createSite(siteRecord('batch-a', 'alice')), true)
+      t.equal(await store.createSite(siteRecord('batch-b', 'alice')), true)
+      t.equal(await store.createSite(siteRecord('batch-c', 'bob')), true)
+      const before = new Set(await clusterKeysUnder(admin, prefix))
+      /** Scripts run (EVALSHA and EVAL) over every primary. */
+      const scripts = async () => {
+        let n = 0
+        for (const node of admin.nodes('master')) {
+          const info = await node.info('commandstats')
+          for (const m of info.matchAll(/cmdstat_(?:evalsha|eval):calls=(\d+)/g)) n += Number(m[1])
+        }
+        return n
+      }
+      const visit = (site: string, visitor: string, country: string) => ({
+        site_name: site,
+        day: '2024-03-10',
+        visitor_id: visitor,
+        page_views: 1,
+        browser: 'Chrome 120',
+        os: 'Windows',
+        country,
+        region: '',
+      })
+      const ran = await scripts()
+      const outcomes = await store.recordEvents(
+        [
+          visit('batch-a', 'v1', 'FR'),
+          visit('batch-c', 'v1', 'FR'),
+          visit('nosuch', 'v1', 'FR'),
+          visit('batch-a', 'v2', 'DE'),
+          visit('batch-b', 'v1', 'FR'),
+          visit('batch-a', 'v3', 'IT'),
+        ],
+        { maxDimensionValues: 2, retentionDays: 30, today: '2024-03-10' },
+      )
+      t.equal((await scripts()) - ran, 4 + 2, 'four site scripts (the missing site too) and two owners ranked')
+      const alice = { owner: 'alice', build: 'built' }
+      const bob = { owner: 'bob', build: 'built' }
+      t.strictSame(outcomes, [alice, bob, undefined, alice, alice, alice], 'outcomes in the batch order')
+      const ranking = await store.mostTraffic('alice', '2024-03-10', '2024-03-10', 10)
+      t.strictSame(
+        ranking.map((r) => [r.site_name, r.data.visits]),
+        [
+          ['batch-a', 3],
+          ['batch-b', 1],
+        ],
+        "a site's visits summed in the owner's ranking",
+      )
+      const geo = await store.siteTraffic('batch-a', '2024-03-10', '2024-03-10', 'geo')
+      t.strictSame(
+        geo.map((r) => [r.key[0], r.data.visits]).sort(),
+        [
+          ['(other)', 1],
+          ['DE', 1],
+          ['FR', 1],
+        ],
+        'the cap folds the third country into (other)',
+      )
+      const made = (await clusterKeysUnder(admin, prefix)).filter((k) => !before.has(k))
+      t.ok(made.length >= 10, `${made.length} keys made`)
+      for (const key of made) {
+        const ttl = await admin.ttl(key)
+        t.ok(ttl > 0 && ttl <= 30 * 86_400, `${key.slice(prefix.length)} expires (${ttl} s)`)
+      }
+      for (const tag of ['s:batch-a', 's:batch-b', 's:batch-c', 'o:alice', 'o:bob']) {
+        const mine = made.filter((k) => k.startsWith(`${prefix}{${tag}}`))
+        const slots = new Set(await Promise.all(mine.map((k) => admin.cluster('KEYSLOT', k))))
+        t.ok(mine.length > 0 && slots.size === 1, `the ${mine.length} new keys of {${tag}} share one slot`)
+      }
+    },
+  )
 }

@@ -191,6 +191,16 @@ if (admin)
       await record()
       t.equal(sent.length, 1, `${label}: 1 round trip (${sent.join(', ')})`)
     }
+    // A turn's recordings over several sites (one missing) are one batch: on a
+    // single Redis one script, rankings included (a cluster splits it by site).
+    sent.length = 0
+    await Promise.all([
+      engine.recordVisit({ site_name: 'tripsite2', visitor_id: 'v2' }),
+      engine.recordVisit({ site_name: 'nosuch-site', visitor_id: 'v2' }).catch(() => {}),
+      engine.recordActivity({ site_name: 'tripsite2', kind: 'form_submit' }),
+      engine.recordVisit({ site_name: 'tripsite', visitor_id: 'v3' }).catch(() => {}),
+    ])
+    t.equal(sent.length, 1, `a turn's recordings over several sites: 1 round trip (${sent.join(', ')})`)
 
     // Concurrent calls issued in one turn leave in one socket write (a
     // syscall saved per command); each still has its own command and reply.

@@ -5,6 +5,8 @@
  * Exempt from the API's JSON-only rules: a beacon sends what it sends.
  */
 import t, { type Test } from 'tap'
+import { cdnGeo } from '../lib/collector/index.js'
+import type { CollectRouteOptions } from '../lib/collector/route.js'
 import { createEngine } from '../lib/engine/index.js'
 import { startServer } from '../lib/server.js'
 import { checkedFetch } from './helpers/openapi-check.js'
@@ -12,14 +14,14 @@ import { checkedFetch } from './helpers/openapi-check.js'
 const IPHONE =
   'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1'
 
-async function service(t: Tap) {
+async function service(t: Tap, collector?: CollectRouteOptions) {
   const clock = { now: Date.parse('2025-05-01T08:30:00Z') }
   const engine = createEngine({ now: () => new Date(clock.now) })
   await engine.addMasterAccount({ user: 'alice', password: 'pw' })
   const { site_name } = await engine
     .as('alice')
     .createSite({ site_data: { original_site_url: 'https://shop.example.com' } })
-  const server = await startServer({ engine })
+  const server = await startServer({ engine, collector })
   t.teardown(async () => {
     await server.close()
     await engine.close()
@@ -120,4 +122,27 @@ t.test('unknown sites, unknown events and bad input are 204 and change nothing',
 t.test('the API is unchanged beside it', async (t) => {
   const { server } = await service(t)
   t.equal((await checkedFetch(`${server.url}/api/agents`)).status, 401, 'the API still needs credentials')
+})
+
+t.test('startServer({ collector }): CDN geo, beacons per minute, drops counted by the engine', async (t) => {
+  const geo = cdnGeo({ provider: 'cloudflare' })
+  const { engine, server, site_name, eventually } = await service(t, { geo, beaconsPerMinute: 2 })
+  for (let i = 0; i < 3; i++) {
+    const res = await fetch(`${server.url}/collect/${site_name}`, {
+      headers: { 'cf-ipcountry': 'JP', 'cf-region-code': '13' },
+    })
+    t.equal(res.status, 204, 'every beacon is answered 204')
+  }
+  const api = engine.as('alice')
+  t.ok(
+    await eventually(async () => {
+      const rows = (await api.siteAnalytics(site_name, { dimension: 'geo' })) as unknown as {
+        dimension: { country: string; region: string }
+        data: { VISITS: number }
+      }[]
+      return rows.length === 1 && rows[0]!.dimension.country === 'JP' && rows[0]!.data.VISITS === 2
+    }),
+    'two visits from Japan recorded, the third limited',
+  )
+  t.match(engine.recordingStats(), { limited: 1, dropped: 0, recorded: 2 }, 'the limited beacon is counted')
 })

@@ -6,8 +6,12 @@
  * - Visitor: a first-party cookie holding a random id, set on first sight and
  *   refreshed on every hit, so the id lives as long as the visitor returns.
  * - System: the request's User-Agent (the engine reduces it).
- * - Geo: a pluggable resolver; the default reads the country and region
- *   headers that common CDNs add (Cloudflare, CloudFront, Vercel, App Engine).
+ * - Geo: a pluggable resolver; by default none (unknown). `cdnGeo({ provider })`
+ *   reads the headers of the CDN in front (Cloudflare, CloudFront, Vercel,
+ *   App Engine), validated as ISO codes (geo.ts).
+ * - Abuse: at most `beaconsPerMinute` per client IP and site, and at most
+ *   `maxPendingRecordings` answered but not yet recorded; the rest are
+ *   answered 204 like any beacon, dropped and counted.
  * - The answer is 204 at once; recording happens afterwards, and no failure
  *   (bad input, unknown site, store down, a throwing resolver) ever reaches
  *   the page: it goes to `onError`.
@@ -19,18 +23,13 @@
  * (default 1). One request records one event.
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
-import { randomUuidOf } from '../engine/internal.js'
+import { countBeaconDrop, randomUuidOf } from '../engine/internal.js'
 import type { Engine } from '../engine/types.js'
 import { ACTIVITY_KINDS, type ActivityKind } from '../../types/index.js'
+import type { GeoResolver } from './geo.js'
+import { BeaconLimiter } from './limiter.js'
 
-/** Country and region of a request; absent parts are recorded as "Unknown". */
-export interface GeoInfo {
-  country?: string
-  region?: string
-}
-
-/** Finds where a request comes from. May be async (e.g. a GeoIP lookup). */
-export type GeoResolver = (req: Request) => GeoInfo | undefined | Promise<GeoInfo | undefined>
+export { cdnGeo, type CdnGeoOptions, type CdnProvider, type GeoInfo, type GeoResolver } from './geo.js'
 
 /** Options of {@link analyticsCollector}. */
 export interface CollectorOptions {
@@ -41,8 +40,26 @@ export interface CollectorOptions {
   siteName?: string | ((req: Request) => string | undefined)
   /** @deprecated The old spelling of `siteName`, still accepted; `siteName` wins when both are given. */
   site_name?: string | ((req: Request) => string | undefined)
-  /** Country and region of the request. Default: {@link cdnGeo}. */
+  /**
+   * Country and region of the request. Default: none (recorded as unknown):
+   * geo headers can be forged by any client, so read them only from the CDN
+   * in front of the server, `geo: cdnGeo({ provider: 'cloudflare' })`.
+   */
   geo?: GeoResolver
+  /**
+   * At most this many beacons per client IP (Express' `req.ip`, which follows
+   * `trust proxy`) and site per minute; the rest are answered 204 as usual,
+   * not recorded, and counted (`engine.recordingStats().limited`). Default
+   * 600; 0 means no limit.
+   */
+  beaconsPerMinute?: number
+  /**
+   * At most this many beacons answered and not yet recorded; past it, new
+   * beacons are answered 204, not recorded, and counted
+   * (`engine.recordingStats().dropped`), so a store slower than the traffic
+   * never makes the process hold recordings without bound. Default 10,000.
+   */
+  maxPendingRecordings?: number
   /** The visitor-id cookie. */
   cookie?: {
     /** Default {@link VISITOR_COOKIE}. */
@@ -79,38 +96,17 @@ export type CollectorEngine = Pick<Engine, 'recordVisit' | 'recordActivity'> & P
 const REDIRECT = 'redirect'
 const KINDS: ReadonlySet<string> = new Set<string>(ACTIVITY_KINDS)
 const VISITOR_ID = /^[A-Za-z0-9_-]{8,64}$/
-const COUNTRY = /^[A-Za-z]{2}$/
-/** Codes CDNs send when they do not know: Cloudflare XX (and T1 for Tor), App Engine ZZ. */
-const NO_COUNTRY = new Set(['XX', 'ZZ', 'T1'])
+/** Default of {@link CollectorOptions.beaconsPerMinute}. */
+export const DEFAULT_BEACONS_PER_MINUTE = 600
+/** Default of {@link CollectorOptions.maxPendingRecordings}. */
+export const DEFAULT_MAX_PENDING_RECORDINGS = 10_000
 
-/** [country header, region headers...] of each CDN, in the order they are tried. */
-const CDN_HEADERS: readonly (readonly string[])[] = [
-  ['cf-ipcountry', 'cf-region-code', 'cf-region'],
-  ['cloudfront-viewer-country', 'cloudfront-viewer-country-region', 'cloudfront-viewer-country-region-name'],
-  ['x-vercel-ip-country', 'x-vercel-ip-country-region'],
-  ['x-appengine-country', 'x-appengine-region'],
-]
-
-function header(req: Request, name: string): string | undefined {
-  const value = req.headers[name]
-  const text = (Array.isArray(value) ? value[0] : value)?.trim()
-  return text ? text : undefined
-}
-
-/**
- * The default geo resolver: the first CDN country header present (an ISO
- * 3166-1 alpha-2 code, upper-cased) and that CDN's region header.
- */
-export function cdnGeo(req: Request): GeoInfo | undefined {
-  for (const [countryHeader, ...regionHeaders] of CDN_HEADERS) {
-    const raw = header(req, countryHeader!)
-    if (raw === undefined) continue
-    const country = raw.toUpperCase()
-    if (!COUNTRY.test(country) || NO_COUNTRY.has(country)) return undefined
-    const region = regionHeaders.map((name) => header(req, name)).find((value) => value !== undefined)
-    return region !== undefined && region.length <= 100 ? { country, region } : { country }
-  }
-  return undefined
+/** A non-negative integer option (at least `min`), or its default. */
+function limitOption(value: number | undefined, name: string, fallback: number, min: number): number {
+  if (value === undefined) return fallback
+  if (!Number.isInteger(value) || value < min)
+    throw new TypeError(`analyticsCollector: ${name} must be an integer ≥ ${min}`)
+  return value
 }
 
 /** The value of cookie `name` in a Cookie header, if any. */
@@ -136,7 +132,17 @@ function firstString(value: unknown): string | undefined {
 export function analyticsCollector(engine: CollectorEngine, options: CollectorOptions): RequestHandler {
   const siteName = options.siteName ?? options.site_name
   if (siteName === undefined) throw new TypeError('analyticsCollector: `siteName` is required')
-  const geo = options.geo ?? cdnGeo
+  const geo = options.geo
+  const perMinute = limitOption(options.beaconsPerMinute, 'beaconsPerMinute', DEFAULT_BEACONS_PER_MINUTE, 0)
+  const maxPending = limitOption(
+    options.maxPendingRecordings,
+    'maxPendingRecordings',
+    DEFAULT_MAX_PENDING_RECORDINGS,
+    1,
+  )
+  const limiter = new BeaconLimiter(perMinute)
+  /** Beacons answered whose recording has not settled yet. */
+  let pending = 0
   const onError = options.onError ?? (() => {})
   const cookieName = options.cookie?.name ?? VISITOR_COOKIE
   const maxAge = Math.round((options.cookie?.maxAgeDays ?? 365) * 86_400)
@@ -154,15 +160,19 @@ export function analyticsCollector(engine: CollectorEngine, options: CollectorOp
     return id
   }
 
-  async function record(req: Request, visitor_id: string, event: string, pv: string | undefined): Promise<void> {
-    const site_name = typeof siteName === 'function' ? siteName(req) : siteName
-    if (site_name === undefined) return
+  async function record(
+    req: Request,
+    site_name: string,
+    visitor_id: string,
+    event: string,
+    pv: string | undefined,
+  ): Promise<void> {
     if (event === REDIRECT) {
       if (engine.confirmRedirect === undefined)
         throw new Error('analyticsCollector: this engine cannot confirm redirects')
       return engine.confirmRedirect(site_name)
     }
-    const where = (await geo(req)) ?? {}
+    const where = (geo === undefined ? undefined : await geo(req)) ?? {}
     const place = { country: where.country || undefined, region: where.region || undefined }
     const user_agent = req.headers['user-agent']
     if (event === 'visit') {
@@ -199,10 +209,26 @@ export function analyticsCollector(engine: CollectorEngine, options: CollectorOp
     if (options.passThrough) next()
     else if (!res.headersSent) res.status(204).end()
     if (visitor === undefined) return
+    let site_name: string | undefined
+    try {
+      site_name = typeof siteName === 'function' ? siteName(req) : siteName
+    } catch (error) {
+      return onError(error)
+    }
+    if (site_name === undefined) return
+    // Dropped beacons were answered like any other: a client learns nothing.
+    if (event !== REDIRECT && !limiter.allow(`${req.ip ?? ''} ${site_name}`)) return countBeaconDrop(engine, 'rate')
+    if (pending >= maxPending) return countBeaconDrop(engine, 'queue')
+    pending += 1
     // Queued after the answer: the page never waits for the store.
     const id = visitor
+    const site = site_name
     setImmediate(() => {
-      record(req, id, event, pv).catch(onError)
+      record(req, site, id, event, pv)
+        .catch(onError)
+        .finally(() => {
+          pending -= 1
+        })
     })
   }
 }

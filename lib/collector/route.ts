@@ -6,6 +6,9 @@
 import express, { type Router } from 'express'
 import { analyticsCollector, type CollectorEngine, type CollectorOptions } from './index.js'
 
+/** Options of {@link collectRoute}: the collector's, but the site comes from the path. */
+export type CollectRouteOptions = Omit<CollectorOptions, 'siteName' | 'site_name' | 'passThrough'>
+
 /**
  * A router answering `GET` and `POST /{site_name}` with 204 at once, also
  * for an unknown site, and recording afterwards (`e=visit` by default, an
@@ -13,10 +16,7 @@ import { analyticsCollector, type CollectorEngine, type CollectorOptions } from 
  * can be spoofed, and changes nothing but analytics and the site's
  * `last_confirmed_redirected_date`. Other methods get 405 with `Allow`.
  */
-export function collectRoute(
-  engine: CollectorEngine,
-  options: Omit<CollectorOptions, 'siteName' | 'site_name' | 'passThrough'> = {},
-): Router {
+export function collectRoute(engine: CollectorEngine, options: CollectRouteOptions = {}): Router {
   const router = express.Router()
   const collect = analyticsCollector(engine, { ...options, siteName: (req) => siteOf(req.params.site_name) })
   router

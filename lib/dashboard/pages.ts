@@ -7,6 +7,7 @@ import { PERIODS } from '../engine/dashboard.js'
 import { SERIES, count, trafficChart } from './chart.js'
 import { type HtmlValue, type SafeHtml, html } from './html.js'
 import { STYLESHEET_VERSION } from './style.js'
+import { OTHER } from '../store/contract.js'
 
 /** What every page knows about where it is served. */
 export interface PageContext {
@@ -84,11 +85,18 @@ export function sitesPage(page: PageContext, sites: readonly DashboardSite[]): S
   )
 }
 
+/** Why a top list may show "(other)": the cap on distinct values per day (docs/analytics.md). */
+const OTHER_NOTE = 'values past the daily limit of distinct values'
+
 function topTable(caption: string, column: string, rows: readonly TopRow[], id: string): SafeHtml {
   const body =
     rows.length === 0
       ? html`<tr><td colspan="2" class="empty">No visits in this period</td></tr>`
-      : rows.map((row) => html`<tr><td>${row.name}</td><td>${count(row.visits)}</td></tr>`)
+      : rows.map((row) =>
+          row.name === OTHER
+            ? html`<tr class="other"><td title="${OTHER_NOTE}">${OTHER} <small>${OTHER_NOTE}</small></td><td>${count(row.visits)}</td></tr>`
+            : html`<tr><td>${row.name}</td><td>${count(row.visits)}</td></tr>`,
+        )
   return html`<div class="card"><table id="${id}"><caption>${caption}</caption><thead><tr><th scope="col">${column}</th><th scope="col">Visits</th></tr></thead><tbody>${body}</tbody></table></div>`
 }
 

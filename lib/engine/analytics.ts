@@ -37,6 +37,7 @@ import type {
   VisitEvent,
 } from '../store/contract.js'
 import type { analyticsBucketSchema } from '../schema/responses.js'
+import { retentionStart } from '../store/shared/analytics-rows.js'
 import type { CallContext, EngineContext } from './context.js'
 import { DAY_MS, formatDay, resolvePeriod, secondsToNextUtcDay, startOfDay, utc } from './dates.js'
 import { bucketsOf } from './granularity.js'
@@ -135,8 +136,9 @@ function located<T extends object>(event: T, fields: Record<string, unknown>): L
 }
 
 /**
- * Records a visit (`engine.recordVisit`): one store call, which finds the site
- * and records in one atomic step. A `create_now=false` site not built yet is
+ * Records a visit (`engine.recordVisit`) through the recording queue: with
+ * every recording of this event-loop turn, one store call, which finds each
+ * event's site and records it in one atomic step. A `create_now=false` site not built yet is
  * built now; the returned promise settles once that build is done.
  */
 export async function recordVisit(ctx: EngineContext, input: unknown): Promise<void> {
@@ -157,12 +159,12 @@ export async function recordVisit(ctx: EngineContext, input: unknown): Promise<v
   const loading = userAgentParserReady(fields.user_agent)
   if (loading !== undefined) await loading
   const visit: VisitEvent = located({ day, visitor_id, page_views }, fields)
-  const recorded = await ctx.store.recordVisit(visit)
+  const recorded = await ctx.recorder.record(visit)
   if (recorded === undefined) throw siteNotFound(visit.site_name)
   if (recorded.build === 'delayed') await buildOnFirstVisit(ctx, visit.site_name)
 }
 
-/** Records an activity (`engine.recordActivity`): one store call, as {@link recordVisit}. */
+/** Records an activity (`engine.recordActivity`) through the recording queue, as {@link recordVisit}. */
 export async function recordActivity(ctx: EngineContext, input: unknown): Promise<void> {
   const fields = fieldsOf(input, ACTIVITY_FIELDS, 'activity')
   const kind = fields.kind
@@ -171,7 +173,7 @@ export async function recordActivity(ctx: EngineContext, input: unknown): Promis
   const loading = userAgentParserReady(fields.user_agent)
   if (loading !== undefined) await loading
   const activity: ActivityEvent = located({ day, kind: kind as ActivityKind }, fields)
-  if ((await ctx.store.recordActivity(activity)) === undefined) throw siteNotFound(activity.site_name)
+  if ((await ctx.recorder.record(activity)) === undefined) throw siteNotFound(activity.site_name)
 }
 
 // --------------------------------------------------------------- queries
@@ -182,6 +184,15 @@ function definedEntries(query: Record<string, unknown>): Record<string, unknown>
   const out = Object.create(null) as Record<string, unknown>
   for (const [key, value] of Object.entries(query)) if (value !== undefined) out[key] = value
   return out
+}
+
+/**
+ * The first day of a period that retention keeps: days before it read as
+ * days without data whether or not the store has deleted them yet.
+ */
+function keptFrom(ctx: EngineContext, from: string): string {
+  const first = retentionStart(formatDay(ctx.now().getTime()), ctx.retentionDays)
+  return first !== undefined && from < first ? first : from
 }
 
 /** The period of §4.3 as inclusive UTC days. */
@@ -287,7 +298,8 @@ type AnswerOf<R extends 'traffic' | 'activities', D extends Dimension | undefine
 export async function readSiteAnalytics<
   R extends 'traffic' | 'activities',
   D extends Dimension | undefined = undefined,
->(ctx: EngineContext, site_name: string, from: string, to: string, result: R, dimension?: D): Promise<AnswerOf<R, D>> {
+>(ctx: EngineContext, site_name: string, from_: string, to: string, result: R, dimension?: D): Promise<AnswerOf<R, D>> {
+  const from = keptFrom(ctx, from_)
   if (result === 'activities') {
     const rows = await ctx.store.siteActivities(site_name, from, to, dimension)
     return shape(rows, dimension, activityMetrics, ZERO_ACTIVITIES) as AnswerOf<R, D>
@@ -302,6 +314,6 @@ export async function sitesWithMostTraffic(ctx: CallContext, query: MostTrafficQ
   const now = ctx.now()
   const { from, to } = periodDays(q, now)
   await countCall(ctx, 'sitesWithMostTraffic', 'Get Sites with Most Traffic', now)
-  const rows = await ctx.store.mostTraffic(ctx.caller.user, from, to, MOST_TRAFFIC_ROWS)
+  const rows = await ctx.store.mostTraffic(ctx.caller.user, keptFrom(ctx, from), to, MOST_TRAFFIC_ROWS)
   return rows.map((row) => ({ site_name: row.site_name, data: trafficMetrics(row.data) }))
 }

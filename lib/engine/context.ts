@@ -7,6 +7,7 @@ import type { Site } from '../../types/index.js'
 import type { Store } from '../store/contract.js'
 import type { EventHub } from './events.js'
 import type { Caller, MasterRegistry } from './masters.js'
+import type { RecordingQueue } from './recording-queue.js'
 
 /** Shared state of one engine instance. */
 export interface EngineContext {
@@ -37,6 +38,10 @@ export interface EngineContext {
   readonly randomBytes: (size: number) => Buffer
   /** Site events (events.ts): the rules emit, the test-double webhooks listen. */
   readonly events: EventHub
+  /** Every recording goes through it: one store batch per event-loop turn. */
+  readonly recorder: RecordingQueue
+  /** Days of analytics kept (`analyticsRetentionDays`); undefined: all. */
+  readonly retentionDays: number | undefined
 }
 
 /** An authenticated master account and the context it acts in. */

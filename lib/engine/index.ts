@@ -15,6 +15,8 @@ import { buildMasterApi, callContextOf, callerApiCache } from './master-api.js'
 import { MasterRegistry } from './masters.js'
 import { guard } from './outage.js'
 import { randomSource } from './random.js'
+import { RecordingQueue } from './recording-queue.js'
+import { formatDay } from './dates.js'
 import type { Caller, Engine, EngineOptions, MasterApi } from './types.js'
 
 export type * from './types.js'
@@ -27,6 +29,13 @@ function validateAgents(source: unknown): string {
     if (error instanceof AgentsSourceError) throw new ServiceError('InvalidInput', error.message, { cause: error })
     throw error
   }
+}
+
+/** A positive integer option, or undefined when absent; anything else is a TypeError. */
+function positiveOption(value: number | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined
+  if (!Number.isInteger(value) || value < 1) throw new TypeError(`createEngine: ${name} must be a positive integer`)
+  return value
 }
 
 /**
@@ -42,10 +51,21 @@ export function createEngine(options: EngineOptions = {}): Engine {
     maxQueuedPasswordChecks: options.maxQueuedPasswordChecks,
     failedLogins: options.failedLogins,
   })
+  const maxDimensionValues = positiveOption(options.maxDimensionValues, 'maxDimensionValues') ?? 1000
+  const retentionDays = positiveOption(options.analyticsRetentionDays, 'analyticsRetentionDays')
+  const now = options.now ?? (() => new Date())
   const ctx: EngineContext = {
     store,
+    retentionDays,
+    // `ctx.now` is read at each batch: the test-double clock controls layer over it.
+    recorder: new RecordingQueue({
+      store,
+      maxDimensionValues,
+      retentionDays,
+      today: () => formatDay(ctx.now().getTime()),
+    }),
     masters,
-    now: options.now ?? (() => new Date()),
+    now,
     builder: options.builder ?? (async () => {}),
     builds: new Map(),
     pending,
@@ -106,7 +126,12 @@ export function createEngine(options: EngineOptions = {}): Engine {
     setAgents: (source) => {
       agents = validateAgents(source)
     },
+    recordingStats: () => ctx.recorder.stats(),
+    flushRecordings: () => ctx.recorder.flush(),
     async close() {
+      await ctx.recorder.flush()
+      // Callers' continuations (a first visit's build) start in the turn after their batch.
+      await new Promise((resolve) => setImmediate(resolve))
       while (pending.size > 0) await Promise.all(pending)
       await ctx.store.close()
     },

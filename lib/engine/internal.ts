@@ -38,6 +38,15 @@ export function randomUuidOf(engine: object): string {
   return ctx ? uuidFrom(ctx.randomBytes) : randomUUID()
 }
 
+/**
+ * Counts a beacon a collector answered but dropped (`queue`: its bound of
+ * pending recordings reached; `rate`: the client's beacons per minute) in the
+ * engine's recording counters; nothing for an object that is not an engine.
+ */
+export function countBeaconDrop(engine: object, reason: 'queue' | 'rate'): void {
+  contexts.get(engine as Engine)?.recorder.countDropped(reason)
+}
+
 /** Checks encoded credentials; see {@link tokenAuthenticator}. */
 export type TokenAuthenticator = (
   token: string,

@@ -8,8 +8,9 @@ import type { Store } from '../store/contract.js'
 import type { FailedLoginOptions } from './failed-logins.js'
 import type { MasterApi } from './master-api.js'
 import type { Caller, CredentialCacheOptions } from './masters.js'
+import type { RecordingStats } from './recording-queue.js'
 
-export type { Caller, MasterApi }
+export type { Caller, MasterApi, RecordingStats }
 
 /** Query values as Express parses them: strings, or arrays when repeated. */
 export type Query = Record<string, unknown>
@@ -61,6 +62,20 @@ export interface EngineOptions {
    * Default: cryptographic randomness.
    */
   randomSeed?: string | number
+  /**
+   * At most this many distinct values per analytics dimension (`system`:
+   * browser and OS; `geo`: country and region) per site and UTC day; later
+   * new values are counted under `"(other)"` (both parts), which the API and
+   * the dashboard show as such. Default 1,000. A positive integer.
+   */
+  maxDimensionValues?: number
+  /**
+   * Days of analytics kept, counted back from the engine clock's day (today
+   * included): older days are deleted by the store and read as days without
+   * data. Default: unlimited (the spec keeps everything); production should
+   * set one (docs/analytics.md). A positive integer.
+   */
+  analyticsRetentionDays?: number
 }
 
 /** Input of {@link Engine.recordVisit}. */
@@ -115,6 +130,15 @@ export interface Engine {
   now(): Date
   /** Whether a master account of that name exists (e.g. one another instance created in a shared store). */
   hasMasterAccount(user: string): Promise<boolean>
-  /** Waits for background builds, then closes the store. */
+  /**
+   * Counters of the recording path: events accepted, recorded, failed and
+   * pending in the engine's queue, beacons collectors dropped (queue bound)
+   * or limited (rate), and store calls made. Every recording of one
+   * event-loop turn is one store call.
+   */
+  recordingStats(): RecordingStats
+  /** Sends every queued recording to the store now and waits for the answers (e.g. before a shutdown). */
+  flushRecordings(): Promise<void>
+  /** Flushes the recording queue, waits for background builds, then closes the store. */
   close(): Promise<void>
 }

@@ -203,6 +203,33 @@ export interface RecordOutcome {
   build: BuildState
 }
 
+/** One event of a {@link Store.recordEvents} batch: a visit or an activity. */
+export type RecordedEvent = VisitEvent | ActivityEvent
+
+/** The value every dimension value past the cap is folded into (both parts of the key). */
+export const OTHER = '(other)'
+
+/** How a {@link Store.recordEvents} batch is recorded. */
+export interface RecordOptions {
+  /**
+   * At most this many distinct values per dimension (`system`, `geo`) per
+   * site-day; an event bringing a new value past it is counted under
+   * `["(other)", "(other)"]` ({@link OTHER}) instead. That key itself is not
+   * counted against the cap, so a day holds at most `maxDimensionValues + 1`
+   * rows per dimension.
+   */
+  maxDimensionValues: number
+  /**
+   * Days kept: events of days before `today - retentionDays + 1` are not
+   * recorded, and the store may drop whole days older than that (Redis: key
+   * expiry; PostgreSQL: whole days deleted in batches off the hot path;
+   * memory: whole days dropped). Undefined: kept forever.
+   */
+  retentionDays?: number
+  /** The engine clock's UTC day (`YYYY-MM-DD`), from which retention counts back. */
+  today: string
+}
+
 /** Traffic totals of a period (lower-case; the engine renames them for the API). */
 export interface TrafficTotals {
   visits: number
@@ -422,11 +449,23 @@ export interface Store {
    * the site's owner and build state. Finding the site and recording are ONE
    * atomic step, so a visit is never recorded for a site that does not exist
    * (or was deleted meanwhile) and never ranks under a former owner.
-   * Undefined, with nothing recorded, when no site has that name.
+   * Undefined, with nothing recorded, when no site has that name. No
+   * cardinality cap or retention applies: the engine records through
+   * {@link Store.recordEvents}; this stays for single events and older callers.
    */
   recordVisit(visit: VisitEvent): Promise<RecordOutcome | undefined>
   /** Adds an activity to the site's day bucket; otherwise as {@link Store.recordVisit}. */
   recordActivity(activity: ActivityEvent): Promise<RecordOutcome | undefined>
+  /**
+   * Records a batch of visits and activities, in order, each as
+   * {@link Store.recordVisit} / {@link Store.recordActivity} would (each event
+   * is atomic with the read of its site), under the cardinality cap and
+   * retention of `options`, and answers one outcome per event, in order
+   * (undefined for an event whose site does not exist: nothing recorded for
+   * it). One round trip on a shared store: the engine sends every recording of
+   * an event-loop turn as one batch.
+   */
+  recordEvents(events: readonly RecordedEvent[], options: RecordOptions): Promise<(RecordOutcome | undefined)[]>
   /** Traffic of the site over the days [from, to], grouped by the dimension if given. */
   siteTraffic(site_name: string, from: string, to: string, dimension?: Dimension): Promise<PeriodRow<TrafficTotals>[]>
   /** Activities of the site over the days [from, to], grouped by the dimension if given. */

@@ -34,6 +34,8 @@ export interface DashboardFixtureOptions {
   dashboard?: DashboardRouterOptions
   /** Express's `trust proxy` setting. */
   trustProxy?: boolean
+  /** The engine's cap on values per analytics dimension per site-day. */
+  maxDimensionValues?: number
 }
 
 /** Everything a dashboard test needs. */
@@ -61,7 +63,11 @@ export interface DashboardFixture {
 /** Builds the fixture; its teardown is registered on `t`. */
 export async function dashboardFixture(t: Test, options: DashboardFixtureOptions = {}): Promise<DashboardFixture> {
   const clock = new FakeClock()
-  const engine = createEngine({ now: clock.now, ...(options.store ? { store: options.store } : {}) })
+  const engine = createEngine({
+    now: clock.now,
+    ...(options.store ? { store: options.store } : {}),
+    ...(options.maxDimensionValues ? { maxDimensionValues: options.maxDimensionValues } : {}),
+  })
   await engine.addMasterAccount({ user: 'alice', password: PASSWORDS.alice, partner: true })
   await engine.addMasterAccount({ user: 'bob', password: PASSWORDS.bob, partner: true })
   await engine.addMasterAccount({ user: 'carol', password: PASSWORDS.carol })

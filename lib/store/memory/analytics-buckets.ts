@@ -23,25 +23,24 @@
  * numbers for every site.
  */
 import type { ActivityKind } from '../../../types/index.js'
-import type {
-  ActivityEvent,
-  ActivityTotals,
-  AnalyticsCellDump,
-  AnalyticsDayDump,
-  Dimension,
-  PeriodRow,
-  TrafficTotals,
-  VisitEvent,
+import {
+  OTHER,
+  type ActivityEvent,
+  type ActivityTotals,
+  type AnalyticsCellDump,
+  type AnalyticsDayDump,
+  type Dimension,
+  type PeriodRow,
+  type TrafficTotals,
+  type VisitEvent,
 } from '../contract.js'
 import { ACTIVITIES, TRAFFIC, activityTotals as totalsOf, dimensionRows } from '../shared/analytics-rows.js'
 import { compareKeys, compareText } from '../shared/order.js'
 import {
-  NO_CELLS,
+  Dim,
   cellsOf,
   countActivity,
   countVisit,
-  findCell,
-  insertCell,
   loadCell,
   sumCells,
   uniteVisitors,
@@ -66,25 +65,11 @@ class Bucket {
   visits = 0
   page_views = 0
   acts: number[] | undefined = undefined
-  sys: Cells = NO_CELLS
-  geo: Cells = NO_CELLS
+  readonly sys = new Dim()
+  readonly geo = new Dim()
   /** Where this bucket's visits sit in its owner's day list (set on the first visit). */
   ownerDay: OwnerDay | undefined = undefined
   rank = -1
-
-  /** Offset of the system cell for `id`, added if new. */
-  sysAt(id: number): number {
-    let at = findCell(this.sys, id)
-    if (at < 0) this.sys = insertCell(this.sys, (at = -at - 1), id)
-    return at
-  }
-
-  /** Offset of the geo cell for `id`, added if new. */
-  geoAt(id: number): number {
-    let at = findCell(this.geo, id)
-    if (at < 0) this.geo = insertCell(this.geo, (at = -at - 1), id)
-    return at
-  }
 }
 
 /** Everything recorded for one site. */
@@ -121,9 +106,17 @@ export class MemoryAnalytics {
   private readonly systems = new PairDictionary()
   private readonly geos = new PairDictionary()
   private readonly distinct = new DistinctCounter()
+  private readonly otherSystem = this.systems.id(OTHER, OTHER)
+  private readonly otherGeo = this.geos.id(OTHER, OTHER)
+  /** The first day kept by the last {@link dropBefore}: days are dropped once per new cutoff. */
+  private keptFrom = ''
 
-  /** Adds a visit to its day bucket, its two cells and the ranking of `owner`, the site's owner. */
-  recordVisit(visit: VisitEvent, owner: string): void {
+  /**
+   * Adds a visit to its day bucket, its two cells and the ranking of `owner`,
+   * the site's owner; a new dimension value past `cap` values that day is
+   * counted under "(other)".
+   */
+  recordVisit(visit: VisitEvent, owner: string, cap = Number.POSITIVE_INFINITY): void {
     const site = this.siteData(visit.site_name, owner)
     const bucket = this.bucket(site, visit.day)
     let visitor = site.visitorIds.get(visit.visitor_id)
@@ -134,24 +127,24 @@ export class MemoryAnalytics {
     const pages = visit.page_views
     bucket.visits += 1
     bucket.page_views += pages
-    const sys = bucket.sysAt(this.systems.id(visit.browser, visit.os))
-    countVisit(bucket.sys, sys, pages, visitor)
-    const geo = bucket.geoAt(this.geos.id(visit.country, visit.region))
-    countVisit(bucket.geo, geo, pages, visitor)
+    const sys = bucket.sys.at(this.systems, visit.browser, visit.os, cap, this.otherSystem)
+    countVisit(bucket.sys.cells, sys, pages, visitor)
+    const geo = bucket.geo.at(this.geos, visit.country, visit.region, cap, this.otherGeo)
+    countVisit(bucket.geo.cells, geo, pages, visitor)
     this.countOwnerVisits(site, bucket, visit.day, 1)
   }
 
-  /** Adds an activity to its day bucket and its two cells; `owner` is the site's owner. */
-  recordActivity(activity: ActivityEvent, owner: string): void {
+  /** Adds an activity to its day bucket and its two cells; `owner` and `cap` as {@link recordVisit}. */
+  recordActivity(activity: ActivityEvent, owner: string, cap = Number.POSITIVE_INFINITY): void {
     const site = this.siteData(activity.site_name, owner)
     const bucket = this.bucket(site, activity.day)
     const kind = KIND_INDEX[activity.kind]
     const acts = (bucket.acts ??= [0, 0, 0, 0])
     acts[kind]! += 1
-    const sys = bucket.sysAt(this.systems.id(activity.browser, activity.os))
-    countActivity(bucket.sys, sys, kind)
-    const geo = bucket.geoAt(this.geos.id(activity.country, activity.region))
-    countActivity(bucket.geo, geo, kind)
+    const sys = bucket.sys.at(this.systems, activity.browser, activity.os, cap, this.otherSystem)
+    countActivity(bucket.sys.cells, sys, kind)
+    const geo = bucket.geo.at(this.geos, activity.country, activity.region, cap, this.otherGeo)
+    countActivity(bucket.geo.cells, geo, kind)
   }
 
   /** Traffic over the days [from, to]: one row without a dimension, else one row per value with visits. */
@@ -212,7 +205,7 @@ export class MemoryAnalytics {
     for (const bucket of site ? period.of(site.days) : []) {
       visits += bucket.visits
       page_views += bucket.page_views
-      uniteVisitors(this.distinct, bucket.sys)
+      uniteVisitors(this.distinct, bucket.sys.cells)
     }
     return { visits, page_views, unique_visitors: this.distinct.count }
   }
@@ -250,8 +243,29 @@ export class MemoryAnalytics {
     return top.slots
   }
 
+  /**
+   * Drops every site-day before `first` (retention), whole days at a time,
+   * with the owners' day lists and rankings. Runs once per new cutoff, i.e.
+   * once per UTC day: a pass over the sites, not a cost per event.
+   */
+  dropBefore(first: string): void {
+    if (first <= this.keptFrom) return
+    this.keptFrom = first
+    for (const site of this.sites.values()) {
+      for (const [day, bucket] of site.days) {
+        if (day >= first) continue
+        if (bucket.visits > 0) site.ownerData.ranking.add(site.slot, -bucket.visits)
+        site.days.delete(day)
+        if (site.last === bucket) site.last = undefined
+      }
+    }
+    for (const owner of this.owners.values())
+      for (const day of owner.days.keys()) if (day < first) owner.days.delete(day)
+  }
+
   /** Forgets everything (a state reset). */
   clear(): void {
+    this.keptFrom = ''
     this.sites.clear()
     this.owners.clear()
   }
@@ -277,7 +291,7 @@ export class MemoryAnalytics {
           .sort((a, b) => compareKeys(a.key, b.key))
       for (const day of [...site.days.keys()].sort()) {
         const bucket = site.days.get(day)!
-        const system = cells(bucket.sys, this.systems)
+        const system = cells(bucket.sys.cells, this.systems)
         out.push({
           site_name: site.name,
           day,
@@ -286,7 +300,7 @@ export class MemoryAnalytics {
           activities: activityTotals(bucket.acts),
           visitors: [...new Set(system.flatMap((cell) => cell.visitors!))].sort(),
           system,
-          geo: cells(bucket.geo, this.geos),
+          geo: cells(bucket.geo.cells, this.geos),
         })
       }
     }
@@ -318,14 +332,15 @@ export class MemoryAnalytics {
       const acts = (bucket.acts ??= [0, 0, 0, 0])
       counts(day.activities).forEach((n, k) => (acts[k]! += n))
     }
-    // sysAt/geoAt may replace the cell array, so the array is read after them.
+    // An import keeps every value it is given: the cap applies to recording.
+    const all = Number.POSITIVE_INFINITY
     for (const cell of day.system) {
-      const at = bucket.sysAt(this.systems.id(...cell.key))
-      loadCell(bucket.sys, at, view(cell))
+      const at = bucket.sys.at(this.systems, ...cell.key, all, this.otherSystem)
+      loadCell(bucket.sys.cells, at, view(cell))
     }
     for (const cell of day.geo) {
-      const at = bucket.geoAt(this.geos.id(...cell.key))
-      loadCell(bucket.geo, at, view(cell))
+      const at = bucket.geo.at(this.geos, ...cell.key, all, this.otherGeo)
+      loadCell(bucket.geo.cells, at, view(cell))
     }
     if (day.visits > 0) this.countOwnerVisits(site, bucket, day.day, day.visits)
   }
@@ -389,7 +404,7 @@ export class MemoryAnalytics {
   /** The cells of one dimension of the site's buckets in [from, to], added up by value id. */
   private sum(site: SiteData | undefined, from: string, to: string, dimension: Dimension): Map<number, CellTotals> {
     const buckets = site ? new DayPeriod(from, to).of(site.days) : []
-    return sumCells(buckets.map((bucket) => (dimension === 'system' ? bucket.sys : bucket.geo)))
+    return sumCells(buckets.map((bucket) => (dimension === 'system' ? bucket.sys.cells : bucket.geo.cells)))
   }
 
   /**

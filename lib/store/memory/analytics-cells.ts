@@ -3,11 +3,12 @@
  * MemoryAnalytics: one per dimension value seen that day, holding its visit,
  * page-view and activity counters and its visitors.
  *
- * They live in ONE flat array, sorted by value id, five slots per cell:
+ * They live in ONE flat array, in first-seen order, five slots per cell:
  * `[id, visits, page_views, visitors, acts]`. An object per cell would cost
  * about 30 more bytes each, and cells are most of what a quiet site-day holds.
- * Arrays are replaced, exact-sized, when a cell is added (rare); counters are
- * updated in place (often).
+ * A new value is appended (amortized O(1); the array used to be copied whole,
+ * which an attacker sending new values made quadratic); counters are updated
+ * in place. The cardinality cap bounds the cells of a day.
  */
 import { addInt, membersOf, type DistinctCounter, type IntSet } from './visitor-set.js'
 
@@ -23,31 +24,74 @@ const PAGES = 2
 const VISITORS = 3
 const ACTS = 4
 
-/** Offset of the cell for `id`, or `-(offset where it would go) - 1`. */
-export function findCell(cells: Cells, id: number): number {
-  let lo = 0
-  let hi = cells.length / STRIDE
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    const at = cells[mid * STRIDE] as number
-    if (at === id) return mid * STRIDE
-    if (at < id) lo = mid + 1
-    else hi = mid
-  }
-  return -lo * STRIDE - 1
-}
+/** Past this many cells a dimension of a bucket keeps an id → offset index. */
+const INDEX_FROM = 16
 
-/** A copy of the cells with a zeroed cell for `id` at offset `at` (from {@link findCell}). */
-export function insertCell(cells: Cells, at: number, id: number): Cells {
-  const next: Cells = new Array(cells.length + STRIDE)
-  for (let i = 0; i < at; i++) next[i] = cells[i]
-  next[at] = id
-  next[at + VISITS] = 0
-  next[at + PAGES] = 0
-  next[at + VISITORS] = undefined
-  next[at + ACTS] = undefined
-  for (let i = at; i < cells.length; i++) next[i + STRIDE] = cells[i]
-  return next
+/**
+ * One dimension of one day bucket: its cells, in the order values were first
+ * seen (appended, never moved: adding a value is amortized O(1)), and an
+ * index once they are many (lookup O(1); below that a scan of a few cells is
+ * faster and costs no memory). `count` is the number of values counted
+ * against the cardinality cap (every value but the folded "(other)").
+ */
+export class Dim {
+  cells: Cells = NO_CELLS
+  index: Map<number, number> | undefined = undefined
+  count = 0
+
+  /** Offset of the cell for `id`, or -1. */
+  find(id: number): number {
+    if (this.index !== undefined) return this.index.get(id) ?? -1
+    const cells = this.cells
+    for (let at = 0; at < cells.length; at += STRIDE) if (cells[at] === id) return at
+    return -1
+  }
+
+  /**
+   * Offset of the cell for the value `a`, `b` of `dictionary`, added if new.
+   * A new value past `cap` values goes to the cell of `other` instead, which
+   * is not counted against the cap; a folded value is not even interned, so
+   * a flood of new values grows nothing but its counters.
+   */
+  at(dictionary: PairDictionary, a: string, b: string, cap: number, other: number): number {
+    const known = dictionary.find(a, b)
+    if (known !== undefined) {
+      const at = this.find(known)
+      if (at >= 0) return at
+      if (known === other) return this.append(other)
+    }
+    if (this.count >= cap) {
+      const folded = this.find(other)
+      return folded >= 0 ? folded : this.append(other)
+    }
+    this.count += 1
+    return this.append(known ?? dictionary.id(a, b))
+  }
+
+  private append(id: number): number {
+    const cells = this.cells
+    const at = cells.length
+    if (at < INDEX_FROM * STRIDE) {
+      // Small (most days): copied exact-sized, as a push would leave a third of the array unused.
+      const next: Cells = new Array(at + STRIDE)
+      for (let i = 0; i < at; i++) next[i] = cells[i]
+      next[at] = id
+      next[at + VISITS] = 0
+      next[at + PAGES] = 0
+      next[at + VISITORS] = undefined
+      next[at + ACTS] = undefined
+      this.cells = next
+      return at
+    }
+    // Large: appended in place (amortized O(1)) and indexed.
+    cells.push(id, 0, 0, undefined, undefined)
+    if (this.index === undefined) {
+      this.index = new Map()
+      for (let i = 0; i < at; i += STRIDE) this.index.set(cells[i] as number, i)
+    }
+    this.index.set(id, at)
+    return at
+  }
 }
 
 /** Counts a visit of `pages` pages by `visitor` in the cell at `at`. */
@@ -108,7 +152,7 @@ export interface CellView {
   acts: number[] | undefined
 }
 
-/** Every cell, in id order. */
+/** Every cell, in first-seen order. */
 export function cellsOf(cells: Cells): CellView[] {
   const out: CellView[] = []
   for (let at = 0; at < cells.length; at += STRIDE) {
@@ -141,6 +185,11 @@ export function loadCell(cells: Cells, at: number, view: Omit<CellView, 'id'>): 
 export class PairDictionary {
   private readonly ids = new Map<string, Map<string, number>>()
   private readonly pairs: [string, string][] = []
+
+  /** The id of a value, if interned. */
+  find(a: string, b: string): number | undefined {
+    return this.ids.get(a)?.get(b)
+  }
 
   id(a: string, b: string): number {
     let inner = this.ids.get(a)

@@ -4,6 +4,7 @@
  * sets behind them are in analytics-buckets.ts.
  */
 import type { ActivityEvent, VisitEvent } from '../contract.js'
+import { isVisit, retentionStart } from '../shared/analytics-rows.js'
 import type { AnalyticsOps } from '../shared/composed-store.js'
 import type { MemoryData } from './data.js'
 
@@ -28,6 +29,23 @@ export function memoryAnalytics(data: MemoryData): AnalyticsOps {
 
     async recordActivity(activity) {
       return record(activity, addActivity)
+    },
+
+    async recordEvents(events, options) {
+      data.ensureOpen()
+      const first = retentionStart(options.today, options.retentionDays)
+      if (first !== undefined) data.analytics.dropBefore(first)
+      const cap = options.maxDimensionValues
+      // One synchronous pass: the batch is atomic as a whole, each event with the read of its site.
+      return events.map((event) => {
+        const site = data.sites.get(event.site_name)
+        if (site === undefined) return undefined
+        if (first === undefined || event.day >= first) {
+          if (isVisit(event)) data.analytics.recordVisit(event, site.owner, cap)
+          else data.analytics.recordActivity(event, site.owner, cap)
+        }
+        return { owner: site.owner, build: site.build }
+      })
     },
 
     async siteTraffic(site_name, from, to, dimension) {

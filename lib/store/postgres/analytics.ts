@@ -6,13 +6,26 @@
  * call of `record_visit` or `record_activity` (migrations/); every call is
  * one statement, one round trip.
  */
-import { ACTIVITY_KINDS } from '../../../types/index.js'
-import type { BuildState, Dimension, RecordOutcome, TrafficTotals } from '../contract.js'
-import { type Measure, activityTotals, byVisits, dimensionRows, periodMethods } from '../shared/analytics-rows.js'
+import { ACTIVITY_KINDS, type ActivityKind } from '../../../types/index.js'
+import type { BuildState, Dimension, RecordOutcome, RecordedEvent, TrafficTotals } from '../contract.js'
+import {
+  type Measure,
+  activityTotals,
+  byVisits,
+  dimensionRows,
+  isVisit,
+  periodMethods,
+  retentionStart,
+} from '../shared/analytics-rows.js'
 import type { AnalyticsOps } from '../shared/composed-store.js'
 import { type PgConn, statement } from './conn.js'
 
 type Row = Record<string, unknown>
+
+/** Site-days deleted per statement of a retention sweep. */
+const SWEEP_BATCH = 1000
+/** An activity kind's number in `record_events` (1-4, in ACTIVITY_KINDS order). */
+const KIND_NUMBER = Object.fromEntries(ACTIVITY_KINDS.map((kind, i) => [kind, i + 1])) as Record<ActivityKind, number>
 
 /** Traffic totals from a row; zeros for no row. */
 function trafficOf(row: Row | undefined): TrafficTotals {
@@ -35,6 +48,39 @@ function recordOutcome(rows: Row[]): RecordOutcome | undefined {
   return { owner: row.o_owner as string, build: row.o_build as BuildState }
 }
 
+/** Identical events of a batch, added up: one row of `record_events`. */
+interface EventGroup {
+  event: RecordedEvent
+  count: number
+  pages: number
+  visitors: Set<string>
+}
+
+/**
+ * The batch as groups of identical events (site, day, kind, dimension
+ * values), sorted by site and day so that concurrent batches lock site-days
+ * in one order, and the group of each event.
+ */
+function groupEvents(events: readonly RecordedEvent[]): { groups: EventGroup[]; groupOf: number[] } {
+  const byKey = new Map<string, EventGroup>()
+  const keyOf: string[] = []
+  for (const e of events) {
+    const visit = isVisit(e)
+    const key = JSON.stringify([e.site_name, e.day, visit ? '' : e.kind, e.browser, e.os, e.country, e.region])
+    keyOf.push(key)
+    let group = byKey.get(key)
+    if (group === undefined) byKey.set(key, (group = { event: e, count: 0, pages: 0, visitors: new Set() }))
+    group.count += 1
+    if (visit) {
+      group.pages += e.page_views
+      group.visitors.add(e.visitor_id)
+    }
+  }
+  const keys = [...byKey.keys()].sort()
+  const index = new Map(keys.map((key, i) => [key, i]))
+  return { groups: keys.map((key) => byKey.get(key)!), groupOf: keyOf.map((key) => index.get(key)!) }
+}
+
 /** The analytics methods of the Store contract, on PostgreSQL. */
 export function pgAnalytics(conn: PgConn): AnalyticsOps {
   const S = conn.s
@@ -42,6 +88,10 @@ export function pgAnalytics(conn: PgConn): AnalyticsOps {
   const st = {
     visit: statement(`SELECT o_owner, o_build FROM ${S}.record_visit($1, $2, $3, $4, $5, $6, $7, $8)`),
     activity: statement(`SELECT o_owner, o_build FROM ${S}.record_activity($1, $2, $3, $4, $5, $6, $7)`),
+    events: statement(
+      `SELECT o_ord, o_owner, o_build FROM ${S}.record_events($1::text[], $2::date[], $3::smallint[], $4::integer[], $5::bigint[], $6::text[], $7::text[], $8::text[], $9::text[], $10::integer[], $11::text[], $12, $13::date)`,
+    ),
+    dropBefore: statement(`SELECT ${S}.drop_analytics_before($1::date, $2) AS n`),
     traffic: statement(q.traffic),
     activities: statement(q.activities),
     trafficBysystem: statement(q.trafficBySystem),
@@ -66,7 +116,60 @@ export function pgAnalytics(conn: PgConn): AnalyticsOps {
     )
   }
 
+  /** The first day kept by the last sweep started: a sweep starts once per new cutoff (day). */
+  let keptFrom = ''
+  /**
+   * Deletes the site-days before `first` in batches of {@link SWEEP_BATCH},
+   * in the background: once per UTC day, never a cost per event. A failure
+   * is retried by the next batch of recordings.
+   */
+  function sweep(first: string): void {
+    if (first <= keptFrom) return
+    keptFrom = first
+    const loop = async (): Promise<void> => {
+      for (;;) {
+        const [row] = await conn.query<Row>(st.dropBefore, [first, SWEEP_BATCH], 'write')
+        if (Number(row?.n ?? 0) < SWEEP_BATCH) return
+      }
+    }
+    loop().catch(() => {
+      keptFrom = ''
+    })
+  }
+
   return {
+    async recordEvents(events, options) {
+      if (events.length === 0) return []
+      const first = retentionStart(options.today, options.retentionDays)
+      if (first !== undefined) sweep(first)
+      const { groups, groupOf } = groupEvents(events)
+      const cols: unknown[][] = [[], [], [], [], [], [], [], [], []]
+      const vgroup: number[] = []
+      const vids: string[] = []
+      groups.forEach((g, i) => {
+        const e = g.event
+        cols[0]!.push(e.site_name)
+        cols[1]!.push(e.day)
+        cols[2]!.push(isVisit(e) ? 0 : KIND_NUMBER[e.kind])
+        cols[3]!.push(g.count)
+        cols[4]!.push(g.pages)
+        cols[5]!.push(e.browser)
+        cols[6]!.push(e.os)
+        cols[7]!.push(e.country)
+        cols[8]!.push(e.region)
+        for (const id of g.visitors) {
+          vgroup.push(i + 1)
+          vids.push(id)
+        }
+      })
+      const values = [...cols, vgroup, vids, options.maxDimensionValues, first ?? null]
+      const rows = await conn.query<Row>(st.events, values, 'write')
+      const outcomes: (RecordOutcome | undefined)[] = new Array(groups.length).fill(undefined)
+      for (const row of rows)
+        outcomes[Number(row.o_ord) - 1] = { owner: row.o_owner as string, build: row.o_build as BuildState }
+      return groupOf.map((g) => outcomes[g])
+    },
+
     async recordVisit(v) {
       const values = [v.site_name, v.day, v.visitor_id, v.page_views, v.browser, v.os, v.country, v.region]
       return recordOutcome(await conn.query<Row>(st.visit, values, 'write'))

@@ -9,11 +9,20 @@
  * cluster a recorded visit then updates the owner's ranking in a second step,
  * and most traffic picks the top sites from the owner's rankings, then reads
  * each one's totals in its own slot (skipping entries whose site's analytics
- * are no longer the owner's).
+ * are no longer the owner's). Dimension reads are short client-side commands
+ * (analytics-read.ts).
+ *
+ * A recording batch (`recordEvents`) is one RECORD_EVENTS script on a single
+ * Redis (every site and its owner's ranking in one step). On a cluster it is
+ * split by site: one RECORD_EVENTS per site of the batch (each on its site's
+ * slot, all sent at once), then one RANK_VISITS per owner whose sites got
+ * visits (the visits summed per site and day), on the owner's slot.
  */
-import type { BuildState, Dimension, RecordOutcome, TrafficTotals } from '../contract.js'
+import type { Dimension, RecordOutcome, TrafficTotals } from '../contract.js'
 import { type Measure, activityTotals, byVisits, dimensionRows, periodMethods } from '../shared/analytics-rows.js'
 import type { AnalyticsOps } from '../shared/composed-store.js'
+import { readDimension } from './analytics-read.js'
+import { recordBatch, recordOutcome } from './analytics-record.js'
 import type { RedisConn } from './conn.js'
 import type { RedisKeys } from './keys.js'
 import {
@@ -25,15 +34,6 @@ import {
   SITE_TRAFFIC,
   TOP_SITES,
 } from './lua/analytics.js'
-
-const DIM: Record<Dimension, string> = { system: 'sys', geo: 'geo' }
-
-/** A recording script's reply: nil, or the site's owner and build in stored (JSON) form. */
-function recordOutcome(reply: unknown): RecordOutcome | undefined {
-  if (reply === null) return undefined
-  const [owner, build] = reply as [string, string]
-  return { owner: JSON.parse(owner) as string, build: JSON.parse(build) as BuildState }
-}
 
 /** Metric sums as the scripts return them: a flat name/count array. */
 function sums(flat: unknown): Map<string, number> {
@@ -65,23 +65,20 @@ export function redisAnalytics(conn: RedisConn, keys: RedisKeys): AnalyticsOps {
     return outcome
   }
 
-  /** One PERIOD call: the measure without a dimension, or a row per value of the dimension. */
+  /** One PERIOD call without a dimension; with one, the rows of analytics-read.ts. */
   async function period<T>(measure: Measure<T>, site: string, from: string, to: string, dimension?: Dimension) {
     const read = READ[measure.name] as (sums: Map<string, number>, visitors: unknown) => T
-    const visitors = measure.name === 'traffic' ? '1' : '0'
-    const B = keys.siteBase(site)
-    const reply = await conn.run(
-      PERIOD,
-      [keys.siteDays(site)],
-      [B, from, to, dimension ? DIM[dimension] : '', visitors],
-    )
+    const visitors = measure.name === 'traffic'
     if (!dimension) {
-      const [flat, count] = reply as [unknown, unknown]
+      // A site-day hash holds a dozen fields: the script stays short however long the period.
+      const args = [keys.siteBase(site), from, to, '', visitors ? '1' : '0']
+      const [flat, count] = (await conn.run(PERIOD, [keys.siteDays(site)], args)) as [unknown, unknown]
       return [{ key: [], data: read(sums(flat), count) }]
     }
-    const rows = (reply as [string, unknown, unknown][]).map(([jk, flat, count]) => ({
+    const values = await readDimension(conn, keys, site, from, to, dimension, visitors)
+    const rows = values.map(({ jk, sums, visitors }) => ({
       key: JSON.parse(jk) as string[],
-      data: read(sums(flat), count),
+      data: read(sums, visitors),
     }))
     return dimensionRows(measure, rows)
   }
@@ -99,6 +96,8 @@ export function redisAnalytics(conn: RedisConn, keys: RedisKeys): AnalyticsOps {
       const dims = [JSON.stringify([a.browser, a.os]), JSON.stringify([a.country, a.region])]
       return recordOutcome(await conn.write(RECORD_ACTIVITY, [keys.site(a.site_name)], [...args, ...dims]))
     },
+
+    recordEvents: (events, options) => recordBatch(conn, keys, events, options),
 
     ...periodMethods(period),
 

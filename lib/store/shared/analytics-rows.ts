@@ -4,7 +4,7 @@
  * the order of the most-traffic ranking.
  */
 import { ACTIVITY_KINDS } from '../../../types/index.js'
-import type { ActivityTotals, Dimension, PeriodRow, TrafficTotals } from '../contract.js'
+import type { ActivityTotals, Dimension, PeriodRow, RecordedEvent, TrafficTotals, VisitEvent } from '../contract.js'
 import type { AnalyticsOps } from './composed-store.js'
 import { compareKeys, compareText } from './order.js'
 
@@ -69,4 +69,22 @@ export function byVisits(
   b: { site_name: string; data: TrafficTotals },
 ): number {
   return b.data.visits - a.data.visits || compareText(a.site_name, b.site_name)
+}
+
+const FIRST_DAY_MS = Date.parse('0001-01-01T00:00:00Z')
+
+/**
+ * The first day kept under a retention of `days` counted back from `today`
+ * (both `YYYY-MM-DD`, today included), or undefined when nothing expires.
+ */
+export function retentionStart(today: string, days: number | undefined): string | undefined {
+  if (days === undefined || !Number.isFinite(days)) return undefined
+  const ms = Date.parse(`${today}T00:00:00Z`) - (Math.max(1, Math.floor(days)) - 1) * 86_400_000
+  if (!(ms >= FIRST_DAY_MS)) return undefined
+  return new Date(ms).toISOString().slice(0, 10)
+}
+
+/** Whether a {@link RecordedEvent} is a visit (activities carry a `kind` instead of a visitor). */
+export function isVisit(event: RecordedEvent): event is VisitEvent {
+  return (event as VisitEvent).visitor_id !== undefined
 }

@@ -29,6 +29,8 @@ import type {
   StateDump,
   Store,
   VisitEvent,
+  RecordedEvent,
+  RecordOptions,
 } from '../contract.js'
 
 /** Master accounts, sub-user accounts, grants and the limit counters. */
@@ -66,7 +68,7 @@ export type SiteOps = Pick<
 /** Recording visits and activities, and the period queries over them. */
 export type AnalyticsOps = Pick<
   Store,
-  'recordVisit' | 'recordActivity' | 'siteTraffic' | 'siteActivities' | 'mostTraffic'
+  'recordVisit' | 'recordActivity' | 'recordEvents' | 'siteTraffic' | 'siteActivities' | 'mostTraffic'
 >
 
 /** Single sign-on tokens and dashboard sessions. */
@@ -165,6 +167,9 @@ export abstract class ComposedStore implements Store {
   }
   recordActivity(activity: ActivityEvent) {
     return this.parts.analytics.recordActivity(activity)
+  }
+  recordEvents(events: readonly RecordedEvent[], options: RecordOptions) {
+    return this.parts.analytics.recordEvents(events, options)
   }
   siteTraffic(site_name: string, from: string, to: string, dimension?: Dimension) {
     return this.parts.analytics.siteTraffic(site_name, from, to, dimension)

@@ -10,6 +10,7 @@
  */
 import type { SiteRecord } from '../../store/contract.js'
 import { NONE, analyticsChecks, traffic } from './analytics-checks.js'
+import { batchGroups } from './analytics-batches.js'
 import { periodGroups } from './analytics-periods.js'
 import {
   type Settings,
@@ -29,6 +30,7 @@ const YEAR: [string, string] = ['2024-01-01', '2024-12-31']
 export function analyticsGroups(t: Tap, factory: StoreFactory, settings: Settings): void {
   recordingGroups(t, factory, settings)
   periodGroups(t, factory, settings)
+  batchGroups(t, factory, settings)
 }
 
 /**

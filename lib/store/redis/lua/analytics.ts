@@ -12,6 +12,11 @@
  * Redis the recording scripts update the ranking in the same step; on a
  * cluster analytics.ts does it as a second step in the owner's slot. `aowner`
  * holds the owner in stored form (JSON), as the site hash does.
+ *
+ * Recording batches (RECORD_EVENTS) follow the same split: on a single Redis
+ * one call takes every site of the batch and ranks through each site hash's
+ * `#obase`; on a cluster analytics-record.ts calls it once per site and ranks
+ * with RANK_VISITS, once per owner.
  */
 import { lua } from '../conn.js'
 
@@ -128,48 +133,20 @@ redis.call('ZADD', B .. 'days', 0, d)
 return { found[1], found[2] }
 `)
 
-// KEYS: the site's days index. ARGV: site base, from, to, dimension ('' | 'sys' | 'geo'), count visitors ('1' | '0').
-// Without a dimension: { {metric, n, ...}, visitors }. With one: { {jsonKey, {metric, n, ...}, visitors}, ... }.
+// KEYS: the site's days index. ARGV: site base, from, to, '' (no dimension: dimension reads are
+// analytics-read.ts, in short commands), count visitors ('1' | '0'). Returns { {metric, n, ...}, visitors }.
 export const PERIOD = lua(`${HELPERS}
-local B, from, to, dim, want = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5] == '1'
+local B, from, to, want = ARGV[1], ARGV[2], ARGV[3], ARGV[5] == '1'
 local days = redis.call('ZRANGEBYLEX', KEYS[1], '[' .. from, '[' .. to)
-local function flatten(sums)
-  local out = {}
-  for m, n in pairs(sums) do out[#out + 1] = m; out[#out + 1] = n end
-  return out
-end
-if dim == '' then
-  local sums, hlls = {}, {}
-  for _, d in ipairs(days) do
-    local h = redis.call('HGETALL', B .. 'day:' .. d)
-    for i = 1, #h, 2 do sums[h[i]] = (sums[h[i]] or 0) + tonumber(h[i + 1]) end
-    hlls[#hlls + 1] = B .. 'dayu:' .. d
-  end
-  return { flatten(sums), want and pfcount(B, hlls) or 0 }
-end
-local rows, order = {}, {}
+local sums, hlls = {}, {}
 for _, d in ipairs(days) do
-  local h = redis.call('HGETALL', B .. 'dv:' .. d .. ':' .. dim)
-  for i = 1, #h, 2 do
-    local f = h[i]
-    local c = string.find(f, ':', 1, true)
-    local m, jk = string.sub(f, 1, c - 1), string.sub(f, c + 1)
-    local row = rows[jk]
-    if not row then
-      row = { sums = {}, hlls = {} }
-      rows[jk] = row
-      order[#order + 1] = jk
-    end
-    row.sums[m] = (row.sums[m] or 0) + tonumber(h[i + 1])
-    if want and m == 'visits' then row.hlls[#row.hlls + 1] = dvu_key(B, d, dim, jk) end
-  end
+  local h = redis.call('HGETALL', B .. 'day:' .. d)
+  for i = 1, #h, 2 do sums[h[i]] = (sums[h[i]] or 0) + tonumber(h[i + 1]) end
+  hlls[#hlls + 1] = B .. 'dayu:' .. d
 end
 local out = {}
-for _, jk in ipairs(order) do
-  local row = rows[jk]
-  out[#out + 1] = { jk, flatten(row.sums), want and pfcount(B, row.hlls) or 0 }
-end
-return out
+for m, n in pairs(sums) do out[#out + 1] = m; out[#out + 1] = n end
+return { out, want and pfcount(B, hlls) or 0 }
 `)
 
 // KEYS: the owner's days index. ARGV: owner base, from, to, limit. Returns { site, visits, ... }:
@@ -259,4 +236,131 @@ for i = 1, #picked, 2 do
   end
 end
 return out
+`)
+
+/** `expire(key, ttl)`: sets a key's time to live, never shortening it (GT, or NX when it had none); '' is none. */
+const EXPIRE_LUA = `
+local function expire(key, ttl)
+  if ttl ~= '' and redis.call('EXPIRE', key, ttl, 'GT') == 0 then redis.call('EXPIRE', key, ttl, 'NX') end
+end
+`
+
+/**
+ * `rank(O, first, d, site, n, ttl, trimmed)`: adds `n` visits of `site` on day
+ * `d` to the owner's ranking (owner base `O`), with the keys' expiry, and
+ * drops the days before `first` ('' for none) from the owner's days index.
+ */
+const RANK_LUA = `${EXPIRE_LUA}
+local function rank(O, first, d, site, n, ttl, trimmed)
+  local odays, rk = O .. 'odays', O .. 'rank:' .. d
+  redis.call('ZADD', odays, 0, d)
+  redis.call('ZINCRBY', rk, n, site)
+  expire(rk, ttl)
+  expire(odays, ttl)
+  if first ~= '' and not trimmed[odays] then
+    trimmed[odays] = true
+    redis.call('ZREMRANGEBYLEX', odays, '-', '(' .. first)
+  end
+end
+`
+
+/**
+ * Records a batch of visits and activities in order, each as RECORD_VISIT or
+ * RECORD_ACTIVITY would, under the cardinality cap and retention.
+ *
+ * KEYS: the site hashes of the batch (each once; on a cluster, one site, so
+ * the script touches one slot). ARGV: cap, first day kept ('' for no
+ * retention), OTHER's JSON key, rank here ('1': a single Redis, the owner's
+ * ranking is updated in this step through the site hash's `#obase`; on a
+ * cluster analytics.ts does it with RANK_VISITS), then per site of KEYS its
+ * name and base, then 8 values per event: 'v' or 'a', index of its site in
+ * KEYS, day, visitor or kind, page views, system key, geo key, time to live
+ * in seconds ('' for none). Returns one entry per event: false (no such
+ * site) or { owner, build } in stored form.
+ *
+ * Cap: the day hash counts the values of each dimension (`nsys`, `ngeo`); a
+ * value not yet in the day's dimension hash, once the count has reached the
+ * cap, is recorded as OTHER instead. Every key written gets its expiry (GT:
+ * never shortened by an event of an older day), and the day indexes lose
+ * the days before the first one kept, so nothing outlives retention.
+ */
+export const RECORD_EVENTS = lua(`${HELPERS}${DROP_SITE_ANALYTICS_LUA}${RANK_LUA}
+local cap, first, OTHER, rank_here = tonumber(ARGV[1]), ARGV[2], ARGV[3], ARGV[4] == '1'
+local KINDS = { 'click_to_call', 'click_to_map', 'click_to_email', 'form_submit' }
+local sites, out, trimmed = {}, {}, {}
+-- The key a value is counted under: itself when known today or under the cap, else OTHER.
+local function capped(dk, hk, dim, jk)
+  if jk == OTHER then return jk end
+  if redis.call('HEXISTS', hk, 'visits:' .. jk) == 1 then return jk end
+  for _, k in ipairs(KINDS) do
+    if redis.call('HEXISTS', hk, k .. ':' .. jk) == 1 then return jk end
+  end
+  local n = tonumber(redis.call('HGET', dk, 'n' .. dim) or '0')
+  if n >= cap then return OTHER end
+  redis.call('HINCRBY', dk, 'n' .. dim, 1)
+  return jk
+end
+local E = 5 + 2 * #KEYS
+for i = E, #ARGV, 8 do
+  local t, ki, d, who, pv = ARGV[i], tonumber(ARGV[i + 1]), ARGV[i + 2], ARGV[i + 3], ARGV[i + 4]
+  local at = ARGV[i + 7]
+  local site, B = ARGV[3 + 2 * ki], ARGV[4 + 2 * ki]
+  local found = sites[ki]
+  if found == nil then
+    found = redis.call('HMGET', KEYS[ki], 'owner', 'build', '#obase')
+    if not found[1] then found = false else claim(B, found[1]) end
+    sites[ki] = found
+  end
+  out[#out + 1] = found and { found[1], found[2] } or false
+  if found and (first == '' or d >= first) then
+    local dk = B .. 'day:' .. d
+    local days = B .. 'days'
+    if t == 'v' then
+      redis.call('HINCRBY', dk, 'visits', 1)
+      redis.call('HINCRBY', dk, 'page_views', pv)
+      local uk = B .. 'dayu:' .. d
+      redis.call('PFADD', uk, who)
+      expire(uk, at)
+    else
+      redis.call('HINCRBY', dk, who, 1)
+    end
+    local dims = { {'sys', ARGV[i + 5]}, {'geo', ARGV[i + 6]} }
+    for _, e in ipairs(dims) do
+      local hk = B .. 'dv:' .. d .. ':' .. e[1]
+      local jk = capped(dk, hk, e[1], e[2])
+      if t == 'v' then
+        redis.call('HINCRBY', hk, 'visits:' .. jk, 1)
+        redis.call('HINCRBY', hk, 'page_views:' .. jk, pv)
+        local vk = dvu_key(B, d, e[1], jk)
+        redis.call('PFADD', vk, who)
+        expire(vk, at)
+      else
+        redis.call('HINCRBY', hk, who .. ':' .. jk, 1)
+      end
+      expire(hk, at)
+    end
+    expire(dk, at)
+    redis.call('ZADD', days, 0, d)
+    expire(days, at)
+    expire(B .. 'aowner', at)
+    if first ~= '' and not trimmed[days] then
+      trimmed[days] = true
+      redis.call('ZREMRANGEBYLEX', days, '-', '(' .. first)
+    end
+    if t == 'v' and rank_here and found[3] then rank(found[3], first, d, site, 1, at, trimmed) end
+  end
+end
+return out
+`)
+
+/**
+ * The cluster's second step of a batch: the visits it recorded, added to
+ * one owner's rankings, in the owner's slot. KEYS: the owner's days index.
+ * ARGV: owner base, first day kept ('' for none), then 4 values per site-day:
+ * day, site, visits, time to live ('' for none).
+ */
+export const RANK_VISITS = lua(`${RANK_LUA}
+local O, first, trimmed = ARGV[1], ARGV[2], {}
+for i = 3, #ARGV, 4 do rank(O, first, ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2]), ARGV[i + 3], trimmed) end
+return 1
 `)
