@@ -25,6 +25,7 @@ import { MemoryStore } from './store/memory/store.js'
 import type { Logger } from 'pino'
 import type { Registry } from 'prom-client'
 import { observeRequests } from './http/observe.js'
+import { instrumentsFor } from './http/metrics.js'
 import { isProbe, mountLabel, mountMetrics, mountProbes, storeAnswers } from './server/observability.js'
 
 /** Options of {@link startServer}. */
@@ -192,6 +193,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     draining ? { ready: false, reason: 'shutting down' } : storeAnswers(contextOf(engine).store),
   )
   if (registry !== undefined) mountMetrics(app, registry)
+  if (registry !== undefined) instrumentsFor(registry).observeRecordings(() => engine.recordingStats())
   const onError = logger ? (error: unknown) => logger.error({ err: error }, 'unexpected error') : undefined
   if (options.trustProxy !== undefined) app.set('trust proxy', options.trustProxy)
   // Links point at publicUrl, or at this server once it listens; never at a request's Host.

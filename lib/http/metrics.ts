@@ -16,7 +16,10 @@ import type { Counter, Gauge, Histogram, Registry } from 'prom-client'
 export type RedirectDecision = 'redirected' | 'desktop' | 'opted_out' | 'not_navigation'
 
 /** What happened to analytics events at the collector. */
-export type CollectorEvent = 'accepted' | 'recorded' | 'dropped'
+export type CollectorEvent = 'accepted' | 'recorded' | 'failed' | 'dropped' | 'limited'
+
+/** The engine's recording counters, read at each scrape (`engine.recordingStats()`). */
+export type RecordingTotals = Record<CollectorEvent | 'pending', number>
 
 /** Metric names, documented in docs/operations.md. */
 export const METRIC_NAMES = {
@@ -42,12 +45,13 @@ const QUEUE_LIMIT = 10_000
 export class Instruments {
   private loaded: Loaded | undefined
   private queue: Array<(m: Loaded) => void> = []
+  private recordings: (() => RecordingTotals) | undefined
   /** Resolves once prom-client is loaded and the metrics exist in the registry. */
   readonly ready: Promise<void>
 
   constructor(readonly registry: Registry) {
     this.ready = import('prom-client').then((prom) => {
-      this.loaded = create(prom, registry)
+      this.loaded = create(prom, registry, () => this.recordings?.())
       for (const apply of this.queue) apply(this.loaded)
       this.queue = []
     })
@@ -78,6 +82,14 @@ export class Instruments {
     this.use((m) => m.collector.inc({ event }, count))
   }
 
+  /**
+   * Reads the collector counters and pending gauge from `read` at each scrape:
+   * the engine keeps the totals, so nothing is counted twice or on the hot path.
+   */
+  observeRecordings(read: () => RecordingTotals): void {
+    this.recordings = read
+  }
+
   /** The number of analytics recordings waiting to be written. */
   pendingRecordings(count: number): void {
     this.use((m) => m.pending.set(count))
@@ -103,7 +115,9 @@ function existing<T>(registry: Registry, name: string, make: () => T): T {
   return (registry.getSingleMetric(name) as T | undefined) ?? make()
 }
 
-function create(prom: Prom, registry: Registry): Loaded {
+const COLLECTOR_EVENTS: readonly CollectorEvent[] = ['accepted', 'recorded', 'failed', 'dropped', 'limited']
+
+function create(prom: Prom, registry: Registry, recordings: () => RecordingTotals | undefined): Loaded {
   const registers = [registry]
   return {
     http: existing(
@@ -147,9 +161,16 @@ function create(prom: Prom, registry: Registry): Loaded {
       () =>
         new prom.Counter({
           name: METRIC_NAMES.collector,
-          help: 'Analytics events at the collector: accepted, recorded, dropped',
+          help: 'Analytics events: accepted, recorded, failed (store down), dropped (queue full), limited (beacon rate)',
           labelNames: ['event'] as const,
           registers,
+          collect() {
+            const totals = recordings()
+            if (totals === undefined) return
+            // Absolute totals from the engine: a counter that only ever grows, set at scrape time.
+            this.reset()
+            for (const event of COLLECTOR_EVENTS) this.inc({ event }, totals[event])
+          },
         }),
     ),
     pending: existing(
@@ -160,6 +181,10 @@ function create(prom: Prom, registry: Registry): Loaded {
           name: METRIC_NAMES.pending,
           help: 'Analytics recordings accepted and not yet written to the store',
           registers,
+          collect() {
+            const totals = recordings()
+            if (totals !== undefined) this.set(totals.pending)
+          },
         }),
     ),
   }
