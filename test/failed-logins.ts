@@ -141,3 +141,20 @@ t.test('PostgresStore: two instances share the counters', async (t) => {
   t.teardown(() => dropSchema(admin, schema))
   await shared(t, () => new PostgresStore({ connectionString: DATABASE_URL!, schema }))
 })
+
+t.test('past a limit, refusals cost no store round trip', async (t) => {
+  let calls = 0
+  class Counting extends MemoryStore {
+    override incrementWithinLimit(key: string, limit: number, expiresAt: number) {
+      calls++
+      return super.incrementWithinLimit(key, limit, expiresAt)
+    }
+  }
+  const engine = await engineWith(t, new Counting())
+  const app = appOf(engine)
+  for (let i = 1; i <= 5; i++) await call(app, basic('alice', `guess-${i}`))
+  t.equal((await call(app, basic('alice', 'guess-6'))).status, 429)
+  const before = calls
+  for (let i = 7; i <= 9; i++) t.equal((await call(app, basic('alice', `guess-${i}`))).status, 429)
+  t.equal(calls, before, 'the refusal is remembered until the window where it could change')
+})

@@ -119,7 +119,14 @@ for (const { store, config, cleanup } of await authStores(OwnRedis)) {
       // Before, the login waits for every flooded check: bounded at 60 s so the run ends.
       return await authPhase(child, AUTH_FLOOD, AUTH_SECONDS, legacyAuth ? 60_000 : 300_000)
     } finally {
-      await child.stop()
+      // Before, a graceful exit would first run every queued scrypt (libuv joins its pool): minutes.
+      if (legacyAuth && child.process.exitCode === null) {
+        const exited = new Promise((resolve) => child.process.once('exit', resolve))
+        child.process.kill('SIGKILL')
+        await exited
+      } else {
+        await child.stop()
+      }
     }
   }
   try {

@@ -24,6 +24,8 @@ export interface FailedLoginOptions {
 }
 
 const MINUTE_MS = 60_000
+/** Refusals remembered in process at most (see FailedLogins.refused). */
+const REFUSED_MAX = 10_000
 /** Counted with this limit, so a failure is always counted. */
 const NO_LIMIT = 1_000_000_000
 
@@ -45,6 +47,13 @@ export class FailedLogins {
   private readonly perUserAndIp: number
   /** Admitted checks not yet settled, by counter key: the same-process part of the count. */
   private readonly pending = new Map<string, number>()
+  /**
+   * Counters known past their limit, until when (ms): counts only grow within
+   * a window, so a refusal holds until then without asking the store again;
+   * a flood past the limit costs no store round trip. Bounded: when full, the
+   * oldest entries go (they are asked of the store again, nothing more).
+   */
+  private readonly refused = new Map<string, { until: number; message: string }>()
 
   constructor(
     private readonly store: Store,
@@ -70,6 +79,12 @@ export class FailedLogins {
     const counters: { key: string; limit: number }[] = []
     if (this.perIp > 0) counters.push({ key: `failed-login-ip:${ip}`, limit: this.perIp })
     if (this.perUserAndIp > 0) counters.push({ key: `failed-login-user:${user}:${ip}`, limit: this.perUserAndIp })
+    for (const { key } of counters) {
+      const known = this.refused.get(key)
+      if (known === undefined) continue
+      if (known.until <= now) this.refused.delete(key)
+      else throw this.tooMany(known.message, Math.max(1, Math.ceil((known.until - now) / 1000)))
+    }
     // A limit of 0 only reads the count.
     const read = (key: string, w: number) => this.store.incrementWithinLimit(`${key}:${w}`, 0, this.expiry(w))
     const counts = await Promise.all(
@@ -86,11 +101,13 @@ export class FailedLogins {
       // The previous minute's failures stop counting when this minute ends; this minute's, a minute later.
       const until = (current + inFlight >= limit ? window + 2 : window + 1) * MINUTE_MS
       const wait = Math.max(1, Math.ceil((until - now) / 1000))
-      throw new ServiceError(
-        'TooManyRequests',
-        `too many failed logins ${i === 0 && this.perIp > 0 ? 'from this address' : 'for this user from this address'}; retry after ${wait} s`,
-        { retryAfter: wait },
-      )
+      const message = `too many failed logins ${i === 0 && this.perIp > 0 ? 'from this address' : 'for this user from this address'}`
+      // Only what the store said: the same-process part may still settle as successes.
+      if (previous + current >= limit) {
+        if (this.refused.size >= REFUSED_MAX) this.refused.delete(this.refused.keys().next().value as string)
+        this.refused.set(key, { until: (current >= limit ? window + 2 : window + 1) * MINUTE_MS, message })
+      }
+      throw this.tooMany(message, wait)
     }
     for (const { key } of counters) this.pending.set(key, (this.pending.get(key) ?? 0) + 1)
     return { counters, window }
@@ -117,6 +134,10 @@ export class FailedLogins {
       if (left > 0) this.pending.set(key, left)
       else this.pending.delete(key)
     }
+  }
+
+  private tooMany(message: string, wait: number): ServiceError {
+    return new ServiceError('TooManyRequests', `${message}; retry after ${wait} s`, { retryAfter: wait })
   }
 
   /** A window's counter is read during the next one too. */

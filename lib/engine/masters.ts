@@ -32,7 +32,7 @@ import { createHmac, randomBytes } from 'node:crypto'
 import { invalidInput } from '../errors.js'
 import type { MasterRecord, Store } from '../store/contract.js'
 import { FailedLogins, type FailedLoginOptions } from './failed-logins.js'
-import { PasswordGate, type PasswordGateOptions } from './password-gate.js'
+import { ClientGoneError, PasswordGate, type PasswordGateOptions } from './password-gate.js'
 import { DECOY_HASH, hashPassword, needsRehash, verifyPassword } from './password-hash.js'
 import { TtlCache } from './ttl-cache.js'
 
@@ -209,6 +209,8 @@ export class MasterRegistry {
     { user, password }: Credentials,
     { ip, signal }: LoginClient,
   ): Promise<Readonly<Caller> | undefined> {
+    // A client already gone costs no store round trip either (a flood of closed sockets).
+    if (signal?.aborted) throw new ClientGoneError()
     const ticket = await this.failedLogins.admit(ip!, user)
     let caller: Readonly<Caller> | undefined
     try {
