@@ -17,7 +17,10 @@ import { dirname, join } from 'node:path'
 import { readFile } from 'node:fs/promises'
 import { chooseStore, openPostgres, openRedis, shownUrl, watchConnection } from './cli-store.js'
 import { DEMO_ACCOUNT, seedDemo } from './demo.js'
+import { type CdnProvider, cdnGeo } from './collector/geo.js'
 import { createEngine } from './engine/index.js'
+
+const CDN_PROVIDERS: readonly string[] = ['cloudflare', 'cloudfront', 'vercel', 'appengine']
 import { instrumentsFor } from './http/metrics.js'
 import type { Store } from './store/contract.js'
 import { MemoryStore } from './store/memory/store.js'
@@ -100,6 +103,20 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
       `--public-url must be an origin like https://sites.example.com (got ${JSON.stringify(publicUrl)})`,
     )
   const trustProxy = trustProxyFlag(flags['trust-proxy'] as string | undefined)
+  const count = (name: string, min: number) =>
+    numberFlag(flags, name, (n) => Number.isInteger(n) && n >= min && n <= 1_000_000_000, `a whole number from ${min}`)
+  const beaconsPerMinute = count('beacons-per-minute', 0)
+  const maxPendingRecordings = count('max-pending-recordings', 1)
+  const analyticsRetentionDays = count('analytics-retention-days', 1)
+  const maxDimensionValues = count('max-dimension-values', 1)
+  const geoHeaders = flags['geo-headers'] as string | undefined
+  if (geoHeaders !== undefined && !CDN_PROVIDERS.includes(geoHeaders as CdnProvider))
+    throw new UsageError(`--geo-headers must be one of ${CDN_PROVIDERS.join(', ')} (got ${JSON.stringify(geoHeaders)})`)
+  const collector = {
+    ...(beaconsPerMinute === undefined ? {} : { beaconsPerMinute }),
+    ...(maxPendingRecordings === undefined ? {} : { maxPendingRecordings }),
+    ...(geoHeaders === undefined ? {} : { geo: cdnGeo({ provider: geoHeaders as CdnProvider }) }),
+  }
   const { isLoopback } = await import('./server.js')
   if (admin && adminToken === undefined && !isLoopback(host)) {
     throw new StartError(
@@ -122,7 +139,11 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
   if (choice.kind !== 'memory') await reachable(opened.store, choice.url, logger)
   if (choice.kind === 'redis') watchConnection(opened.store, choice.url, logger)
   const store = registry ? timedStore(opened.store, instrumentsFor(registry)) : opened.store
-  const engine = createEngine({ store })
+  const engine = createEngine({
+    store,
+    ...(analyticsRetentionDays === undefined ? {} : { analyticsRetentionDays }),
+    ...(maxDimensionValues === undefined ? {} : { maxDimensionValues }),
+  })
   const user = env.MOBISITE_USER || 'admin'
   const givenPassword = env.MOBISITE_PASSWORD || undefined
   const password = givenPassword ?? randomBytes(12).toString('hex')
@@ -154,6 +175,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
       ...(tls === undefined ? {} : { tls }),
       ...(publicUrl === undefined ? {} : { publicUrl: publicUrl.replace(/\/$/, '') }),
       ...(trustProxy === undefined ? {} : { trustProxy }),
+      ...(Object.keys(collector).length === 0 ? {} : { collector }),
     })
   } catch (error) {
     await engine.close().catch(() => undefined)

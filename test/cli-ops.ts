@@ -136,6 +136,9 @@ t.test('command-line mistakes: exit 2, one line saying why, and a pointer to --h
     [['--seed', 'x.json'], '--seed needs --admin'],
     [['--tls-cert', 'cert.pem'], '--tls-cert and --tls-key go together'],
     [['--public-url', 'ftp://sites.example.com'], '--public-url must be an origin'],
+    [['--geo-headers', 'akamai'], '--geo-headers must be one of cloudflare'],
+    [['--beacons-per-minute', '1.5'], '--beacons-per-minute must be a whole number from 0'],
+    [['--analytics-retention-days', '0'], '--analytics-retention-days must be a whole number from 1'],
   ] as const) {
     const cli = runCli(t, [...args])
     t.equal(await cli.exited, 2, `${args.join(' ')}: exit 2`)
@@ -321,6 +324,43 @@ t.test(
     t.equal(await cli.exited, 0)
   },
 )
+
+t.test('collector flags: --beacons-per-minute drops and counts, --geo-headers reads only that CDN', async (t) => {
+  const cli = await serve(t, ['--quiet', '--beacons-per-minute', '2', '--geo-headers', 'cloudflare'], {
+    MOBISITE_PASSWORD: 'pw',
+  })
+  const auth = { authorization: basic('admin', 'pw'), 'content-type': 'application/json' }
+  const created = await fetch(`${cli.url}/api/sites/create`, {
+    method: 'POST',
+    headers: auth,
+    body: JSON.stringify({ site_data: { site_name: 'beaconsite', original_site_url: 'https://www.example.com' } }),
+  })
+  t.equal(created.status, 200)
+  for (let i = 0; i < 5; i++) {
+    const beacon = await fetch(`${cli.url}/collect/beaconsite?visitor_id=v${i}`, {
+      method: 'POST',
+      headers: { 'cf-ipcountry': 'FR', 'cloudfront-viewer-country': 'DE' },
+    })
+    t.equal(beacon.status, 204, 'every beacon is answered 204')
+  }
+  let metrics = ''
+  for (let i = 0; i < 100 && !/event="recorded"} 2/.test(metrics); i++) {
+    await new Promise((r) => setTimeout(r, 50))
+    metrics = await (await fetch(`${cli.url}/metrics`)).text()
+  }
+  t.match(metrics, /mobisite_collector_events_total\{event="accepted"} 2/, '2 beacons accepted')
+  t.match(metrics, /mobisite_collector_events_total\{event="recorded"} 2/, 'and recorded')
+  t.match(metrics, /mobisite_collector_events_total\{event="limited"} 3/, '3 past the per-minute limit, counted')
+  t.match(metrics, /mobisite_pending_recordings 0/)
+  const today = new Date().toISOString().slice(0, 10)
+  const geo = await fetch(
+    `${cli.url}/api/analytics/site/beaconsite?result=traffic&dimension=geo&from=${today}&to=${today}`,
+    { headers: auth },
+  )
+  t.match(await geo.text(), /"country":"FR"/, "the country comes from Cloudflare's header, not CloudFront's")
+  cli.child.kill('SIGTERM')
+  t.equal(await cli.exited, 0)
+})
 
 t.test('--no-metrics: no /metrics', async (t) => {
   const cli = await serve(t, ['--no-metrics', '--quiet'])
