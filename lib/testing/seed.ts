@@ -14,7 +14,7 @@ import { ServiceError } from '../errors.js'
 import { seedEntryValidators, seedSchema, seedSections, validateSeedShape, type SeedSite } from '../schema/seed.js'
 import { allProblems } from '../schema/validate.js'
 import { validateCreateSite } from '../schema/sites.js'
-import type { AnalyticsDayDump, MasterRecord, SiteRecord, StateDump } from '../store/contract.js'
+import type { AnalyticsDayDump, MasterRecord, SiteActivityEntry, SiteRecord, StateDump } from '../store/contract.js'
 import { StateConflictError } from '../store/contract.js'
 
 /** A seed body; `GET /__admin/snapshot` answers one. */
@@ -43,6 +43,7 @@ const TIME_FIELDS = [
   'first_published_at',
   'redirect_confirmed_at',
   'cache_reset_at',
+  'unpublished_at',
 ] as const
 
 /** A master's credential fields (whatever the engine keeps), as one opaque string. */
@@ -116,6 +117,9 @@ export async function snapshot(ctx: EngineContext): Promise<SeedBody> {
       entry.build = site.build
       if (site.publish_when_built !== undefined) entry.publish_when_built = site.publish_when_built
       entry.initial = propertiesOf(site.initial)
+      if (site.template_id !== undefined) entry.template_id = site.template_id
+      if (site.activity_log !== undefined)
+        entry.activity_log = site.activity_log.map((e) => ({ at: iso(e.at), activity: e.activity }))
       return entry
     }),
     accounts: dump.accounts.map(({ created_at, ...account }) => ({ ...account, created_at: iso(created_at) })),
@@ -162,7 +166,7 @@ function propsOf(data: Record<string, unknown>): SiteProperties {
 }
 
 function siteRecordOf(entry: SeedSite, now: number, where: string, problems: Problems): SiteRecord | undefined {
-  const { owner, published, build, publish_when_built, initial, ...rest } = entry
+  const { owner, published, build, publish_when_built, initial, template_id, activity_log, ...rest } = entry
   const data: Record<string, unknown> = { ...rest }
   const times: Partial<Record<(typeof TIME_FIELDS)[number], number>> = {}
   for (const field of TIME_FIELDS) {
@@ -191,8 +195,18 @@ function siteRecordOf(entry: SeedSite, now: number, where: string, problems: Pro
     build: build ?? 'built',
   }
   if (publish_when_built !== undefined) record.publish_when_built = publish_when_built
-  for (const field of ['redirect_confirmed_at', 'cache_reset_at'] as const)
+  for (const field of ['redirect_confirmed_at', 'cache_reset_at', 'unpublished_at'] as const)
     if (times[field] !== undefined) record[field] = times[field]
+  if (template_id !== undefined) record.template_id = template_id
+  if (activity_log !== undefined) {
+    const log: SiteActivityEntry[] = []
+    for (const [i, e] of activity_log.entries()) {
+      const at = problems.check(`${where}.activity_log[${i}]`, () => timeOf(e.at, 'at'))
+      if (at === undefined) return undefined
+      log.push({ at, activity: e.activity })
+    }
+    record.activity_log = log
+  }
   if (times.published_at !== undefined && published === false)
     problems.list.push(`${where}: published is false but published_at is given`)
   // `published: true` marks the site published without charging (charges come only from `billing`).
