@@ -234,13 +234,18 @@ export async function seed(engine: Engine, ctx: EngineContext, body: unknown): P
   }
   const problems = new Problems()
   const entries = {} as { [K in Section]: ReturnType<(typeof seedEntryValidators)[K]>[] }
+  // Each valid entry's place in the body, so later problems name the entry the caller wrote.
+  const at = {} as Record<Section, number[]>
   for (const section of Object.keys(seedEntryValidators) as Section[]) {
     const valid: unknown[] = []
+    at[section] = []
     for (const [i, entry] of (shape[section] ?? []).entries()) {
       const where = `${section}[${i}]`
       const value = problems.check(where, () => seedEntryValidators[section](entry))
-      if (value !== undefined) valid.push(value)
-      else await everyProblemOf(problems, where, seedSections[section], entry)
+      if (value !== undefined) {
+        valid.push(value)
+        at[section].push(i)
+      } else await everyProblemOf(problems, where, seedSections[section], entry)
     }
     ;(entries as Record<Section, unknown[]>)[section] = valid
   }
@@ -256,7 +261,7 @@ export async function seed(engine: Engine, ctx: EngineContext, body: unknown): P
   const withPassword: { user: string; password: string; partner: boolean }[] = []
   const seededMasters = new Set<string>()
   entries.masters.forEach((m, i) => {
-    const where = `masters[${i}]`
+    const where = `masters[${at.masters[i]}]`
     seededMasters.add(m.user)
     if ((m.password === undefined) === (m.password_hash === undefined))
       problems.list.push(`${where}: give exactly one of password and password_hash`)
@@ -274,12 +279,15 @@ export async function seed(engine: Engine, ctx: EngineContext, body: unknown): P
       problems.list.push(`owner ${owner} is not a master account`)
   }
   entries.sites.forEach((entry, i) => {
-    const record = siteRecordOf(entry, now, `sites[${i}]`, problems)
+    const record = siteRecordOf(entry, now, `sites[${at.sites[i]}]`, problems)
     if (record) dump.sites.push(record)
   })
   entries.accounts.forEach((entry, i) => {
     const { created_at, ...account } = entry
-    const ms = created_at === undefined ? now : problems.check(`accounts[${i}]`, () => timeOf(created_at, 'created_at'))
+    const ms =
+      created_at === undefined
+        ? now
+        : problems.check(`accounts[${at.accounts[i]}]`, () => timeOf(created_at, 'created_at'))
     if (ms !== undefined)
       dump.accounts.push({ ...account, created_at: ms, incarnation: account.incarnation ?? uuidFrom(ctx.randomBytes) })
   })
@@ -288,8 +296,9 @@ export async function seed(engine: Engine, ctx: EngineContext, body: unknown): P
   for (const [i, g] of entries.grants.entries()) {
     const accountOwner = seededAccounts.get(g.account_name) ?? (await ctx.store.getAccount(g.account_name))?.owner
     const siteOwner = seededSites.get(g.site_name) ?? (await ctx.store.getSite(g.site_name))?.owner
-    if (accountOwner !== g.owner) problems.list.push(`grants[${i}]: ${g.owner} has no account ${g.account_name}`)
-    if (siteOwner !== g.owner) problems.list.push(`grants[${i}]: ${g.owner} has no site ${g.site_name}`)
+    if (accountOwner !== g.owner)
+      problems.list.push(`grants[${at.grants[i]}]: ${g.owner} has no account ${g.account_name}`)
+    if (siteOwner !== g.owner) problems.list.push(`grants[${at.grants[i]}]: ${g.owner} has no site ${g.site_name}`)
     dump.grants.push(
       g.permissions === undefined
         ? { account_name: g.account_name, site_name: g.site_name }
@@ -299,7 +308,7 @@ export async function seed(engine: Engine, ctx: EngineContext, body: unknown): P
   entries.billing.forEach((l, i) => {
     const charges = (l.charges ?? []).map((c, j) => ({
       site_name: c.site_name,
-      at: problems.check(`billing[${i}].charges[${j}]`, () => timeOf(c.at, 'at')) ?? 0,
+      at: problems.check(`billing[${at.billing[i]}].charges[${j}]`, () => timeOf(c.at, 'at')) ?? 0,
     }))
     dump.billing.push({ owner: l.owner, charges, subscriptions: l.subscriptions ?? [] })
   })
@@ -309,6 +318,7 @@ export async function seed(engine: Engine, ctx: EngineContext, body: unknown): P
     entries.activities,
     new Set(dump.sites.map((s) => s.site_name)),
     problems,
+    { visits: at.visits, activities: at.activities },
   )
   // Names taken in the store: listed here with the rest (importState checks again, atomically).
   const taken = await ctx.store.getSites(dump.sites.map((s) => s.site_name))
@@ -343,6 +353,8 @@ export async function checkEvents(
   activities: Record<string, unknown>[],
   seeded: Set<string>,
   problems: Problems,
+  /** Each entry's place in the caller's list, when entries were dropped before (default: its index). */
+  places: { visits?: number[]; activities?: number[] } = {},
 ): Promise<{ visits: Parameters<Engine['recordVisit']>[0][]; activities: Parameters<Engine['recordActivity']>[0][] }> {
   const known = new Map<string, boolean>()
   const exists = async (name: string): Promise<boolean> => {
@@ -350,10 +362,10 @@ export async function checkEvents(
     if (!known.has(name)) known.set(name, (await ctx.store.getSite(name)) !== undefined)
     return known.get(name)!
   }
-  const convert = async (section: string, list: Record<string, unknown>[]) => {
+  const convert = async (section: 'visits' | 'activities', list: Record<string, unknown>[]) => {
     const out: Record<string, unknown>[] = []
     for (const [i, event] of list.entries()) {
-      const where = `${section}[${i}]`
+      const where = `${section}[${places[section]?.[i] ?? i}]`
       if (!(await exists(event.site_name as string)))
         problems.list.push(`${where}: site ${event.site_name as string} does not exist`)
       const at =
