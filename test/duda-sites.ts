@@ -10,7 +10,7 @@ import { connect } from 'node:tls'
 import type { AddressInfo } from 'node:net'
 import t, { type Test } from 'tap'
 import { FakeClock } from './helpers/api.js'
-import { clientError, dudaServer, type DudaFixture } from './helpers/duda.js'
+import { clientError, dudaClient, dudaServer, type DudaFixture } from './helpers/duda.js'
 import { problemsAgainstDocument } from './helpers/openapi-check.js'
 import { DATABASE_URL } from './helpers/postgres.js'
 import { REDIS_URL } from './helpers/redis.js'
@@ -138,6 +138,22 @@ for (const kind of STORES) {
         error: { error_code: 'InvalidInput' },
       })
       t.same((await f.dudaBob.sites.list({}, via)).total_responses, 0, "another master sees none of alice's sites")
+    })
+
+    await t.test('errors: the client sees the statuses Duda documents (400, 401, 404)', async (t) => {
+      t.match(await clientError(duda.sites.delete({ site_name: 'nosuchsite' }, via)), {
+        status: 400,
+        error: { error_code: 'ResourceNotExist' },
+      })
+      const wrong = dudaClient({ user: ALICE.user, password: `${ALICE.password}-wrong` })
+      t.match(await clientError(wrong.sites.get({ site_name: 'trattoria' }, via)), {
+        status: 401,
+        error: { error_code: 'Unauthorized' },
+      })
+      t.match(await clientError(duda.templates.get({ template_id_or_alias: '1000' } as never, via)), {
+        status: 404,
+        error: { error_code: 'NotFound' },
+      })
     })
 
     await t.test('get: a missing or foreign site is ResourceNotExist', async (t) => {

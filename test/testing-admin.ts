@@ -351,6 +351,20 @@ for (const kind of STORES) {
             { owner: 'erin', site_name: 'badurl', original_site_url: 'ftp://x' },
             { owner: 'nobody', site_name: 'orphan', original_site_url: 'https://o.example' },
             { owner: 'erin', site_name: 'x', original_site_url: 'https://short.example' },
+            {
+              owner: 'erin',
+              site_name: 'badlog',
+              original_site_url: 'https://log.example',
+              activity_log: [{ at: '2024-01-01', activity: 'site_hugged' }],
+            },
+            {
+              owner: 'erin',
+              site_name: 'baddate',
+              original_site_url: 'https://date.example',
+              template_id: 7,
+              unpublished_at: '2024-01-02',
+              activity_log: [{ at: '2024-02-30', activity: 'site_created' }],
+            },
           ],
           accounts: [
             { owner: 'erin', account_name: 'bad name!' },
@@ -358,8 +372,8 @@ for (const kind of STORES) {
           ],
           grants: [{ owner: 'erin', account_name: 'nope', site_name: 'ok-site' }],
           visits: [
-            { site_name: 'missing', visitor_id: 'v' },
             { site_name: 'ok-site', visitor_id: '', at: '2024-13-01' },
+            { site_name: 'missing', visitor_id: 'v' },
           ],
           activities: [{ site_name: 'ok-site', kind: 'hug' }],
         })
@@ -371,11 +385,13 @@ for (const kind of STORES) {
         'sites[2]: original_site_url',
         'owner nobody is not a master account',
         'sites[4]: site_name',
+        'sites[5]: activity_log[0].activity',
+        'sites[6].activity_log[0]: at is not a real date',
         'accounts[0]: account_name',
         'account cacc already exists',
         'grants[0]',
-        'visits[0]: site missing does not exist',
-        'visits[1]',
+        'visits[1]: site missing does not exist',
+        'visits[0]: visitor_id',
         'activities[0]: kind',
       ])
         t.ok(res.body.message.includes(needle), `lists ${needle}`)

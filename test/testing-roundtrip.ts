@@ -3,7 +3,9 @@
  * call of the API: Retrieve Site, by external id, get-many, created/modified
  * listings, Retrieve Account, grants (an account's sites), Get Site Analytics
  * (traffic and activities, no dimension, system and geo, several periods, so
- * unique visitors over unions of days), most traffic, and billing. On
+ * unique visitors over unions of days), most traffic, billing, and Duda's
+ * reads (sites.get with its template_id, the site list, the created,
+ * published and unpublished listings, the activity log, permissions). On
  * MemoryStore and RedisStore (REDIS_URL), over HTTP and in process.
  */
 import t from 'tap'
@@ -75,6 +77,19 @@ async function populate(f: AdminFixture): Promise<void> {
   await post('/api/sites/create', bob, {
     site_data: { site_name: 'bobsite', original_site_url: 'https://bob.example' },
   }).expect(200)
+  // Duda's paths: a template, publish/unpublish (unpublished_at, activity log), reset, permissions.
+  await post('/api/sites/multiscreen/create', alice, { template_id: 1_000_042, default_domain_prefix: 'duda1' }).expect(
+    200,
+  )
+  await post('/api/sites/multiscreen/create', alice, { template_id: 'tpl-b', default_domain_prefix: 'duda2' }).expect(
+    200,
+  )
+  await http.put('/__admin/clock').send({ now: '2025-03-01T11:00:00' }).expect(200)
+  await post('/api/sites/multiscreen/publish/duda1', alice).expect(204)
+  await post('/api/sites/multiscreen/publish/duda2', alice).expect(204)
+  await post('/api/sites/multiscreen/unpublish/duda1', alice).expect(204)
+  await post('/api/sites/multiscreen/reset/duda2', alice, { template_id: 7 }).expect(204)
+  await http.put('/__admin/clock').send({ now: '2025-03-02T09:00:00' }).expect(200)
   await post('/api/sites/resetcache/paid', alice).expect(204)
   await post('/api/sites/unpublish/free', alice).expect(204)
   await f.engine.confirmRedirect('paid')
@@ -87,6 +102,7 @@ async function populate(f: AdminFixture): Promise<void> {
   await post('/api/accounts/create', alice, { account_name: 'bert' }).expect(204)
   await post('/api/accounts/grant-access/ada/sites/paid', alice).expect(204)
   await post('/api/accounts/grant-access/ada/sites/free', alice).expect(204)
+  await post('/api/accounts/bert/sites/duda1/permissions', alice, { permissions: ['STATS_TAB', 'EDIT'] }).expect(204)
   const visits = []
   for (let i = 0; i < 40; i++) {
     visits.push({
@@ -148,6 +164,17 @@ async function reads(f: AdminFixture): Promise<Map<string, unknown>> {
     for (const q of PERIODS) await get('/api/analytics/sites/withmosttraffic', auth, q)
   }
   for (const name of ['ada', 'bert']) await get(`/api/accounts/${name}`, f.alice)
+  for (const name of ['duda1', 'duda2', 'paid', 'free']) {
+    await get(`/api/sites/multiscreen/${name}`, f.alice)
+    await get(`/api/sites/multiscreen/${name}/activities`, f.alice)
+  }
+  await get('/api/sites/multiscreen', f.alice, { limit: 50 })
+  for (const listing of ['created', 'published', 'unpublished'])
+    for (const lastDays of [1, 5, 30]) await get(`/api/sites/multiscreen/${listing}`, f.alice, { lastDays })
+  for (const account of ['ada', 'bert']) {
+    await get(`/api/accounts/grant-access/${account}/sites/multiscreen`, f.alice)
+    for (const site of ['paid', 'duda1']) await get(`/api/accounts/${account}/sites/${site}/permissions`, f.alice)
+  }
   for (const name of ['paid', 'free', 'later', 'bobsite']) {
     for (const q of PERIODS) {
       for (const result of ['traffic', 'activities']) {
@@ -183,6 +210,26 @@ for (const kind of STORES) {
       before.get('GET /api/sites/pending {} as alice'),
       [200, { status: 'UNDER_CONSTRUCTION', creation_status: 'PENDING' }],
       'so is a pending one',
+    )
+    t.match(
+      before.get('GET /api/sites/multiscreen/duda1 {} as alice'),
+      [200, { site_name: 'duda1', template_id: 1_000_042 }],
+      'the template of a Duda-created site is part of the state',
+    )
+    t.match(
+      before.get('GET /api/sites/multiscreen/unpublished {"lastDays":30} as alice'),
+      [200, ['duda1']],
+      'so is the last unpublish',
+    )
+    t.match(
+      before.get('GET /api/sites/multiscreen/duda2/activities {} as alice'),
+      [200, { results: [{ activity: 'site_reset' }, { activity: 'site_published' }, { activity: 'site_created' }] }],
+      'so is the activity log',
+    )
+    t.match(
+      before.get('GET /api/accounts/bert/sites/duda1/permissions {} as alice'),
+      [200, { permissions: ['STATS_TAB', 'EDIT'] }],
+      'and the permissions of a grant',
     )
     t.match(before.get('billing alice'), {
       charges: [{ site_name: 'paid' }, { site_name: 'gone' }],

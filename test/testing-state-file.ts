@@ -58,10 +58,21 @@ t.test('in process: closed, started again on the same file, the state is there',
   const one = await startServer({ engine: first, stateFile: file })
   t.equal((await createSite(one.url, auth, 'kept-site')).status, 200)
   await first.as('alice').createAccount({ account_name: 'clerk' })
+  // Duda's paths: a template, a publish and an unpublish (so an unpublish time and an activity log).
+  const duda = (path: string, body?: object) =>
+    checkedFetch(`${one.url}/api/sites/multiscreen/${path}`, {
+      method: 'POST',
+      headers: { authorization: auth, ...(body ? { 'content-type': 'application/json' } : {}) },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    })
+  t.equal((await duda('create', { template_id: 1_000_042, default_domain_prefix: 'duda-kept' })).status, 200)
+  t.equal((await duda('publish/duda-kept')).status, 204)
+  t.equal((await duda('unpublish/duda-kept')).status, 204)
   await one.close()
   t.equal(statSync(file).mode & 0o777, 0o600, 'readable by its owner only: it holds password hashes')
   const saved = JSON.parse(readFileSync(file, 'utf8'))
-  t.match(saved, { sites: [{ site_name: 'kept-site' }], accounts: [{ account_name: 'clerk' }] }, 'a snapshot')
+  t.match(saved, { accounts: [{ account_name: 'clerk' }] }, 'a snapshot')
+  t.same(saved.sites.map((s: { site_name: string }) => s.site_name).sort(), ['duda-kept', 'kept-site'])
 
   const second = createEngine()
   await second.addMasterAccount({ ...ALICE, password: 'a-new-password' })
@@ -72,7 +83,20 @@ t.test('in process: closed, started again on the same file, the state is there',
   })
   t.equal(site.status, 200, 'the site is back, for the master given at start')
   t.match(await site.json(), { site_name: 'kept-site', last_published_date: /^\d{4}-/ })
-  t.same((await second.billing('alice')).charges.length, 1, 'billing too')
+  t.same((await second.billing('alice')).charges.length, 2, 'billing too')
+  const read = async (path: string) =>
+    (
+      await checkedFetch(`${two.url}/api/sites/multiscreen/${path}`, {
+        headers: { authorization: basic('alice', 'a-new-password') },
+      })
+    ).json()
+  t.match(await read('duda-kept'), { template_id: 1_000_042 }, "Duda's template_id is back")
+  t.same(await read('unpublished'), ['duda-kept'], 'so is the unpublish')
+  t.same(
+    ((await read('duda-kept/activities')) as { results: { activity: string }[] }).results.map((r) => r.activity),
+    ['site_unpublished', 'site_published', 'site_created'],
+    'and the activity log',
+  )
   t.equal(
     (await checkedFetch(`${two.url}/api/sites/kept-site`, { headers: { authorization: auth } })).status,
     401,

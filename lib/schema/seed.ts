@@ -9,6 +9,7 @@ import { activitySchema, adminDateSchema, text, visitSchema, type ActivityBody, 
 import { siteDataSchema, siteNameSchema } from './sites.js'
 import { compile } from './validate.js'
 import { permissionListSchema } from './duda-accounts.js'
+import { ACTIVITY_TYPES, templateIdSchema } from './duda-sites.js'
 import { closedObject } from './closed-object.js'
 
 const count = { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER } as const
@@ -48,6 +49,16 @@ export const seedSiteSchema = closedObject(
     build: BUILD,
     publish_when_built: { type: 'boolean' },
     initial: siteDataSchema,
+    /** Duda's paths: the template named at create or reset (echoed by `sites.get`). */
+    template_id: templateIdSchema,
+    /** Last unpublish (Duda's unpublished listing). */
+    unpublished_at: adminDateSchema,
+    /** The site's activity log, oldest first (Duda's `activities.get`); the engine keeps the last 100. */
+    activity_log: {
+      type: 'array',
+      maxItems: 100,
+      items: closedObject({ at: adminDateSchema, activity: { enum: ACTIVITY_TYPES } }, ['at', 'activity']),
+    },
   },
   ['owner', 'site_name', 'original_site_url'],
 )

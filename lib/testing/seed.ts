@@ -14,7 +14,7 @@ import { ServiceError } from '../errors.js'
 import { seedEntryValidators, seedSchema, seedSections, validateSeedShape, type SeedSite } from '../schema/seed.js'
 import { allProblems } from '../schema/validate.js'
 import { validateCreateSite } from '../schema/sites.js'
-import type { AnalyticsDayDump, MasterRecord, SiteRecord, StateDump } from '../store/contract.js'
+import type { AnalyticsDayDump, MasterRecord, SiteActivityEntry, SiteRecord, StateDump } from '../store/contract.js'
 import { StateConflictError } from '../store/contract.js'
 
 /** A seed body; `GET /__admin/snapshot` answers one. */
@@ -43,6 +43,7 @@ const TIME_FIELDS = [
   'first_published_at',
   'redirect_confirmed_at',
   'cache_reset_at',
+  'unpublished_at',
 ] as const
 
 /** A master's credential fields (whatever the engine keeps), as one opaque string. */
@@ -116,6 +117,9 @@ export async function snapshot(ctx: EngineContext): Promise<SeedBody> {
       entry.build = site.build
       if (site.publish_when_built !== undefined) entry.publish_when_built = site.publish_when_built
       entry.initial = propertiesOf(site.initial)
+      if (site.template_id !== undefined) entry.template_id = site.template_id
+      if (site.activity_log !== undefined)
+        entry.activity_log = site.activity_log.map((e) => ({ at: iso(e.at), activity: e.activity }))
       return entry
     }),
     accounts: dump.accounts.map(({ created_at, ...account }) => ({ ...account, created_at: iso(created_at) })),
@@ -162,7 +166,7 @@ function propsOf(data: Record<string, unknown>): SiteProperties {
 }
 
 function siteRecordOf(entry: SeedSite, now: number, where: string, problems: Problems): SiteRecord | undefined {
-  const { owner, published, build, publish_when_built, initial, ...rest } = entry
+  const { owner, published, build, publish_when_built, initial, template_id, activity_log, ...rest } = entry
   const data: Record<string, unknown> = { ...rest }
   const times: Partial<Record<(typeof TIME_FIELDS)[number], number>> = {}
   for (const field of TIME_FIELDS) {
@@ -191,8 +195,18 @@ function siteRecordOf(entry: SeedSite, now: number, where: string, problems: Pro
     build: build ?? 'built',
   }
   if (publish_when_built !== undefined) record.publish_when_built = publish_when_built
-  for (const field of ['redirect_confirmed_at', 'cache_reset_at'] as const)
+  for (const field of ['redirect_confirmed_at', 'cache_reset_at', 'unpublished_at'] as const)
     if (times[field] !== undefined) record[field] = times[field]
+  if (template_id !== undefined) record.template_id = template_id
+  if (activity_log !== undefined) {
+    const log: SiteActivityEntry[] = []
+    for (const [i, e] of activity_log.entries()) {
+      const at = problems.check(`${where}.activity_log[${i}]`, () => timeOf(e.at, 'at'))
+      if (at === undefined) return undefined
+      log.push({ at, activity: e.activity })
+    }
+    record.activity_log = log
+  }
   if (times.published_at !== undefined && published === false)
     problems.list.push(`${where}: published is false but published_at is given`)
   // `published: true` marks the site published without charging (charges come only from `billing`).
@@ -220,13 +234,18 @@ export async function seed(engine: Engine, ctx: EngineContext, body: unknown): P
   }
   const problems = new Problems()
   const entries = {} as { [K in Section]: ReturnType<(typeof seedEntryValidators)[K]>[] }
+  // Each valid entry's place in the body, so later problems name the entry the caller wrote.
+  const at = {} as Record<Section, number[]>
   for (const section of Object.keys(seedEntryValidators) as Section[]) {
     const valid: unknown[] = []
+    at[section] = []
     for (const [i, entry] of (shape[section] ?? []).entries()) {
       const where = `${section}[${i}]`
       const value = problems.check(where, () => seedEntryValidators[section](entry))
-      if (value !== undefined) valid.push(value)
-      else await everyProblemOf(problems, where, seedSections[section], entry)
+      if (value !== undefined) {
+        valid.push(value)
+        at[section].push(i)
+      } else await everyProblemOf(problems, where, seedSections[section], entry)
     }
     ;(entries as Record<Section, unknown[]>)[section] = valid
   }
@@ -242,7 +261,7 @@ export async function seed(engine: Engine, ctx: EngineContext, body: unknown): P
   const withPassword: { user: string; password: string; partner: boolean }[] = []
   const seededMasters = new Set<string>()
   entries.masters.forEach((m, i) => {
-    const where = `masters[${i}]`
+    const where = `masters[${at.masters[i]}]`
     seededMasters.add(m.user)
     if ((m.password === undefined) === (m.password_hash === undefined))
       problems.list.push(`${where}: give exactly one of password and password_hash`)
@@ -260,12 +279,15 @@ export async function seed(engine: Engine, ctx: EngineContext, body: unknown): P
       problems.list.push(`owner ${owner} is not a master account`)
   }
   entries.sites.forEach((entry, i) => {
-    const record = siteRecordOf(entry, now, `sites[${i}]`, problems)
+    const record = siteRecordOf(entry, now, `sites[${at.sites[i]}]`, problems)
     if (record) dump.sites.push(record)
   })
   entries.accounts.forEach((entry, i) => {
     const { created_at, ...account } = entry
-    const ms = created_at === undefined ? now : problems.check(`accounts[${i}]`, () => timeOf(created_at, 'created_at'))
+    const ms =
+      created_at === undefined
+        ? now
+        : problems.check(`accounts[${at.accounts[i]}]`, () => timeOf(created_at, 'created_at'))
     if (ms !== undefined)
       dump.accounts.push({ ...account, created_at: ms, incarnation: account.incarnation ?? uuidFrom(ctx.randomBytes) })
   })
@@ -274,8 +296,9 @@ export async function seed(engine: Engine, ctx: EngineContext, body: unknown): P
   for (const [i, g] of entries.grants.entries()) {
     const accountOwner = seededAccounts.get(g.account_name) ?? (await ctx.store.getAccount(g.account_name))?.owner
     const siteOwner = seededSites.get(g.site_name) ?? (await ctx.store.getSite(g.site_name))?.owner
-    if (accountOwner !== g.owner) problems.list.push(`grants[${i}]: ${g.owner} has no account ${g.account_name}`)
-    if (siteOwner !== g.owner) problems.list.push(`grants[${i}]: ${g.owner} has no site ${g.site_name}`)
+    if (accountOwner !== g.owner)
+      problems.list.push(`grants[${at.grants[i]}]: ${g.owner} has no account ${g.account_name}`)
+    if (siteOwner !== g.owner) problems.list.push(`grants[${at.grants[i]}]: ${g.owner} has no site ${g.site_name}`)
     dump.grants.push(
       g.permissions === undefined
         ? { account_name: g.account_name, site_name: g.site_name }
@@ -285,7 +308,7 @@ export async function seed(engine: Engine, ctx: EngineContext, body: unknown): P
   entries.billing.forEach((l, i) => {
     const charges = (l.charges ?? []).map((c, j) => ({
       site_name: c.site_name,
-      at: problems.check(`billing[${i}].charges[${j}]`, () => timeOf(c.at, 'at')) ?? 0,
+      at: problems.check(`billing[${at.billing[i]}].charges[${j}]`, () => timeOf(c.at, 'at')) ?? 0,
     }))
     dump.billing.push({ owner: l.owner, charges, subscriptions: l.subscriptions ?? [] })
   })
@@ -295,6 +318,7 @@ export async function seed(engine: Engine, ctx: EngineContext, body: unknown): P
     entries.activities,
     new Set(dump.sites.map((s) => s.site_name)),
     problems,
+    { visits: at.visits, activities: at.activities },
   )
   // Names taken in the store: listed here with the rest (importState checks again, atomically).
   const taken = await ctx.store.getSites(dump.sites.map((s) => s.site_name))
@@ -329,6 +353,8 @@ export async function checkEvents(
   activities: Record<string, unknown>[],
   seeded: Set<string>,
   problems: Problems,
+  /** Each entry's place in the caller's list, when entries were dropped before (default: its index). */
+  places: { visits?: number[]; activities?: number[] } = {},
 ): Promise<{ visits: Parameters<Engine['recordVisit']>[0][]; activities: Parameters<Engine['recordActivity']>[0][] }> {
   const known = new Map<string, boolean>()
   const exists = async (name: string): Promise<boolean> => {
@@ -336,10 +362,10 @@ export async function checkEvents(
     if (!known.has(name)) known.set(name, (await ctx.store.getSite(name)) !== undefined)
     return known.get(name)!
   }
-  const convert = async (section: string, list: Record<string, unknown>[]) => {
+  const convert = async (section: 'visits' | 'activities', list: Record<string, unknown>[]) => {
     const out: Record<string, unknown>[] = []
     for (const [i, event] of list.entries()) {
-      const where = `${section}[${i}]`
+      const where = `${section}[${places[section]?.[i] ?? i}]`
       if (!(await exists(event.site_name as string)))
         problems.list.push(`${where}: site ${event.site_name as string} does not exist`)
       const at =
