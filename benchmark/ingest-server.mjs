@@ -1,6 +1,6 @@
 // A server for benchmark/ingest.ts, in plain JS so no TypeScript loader runs in
 // the measured process. argv: mode ('bare' | 'memory' | 'redis' | 'postgres'),
-// the mobisite dist directory (…/dist/esm/lib). All answer POST /collect/benchsite.
+// the mobisite dist directory (…/dist/esm/lib), optionally maxPendingRecordings. All answer POST /collect/benchsite.
 //   bare:  Express answering 204, no cookie, no store;
 //   other: the standalone server's collector (collectRoute) on an engine over
 //          that store, beaconsPerMinute 0 (autocannon is one client IP).
@@ -8,7 +8,7 @@
 import http from 'node:http'
 import express from 'express'
 
-const [mode, lib] = process.argv.slice(2)
+const [mode, lib, maxPending] = process.argv.slice(2)
 const app = express()
 app.disable('x-powered-by')
 let engine
@@ -41,7 +41,13 @@ if (mode === 'bare') {
   await engine
     .as('bench')
     .createSite({ site_data: { site_name: 'benchsite', original_site_url: 'https://www.example.com/' } })
-  app.use('/collect', collectRoute(engine, { beaconsPerMinute: 0 }))
+  app.use(
+    '/collect',
+    collectRoute(engine, {
+      beaconsPerMinute: 0,
+      ...(maxPending === undefined ? {} : { maxPendingRecordings: Number(maxPending) }),
+    }),
+  )
 }
 const server = http.createServer(app)
 server.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }))

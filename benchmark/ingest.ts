@@ -14,15 +14,14 @@
  *   npm run build && npx tsx benchmark/ingest.ts   (REDIS_URL, DATABASE_URL for those stores;
  *   BENCH_DURATION s per round, BENCH_ROUNDS, RECORD_SECONDS)
  */
-import { type ChildProcess, fork } from 'node:child_process'
 import { createRequire } from 'node:module'
-import { fileURLToPath } from 'node:url'
 import { Redis } from 'ioredis'
 import pg from 'pg'
 import { createEngine } from '../lib/index.js'
 import type { Store } from '../lib/store/contract.js'
 import { PostgresStore } from '../lib/store/postgres/store.js'
 import { RedisStore } from '../lib/store/redis/store.js'
+import { askIngest, drainIngest, type IngestServer, type IngestStats, startIngest } from './lib/beacon-flood.js'
 import { figure } from './lib/report.js'
 
 type Autocannon = (opts: {
@@ -38,43 +37,13 @@ const DURATION = Number(process.env.BENCH_DURATION ?? 3)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const RECORD_SECONDS = Number(process.env.RECORD_SECONDS ?? 10)
 const CONNECTIONS = 50
-const script = fileURLToPath(new URL('./ingest-server.mjs', import.meta.url))
-const lib = fileURLToPath(new URL('../dist/esm/lib', import.meta.url))
 const { REDIS_URL, DATABASE_URL } = process.env
 
-interface RecordingStats {
-  accepted: number
-  recorded: number
-  failed: number
-  dropped: number
-  pending: number
-}
-interface Stats {
-  cpuMicros: number
-  requests: number
-  recording?: RecordingStats
-}
-interface Server {
-  label: string
-  origin: string
-  child: ChildProcess
-}
-
-async function start(label: string, mode: string): Promise<Server> {
-  const child = fork(script, [mode, lib], { execArgv: [] })
-  const port = await new Promise<number>((resolve, reject) => {
-    child.once('message', (m) => resolve((m as { port: number }).port))
-    child.once('exit', (code) => reject(new Error(`${label} server exited with ${code}`)))
-  })
-  return { label, origin: `http://127.0.0.1:${port}`, child }
-}
-
-function ask<T>(server: Server, message: string): Promise<T> {
-  return new Promise((resolve) => {
-    server.child.once('message', (m) => resolve(m as T))
-    server.child.send(message)
-  })
-}
+type Stats = IngestStats
+type Server = IngestServer
+const start = startIngest
+const ask = askIngest
+const drain = drainIngest
 
 async function load(server: Server, duration: number): Promise<number> {
   const r = await autocannon({
@@ -179,16 +148,6 @@ try {
     await admin.connect()
     for (const server of servers) await admin.query(`DROP SCHEMA IF EXISTS bench_ingest_${server.child.pid} CASCADE`)
     await admin.end()
-  }
-}
-
-/** Waits until the server has no recording pending (at most `ms`). */
-async function drain(server: Server, ms: number): Promise<void> {
-  const deadline = Date.now() + ms
-  for (;;) {
-    const { recording } = await ask<Stats>(server, 'stats')
-    if (!recording || recording.pending === 0 || Date.now() > deadline) return
-    await sleep(50)
   }
 }
 

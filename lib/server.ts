@@ -225,7 +225,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     const rateLimit = options.rateLimit ?? options.router?.rateLimit
     app.use('/api', apiRouter(engine, { ...router, ...(rateLimit ? { rateLimit } : {}) }))
   }
-  app.use('/collect', collectRoute(engine, options.collector))
+  app.use('/collect', collectRoute(engine, { ...(logger ? { logger } : {}), ...options.collector }))
   app.use('/dashboard', dashboardRouter(engine, options.dashboard))
   // Every path nothing above serves: the API's JSON 404, never Express's HTML page.
   app.use((req, res) => sendError(res, new ServiceError('NotFound', `no endpoint at ${req.method} ${req.path}`)))

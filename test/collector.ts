@@ -301,6 +301,53 @@ t.test('maxPendingRecordings: past it beacons are answered 204, dropped and coun
   t.equal(visits.length, 3, 'room again once recorded')
 })
 
+t.test('dropped beacons are logged through `logger`: at once, then at most once per interval', async (t) => {
+  const { engine } = fakeEngine()
+  const lines: { fields: Record<string, unknown>; message: string }[] = []
+  const logger = { warn: (fields: Record<string, unknown>, message: string) => void lines.push({ fields, message }) }
+  const { server } = app(engine, { beaconsPerMinute: 1, logger, dropLogIntervalMs: 200 })
+  for (let i = 0; i < 4; i++) t.equal((await request(server).get('/collect')).status, 204)
+  t.equal(lines.length, 1, 'three drops, one line so far: the first drop')
+  t.match(lines[0], { fields: { dropped_rate: 1, dropped_queue: 0, interval_ms: 200 }, message: /dropped 1 beacon/ })
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  t.equal(lines.length, 2, 'the drops since are written when the interval ends')
+  t.match(lines[1]!.fields, { dropped_rate: 2, dropped_queue: 0 })
+  await new Promise((resolve) => setTimeout(resolve, 300))
+  t.equal(lines.length, 2, 'no drops, no line')
+
+  const release: (() => void)[] = []
+  const slow: CollectorEngine = {
+    recordVisit: () => new Promise<void>((resolve) => release.push(resolve)),
+    recordActivity: async () => {},
+  }
+  const queued: typeof lines = []
+  const full = app(slow, {
+    maxPendingRecordings: 1,
+    logger: { warn: (fields, message) => void queued.push({ fields, message }) },
+  })
+  for (let i = 0; i < 3; i++) await request(full.server).get('/collect')
+  await settle()
+  t.match(queued, [{ fields: { dropped_queue: 1, dropped_rate: 0 } }], 'the queue bound is logged too')
+  for (const done of release.splice(0)) done()
+
+  const silent = fakeEngine()
+  const quiet = app(silent.engine, { beaconsPerMinute: 1 })
+  const writes: unknown[] = []
+  const original = { stdout: process.stdout.write, stderr: process.stderr.write, warn: console.warn }
+  process.stdout.write = ((chunk: unknown) => writes.push(chunk) > 0) as typeof process.stdout.write
+  process.stderr.write = ((chunk: unknown) => writes.push(chunk) > 0) as typeof process.stderr.write
+  console.warn = (...args: unknown[]) => void writes.push(args)
+  try {
+    for (let i = 0; i < 3; i++) await request(quiet.server).get('/collect')
+  } finally {
+    process.stdout.write = original.stdout
+    process.stderr.write = original.stderr
+    console.warn = original.warn
+  }
+  t.same(writes, [], 'embedded without a logger: nothing written')
+  t.throws(() => analyticsCollector(engine, { siteName: 's', logger, dropLogIntervalMs: 0 }), TypeError)
+})
+
 t.test(
   'e=redirect confirms a redirect, with no visitor cookie; an engine without confirmRedirect is reported',
   async (t) => {

@@ -119,6 +119,56 @@ t.test('a queued check whose client closed its socket is never run', async (t) =
   t.equal((await get(base, basic('bob', 'other'))).status, 401, 'the gate still serves')
 })
 
+t.test('a running check whose client closed while its record was read runs no scrypt', async (t) => {
+  const store = new HeldStore()
+  const engine = createEngine({ store, maxPasswordChecks: 1, failedLogins: { perIp: 0, perUserAndIp: 0 } })
+  t.teardown(() => engine.close())
+  await engine.addMasterAccount({ user: 'bob', password: 'bob-secret' })
+  const gate = contextOf(engine).masters.gate
+  const base = await serve(t, engine)
+  const { port } = new URL(base)
+
+  store.hold()
+  const socket = net.connect(Number(port), '127.0.0.1')
+  await new Promise((resolve) => socket.once('connect', resolve))
+  socket.write(`GET /api/agents HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${basic('bob', 'guess')}\r\n\r\n`)
+  t.ok(await eventually(() => gate.load.running === 1), 'the check started: its master read is held')
+  const closed = new Promise((resolve) => socket.once('close', resolve))
+  socket.destroy()
+  await closed
+  await new Promise((resolve) => setTimeout(resolve, 50))
+  store.let()
+  t.ok(await eventually(() => gate.load.running === 0), 'the check ended')
+  t.equal(gate.stats.skipped, 1, 'skipped before scrypt: its client had gone')
+  t.equal((await get(base, basic('bob', 'bob-secret'))).status, 200, 'the gate still serves')
+})
+
+t.test('a request whose client half-closed (FIN) before its check is never queued', async (t) => {
+  const store = new HeldStore()
+  const engine = createEngine({ store, maxPasswordChecks: 1, failedLogins: { perIp: 0, perUserAndIp: 0 } })
+  t.teardown(() => engine.close())
+  await engine.addMasterAccount({ user: 'bob', password: 'bob-secret' })
+  const gate = contextOf(engine).masters.gate
+  const base = await serve(t, engine)
+  const { port } = new URL(base)
+
+  store.hold()
+  const running = get(base, basic('bob', 'bob-secret'))
+  t.ok(await eventually(() => gate.load.running === 1), 'one check in flight')
+  const started = gate.stats.started
+  // Request and FIN in one go: by the time the credential is looked at, the socket has ended.
+  const socket = net.connect({ port: Number(port), host: '127.0.0.1', allowHalfOpen: true })
+  socket.on('error', () => {})
+  await new Promise((resolve) => socket.once('connect', resolve))
+  socket.end(`GET /api/agents HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${basic('bob', 'guess')}\r\n\r\n`)
+  t.ok(await eventually(() => gate.stats.skipped === 1, 2000), 'skipped, not queued')
+  t.equal(gate.load.queued, 0)
+  store.let()
+  t.equal((await running).status, 200)
+  t.equal(gate.stats.started, started, 'it never got a check')
+  socket.destroy()
+})
+
 t.test('the options are checked', async (t) => {
   t.throws(() => createEngine({ maxPasswordChecks: -1 }), TypeError)
   t.throws(() => createEngine({ maxQueuedPasswordChecks: 1.5 }), TypeError)

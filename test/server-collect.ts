@@ -4,6 +4,8 @@
  * an activity kind, or `e=redirect` setting last_confirmed_redirected_date.
  * Exempt from the API's JSON-only rules: a beacon sends what it sends.
  */
+import { Writable } from 'node:stream'
+import { pino } from 'pino'
 import t, { type Test } from 'tap'
 import { cdnGeo } from '../lib/collector/index.js'
 import type { CollectRouteOptions } from '../lib/collector/route.js'
@@ -117,6 +119,33 @@ t.test('unknown sites, unknown events and bad input are 204 and change nothing',
   t.equal(put.status, 405)
   t.equal(put.headers.get('allow'), 'GET, HEAD, POST')
   t.equal(((await put.json()) as { error_code: string }).error_code, 'MethodNotAllowed')
+})
+
+t.test('startServer passes its logger to the collector: dropped beacons are logged', async (t) => {
+  const lines: string[] = []
+  const logger = pino(
+    { level: 'info' },
+    new Writable({
+      write(chunk, _enc, done) {
+        lines.push(String(chunk))
+        done()
+      },
+    }),
+  )
+  const engine = createEngine()
+  await engine.addMasterAccount({ user: 'alice', password: 'pw' })
+  const { site_name } = await engine
+    .as('alice')
+    .createSite({ site_data: { original_site_url: 'https://shop.example.com' } })
+  const server = await startServer({ engine, logger, collector: { beaconsPerMinute: 1 } })
+  t.teardown(async () => {
+    await server.close()
+    await engine.close()
+  })
+  for (let i = 0; i < 3; i++) t.equal((await fetch(`${server.url}/collect/${site_name}`)).status, 204)
+  const warnings = lines.map((line) => JSON.parse(line)).filter((line) => line.level === 40)
+  t.equal(warnings.length, 1, 'one warning for the first drop; the next waits for the interval')
+  t.match(warnings[0], { dropped_rate: 1, dropped_queue: 0, msg: /collector dropped 1 beacon/ })
 })
 
 t.test('the API is unchanged beside it', async (t) => {

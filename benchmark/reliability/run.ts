@@ -7,11 +7,15 @@
  * Phases: fuzzed requests (0 × 5xx, 0 non-JSON answers), mixed load with the
  * server's memory sampled at the start, middle and end, a slowloris check,
  * two-instance races on Redis, a Redis kill under write load with
- * acknowledged-write accounting, and a Redis restart that lost everything.
+ * acknowledged-write accounting, a Redis restart that lost everything, and
+ * issue 23's attacks on authentication (auth.ts) and on the collector (beacons.ts).
  *
  * Sizes (environment): RELIABILITY_FUZZ (requests, default 100000),
  * RELIABILITY_LOAD_SECONDS (default 60), RELIABILITY_KILL_SECONDS (default 15),
- * RELIABILITY_SLOWLORIS (sockets, default 200). Exits 1 when a check fails.
+ * RELIABILITY_SLOWLORIS (sockets, default 200), RELIABILITY_AUTH_FLOOD (closed
+ * sockets, 1500), RELIABILITY_AUTH_SECONDS (10), RELIABILITY_BEACON_SECONDS
+ * (random-value floods, 30), RELIABILITY_BACKLOG_SECONDS (PostgreSQL load, 10);
+ * RELIABILITY_SIZES_NOTE is printed beside the sizes. Exits 1 when a check fails.
  */
 import { writeFileSync } from 'node:fs'
 import { cpus } from 'node:os'
@@ -22,12 +26,15 @@ import { loadPhase, slowlorisPhase } from './load.js'
 import { OwnRedis, killPhase, lossPhase, racePhase } from './redis.js'
 import { type AuthFigures, authPhase, rebindingProbe, slowRegexProbe } from './auth.js'
 import { authSection, authStores } from './auth-report.js'
+import { beaconPhase, beaconSection, CAP_HEAP_BYTES, CAP_KEYS, MAX_PENDING } from './beacons.js'
 
 const size = (name: string, fallback: number): number => Number(process.env[name] ?? fallback)
 const FUZZ = size('RELIABILITY_FUZZ', 100_000)
 const LOAD = size('RELIABILITY_LOAD_SECONDS', 60)
 const KILL = size('RELIABILITY_KILL_SECONDS', 15)
 const SLOW = size('RELIABILITY_SLOWLORIS', 200)
+/** Said in the page's header when the sizes are not the issue's (e.g. a run cut short by time). */
+const SIZES_NOTE = process.env.RELIABILITY_SIZES_NOTE ? ` (${process.env.RELIABILITY_SIZES_NOTE})` : ''
 
 const checks: { what: string; ok: boolean }[] = []
 const check = (what: string, ok: boolean): void => {
@@ -160,6 +167,32 @@ check(
 const slowRegex = await slowRegexProbe()
 check(`slow agents regex: ${slowRegex.refused}`, slowRegex.refused === 'not-linear')
 
+// Issue 23's beacon attacks (beacons.ts, on the flood code of benchmark/lib/beacon-flood.ts).
+const BEACON_SECONDS = size('RELIABILITY_BEACON_SECONDS', 30)
+const BACKLOG_SECONDS = size('RELIABILITY_BACKLOG_SECONDS', 10)
+console.log(`beacons: ${BEACON_SECONDS} s random-value floods, ${BACKLOG_SECONDS} s of full beacon load on PostgreSQL`)
+const beacons = await beaconPhase(OwnRedis, BEACON_SECONDS, BACKLOG_SECONDS)
+{
+  const { memoryPooled: p, redis: r, backlog } = beacons
+  check(
+    `beacons MemoryStore: heap +${MB(p.heapBytes)} MiB after ${p.events} random-value visits (1,000 visitor ids), within the cap's worth (${MB(CAP_HEAP_BYTES)} MiB)`,
+    p.heapBytes <= CAP_HEAP_BYTES && p.rows.geo <= 1001 && p.rows.system <= 1001,
+  )
+  check(
+    `beacons RedisStore: ${r.keys} keys after ${r.events} random-value visits, within the cap's worth (${CAP_KEYS})`,
+    r.keys <= CAP_KEYS,
+  )
+  check(
+    `beacons RedisStore: longest command of an analytics read after the flood ${(r.longestMicros / 1000).toFixed(2)} ms (${r.longestCommand}), <= 10 ms`,
+    r.longestMicros <= 10_000,
+  )
+  if (backlog)
+    check(
+      `beacons PostgresStore: at most ${backlog.after.mostPending} recordings pending under ${BACKLOG_SECONDS} s of full load, <= maxPendingRecordings (${MAX_PENDING})`,
+      backlog.after.mostPending <= MAX_PENDING,
+    )
+}
+
 const failed = checks.filter((c) => !c.ok)
 const seconds = ((Date.now() - started.getTime()) / 1000).toFixed(0)
 const doc = `# Reliability
@@ -174,11 +207,13 @@ npm run reliability
 \`\`\`
 
 Sizes can be set with \`RELIABILITY_FUZZ\` (requests), \`RELIABILITY_LOAD_SECONDS\`,
-\`RELIABILITY_KILL_SECONDS\` and \`RELIABILITY_SLOWLORIS\` (sockets). CI does not
+\`RELIABILITY_KILL_SECONDS\`, \`RELIABILITY_SLOWLORIS\` (sockets), \`RELIABILITY_AUTH_FLOOD\`
+(closed sockets), \`RELIABILITY_AUTH_SECONDS\`, \`RELIABILITY_BEACON_SECONDS\` and
+\`RELIABILITY_BACKLOG_SECONDS\`; \`DATABASE_URL\` adds PostgresStore. CI does not
 run it; the unit tests cover the same rules at small sizes.
 
 Last run: ${started.toISOString().slice(0, 19)}Z, ${seconds} s, Node ${process.version},
-${cpus().length} CPUs (shared with other work), sizes ${FUZZ} / ${LOAD} s / ${KILL} s / ${SLOW}.
+${cpus().length} CPUs (shared with other work), sizes ${FUZZ} / ${LOAD} s / ${KILL} s / ${SLOW} / auth ${AUTH_FLOOD} sockets, ${AUTH_SECONDS} s / beacons ${BEACON_SECONDS} s, backlog ${BACKLOG_SECONDS} s${SIZES_NOTE}.
 Result: ${failed.length === 0 ? 'every check passed' : `${failed.length} check(s) FAILED`}.
 
 ## Checks
@@ -256,7 +291,7 @@ ${loss.succeeded} × 200; the master record is back in Redis: ${loss.masterBack}
 `
 writeFileSync(
   fileURLToPath(new URL('../../docs/RELIABILITY.md', import.meta.url)),
-  doc + authSection({ auth, rebinding, slowRegex, flood: AUTH_FLOOD, seconds: AUTH_SECONDS }),
+  doc + beaconSection(beacons) + authSection({ auth, rebinding, slowRegex, flood: AUTH_FLOOD, seconds: AUTH_SECONDS }),
 )
 console.log(
   `\n${failed.length === 0 ? 'all checks passed' : `${failed.length} check(s) failed`}; docs/RELIABILITY.md written (${seconds} s)`,

@@ -11,7 +11,8 @@
  *   App Engine), validated as ISO codes (geo.ts).
  * - Abuse: at most `beaconsPerMinute` per client IP and site, and at most
  *   `maxPendingRecordings` answered but not yet recorded; the rest are
- *   answered 204 like any beacon, dropped and counted.
+ *   answered 204 like any beacon, dropped, counted, and logged through
+ *   `logger` when given (at most a line per `dropLogIntervalMs`).
  * - The answer is 204 at once; recording happens afterwards, and no failure
  *   (bad input, unknown site, store down, a throwing resolver) ever reaches
  *   the page: it goes to `onError`.
@@ -26,9 +27,11 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express'
 import { countBeaconDrop, randomUuidOf } from '../engine/internal.js'
 import type { Engine } from '../engine/types.js'
 import { ACTIVITY_KINDS, type ActivityKind } from '../../types/index.js'
+import { type CollectorLogger, DEFAULT_DROP_LOG_INTERVAL_MS, DropLog } from './drop-log.js'
 import type { GeoResolver } from './geo.js'
 import { BeaconLimiter } from './limiter.js'
 
+export { type CollectorLogger, DEFAULT_DROP_LOG_INTERVAL_MS } from './drop-log.js'
 export { cdnGeo, type CdnGeoOptions, type CdnProvider, type GeoInfo, type GeoResolver } from './geo.js'
 
 /** Options of {@link analyticsCollector}. */
@@ -74,6 +77,15 @@ export interface CollectorOptions {
     /** Default 'Lax'. */
     sameSite?: 'Strict' | 'Lax' | 'None'
   }
+  /**
+   * Where dropped beacons are reported (a pino logger fits): a warning at
+   * most once per `dropLogIntervalMs` with the counts dropped since the line
+   * before. Default: none (an embedded collector logs nothing unless given
+   * one); `startServer` passes its `logger`.
+   */
+  logger?: CollectorLogger
+  /** Least time between two warnings about dropped beacons. Default 10,000 ms. */
+  dropLogIntervalMs?: number
   /** Receives every failure to record. Default: ignore them. */
   onError?: (error: unknown) => void
   /**
@@ -141,6 +153,17 @@ export function analyticsCollector(engine: CollectorEngine, options: CollectorOp
     1,
   )
   const limiter = new BeaconLimiter(perMinute)
+  const dropLog =
+    options.logger === undefined
+      ? undefined
+      : new DropLog(
+          options.logger,
+          limitOption(options.dropLogIntervalMs, 'dropLogIntervalMs', DEFAULT_DROP_LOG_INTERVAL_MS, 1),
+        )
+  const drop = (reason: 'rate' | 'queue'): void => {
+    countBeaconDrop(engine, reason)
+    dropLog?.note(reason)
+  }
   /** Beacons answered whose recording has not settled yet. */
   let pending = 0
   const onError = options.onError ?? (() => {})
@@ -217,8 +240,8 @@ export function analyticsCollector(engine: CollectorEngine, options: CollectorOp
     }
     if (site_name === undefined) return
     // Dropped beacons were answered like any other: a client learns nothing.
-    if (event !== REDIRECT && !limiter.allow(`${req.ip ?? ''} ${site_name}`)) return countBeaconDrop(engine, 'rate')
-    if (pending >= maxPending) return countBeaconDrop(engine, 'queue')
+    if (event !== REDIRECT && !limiter.allow(`${req.ip ?? ''} ${site_name}`)) return drop('rate')
+    if (pending >= maxPending) return drop('queue')
     pending += 1
     // Queued after the answer: the page never waits for the store.
     const id = visitor

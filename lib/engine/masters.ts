@@ -237,7 +237,7 @@ export class MasterRegistry {
     let check = this.inFlight.get(key)
     if (!check) {
       check = this.gate
-        .run(() => this.check(user, password), signal)
+        .run(() => this.check(user, password, signal), signal)
         .then(
           (caller) => {
             this.inFlight.delete(key)
@@ -266,8 +266,13 @@ export class MasterRegistry {
     return this.store.getMaster(user)
   }
 
-  private async check(user: string, password: string): Promise<Caller | undefined> {
+  private async check(user: string, password: string, signal?: AbortSignal): Promise<Caller | undefined> {
     const stored = await this.store.getMaster(user)
+    // The client may have gone while the record was read: no scrypt for nobody.
+    if (signal?.aborted) {
+      this.gate.stats.skipped++
+      throw new ClientGoneError()
+    }
     const given = stored ? undefined : this.given.get(user)
     const record = stored ?? given
     if (!record) {
@@ -279,7 +284,7 @@ export class MasterRegistry {
       const current = await this.lookup(user)
       return current && current.password_hash === given.password_hash
         ? { user, partner: current.partner }
-        : this.check(user, password)
+        : this.check(user, password, signal)
     }
     if (needsRehash(record.password_hash)) {
       // Only over the record just verified: a password another instance changed meanwhile stays.

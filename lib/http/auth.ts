@@ -81,7 +81,8 @@ class RequestClient implements LoginClient {
     this.controller = controller
     const res = this.req.res
     const socket = this.req.socket
-    if (socket?.destroyed || res?.closed) controller.abort()
+    // Ended (FIN received) counts as gone: the server closes such a socket without answering.
+    if (socket?.destroyed || socket?.readableEnded || res?.closed) controller.abort()
     else res?.once('close', () => res.writableFinished || controller.abort())
     return controller.signal
   }
