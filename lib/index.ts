@@ -52,7 +52,7 @@ export {
   type GeoResolver,
 } from './collector/index.js'
 export { startServer, type RunningServer, type ServerOptions, type ServerTimeouts } from './server.js'
-export { MemoryStore } from './store/memory/store.js'
+export { MemoryStore, type MemoryStoreOptions } from './store/memory/store.js'
 export * from './store/contract.js'
 export * from './agents/index.js'
 export * from './redirect/index.js'

@@ -13,7 +13,13 @@ import { OrderedIndex } from '../lib/store/memory/ordered-index.js'
 import { storeConformance } from '../lib/testing/conformance/index.js'
 import { T0, accountRecord, at, siteRecord } from '../lib/testing/conformance/fixtures.js'
 
+// The default threshold (10,000 a site-day) is far above what the suite records: exact.
 storeConformance(t, 'MemoryStore', () => new MemoryStore(), { uniqueVisitors: 'exact' })
+// Threshold 0: every site-day with a visitor is sketched, as a flooded one is; estimated, exported as sketches.
+storeConformance(t, 'MemoryStore (sketched)', () => new MemoryStore({ exactVisitors: 0 }), {
+  uniqueVisitors: 'estimated',
+  visitorSketches: true,
+})
 
 t.test('after close every method rejects with StoreUnavailableError; closing twice is fine', async (t) => {
   const store = new MemoryStore()

@@ -236,8 +236,10 @@ export interface TrafficTotals {
   page_views: number
   /**
    * Distinct visitor_ids over the whole period (and dimension value). A memory
-   * store counts exactly; a shared store may estimate (Redis HyperLogLog: about
-   * 0.81 % standard error), and the conformance suite allows 2 % from 1,000 up.
+   * store counts exactly up to its `exactVisitors` threshold per site-day
+   * (default 10,000), then estimates like Redis; a shared store may estimate
+   * (Redis HyperLogLog: about 0.81 % standard error), and the conformance
+   * suite allows 2 % from 1,000 up.
    */
   unique_visitors: number
 }

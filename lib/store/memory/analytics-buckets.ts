@@ -33,15 +33,20 @@ import {
   type PeriodRow,
   type TrafficTotals,
   type VisitEvent,
+  type VisitorsDump,
 } from '../contract.js'
 import { ACTIVITIES, TRAFFIC, activityTotals as totalsOf, dimensionRows } from '../shared/analytics-rows.js'
 import { compareKeys, compareText } from '../shared/order.js'
 import {
   Dim,
+  addToSketch,
   cellsOf,
   countActivity,
+  countSketchedVisit,
   countVisit,
   loadCell,
+  membersIn,
+  sketchCells,
   sumCells,
   uniteVisitors,
   PairDictionary,
@@ -49,8 +54,19 @@ import {
   type Cells,
 } from './analytics-cells.js'
 import { DayPeriod } from './day-period.js'
-import { DistinctCounter, membersOf } from './visitor-set.js'
+import { Hll, hashVisitor } from './hll.js'
+import { membersOf, VisitorUnion } from './visitor-set.js'
 import { OwnerDay, TopSlots, VisitRanking } from './visit-ranking.js'
+
+/** MemoryStore's default `exactVisitors`: honest sites stay exact. */
+export const DEFAULT_EXACT_VISITORS = 10_000
+
+/** A dumped cell's or day's sketch, when it has no exact list (validated by the state import). */
+function sketchOnly(cell: VisitorsDump): Hll | undefined {
+  return cell.visitors === undefined && cell.visitors_sketch !== undefined
+    ? Hll.fromDump(cell.visitors_sketch)
+    : undefined
+}
 
 const visitsOf = (bucket: { visits: number }): number => bucket.visits
 const KIND_INDEX: Readonly<Record<ActivityKind, number>> = {
@@ -70,6 +86,10 @@ class Bucket {
   /** Where this bucket's visits sit in its owner's day list (set on the first visit). */
   ownerDay: OwnerDay | undefined = undefined
   rank = -1
+  /** Visitors in the system cells, added up (at least the distinct visitors): what the threshold bounds. */
+  members = 0
+  /** The day's visitors once past the threshold; then every cell's visitors are sketches too. */
+  sketch: Hll | undefined = undefined
 }
 
 /** Everything recorded for one site. */
@@ -81,6 +101,8 @@ interface SiteData {
   days: Map<string, Bucket>
   /** visitor_id → interned integer, dense from 0. */
   visitorIds: Map<string, number>
+  /** The interned ids' visitor ids, by interned id. */
+  names: string[]
   /** The bucket written last: consecutive events mostly share a day. */
   lastDay: string
   last: Bucket | undefined
@@ -105,11 +127,27 @@ export class MemoryAnalytics {
   private readonly owners = new Map<string, OwnerData>()
   private readonly systems = new PairDictionary()
   private readonly geos = new PairDictionary()
-  private readonly distinct = new DistinctCounter()
+  private readonly union = new VisitorUnion()
   private readonly otherSystem = this.systems.id(OTHER, OTHER)
   private readonly otherGeo = this.geos.id(OTHER, OTHER)
   /** The first day kept by the last {@link dropBefore}: days are dropped once per new cutoff. */
   private keptFrom = ''
+
+  /**
+   * `exactVisitors`: a site-day keeps its visitors exactly while its system
+   * cells hold at most this many (about its distinct visitors), then
+   * switches to HyperLogLog sketches (hll.ts); later visitors of that day
+   * are hashed, never interned, so a flood of new ids grows nothing.
+   */
+  constructor(private readonly exactVisitors = DEFAULT_EXACT_VISITORS) {}
+
+  /** How many visitor ids the site has interned and how many of its days are sketched (for tests). */
+  visitorStats(site_name: string): { interned: number; sketchedDays: number } {
+    const site = this.sites.get(site_name)
+    let sketchedDays = 0
+    for (const bucket of site?.days.values() ?? []) if (bucket.sketch !== undefined) sketchedDays++
+    return { interned: site?.names.length ?? 0, sketchedDays }
+  }
 
   /**
    * Adds a visit to its day bucket, its two cells and the ranking of `owner`,
@@ -119,18 +157,27 @@ export class MemoryAnalytics {
   recordVisit(visit: VisitEvent, owner: string, cap = Number.POSITIVE_INFINITY): void {
     const site = this.siteData(visit.site_name, owner)
     const bucket = this.bucket(site, visit.day)
-    let visitor = site.visitorIds.get(visit.visitor_id)
-    if (visitor === undefined) {
-      visitor = site.visitorIds.size
-      site.visitorIds.set(visit.visitor_id, visitor)
-    }
     const pages = visit.page_views
     bucket.visits += 1
     bucket.page_views += pages
     const sys = bucket.sys.at(this.systems, visit.browser, visit.os, cap, this.otherSystem)
-    countVisit(bucket.sys.cells, sys, pages, visitor)
     const geo = bucket.geo.at(this.geos, visit.country, visit.region, cap, this.otherGeo)
-    countVisit(bucket.geo.cells, geo, pages, visitor)
+    if (bucket.sketch === undefined) {
+      let visitor = site.visitorIds.get(visit.visitor_id)
+      if (visitor === undefined) {
+        visitor = site.names.length
+        site.visitorIds.set(visit.visitor_id, visitor)
+        site.names.push(visit.visitor_id)
+      }
+      bucket.members += countVisit(bucket.sys.cells, sys, pages, visitor)
+      countVisit(bucket.geo.cells, geo, pages, visitor)
+      if (bucket.members > this.exactVisitors) this.toSketch(site, bucket)
+    } else {
+      hashVisitor(visit.visitor_id)
+      bucket.sketch.addHashed()
+      countSketchedVisit(bucket.sys.cells, sys, pages)
+      countSketchedVisit(bucket.geo.cells, geo, pages)
+    }
     this.countOwnerVisits(site, bucket, visit.day, 1)
   }
 
@@ -154,11 +201,11 @@ export class MemoryAnalytics {
     const rows: PeriodRow<TrafficTotals>[] = []
     for (const [id, sum] of this.sum(site, from, to, dimension)) {
       if (sum.visits === 0) continue
-      this.distinct.start(site!.visitorIds.size)
-      for (const visitors of sum.visitors) this.distinct.add(visitors)
+      this.union.start(site!.names)
+      for (const visitors of sum.visitors) this.union.add(visitors)
       rows.push({
         key: this.dictionary(dimension).pair(id),
-        data: { visits: sum.visits, page_views: sum.page_views, unique_visitors: this.distinct.count },
+        data: { visits: sum.visits, page_views: sum.page_views, unique_visitors: this.union.count },
       })
     }
     return dimensionRows(TRAFFIC, rows)
@@ -201,13 +248,14 @@ export class MemoryAnalytics {
   private traffic(site: SiteData | undefined, period: DayPeriod): TrafficTotals {
     let visits = 0
     let page_views = 0
-    this.distinct.start(site?.visitorIds.size ?? 0)
+    this.union.start(site?.names ?? [])
     for (const bucket of site ? period.of(site.days) : []) {
       visits += bucket.visits
       page_views += bucket.page_views
-      uniteVisitors(this.distinct, bucket.sys.cells)
+      if (bucket.sketch !== undefined) this.union.add(bucket.sketch)
+      else uniteVisitors(this.union, bucket.sys.cells)
     }
-    return { visits, page_views, unique_visitors: this.distinct.count }
+    return { visits, page_views, unique_visitors: this.union.count }
   }
 
   /** The slots of the owner's `limit` sites with the most visits in the period, best first. */
@@ -275,8 +323,7 @@ export class MemoryAnalytics {
     const out: AnalyticsDayDump[] = []
     const bySite = [...this.sites.values()].sort((a, b) => compareText(a.name, b.name))
     for (const site of bySite) {
-      const ids: string[] = []
-      for (const [id, n] of site.visitorIds) ids[n] = id
+      const ids = site.names
       const cells = (flat: Cells, dictionary: PairDictionary): AnalyticsCellDump[] =>
         cellsOf(flat)
           .map((cell) => ({
@@ -284,9 +331,13 @@ export class MemoryAnalytics {
             visits: cell.visits,
             page_views: cell.page_views,
             activities: activityTotals(cell.acts),
-            visitors: membersOf(cell.visitors)
-              .map((n) => ids[n]!)
-              .sort(),
+            ...(cell.visitors instanceof Hll
+              ? { visitors_sketch: cell.visitors.toDump() }
+              : {
+                  visitors: membersOf(cell.visitors)
+                    .map((n) => ids[n]!)
+                    .sort(),
+                }),
           }))
           .sort((a, b) => compareKeys(a.key, b.key))
       for (const day of [...site.days.keys()].sort()) {
@@ -298,7 +349,9 @@ export class MemoryAnalytics {
           visits: bucket.visits,
           page_views: bucket.page_views,
           activities: activityTotals(bucket.acts),
-          visitors: [...new Set(system.flatMap((cell) => cell.visitors!))].sort(),
+          ...(bucket.sketch !== undefined
+            ? { visitors_sketch: bucket.sketch.toDump() }
+            : { visitors: [...new Set(system.flatMap((cell) => cell.visitors!))].sort() }),
           system,
           geo: cells(bucket.geo.cells, this.geos),
         })
@@ -309,21 +362,28 @@ export class MemoryAnalytics {
 
   /**
    * Adds one exported site-day to `owner`'s site (a state import). Its
-   * visitors must be exact ids; the day's own list is implied by its system cells.
+   * visitors are exact ids or this store's sketches (checked beforehand);
+   * the day's own exact list is implied by its system cells. A day with a
+   * sketch, or past the threshold once loaded, is sketched.
    */
   load(day: AnalyticsDayDump, owner: string): void {
     const site = this.siteData(day.site_name, owner)
     const bucket = this.bucket(site, day.day)
+    const sketched = [day, ...day.system, ...day.geo].some((cell) => sketchOnly(cell) !== undefined)
+    if (sketched && bucket.sketch === undefined) this.toSketch(site, bucket)
     const intern = (id: string): number => {
       let n = site.visitorIds.get(id)
-      if (n === undefined) site.visitorIds.set(id, (n = site.visitorIds.size))
+      if (n === undefined) {
+        site.visitorIds.set(id, (n = site.names.length))
+        site.names.push(id)
+      }
       return n
     }
     const counts = (a: ActivityTotals): number[] => [a.click_to_call, a.click_to_map, a.click_to_email, a.form_submit]
     const view = (cell: AnalyticsCellDump) => ({
       visits: cell.visits,
       page_views: cell.page_views,
-      visitors: (cell.visitors ?? []).map(intern),
+      visitors: bucket.sketch === undefined ? (cell.visitors ?? []).map(intern) : undefined,
       acts: counts(cell.activities).some((n) => n > 0) ? counts(cell.activities) : undefined,
     })
     bucket.visits += day.visits
@@ -334,13 +394,24 @@ export class MemoryAnalytics {
     }
     // An import keeps every value it is given: the cap applies to recording.
     const all = Number.POSITIVE_INFINITY
+    const sketch = bucket.sketch
     for (const cell of day.system) {
       const at = bucket.sys.at(this.systems, ...cell.key, all, this.otherSystem)
       loadCell(bucket.sys.cells, at, view(cell))
+      if (sketch !== undefined) sketch.merge(addToSketch(bucket.sys.cells, at, cell.visitors ?? [], sketchOnly(cell)))
     }
     for (const cell of day.geo) {
       const at = bucket.geo.at(this.geos, ...cell.key, all, this.otherGeo)
       loadCell(bucket.geo.cells, at, view(cell))
+      if (sketch !== undefined) addToSketch(bucket.geo.cells, at, cell.visitors ?? [], sketchOnly(cell))
+    }
+    if (sketch !== undefined) {
+      for (const id of day.visitors ?? []) sketch.add(id)
+      const own = sketchOnly(day)
+      if (own !== undefined) sketch.merge(own)
+    } else {
+      bucket.members = membersIn(bucket.sys.cells)
+      if (bucket.members > this.exactVisitors) this.toSketch(site, bucket)
     }
     if (day.visits > 0) this.countOwnerVisits(site, bucket, day.day, day.visits)
   }
@@ -380,6 +451,7 @@ export class MemoryAnalytics {
       slot,
       days: new Map(),
       visitorIds: new Map(),
+      names: [],
       lastDay: '',
       last: undefined,
     }
@@ -395,6 +467,12 @@ export class MemoryAnalytics {
     site.lastDay = day
     site.last = bucket
     return bucket
+  }
+
+  /** Switches a site-day to sketches: the day's and every cell's visitors. */
+  private toSketch(site: SiteData, bucket: Bucket): void {
+    bucket.sketch = sketchCells(bucket.sys.cells, site.names)
+    sketchCells(bucket.geo.cells, site.names)
   }
 
   private dictionary(dimension: Dimension): PairDictionary {

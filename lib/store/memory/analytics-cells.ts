@@ -10,7 +10,8 @@
  * which an attacker sending new values made quadratic); counters are updated
  * in place. The cardinality cap bounds the cells of a day.
  */
-import { addInt, membersOf, type DistinctCounter, type IntSet } from './visitor-set.js'
+import { Hll } from './hll.js'
+import { addInt, IntHashSet, sizeOf, sketchOf, type IntSet, type VisitorSet, type VisitorUnion } from './visitor-set.js'
 
 /** Flat cells; see the module comment. */
 export type Cells = unknown[]
@@ -94,11 +95,72 @@ export class Dim {
   }
 }
 
-/** Counts a visit of `pages` pages by `visitor` in the cell at `at`. */
-export function countVisit(cells: Cells, at: number, pages: number, visitor: number): void {
+/**
+ * Counts a visit of `pages` pages by the interned `visitor` in the cell at
+ * `at`, of a site-day still exact; 1 when the visitor is new to the cell, else 0.
+ */
+export function countVisit(cells: Cells, at: number, pages: number, visitor: number): number {
   cells[at + VISITS] = (cells[at + VISITS] as number) + 1
   cells[at + PAGES] = (cells[at + PAGES] as number) + pages
-  cells[at + VISITORS] = addInt(cells[at + VISITORS] as IntSet, visitor)
+  const before = cells[at + VISITORS] as IntSet
+  if (before instanceof IntHashSet) {
+    const size = before.size
+    before.add(visitor)
+    return before.size - size
+  }
+  const after = addInt(before, visitor)
+  cells[at + VISITORS] = after
+  // Below a hash set, addInt returns the same value only when the visitor was already in.
+  return after === before ? 0 : 1
+}
+
+/** The sketch of the cell at `at` of a sketched site-day, made if the cell has none yet. */
+function cellSketch(cells: Cells, at: number): Hll {
+  const visitors = cells[at + VISITORS] as VisitorSet
+  if (visitors instanceof Hll) return visitors
+  const sketch = new Hll()
+  cells[at + VISITORS] = sketch
+  return sketch
+}
+
+/**
+ * Counts a visit of `pages` pages in the cell at `at` of a sketched site-day,
+ * by the visitor hashed last (hll.ts hashVisitor).
+ */
+export function countSketchedVisit(cells: Cells, at: number, pages: number): void {
+  cells[at + VISITS] = (cells[at + VISITS] as number) + 1
+  cells[at + PAGES] = (cells[at + PAGES] as number) + pages
+  cellSketch(cells, at).addHashed()
+}
+
+/** Adds visitor ids (not interned) or a sketch to the cell at `at` of a sketched site-day. */
+export function addToSketch(cells: Cells, at: number, ids: readonly string[], sketch: Hll | undefined): Hll {
+  const mine = cellSketch(cells, at)
+  for (const id of ids) mine.add(id)
+  if (sketch !== undefined) mine.merge(sketch)
+  return mine
+}
+
+/**
+ * Turns every exact cell's visitors into a sketch, `names` giving the visitor
+ * id of each interned id; returns the union of all the cells' sketches.
+ */
+export function sketchCells(cells: Cells, names: readonly string[]): Hll {
+  const union = new Hll()
+  for (let at = VISITORS; at < cells.length; at += STRIDE) {
+    let visitors = cells[at] as VisitorSet
+    if (visitors === undefined) continue
+    if (!(visitors instanceof Hll)) cells[at] = visitors = sketchOf(visitors, names)
+    union.merge(visitors)
+  }
+  return union
+}
+
+/** The number of visitors a site-day's exact cells hold, added up (at least its distinct visitors). */
+export function membersIn(cells: Cells): number {
+  let n = 0
+  for (let at = VISITORS; at < cells.length; at += STRIDE) n += sizeOf(cells[at] as IntSet)
+  return n
 }
 
 /** Counts an activity of kind index `kind` (0–3) in the cell at `at`. */
@@ -109,8 +171,8 @@ export function countActivity(cells: Cells, at: number, kind: number): void {
 }
 
 /** Adds the visitors of every cell to a union (a day's visitors are those of its system cells). */
-export function uniteVisitors(distinct: DistinctCounter, cells: Cells): void {
-  for (let at = VISITORS; at < cells.length; at += STRIDE) distinct.add(cells[at] as IntSet)
+export function uniteVisitors(union: VisitorUnion, cells: Cells): void {
+  for (let at = VISITORS; at < cells.length; at += STRIDE) union.add(cells[at] as VisitorSet)
 }
 
 /** What cells with one id add up to over a period. */
@@ -120,7 +182,7 @@ export interface CellTotals {
   /** Counts by activity kind index. */
   acts: number[]
   /** The visitor sets to unite. */
-  visitors: IntSet[]
+  visitors: VisitorSet[]
 }
 
 /** Adds up the cells of many buckets by id. */
@@ -133,7 +195,7 @@ export function sumCells(all: Iterable<Cells>): Map<number, CellTotals> {
       if (sum === undefined) sums.set(id, (sum = { visits: 0, page_views: 0, acts: [0, 0, 0, 0], visitors: [] }))
       sum.visits += cells[at + VISITS] as number
       sum.page_views += cells[at + PAGES] as number
-      const visitors = cells[at + VISITORS] as IntSet
+      const visitors = cells[at + VISITORS] as VisitorSet
       if (visitors !== undefined) sum.visitors.push(visitors)
       const acts = cells[at + ACTS] as number[] | undefined
       if (acts !== undefined) for (let k = 0; k < 4; k++) sum.acts[k]! += acts[k]!
@@ -147,7 +209,7 @@ export interface CellView {
   id: number
   visits: number
   page_views: number
-  visitors: IntSet
+  visitors: VisitorSet
   /** Counts by activity kind index, or undefined when none. */
   acts: number[] | undefined
 }
@@ -160,20 +222,29 @@ export function cellsOf(cells: Cells): CellView[] {
       id: cells[at] as number,
       visits: cells[at + VISITS] as number,
       page_views: cells[at + PAGES] as number,
-      visitors: cells[at + VISITORS] as IntSet,
+      visitors: cells[at + VISITORS] as VisitorSet,
       acts: cells[at + ACTS] as number[] | undefined,
     })
   }
   return out
 }
 
-/** Adds `view`'s counters and visitors to the cell at `at` (a snapshot being loaded). */
-export function loadCell(cells: Cells, at: number, view: Omit<CellView, 'id'>): void {
+/**
+ * Adds `view`'s counters to the cell at `at` (a snapshot being loaded), and
+ * its exact visitors when given: a sketched site-day adds them with addToSketch.
+ */
+export function loadCell(
+  cells: Cells,
+  at: number,
+  view: Omit<CellView, 'id' | 'visitors'> & { visitors?: number[] },
+): void {
   cells[at + VISITS] = (cells[at + VISITS] as number) + view.visits
   cells[at + PAGES] = (cells[at + PAGES] as number) + view.page_views
-  let visitors = cells[at + VISITORS] as IntSet
-  for (const id of membersOf(view.visitors)) visitors = addInt(visitors, id)
-  cells[at + VISITORS] = visitors
+  if (view.visitors !== undefined) {
+    let visitors = cells[at + VISITORS] as IntSet
+    for (const id of view.visitors) visitors = addInt(visitors, id)
+    cells[at + VISITORS] = visitors
+  }
   if (view.acts !== undefined) {
     const acts = ((cells[at + ACTS] as number[] | undefined) ?? [0, 0, 0, 0]).slice()
     for (let k = 0; k < 4; k++) acts[k]! += view.acts[k]!

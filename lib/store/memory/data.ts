@@ -54,7 +54,12 @@ export class MemoryData {
    * key up to its first ':'); see incrementWithinLimit in memory/accounts.ts.
    */
   readonly counterHorizons = new Map<string, number>()
-  readonly analytics = new MemoryAnalytics()
+  readonly analytics: MemoryAnalytics
+
+  /** `exactVisitors`: see {@link MemoryStoreOptions.exactVisitors}. */
+  constructor(exactVisitors?: number) {
+    this.analytics = new MemoryAnalytics(exactVisitors)
+  }
   readonly tokens = new ExpiringRecords()
   readonly sessions = new ExpiringRecords()
   private closed = false

@@ -6,6 +6,7 @@ import type { StateDump } from '../contract.js'
 import { StateConflictError } from '../contract.js'
 import type { AccountOps, SiteOps, StateOps } from '../shared/composed-store.js'
 import { checkDump } from '../shared/dump-checks.js'
+import { Hll } from './hll.js'
 import { byText } from '../shared/order.js'
 import { grantKey, type MemoryData } from './data.js'
 import { copy } from './records.js'
@@ -56,7 +57,16 @@ export function memoryState(data: MemoryData, parts: { sites: SiteOps; accounts:
         siteFolds: data.siteFolds,
         accountFolds: data.accountFolds,
       }
-      const { problems, siteOwners } = checkDump(dump, existing, false)
+      const { problems, siteOwners } = checkDump(dump, existing, true)
+      // Only this store's own sketches (hll.ts) can be merged: another store's hash differs.
+      for (const day of dump.analytics) {
+        const sketches = [day, ...day.system, ...day.geo].filter((c) => c.visitors === undefined && c.visitors_sketch)
+        if (sketches.some((c) => Hll.fromDump(c.visitors_sketch!) === undefined)) {
+          problems.push(
+            `analytics of ${day.site_name} on ${day.day}: visitor sketches come from another kind of store and cannot be imported here`,
+          )
+        }
+      }
       if (problems.length > 0) throw new StateConflictError(problems)
       for (const master of dump.masters) data.masters.set(master.user, copy(master))
       for (const site of dump.sites) void parts.sites.createSite(site)

@@ -11,6 +11,8 @@
  * members with generation stamps, no hashing and no allocation.
  */
 
+import { Hll } from './hll.js'
+
 /** Up to this many members a set is a plain array. */
 const SMALL = 32
 const EMPTY = -1
@@ -116,6 +118,66 @@ export class DistinctCounter {
       }
     }
     this.count = count
+  }
+}
+
+/** How many members an exact set has. */
+export function sizeOf(set: IntSet): number {
+  if (set === undefined) return 0
+  if (typeof set === 'number') return 1
+  return Array.isArray(set) ? set.length : set.size
+}
+
+/**
+ * The visitors of a cell or day: an exact set of interned ids, or a sketch
+ * once its site-day passed the store's `exactVisitors` threshold.
+ */
+export type VisitorSet = IntSet | Hll
+
+/** A sketch of an exact set's members, `names` giving each interned id's visitor id. */
+export function sketchOf(set: IntSet, names: readonly string[]): Hll {
+  const sketch = new Hll()
+  for (const n of membersOf(set)) sketch.add(names[n]!)
+  return sketch
+}
+
+/**
+ * The number of distinct visitors in several visitor sets: exact while they
+ * are all exact, else the estimate of a sketch of all of them (exact ∪
+ * sketch → sketch, the exact members hashed in by their visitor ids).
+ */
+export class VisitorUnion {
+  private readonly distinct = new DistinctCounter()
+  private exact: IntSet[] = []
+  private sketch: Hll | undefined = undefined
+  private names: readonly string[] = []
+
+  /** Begins a new union over the interned ids of a site, `names` by id. */
+  start(names: readonly string[]): void {
+    this.distinct.start(names.length)
+    this.exact = []
+    this.sketch = undefined
+    this.names = names
+  }
+
+  add(set: VisitorSet): void {
+    if (set === undefined) return
+    if (set instanceof Hll) {
+      if (this.sketch === undefined) this.sketch = new Hll()
+      this.sketch.merge(set)
+    } else {
+      this.distinct.add(set)
+      this.exact.push(set)
+    }
+  }
+
+  /** The distinct visitors added since {@link start}. */
+  get count(): number {
+    const sketch = this.sketch
+    if (sketch === undefined) return this.distinct.count
+    for (const set of this.exact) for (const n of membersOf(set)) sketch.add(this.names[n]!)
+    this.exact = []
+    return sketch.count()
   }
 }
 
