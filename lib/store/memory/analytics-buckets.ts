@@ -68,6 +68,12 @@ function sketchOnly(cell: VisitorsDump): Hll | undefined {
     : undefined
 }
 
+/** The site's visitor ids by interned id (ids are dense and Map order is insertion order). */
+function namesOf(site: SiteData): string[] {
+  if (site.names.length !== site.visitorIds.size) site.names = [...site.visitorIds.keys()]
+  return site.names
+}
+
 const visitsOf = (bucket: { visits: number }): number => bucket.visits
 const KIND_INDEX: Readonly<Record<ActivityKind, number>> = {
   click_to_call: 0,
@@ -101,7 +107,10 @@ interface SiteData {
   days: Map<string, Bucket>
   /** visitor_id → interned integer, dense from 0. */
   visitorIds: Map<string, number>
-  /** The interned ids' visitor ids, by interned id. */
+  /**
+   * The interned ids' visitor ids, by interned id: built when a sketch needs
+   * them (see namesOf), not kept up to date, which would cost 8 bytes an id.
+   */
   names: string[]
   /** The bucket written last: consecutive events mostly share a day. */
   lastDay: string
@@ -146,7 +155,7 @@ export class MemoryAnalytics {
     const site = this.sites.get(site_name)
     let sketchedDays = 0
     for (const bucket of site?.days.values() ?? []) if (bucket.sketch !== undefined) sketchedDays++
-    return { interned: site?.names.length ?? 0, sketchedDays }
+    return { interned: site?.visitorIds.size ?? 0, sketchedDays }
   }
 
   /**
@@ -165,9 +174,8 @@ export class MemoryAnalytics {
     if (bucket.sketch === undefined) {
       let visitor = site.visitorIds.get(visit.visitor_id)
       if (visitor === undefined) {
-        visitor = site.names.length
+        visitor = site.visitorIds.size
         site.visitorIds.set(visit.visitor_id, visitor)
-        site.names.push(visit.visitor_id)
       }
       bucket.members += countVisit(bucket.sys.cells, sys, pages, visitor)
       countVisit(bucket.geo.cells, geo, pages, visitor)
@@ -201,7 +209,7 @@ export class MemoryAnalytics {
     const rows: PeriodRow<TrafficTotals>[] = []
     for (const [id, sum] of this.sum(site, from, to, dimension)) {
       if (sum.visits === 0) continue
-      this.union.start(site!.names)
+      this.union.start(site!.visitorIds.size, () => namesOf(site!))
       for (const visitors of sum.visitors) this.union.add(visitors)
       rows.push({
         key: this.dictionary(dimension).pair(id),
@@ -248,7 +256,7 @@ export class MemoryAnalytics {
   private traffic(site: SiteData | undefined, period: DayPeriod): TrafficTotals {
     let visits = 0
     let page_views = 0
-    this.union.start(site?.names ?? [])
+    this.union.start(site?.visitorIds.size ?? 0, () => (site ? namesOf(site) : []))
     for (const bucket of site ? period.of(site.days) : []) {
       visits += bucket.visits
       page_views += bucket.page_views
@@ -323,7 +331,7 @@ export class MemoryAnalytics {
     const out: AnalyticsDayDump[] = []
     const bySite = [...this.sites.values()].sort((a, b) => compareText(a.name, b.name))
     for (const site of bySite) {
-      const ids = site.names
+      const ids = [...site.visitorIds.keys()]
       const cells = (flat: Cells, dictionary: PairDictionary): AnalyticsCellDump[] =>
         cellsOf(flat)
           .map((cell) => ({
@@ -373,10 +381,7 @@ export class MemoryAnalytics {
     if (sketched && bucket.sketch === undefined) this.toSketch(site, bucket)
     const intern = (id: string): number => {
       let n = site.visitorIds.get(id)
-      if (n === undefined) {
-        site.visitorIds.set(id, (n = site.names.length))
-        site.names.push(id)
-      }
+      if (n === undefined) site.visitorIds.set(id, (n = site.visitorIds.size))
       return n
     }
     const counts = (a: ActivityTotals): number[] => [a.click_to_call, a.click_to_map, a.click_to_email, a.form_submit]
@@ -471,8 +476,9 @@ export class MemoryAnalytics {
 
   /** Switches a site-day to sketches: the day's and every cell's visitors. */
   private toSketch(site: SiteData, bucket: Bucket): void {
-    bucket.sketch = sketchCells(bucket.sys.cells, site.names)
-    sketchCells(bucket.geo.cells, site.names)
+    const names = namesOf(site)
+    bucket.sketch = sketchCells(bucket.sys.cells, names)
+    sketchCells(bucket.geo.cells, names)
   }
 
   private dictionary(dimension: Dimension): PairDictionary {

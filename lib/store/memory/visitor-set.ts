@@ -150,11 +150,14 @@ export class VisitorUnion {
   private readonly distinct = new DistinctCounter()
   private exact: IntSet[] = []
   private sketch: Hll | undefined = undefined
-  private names: readonly string[] = []
+  private names: () => readonly string[] = () => []
 
-  /** Begins a new union over the interned ids of a site, `names` by id. */
-  start(names: readonly string[]): void {
-    this.distinct.start(names.length)
+  /**
+   * Begins a new union over the `universe` interned ids of a site; `names`
+   * gives their visitor ids by id, asked only when a sketch is involved.
+   */
+  start(universe: number, names: () => readonly string[]): void {
+    this.distinct.start(universe)
     this.exact = []
     this.sketch = undefined
     this.names = names
@@ -175,7 +178,8 @@ export class VisitorUnion {
   get count(): number {
     const sketch = this.sketch
     if (sketch === undefined) return this.distinct.count
-    for (const set of this.exact) for (const n of membersOf(set)) sketch.add(this.names[n]!)
+    const names = this.names()
+    for (const set of this.exact) for (const n of membersOf(set)) sketch.add(names[n]!)
     this.exact = []
     return sketch.count()
   }
