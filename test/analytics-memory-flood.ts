@@ -80,6 +80,9 @@ t.test('sketched days round-trip through exportState/importState', async (t) => 
   t.equal(typeof flooded.visitors_sketch, 'string', 'the flooded day is a sketch')
   t.equal(flooded.visitors, undefined)
   t.equal(typeof flooded.system[0]!.visitors_sketch, 'string', 'so are its cells')
+  // The state schema (admin /state, --state files) takes a sketch as plain base64.
+  t.match(flooded.visitors_sketch, /^[A-Za-z0-9+/]*={0,2}$/, 'a sketch is base64')
+  t.ok(flooded.visitors_sketch!.length <= 100_000, 'within the schema bound')
   t.strictSame(dump.analytics.find((d) => d.day === '2024-03-02')!.visitors?.length, 50, 'the quiet day stays exact')
   const before = await store.siteTraffic('s', DAY, '2024-03-02')
   t.ok(within2(before[0]!.data.unique_visitors, 5050))

@@ -16,8 +16,11 @@ const M = 1 << P
 /** Hash bits left for the rank (h2 is 32 bits): registers hold 0..Q+1. */
 const Q = 32
 const ALPHA_INF = 0.5 / Math.LN2
-/** Prefix of a MemoryStore sketch in a state dump, so another store's sketch is told apart. */
-const PREFIX = 'mhll14:'
+/**
+ * Header of a MemoryStore sketch in a state dump (before base64, which the
+ * state schema requires), so another store's sketch (Redis' starts "HYLL") is told apart.
+ */
+const HEADER = Buffer.from('MHL1', 'latin1')
 
 /** The two 32-bit halves of the last {@link hashVisitor}: module state, so hashing allocates nothing. */
 let h1 = 0
@@ -102,16 +105,16 @@ export class Hll {
     return Math.round((ALPHA_INF * M * M) / z)
   }
 
-  /** The sketch as a dump string. */
+  /** The sketch as a dump string: base64 of the header and the registers. */
   toDump(): string {
-    return PREFIX + Buffer.from(this.registers.buffer, this.registers.byteOffset, M).toString('base64')
+    return Buffer.concat([HEADER, this.registers]).toString('base64')
   }
 
   /** A sketch from {@link toDump}'s string, or undefined when it is not one. */
   static fromDump(text: string): Hll | undefined {
-    if (!text.startsWith(PREFIX)) return undefined
-    const bytes = Buffer.from(text.slice(PREFIX.length), 'base64')
-    if (bytes.length !== M || bytes.some((r) => r > Q + 1)) return undefined
-    return new Hll(new Uint8Array(bytes))
+    const bytes = Buffer.from(text, 'base64')
+    if (bytes.length !== HEADER.length + M || !bytes.subarray(0, HEADER.length).equals(HEADER)) return undefined
+    const registers = new Uint8Array(bytes.subarray(HEADER.length))
+    return registers.some((r) => r > Q + 1) ? undefined : new Hll(registers)
   }
 }
