@@ -8,6 +8,7 @@ import t from 'tap'
 import { MemoryAnalytics } from '../lib/store/memory/analytics-buckets.js'
 import { MemoryStore } from '../lib/store/memory/store.js'
 import { siteRecord, visitEvent } from '../lib/testing/conformance/fixtures.js'
+import { adminServer } from './helpers/testing.js'
 
 const DAY = '2024-03-01'
 /**
@@ -98,4 +99,18 @@ t.test('exactVisitors must be a non-negative integer', async (t) => {
   for (const bad of [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY])
     t.throws(() => new MemoryStore({ exactVisitors: bad }), TypeError, String(bad))
   t.doesNotThrow(() => new MemoryStore({ exactVisitors: 0 }))
+})
+
+t.test('a sketched day survives the test double snapshot and seed over HTTP', async (t) => {
+  let store: MemoryStore | undefined
+  const f = await adminServer(t, { name: 'memory', make: () => (store = new MemoryStore({ exactVisitors: 5 })) })
+  await store!.createSite(siteRecord('flooded', 'alice'))
+  for (const id of floodIds(50, 'd')) await store!.recordVisit(visitEvent('flooded', DAY, id))
+  const snap = (await f.http.get('/__admin/snapshot').expect(200)).body
+  t.ok(JSON.stringify(snap).includes('visitors_sketch'), 'the snapshot holds the sketch')
+  await f.http.post('/__admin/reset').expect(204)
+  const seeded = await f.http.post('/__admin/seed').send(snap)
+  t.equal(seeded.status, 204, JSON.stringify(seeded.body))
+  t.same((await f.http.get('/__admin/snapshot')).body, snap, 'and seeds it back as it was')
+  t.ok(within2((await store!.siteTraffic('flooded', DAY, DAY))[0]!.data.unique_visitors, 50), 'counting about 50')
 })
