@@ -12,7 +12,9 @@
  * - visitor ids are interned per site to small integers, so a set holds
  *   numbers (one number, a short array, or a typed-array hash set; see
  *   visitor-set.ts), and a union over any period is a pass over
- *   generation-stamped integers, not string hashing;
+ *   generation-stamped integers, not string hashing; past `exactVisitors`
+ *   a site-day switches to HyperLogLog sketches (hll.ts) and interns nothing
+ *   more, so a flood of random ids cannot grow the heap;
  * - dimension values are interned once per store to integer ids; the
  *   cells of a bucket are one flat array sorted by id, not Maps or objects.
  *
@@ -56,7 +58,7 @@ import {
 import { DayPeriod } from './day-period.js'
 import { Hll, hashVisitor } from './hll.js'
 import { membersOf, VisitorUnion } from './visitor-set.js'
-import { OwnerDay, TopSlots, VisitRanking } from './visit-ranking.js'
+import { OwnerDay, VisitRanking, rankWinners } from './visit-ranking.js'
 
 /** MemoryStore's default `exactVisitors`: honest sites stay exact. */
 export const DEFAULT_EXACT_VISITORS = 10_000
@@ -74,7 +76,6 @@ function namesOf(site: SiteData): string[] {
   return site.names
 }
 
-const visitsOf = (bucket: { visits: number }): number => bucket.visits
 const KIND_INDEX: Readonly<Record<ActivityKind, number>> = {
   click_to_call: 0,
   click_to_map: 1,
@@ -245,7 +246,7 @@ export class MemoryAnalytics {
     const data = this.owners.get(owner)
     if (data === undefined || limit <= 0) return []
     const period = new DayPeriod(from, to)
-    const winners = this.winners(data, period, period.of(data.days), limit)
+    const winners = rankWinners(data, period, period.of(data.days), limit)
     return winners.map((slot) => {
       const site = data.sites[slot]!
       return { site_name: site.name, data: this.traffic(site, period) }
@@ -264,39 +265,6 @@ export class MemoryAnalytics {
       else uniteVisitors(this.union, bucket.sys.cells)
     }
     return { visits, page_views, unique_visitors: this.union.count }
-  }
-
-  /** The slots of the owner's `limit` sites with the most visits in the period, best first. */
-  private winners(data: OwnerData, period: DayPeriod, days: OwnerDay[], limit: number): number[] {
-    const { sites, ranking } = data
-    const nameOf = (slot: number) => sites[slot]!.name
-    let inPeriod = 0
-    let entries = 0
-    for (const day of days) {
-      inPeriod += day.total
-      entries += day.length
-    }
-    // Every visit the owner has lies in the period: all-time order is the answer.
-    if (inPeriod === ranking.total) return ranking.top(limit, nameOf)
-    // Scoring a site costs about what summing 400 day-list entries does
-    // (measured at 100k sites), so the bound may score that share of them;
-    // and a few times `limit` in any case, which is cheap either way.
-    const bounded = ranking.topBounded(
-      limit,
-      (slot) => period.sum(sites[slot]!.days, visitsOf),
-      nameOf,
-      Math.max(entries / 400, 4 * limit),
-    )
-    if (bounded !== undefined) return bounded
-    const totals = new Float64Array(sites.length)
-    for (const { slots, visits, length } of days) {
-      for (let i = 0; i < length; i++) totals[slots[i]!]! += visits[i]!
-    }
-    const top = new TopSlots(limit, (slot) => totals[slot]!, nameOf)
-    for (let slot = 0; slot < totals.length; slot++) {
-      if (totals[slot]! > 0 && sites[slot] !== undefined) top.offer(slot)
-    }
-    return top.slots
   }
 
   /**
