@@ -109,6 +109,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
   const maxPendingRecordings = count('max-pending-recordings', 1)
   const analyticsRetentionDays = count('analytics-retention-days', 1)
   const maxDimensionValues = count('max-dimension-values', 1)
+  const exactVisitors = count('exact-visitors', 0)
   const geoHeaders = flags['geo-headers'] as string | undefined
   if (geoHeaders !== undefined && !CDN_PROVIDERS.includes(geoHeaders as CdnProvider))
     throw new UsageError(`--geo-headers must be one of ${CDN_PROVIDERS.join(', ')} (got ${JSON.stringify(geoHeaders)})`)
@@ -135,7 +136,10 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
       ? await openPostgres(choice.url, env)
       : choice.kind === 'redis'
         ? await openRedis(choice.url, env)
-        : { store: new MemoryStore(), label: 'memory store: state lives in this process' }
+        : {
+            store: new MemoryStore(exactVisitors === undefined ? {} : { exactVisitors }),
+            label: 'memory store: state lives in this process',
+          }
   if (choice.kind !== 'memory') await reachable(opened.store, choice.url, logger)
   if (choice.kind === 'redis') watchConnection(opened.store, choice.url, logger)
   const store = registry ? timedStore(opened.store, instrumentsFor(registry)) : opened.store

@@ -139,6 +139,7 @@ t.test('command-line mistakes: exit 2, one line saying why, and a pointer to --h
     [['--geo-headers', 'akamai'], '--geo-headers must be one of cloudflare'],
     [['--beacons-per-minute', '1.5'], '--beacons-per-minute must be a whole number from 0'],
     [['--analytics-retention-days', '0'], '--analytics-retention-days must be a whole number from 1'],
+    [['--exact-visitors', 'many'], '--exact-visitors must be a whole number from 0'],
   ] as const) {
     const cli = runCli(t, [...args])
     t.equal(await cli.exited, 2, `${args.join(' ')}: exit 2`)
