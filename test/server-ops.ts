@@ -124,11 +124,15 @@ t.test(
     t.match(line, { route: '/v1/sites/{site_name}', user: 'u', req: { method: 'GET', path: '/v1/sites/x' } })
     for (const secret of ['secret-pw', 'query-secret', 'cookie-secret', auth('u', 'secret-pw').slice(6)])
       t.notMatch(lines[0], secret, 'no secret logged')
-    const metrics = await registry.metrics()
-    t.match(
-      metrics,
-      /http_request_duration_seconds_count\{method="GET",route="\/v1\/sites\/\{site_name\}",status_code="400"\} 1/,
-    )
+    // prom-client loads on first use; observations made before it resolves are applied once it has.
+    const counted =
+      /http_request_duration_seconds_count\{method="GET",route="\/v1\/sites\/\{site_name\}",status_code="400"\} 1/
+    let metrics = await registry.metrics()
+    for (let i = 0; i < 100 && !counted.test(metrics); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      metrics = await registry.metrics()
+    }
+    t.match(metrics, counted)
   },
 )
 
@@ -146,7 +150,12 @@ t.test('mobileRedirect registry: decisions counted', async (t) => {
   await request(app)
     .get('/a')
     .set('user-agent', notPhones['Ubuntu Firefox'] as string)
-  const text = await registry.metrics()
+  // prom-client loads on first use; observations made before it resolves are applied once it has.
+  let text = await registry.metrics()
+  for (let i = 0; i < 100 && !text.includes('decision="desktop"'); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    text = await registry.metrics()
+  }
   for (const decision of ['redirected', 'not_navigation', 'opted_out', 'desktop'])
     t.match(text, `mobisite_redirect_decisions_total{decision="${decision}"} 1`, decision)
 })
