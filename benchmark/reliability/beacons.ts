@@ -144,7 +144,7 @@ is what issue 23 measured on main.
 
 | attack | before (issue 23) | after |
 |---|---|---|
-| MemoryStore heap, random visitor ids | 21 MB kept by visitor ids; 4.3 ms per event at 100k values | +${mb(m.heapBytes)} MB after ${m.events} visits (${(m.heapBytes / m.events) | 0} B per visit: distinct visitors are counted exactly); rows: geo ${m.rows.geo}, system ${m.rows.system} |
+| MemoryStore heap, random visitor ids | 21 MB kept by visitor ids; 4.3 ms per event at 100k values | +${mb(m.heapBytes)} MB after ${m.events} visits (${(m.heapBytes / m.events) | 0} B per visit: exact up to 10,000 distinct visitors per site-day, then a sketch); rows: geo ${m.rows.geo}, system ${m.rows.system} |
 | MemoryStore heap, 1,000 visitor ids (values only) | grew with every value | +${mb(p.heapBytes)} MB after ${p.events} visits (cap's worth: ${mb(CAP_HEAP_BYTES)} MB); rows: geo ${p.rows.geo}, system ${p.rows.system} |
 | Redis keys | 372k keys (181 MB) for 186k beacons, never expiring | ${r.keys} keys (used_memory ${mb(r.usedMemory)} MB) after ${r.events} visits (cap's worth: ${CAP_KEYS}) |
 | longest Redis command of an analytics read after it | 2.9–5.5 s (one script) | ${(r.longestMicros / 1000).toFixed(2)} ms (${r.longestCommand}; ${r.commands} commands, ${r.readMs.toFixed(0)} ms in all), SLOWLOG of the run's own redis-server |
