@@ -187,7 +187,7 @@ async function fill(store: Store): Promise<void> {
 
 const SITE_DAYS = 500
 /** The analytics keys of RedisStore's tagged key layout (lib/store/redis/keys.ts), after the prefix. */
-const ANALYTICS = /^\{s:[^}]*\}:(aowner$|days$|day:|dayu:|dv:|dvu:)|^\{o:[^}]*\}:(odays$|rank:)/
+const ANALYTICS = /^\{s:[^}]*\}:(aowner$|days$|day:|dayu:|du:)|^\{o:[^}]*\}:(odays$|rank:)/
 if (REDIS_URL) {
   const prefix = `mobisite-bench-siteday:${process.pid}:`
   const admin = new Redis(REDIS_URL)

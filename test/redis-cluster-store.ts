@@ -6,6 +6,7 @@
  * skips and says so.
  */
 import t from 'tap'
+import { migrateRedisLayout } from '../lib/store/redis/migrate.js'
 import { RedisStore } from '../lib/store/redis/store.js'
 import { siteRecord } from '../lib/testing/conformance/fixtures.js'
 import { storeConformance } from '../lib/testing/conformance/index.js'
@@ -37,6 +38,29 @@ if (admin && REDIS_CLUSTER_URL) {
   })
 
   await storeConformance(t, 'RedisStore on Redis Cluster', () => fresh(), { visitorSketches: true })
+
+  t.test("migrateRedisLayout folds the previous release's site-days on a cluster", async (t) => {
+    const prefix = randomPrefix('cluster')
+    const store = fresh(prefix)
+    t.equal(await store.createSite(siteRecord('folded', 'alice')), true)
+    const visit = { site_name: 'folded', day: '2024-01-02', page_views: 2, browser: 'Chrome 120', os: 'Windows' }
+    await store.recordVisit({ ...visit, visitor_id: 'v0', country: 'FR', region: 'IDF' })
+    // That release's per-dimension hashes and per-value HyperLogLogs, as its scripts wrote them.
+    const B = `${prefix}{s:folded}:`
+    const geo = JSON.stringify(['JP', 'Tokyo'])
+    await admin.hset(`${B}dv:2024-01-02:geo`, `visits:${geo}`, 2, `page_views:${geo}`, 3, `form_submit:${geo}`, 1)
+    await admin.pfadd(`${B}dvu:2024-01-02:geo:${geo}`, 'v1', 'v2')
+    await admin.hincrby(`${B}day:2024-01-02`, 'visits', 2)
+    t.match(await migrateRedisLayout(admin, { prefix }), { folded: 1, renamed: 0 })
+    t.strictSame(await clusterKeysUnder(admin, `${B}dv`), [], 'no per-dimension key left')
+    t.match(await store.siteTraffic('folded', '2024-01-02', '2024-01-02', 'geo'), [
+      { key: ['FR', 'IDF'], data: { visits: 1, page_views: 2, unique_visitors: 1 } },
+      { key: ['JP', 'Tokyo'], data: { visits: 2, page_views: 3, unique_visitors: 2 } },
+    ])
+    t.match(await store.siteActivities('folded', '2024-01-02', '2024-01-02', 'geo'), [
+      { key: ['JP', 'Tokyo'], data: { form_submit: 1 } },
+    ])
+  })
 
   t.test("a site's record and analytics share one slot; its owner's indexes share another", async (t) => {
     const prefix = randomPrefix('cluster')

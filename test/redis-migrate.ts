@@ -59,9 +59,20 @@ if (admin && REDIS_URL) {
     const report = await migrateRedisLayout(admin, { prefix: P })
     t.match(report, { claims: 3 }, 'a claim per folded name')
     t.ok(report.renamed >= 20, `${report.renamed} keys renamed`)
+    t.equal(report.folded, 2, "the day's two dimension hashes folded into the compact site-day")
     const left = (await keysUnder(admin, P)).filter((k) => !k.slice(P.length).startsWith('{'))
     t.strictSame(left, [], 'no key of the old layout is left')
-    t.strictSame(await migrateRedisLayout(admin, { prefix: P }), { renamed: 0, claims: 0, dropped: 0 }, 'idempotent')
+    t.strictSame(
+      await migrateRedisLayout(admin, { prefix: P }),
+      { renamed: 0, claims: 0, dropped: 0, folded: 0 },
+      'idempotent',
+    )
+    const analyticsKeys = (await keysUnder(admin, P)).filter((k) => k.includes('{s:Old-Site}:d'))
+    t.strictSame(
+      analyticsKeys.map((k) => k.slice(k.indexOf('}:') + 2)).sort(),
+      ['day:2024-01-02', 'days', 'dayu:2024-01-02', 'du:2024-01-02'],
+      'three keys per site-day, no per-value key left',
+    )
 
     const store = new RedisStore({ url: REDIS_URL, prefix: P })
     t.teardown(() => store.close())
@@ -78,7 +89,12 @@ if (admin && REDIS_URL) {
     })
     t.strictSame(await store.incrementWithinLimit('daily', 3, Date.UTC(2999, 0, 1)), { allowed: true, count: 3 })
     t.match(await store.siteTraffic('Old-Site', day, day), [{ data: { visits: 3, page_views: 5, unique_visitors: 2 } }])
-    t.match(await store.siteTraffic('Old-Site', day, day, 'geo'), [{ key: ['FR', 'IDF'], data: { visits: 3 } }])
+    t.match(await store.siteTraffic('Old-Site', day, day, 'geo'), [
+      { key: ['FR', 'IDF'], data: { visits: 3, page_views: 5, unique_visitors: 2 } },
+    ])
+    t.match(await store.siteTraffic('Old-Site', day, day, 'system'), [
+      { key: ['Chrome 120', 'Windows'], data: { visits: 3, page_views: 5, unique_visitors: 2 } },
+    ])
     t.match(await store.mostTraffic('alice', day, day, 5), [
       { site_name: 'Old-Site', data: { visits: 3, page_views: 5, unique_visitors: 2 } },
     ])

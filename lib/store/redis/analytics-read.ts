@@ -4,18 +4,21 @@
  * one script: a script reading every value of every day of a period (up to
  * `maxDimensionValues + 1` per day) and counting each value's distinct
  * visitors over the period would hold the whole Redis, every tenant's, for
- * as long as it runs. Here every command is bounded: one HGETALL per day
- * (at most the cap's worth of values, times 6 fields), and per value one
- * PFCOUNT of at most {@link PF_CHUNK} HyperLogLogs (longer periods merge in
- * chunks into a scratch key). The read is not a snapshot: events recorded
- * while it runs may or may not be in it, as with any read racing a write.
+ * as long as it runs. Here every command is bounded: one HGETALL of the day
+ * hash per day (the day's counters and at most the cap's worth of packed
+ * value counters per dimension), and per value one VALUE_VISITORS call per
+ * {@link PF_CHUNK} days, which merges the value's HyperLogLog fields into a
+ * scratch key. The read is not a snapshot: events recorded while it runs may
+ * or may not be in it, as with any read racing a write.
  */
 import { randomUUID } from 'node:crypto'
+import { ACTIVITY_KINDS } from '../../../types/index.js'
 import type { Dimension } from '../contract.js'
 import type { RedisConn } from './conn.js'
 import type { RedisKeys } from './keys.js'
+import { VALUE_VISITORS } from './lua/analytics.js'
 
-/** HyperLogLogs counted by one PFCOUNT (or merged by one PFMERGE). */
+/** Days whose HyperLogLogs one VALUE_VISITORS call merges. */
 export const PF_CHUNK = 64
 
 /** One value of a dimension over the period: its JSON key, metric sums and distinct visitors. */
@@ -25,7 +28,26 @@ export interface ValueRow {
   visitors: number
 }
 
-const DIM: Record<Dimension, string> = { system: 'sys', geo: 'geo' }
+/** A dimension's field prefix in the day hash (and in `du:<day>`). */
+export const DIMENSION_FIELD: Record<Dimension, string> = { system: 's:', geo: 'g:' }
+
+/** The metrics of a packed value field, in order (lua/analytics.ts, RECORD_EVENTS). */
+export const PACKED_METRICS = ['visits', 'page_views', ...ACTIVITY_KINDS] as const
+
+/** The counters of a packed value field, by metric (absent ones are 0). */
+export function unpackCounters(packed: string): number[] {
+  const counts = packed.split(' ').map(Number)
+  return PACKED_METRICS.map((_, i) => counts[i] ?? 0)
+}
+
+/** A value field's packed form: the counters in metric order, trailing zeros (past page views) left out. */
+export function packCounters(counts: readonly number[]): string {
+  let last = 2
+  counts.forEach((n, i) => {
+    if (i >= 2 && n !== 0) last = i + 1
+  })
+  return counts.slice(0, last).join(' ')
+}
 
 /** The rows of one dimension of a site over [from, to]; visitors counted when `countVisitors`. */
 export async function readDimension(
@@ -37,43 +59,46 @@ export async function readDimension(
   dimension: Dimension,
   countVisitors: boolean,
 ): Promise<ValueRow[]> {
-  const dim = DIM[dimension]
+  const prefix = DIMENSION_FIELD[dimension]
   const days = await conn.call((c) => c.zrangebylex(keys.siteDays(site), `[${from}`, `[${to}`))
-  const rows = new Map<string, { sums: Map<string, number>; hlls: string[] }>()
-  const hashes = await Promise.all(days.map((d) => conn.call((c) => c.hgetall(keys.dimension(d, dim, site)))))
+  const rows = new Map<string, { sums: Map<string, number>; days: string[] }>()
+  const hashes = await Promise.all(days.map((d) => conn.call((c) => c.hgetall(keys.day(d, site)))))
   hashes.forEach((hash, i) => {
     for (const field in hash) {
-      const colon = field.indexOf(':')
-      if (colon < 0) continue
-      const metric = field.slice(0, colon)
-      const jk = field.slice(colon + 1)
+      if (!field.startsWith(prefix)) continue
+      const jk = field.slice(prefix.length)
       let row = rows.get(jk)
-      if (row === undefined) rows.set(jk, (row = { sums: new Map(), hlls: [] }))
-      row.sums.set(metric, (row.sums.get(metric) ?? 0) + Number(hash[field]))
-      if (countVisitors && metric === 'visits') row.hlls.push(keys.dimensionVisitors(days[i]!, dim, site, jk))
+      if (row === undefined) rows.set(jk, (row = { sums: new Map(), days: [] }))
+      const counts = unpackCounters(hash[field]!)
+      PACKED_METRICS.forEach((metric, m) => {
+        if (counts[m]) row.sums.set(metric, (row.sums.get(metric) ?? 0) + counts[m]!)
+      })
+      if (countVisitors && counts[0]) row.days.push(keys.dayValues(days[i]!, site))
     }
   })
   return Promise.all(
     [...rows].map(async ([jk, row]) => ({
       jk,
       sums: row.sums,
-      visitors: countVisitors ? await distinct(conn, keys, site, row.hlls) : 0,
+      visitors: countVisitors ? await distinct(conn, keys, site, prefix + jk, row.days) : 0,
     })),
   )
 }
 
-/** The size of the union of HyperLogLogs, in commands of at most {@link PF_CHUNK} keys. */
-async function distinct(conn: RedisConn, keys: RedisKeys, site: string, hlls: string[]): Promise<number> {
-  if (hlls.length === 0) return 0
-  if (hlls.length <= PF_CHUNK) return conn.call((c) => c.pfcount(...hlls))
-  const scratch = keys.scratch(`pf:${randomUUID()}`, keys.siteBase(site))
+/** The size of the union of a value's HyperLogLog fields, in calls of at most {@link PF_CHUNK} days. */
+async function distinct(conn: RedisConn, keys: RedisKeys, site: string, field: string, days: string[]) {
+  if (days.length === 0) return 0
+  const acc = keys.scratch(`pf:${randomUUID()}`, keys.siteBase(site))
   try {
-    for (let i = 0; i < hlls.length; i += PF_CHUNK) {
-      const chunk = hlls.slice(i, i + PF_CHUNK)
-      await conn.call((c) => c.pfmerge(scratch, ...chunk))
+    let count = 0
+    for (let i = 0; i < days.length; i += PF_CHUNK) {
+      const last = i + PF_CHUNK >= days.length
+      const chunk = days.slice(i, i + PF_CHUNK)
+      count = Number(await conn.run(VALUE_VISITORS, [acc], [field, last ? '1' : '0', ...chunk]))
     }
-    return await conn.call((c) => c.pfcount(scratch))
-  } finally {
-    await conn.call((c) => c.del(scratch)).catch(() => {})
+    return count
+  } catch (error) {
+    await conn.call((c) => c.del(acc)).catch(() => {})
+    throw error
   }
 }

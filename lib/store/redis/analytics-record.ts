@@ -15,7 +15,7 @@ import type { RedisKeys } from './keys.js'
 import { RANK_VISITS, RECORD_EVENTS } from './lua/analytics.js'
 
 /** A recording script's reply: nil, or the site's owner and build in stored (JSON) form. */
-export function recordOutcome(reply: unknown): RecordOutcome | undefined {
+function recordOutcome(reply: unknown): RecordOutcome | undefined {
   if (reply === null) return undefined
   const [owner, build] = reply as [string, string]
   return { owner: JSON.parse(owner) as string, build: JSON.parse(build) as BuildState }

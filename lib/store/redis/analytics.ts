@@ -1,6 +1,7 @@
 /**
- * RedisStore's analytics. One set of keys per site-day (counters hash,
- * visitor HyperLogLog, per-dimension counters and HyperLogLogs), a per-site
+ * RedisStore's analytics. Three keys per site-day (a hash of the day's and
+ * each dimension value's counters, a hash of each value's HyperLogLog, the
+ * day's HyperLogLog: lua/analytics.ts, RECORD_EVENTS), a per-site
  * and per-owner index of days, and a per-owner per-day ranking of visits
  * (the table in keys.ts). Distinct visitors over a period are PFCOUNT over
  * the period's HyperLogLogs, i.e. the size of their union, with about 0.81 %
@@ -12,28 +13,20 @@
  * are no longer the owner's). Dimension reads are short client-side commands
  * (analytics-read.ts).
  *
- * A recording batch (`recordEvents`) is one RECORD_EVENTS script on a single
- * Redis (every site and its owner's ranking in one step). On a cluster it is
+ * Every recording is a batch (`recordEvents`; recordVisit and recordActivity
+ * are batches of one): one RECORD_EVENTS script on a single Redis (every site and its owner's ranking in one step). On a cluster it is
  * split by site: one RECORD_EVENTS per site of the batch (each on its site's
  * slot, all sent at once), then one RANK_VISITS per owner whose sites got
  * visits (the visits summed per site and day), on the owner's slot.
  */
-import type { Dimension, RecordOutcome, TrafficTotals } from '../contract.js'
+import type { Dimension, TrafficTotals } from '../contract.js'
 import { type Measure, activityTotals, byVisits, dimensionRows, periodMethods } from '../shared/analytics-rows.js'
 import type { AnalyticsOps } from '../shared/composed-store.js'
 import { readDimension } from './analytics-read.js'
-import { recordBatch, recordOutcome } from './analytics-record.js'
+import { recordBatch } from './analytics-record.js'
 import type { RedisConn } from './conn.js'
 import type { RedisKeys } from './keys.js'
-import {
-  MOST_TRAFFIC_1,
-  PERIOD,
-  RANK_VISIT,
-  RECORD_ACTIVITY,
-  RECORD_VISIT,
-  SITE_TRAFFIC,
-  TOP_SITES,
-} from './lua/analytics.js'
+import { MOST_TRAFFIC_1, PERIOD, SITE_TRAFFIC, TOP_SITES } from './lua/analytics.js'
 
 /** Metric sums as the scripts return them: a flat name/count array. */
 function sums(flat: unknown): Map<string, number> {
@@ -53,25 +46,18 @@ const READ: Record<Measure<unknown>['name'], (sums: Map<string, number>, visitor
   activities: (m: Map<string, number>) => activityTotals((kind) => m.get(kind)),
 }
 
+/** What recordVisit and recordActivity record under: no cap, no retention. */
+const SINGLE = { maxDimensionValues: Number.MAX_SAFE_INTEGER }
+
 /** The analytics methods of the Store contract, on Redis. */
 export function redisAnalytics(conn: RedisConn, keys: RedisKeys): AnalyticsOps {
-  // On a single Redis a visit's ranking is updated in the recording script;
-  // on a cluster the owner's keys are in another slot: a second step.
-  const rankHere = conn.cluster ? '0' : '1'
-  const rank = async (outcome: RecordOutcome | undefined, site: string, day: string) => {
-    if (outcome && conn.cluster) {
-      await conn.write(RANK_VISIT, [keys.ownerDays(outcome.owner), keys.rank(day, outcome.owner)], [day, site])
-    }
-    return outcome
-  }
-
   /** One PERIOD call without a dimension; with one, the rows of analytics-read.ts. */
   async function period<T>(measure: Measure<T>, site: string, from: string, to: string, dimension?: Dimension) {
     const read = READ[measure.name] as (sums: Map<string, number>, visitors: unknown) => T
     const visitors = measure.name === 'traffic'
     if (!dimension) {
-      // A site-day hash holds a dozen fields: the script stays short however long the period.
-      const args = [keys.siteBase(site), from, to, '', visitors ? '1' : '0']
+      // HMGET of the day totals: the script stays short however long the period.
+      const args = [keys.siteBase(site), from, to, visitors ? '1' : '0']
       const [flat, count] = (await conn.run(PERIOD, [keys.siteDays(site)], args)) as [unknown, unknown]
       return [{ key: [], data: read(sums(flat), count) }]
     }
@@ -85,16 +71,11 @@ export function redisAnalytics(conn: RedisConn, keys: RedisKeys): AnalyticsOps {
 
   return {
     async recordVisit(v) {
-      const args = [keys.siteBase(v.site_name), v.site_name, v.day, v.visitor_id, v.page_views]
-      const dims = [JSON.stringify([v.browser, v.os]), JSON.stringify([v.country, v.region]), rankHere]
-      const reply = await conn.write(RECORD_VISIT, [keys.site(v.site_name)], [...args, ...dims])
-      return rank(recordOutcome(reply), v.site_name, v.day)
+      return (await recordBatch(conn, keys, [v], { ...SINGLE, today: v.day }))[0]
     },
 
     async recordActivity(a) {
-      const args = [keys.siteBase(a.site_name), a.site_name, a.day, a.kind]
-      const dims = [JSON.stringify([a.browser, a.os]), JSON.stringify([a.country, a.region])]
-      return recordOutcome(await conn.write(RECORD_ACTIVITY, [keys.site(a.site_name)], [...args, ...dims]))
+      return (await recordBatch(conn, keys, [a], { ...SINGLE, today: a.day }))[0]
     },
 
     recordEvents: (events, options) => recordBatch(conn, keys, events, options),

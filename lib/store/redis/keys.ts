@@ -11,7 +11,7 @@
  * | {n:<folded site name>}       | hash   | the site-name claim: `name`, `at` (claim time, ms, Redis clock) |
  * | {s:<site>}:site              | hash   | SiteRecord fields, each JSON-encoded; bookkeeping `#xkey` (its external-uid index key), `#sub` (its subscription's index), `#claim` (the claim's `at`), `#obase` (the owner's key start, for the recording scripts) |
  * | {s:<site>}:grants            | set    | accounts granted the site (a grant holds when both sets have it) |
- * | {s:<site>}:aowner, :days, :day:<d>, :dayu:<d>, :dv:<d>:<dim>, :dvu:<d>:<dim>:<JSON key> | | the site's analytics (lua/analytics.ts) |
+ * | {s:<site>}:aowner, :days, :day:<d>, :du:<d>, :dayu:<d> | | the site's analytics (lua/analytics.ts, RECORD_EVENTS) |
  * | {o:<owner>}:created / :modified | zset | site names scored by created_at / modified_at    |
  * | {o:<owner>}:xuid:<uid>       | zset   | the owner's sites with that external_uid, by created_at |
  * | {o:<owner>}:charges / :subs  | list   | billing ledger entries, JSON                     |
@@ -124,10 +124,16 @@ export class RedisKeys {
   dayVisitors(day: string, site: string): string {
     return `${this.siteBase(site)}dayu:${day}`
   }
-  dimension(day: string, dim: string, site: string): string {
+  /** A hash of the day's dimension values' HyperLogLogs, by the values' field names in `day`. */
+  dayValues(day: string, site: string): string {
+    return `${this.siteBase(site)}du:${day}`
+  }
+  /** The previous layout's per-dimension hash of a day: read by migrateRedisLayout only. */
+  legacyDimension(day: string, dim: string, site: string): string {
     return `${this.siteBase(site)}dv:${day}:${dim}`
   }
-  dimensionVisitors(day: string, dim: string, site: string, jsonKey: string): string {
+  /** The previous layout's HyperLogLog of one dimension value: read by migrateRedisLayout only. */
+  legacyDimensionVisitors(day: string, dim: string, site: string, jsonKey: string): string {
     return `${this.siteBase(site)}dvu:${day}:${dim}:${jsonKey}`
   }
   ownerDays(owner: string): string {

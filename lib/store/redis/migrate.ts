@@ -16,9 +16,18 @@
  * `#xkey`). Keys already in the new layout are left alone, so a second run
  * changes nothing. To move onto a Redis Cluster, migrate on the single Redis,
  * then copy the keys (for example with `redis-cli --cluster import`).
+ *
+ * It also folds the site-days of the release before compact site-days (a
+ * hash per dimension and a HyperLogLog key per dimension value) into the
+ * three keys a site-day is now (lua/analytics.ts, RECORD_EVENTS), on a
+ * single Redis or a Redis Cluster (a `Cluster` client: only this part runs).
  */
-import type { Redis } from 'ioredis'
+import { Redis } from 'ioredis'
+import type { RedisClient } from './conn.js'
+import { DIMENSION_FIELD, PACKED_METRICS, packCounters, unpackCounters } from './analytics-read.js'
 import { RedisKeys } from './keys.js'
+import { VISITORS_INTO_FIELD } from './lua/analytics.js'
+import { scanKeys } from './spread.js'
 
 /** Options of {@link migrateRedisLayout}. */
 export interface MigrateOptions {
@@ -34,6 +43,8 @@ export interface MigrateReport {
   claims: number
   /** Old keys dropped (scratch keys and the global hashes once split). */
   dropped: number
+  /** Per-dimension hashes of a day folded into the day's fields (the layout before compact site-days). */
+  folded: number
 }
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/
@@ -96,10 +107,10 @@ function newName(k: RedisKeys, ns: string, rest: string): string | undefined {
     case 'rank':
       return k.rank(day, owner(after))
     case 'dv':
-      return k.dimension(day, after.slice(0, 3), after.slice(4))
+      return k.legacyDimension(day, after.slice(0, 3), after.slice(4))
     case 'dvu': {
       const parsed = lengthPrefixed(after.slice(4))
-      return parsed && k.dimensionVisitors(day, after.slice(0, 3), parsed[0], parsed[1])
+      return parsed && k.legacyDimensionVisitors(day, after.slice(0, 3), parsed[0], parsed[1])
     }
   }
   return undefined
@@ -109,10 +120,15 @@ function newName(k: RedisKeys, ns: string, rest: string): string | undefined {
  * Moves the data of a single Redis from the previous key layout to the
  * hash-tagged one (see the file comment). Run with the store's processes stopped.
  */
-export async function migrateRedisLayout(client: Redis, options: MigrateOptions = {}): Promise<MigrateReport> {
+export async function migrateRedisLayout(client: RedisClient, options: MigrateOptions = {}): Promise<MigrateReport> {
   const k = new RedisKeys(options.prefix ?? 'mobisite:')
   const P = k.prefix
-  const report: MigrateReport = { renamed: 0, claims: 0, dropped: 0 }
+  const report: MigrateReport = { renamed: 0, claims: 0, dropped: 0, folded: 0 }
+  // A cluster only ever held the tagged layout: only its site-days need folding.
+  if (!(client instanceof Redis)) {
+    report.folded = await foldDimensionHashes(client, P)
+    return report
+  }
   const pattern = `${P.replace(/[*?[\]\\]/g, (c) => `\\${c}`)}*`
   const keys: string[] = []
   let cursor = '0'
@@ -155,7 +171,61 @@ export async function migrateRedisLayout(client: Redis, options: MigrateOptions 
       if (ns === 'acct') await client.hset(to, '#claim', '0')
     }
   }
+  report.folded = await foldDimensionHashes(client, P)
   return report
+}
+
+/** `<site base>dv:<day>:<sys|geo>`: a day's per-dimension hash in the layout before compact site-days. */
+const LEGACY_DIMENSION = /^(.*\}:)dv:(\d{4}-\d{2}-\d{2}):(sys|geo)$/
+
+/**
+ * Moves each day's per-dimension hashes (`dv:<day>:<dim>`, fields
+ * `<metric>:<JSON key>`) and per-value HyperLogLogs (`dvu:…`) into the
+ * compact site-day (lua/analytics.ts, RECORD_EVENTS): packed counters in the
+ * day hash, HyperLogLogs merged into the `du:<day>` hash. Answers how many
+ * hashes moved.
+ */
+async function foldDimensionHashes(client: RedisClient, P: string): Promise<number> {
+  const glob = `${P.replace(/[*?[\]\\]/g, (c) => `\\${c}`)}{s:*}:dv:*`
+  let folded = 0
+  for (const key of await scanKeys(client, glob)) {
+    const parsed = LEGACY_DIMENSION.exec(key)
+    if (!parsed) continue
+    const [, base, day, dim] = parsed as unknown as [string, string, string, 'sys' | 'geo']
+    await foldDay(client, base, day, dim)
+    folded++
+  }
+  return folded
+}
+
+async function foldDay(client: RedisClient, base: string, day: string, dim: 'sys' | 'geo'): Promise<void> {
+  const dk = `${base}day:${day}`
+  const du = `${base}du:${day}`
+  const legacy = `${base}dv:${day}:${dim}`
+  const prefix = DIMENSION_FIELD[dim === 'sys' ? 'system' : 'geo']
+  const cells = new Map<string, number[]>()
+  for (const [field, value] of Object.entries(await client.hgetall(legacy))) {
+    const colon = field.indexOf(':')
+    const metric = PACKED_METRICS.indexOf(field.slice(0, colon) as (typeof PACKED_METRICS)[number])
+    if (colon < 0 || metric < 0) continue
+    const jk = field.slice(colon + 1)
+    const counts = cells.get(jk) ?? PACKED_METRICS.map(() => 0)
+    counts[metric]! += Number(value)
+    cells.set(jk, counts)
+  }
+  const ttl = await client.pttl(legacy)
+  for (const [jk, counts] of cells) {
+    const field = prefix + jk
+    const known = await client.hget(dk, field)
+    const sum = known === null ? counts : unpackCounters(known).map((n, i) => n + counts[i]!)
+    await client.hset(dk, field, packCounters(sum))
+    const hll = `${base}dvu:${day}:${dim}:${jk}`
+    const sketch = await client.getBuffer(hll)
+    if (sketch) await client.eval(VISITORS_INTO_FIELD.lua, 2, du, `${base}tmp:migrate`, field, 'sketch', sketch)
+    await client.del(hll)
+  }
+  if (ttl > 0) await client.pexpire(du, ttl)
+  await client.del(legacy)
 }
 
 /** Gives a moved site hash the bookkeeping the new layout reads. */

@@ -70,7 +70,9 @@ export function writeMulti(c: RedisClient): Multi {
   return recorder<Multi>(async (calls) => {
     const bySlot = new Map<string, Call[]>()
     for (const call of calls) {
-      const tag = tagOf(String(call[1][0]))
+      // A script's first key follows the script and the key count.
+      const [name, args] = call
+      const tag = tagOf(String(name === 'eval' || name === 'evalsha' ? args[2] : args[0]))
       bySlot.set(tag, [...(bySlot.get(tag) ?? []), call])
     }
     const out: unknown[] = []

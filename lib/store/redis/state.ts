@@ -12,7 +12,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { Redis } from 'ioredis'
-import { ACTIVITY_KINDS, type ActivityKind } from '../../../types/index.js'
+import { ACTIVITY_KINDS } from '../../../types/index.js'
 import type {
   AccountRecord,
   AnalyticsCellDump,
@@ -22,7 +22,7 @@ import type {
   StateDump,
   VisitorsDump,
 } from '../contract.js'
-import { StateConflictError } from '../contract.js'
+import { OTHER, StateConflictError } from '../contract.js'
 import { zeroActivities } from '../shared/analytics-rows.js'
 import type { StateOps } from '../shared/composed-store.js'
 import { checkDump, referencedNames } from '../shared/dump-checks.js'
@@ -31,12 +31,11 @@ import { byText } from '../shared/order.js'
 import type { RedisClient, RedisConn } from './conn.js'
 import { decodeFields, encodeFields } from './hash-fields.js'
 import type { RedisKeys } from './keys.js'
+import { DIMENSION_FIELD, packCounters, unpackCounters } from './analytics-read.js'
+import { VISITORS_INTO_FIELD } from './lua/analytics.js'
 import { readPipe, scanKeys, tagOf, untag, writeMulti } from './spread.js'
 
-const DIMS = [
-  ['system', 'sys'],
-  ['geo', 'geo'],
-] as const
+const DIMENSIONS = ['system', 'geo'] as const
 
 type Multi = ReturnType<Redis['multi']>
 
@@ -157,22 +156,21 @@ async function exportAnalytics(c: RedisClient, k: RedisKeys): Promise<AnalyticsD
     .sort()
   for (const site of sites) {
     for (const day of await c.zrange(k.siteDays(site), 0, -1)) {
-      const [counters, dayu, sys, geo] = (await replies(
+      const [counters, dayu, sketches] = (await replies(
         c
           .pipeline()
           .hgetall(k.day(day, site))
           .getBuffer(k.dayVisitors(day, site))
-          .hgetall(k.dimension(day, 'sys', site))
-          .hgetall(k.dimension(day, 'geo', site)),
-      )) as [Record<string, string>, Buffer | null, Record<string, string>, Record<string, string>]
+          .hgetallBuffer(k.dayValues(day, site)),
+      )) as [Record<string, string>, Buffer | null, Record<string, Buffer>]
       const dump: AnalyticsDayDump = {
         site_name: site,
         day,
         visits: Number(counters.visits ?? 0),
         page_views: Number(counters.page_views ?? 0),
         activities: zeroActivities(),
-        system: await exportCells(c, k, day, 'sys', site, sys),
-        geo: await exportCells(c, k, day, 'geo', site, geo),
+        system: exportCells(DIMENSION_FIELD.system, counters, sketches),
+        geo: exportCells(DIMENSION_FIELD.geo, counters, sketches),
       }
       for (const kind of ACTIVITY_KINDS) dump.activities[kind] = Number(counters[kind] ?? 0)
       if (dayu) dump.visitors_sketch = dayu.toString('base64')
@@ -182,35 +180,30 @@ async function exportAnalytics(c: RedisClient, k: RedisKeys): Promise<AnalyticsD
   return out
 }
 
-async function exportCells(
-  c: RedisClient,
-  k: RedisKeys,
-  day: string,
-  dim: string,
-  site: string,
-  fields: Record<string, string>,
-): Promise<AnalyticsCellDump[]> {
-  const cells = new Map<string, AnalyticsCellDump>()
-  for (const [field, value] of Object.entries(fields)) {
-    const colon = field.indexOf(':')
-    const metric = field.slice(0, colon)
-    const jk = field.slice(colon + 1)
-    let cell = cells.get(jk)
-    if (cell === undefined) {
-      cell = { key: JSON.parse(jk) as [string, string], visits: 0, page_views: 0, activities: zeroActivities() }
-      cells.set(jk, cell)
+/** The cells of one dimension (field prefix `prefix`) of a day hash, with their HyperLogLogs. */
+function exportCells(
+  prefix: string,
+  counters: Record<string, string>,
+  sketches: Record<string, Buffer>,
+): AnalyticsCellDump[] {
+  const cells: AnalyticsCellDump[] = []
+  for (const [field, packed] of Object.entries(counters)) {
+    if (!field.startsWith(prefix)) continue
+    const [visits = 0, page_views = 0, ...kinds] = unpackCounters(packed)
+    const cell: AnalyticsCellDump = {
+      key: JSON.parse(field.slice(prefix.length)) as [string, string],
+      visits,
+      page_views,
+      activities: zeroActivities(),
     }
-    if (metric === 'visits' || metric === 'page_views') cell[metric] = Number(value)
-    else cell.activities[metric as ActivityKind] = Number(value)
+    ACTIVITY_KINDS.forEach((kind, i) => {
+      cell.activities[kind] = kinds[i] ?? 0
+    })
+    const sketch = sketches[field]
+    if (visits > 0 && sketch) cell.visitors_sketch = sketch.toString('base64')
+    cells.push(cell)
   }
-  const jks = [...cells.keys()].filter((jk) => cells.get(jk)!.visits > 0)
-  const p = c.pipeline()
-  for (const jk of jks) p.getBuffer(k.dimensionVisitors(day, dim, site, jk))
-  const sketches = (await replies(p)) as (Buffer | null)[]
-  jks.forEach((jk, i) => {
-    if (sketches[i]) cells.get(jk)!.visitors_sketch = sketches[i]!.toString('base64')
-  })
-  return [...cells.values()].sort(byText((cell) => JSON.stringify(cell.key)))
+  return cells.sort(byText((cell) => JSON.stringify(cell.key)))
 }
 
 /** The problems (nothing written), none (all written), or 'changed' (a watched key moved: nothing written). */
@@ -367,15 +360,24 @@ function writeDay(m: Multi, k: RedisKeys, day: AnalyticsDayDump, owner: string):
   // Without a day-level list the day's visitors are those of its system cells, as in MemoryStore.
   if (day.visitors !== undefined || day.visitors_sketch !== undefined) visitors(k.dayVisitors(d, site), day)
   else for (const cell of day.system) visitors(k.dayVisitors(d, site), cell)
-  for (const [dimension, dim] of DIMS) {
-    const hk = k.dimension(d, dim, site)
+  const du = k.dayValues(d, site)
+  for (const dimension of DIMENSIONS) {
+    // The cap counts the values a day holds (RECORD_EVENTS): imported ones too.
+    const counted = day[dimension].filter((cell) => cell.key.some((part) => part !== OTHER)).length
+    if (counted > 0) m.hincrby(dk, dimension === 'system' ? 'nsys' : 'ngeo', counted)
     for (const cell of day[dimension]) {
-      const jk = JSON.stringify(cell.key)
-      if (cell.visits > 0) m.hincrby(hk, `visits:${jk}`, cell.visits)
-      if (cell.page_views > 0 || cell.visits > 0) m.hincrby(hk, `page_views:${jk}`, cell.page_views)
-      for (const kind of ACTIVITY_KINDS)
-        if (cell.activities[kind] > 0) m.hincrby(hk, `${kind}:${jk}`, cell.activities[kind])
-      if (cell.visits > 0) visitors(k.dimensionVisitors(d, dim, site, jk), cell)
+      const field = DIMENSION_FIELD[dimension] + JSON.stringify(cell.key)
+      m.hset(
+        dk,
+        field,
+        packCounters([cell.visits, cell.page_views, ...ACTIVITY_KINDS.map((kind) => cell.activities[kind])]),
+      )
+      if (cell.visits === 0) continue
+      if (cell.visitors !== undefined) {
+        m.eval(VISITORS_INTO_FIELD.lua, 2, du, scratch, field, 'ids', ...cell.visitors)
+      } else if (cell.visitors_sketch !== undefined) {
+        m.eval(VISITORS_INTO_FIELD.lua, 2, du, scratch, field, 'sketch', Buffer.from(cell.visitors_sketch, 'base64'))
+      }
     }
   }
   m.zadd(k.siteDays(site), 0, d)

@@ -8,23 +8,18 @@
  * A site's analytics keys share the site's hash tag (they start with the
  * site's base `B`, `prefix{s:<site>}:`), so each script below touches one
  * slot; the owner's days and rankings live under the owner's tag (base `O`,
- * `prefix{o:<owner>}:`, which the site hash keeps in `#obase`). On a single
- * Redis the recording scripts update the ranking in the same step; on a
- * cluster analytics.ts does it as a second step in the owner's slot. `aowner`
+ * `prefix{o:<owner>}:`, which the site hash keeps in `#obase`). `aowner`
  * holds the owner in stored form (JSON), as the site hash does.
  *
- * Recording batches (RECORD_EVENTS) follow the same split: on a single Redis
- * one call takes every site of the batch and ranks through each site hash's
- * `#obase`; on a cluster analytics-record.ts calls it once per site and ranks
- * with RANK_VISITS, once per owner.
+ * Every recording is a batch (RECORD_EVENTS): on a single Redis one call
+ * takes every site of the batch and ranks through each site hash's `#obase`;
+ * on a cluster analytics-record.ts calls it once per site and ranks with
+ * RANK_VISITS, once per owner.
  */
 import { lua } from '../conn.js'
 
 /** Lua helpers shared by the analytics scripts; `B` is the site's key base. */
 const HELPERS = `
-local function dvu_key(B, d, dim, jk)
-  return B .. 'dvu:' .. d .. ':' .. dim .. ':' .. jk
-end
 -- PFCOUNT of many keys is the size of their union; merge in chunks so that
 -- unpack never meets Lua's stack limit on long periods.
 local function pfcount(B, keys)
@@ -42,30 +37,20 @@ end
 `
 
 /**
- * Lua functions: `drop_site_analytics` drops every analytics key of a site
- * (base `B`) and returns the days it had, whose ranking entries the caller
- * drops in the owner's slot (DELETE_SITE in sites.ts, beside this file, embeds
- * it); `claim` records which owner (stored form) a site's analytics belong
- * to, and drops them first when another owner starts recording under that
- * name, so a site never inherits analytics (rankings are read through
- * `aowner`, so the old owner's entries no longer count). Delete Site drops
- * them already; this also covers analytics written before recording checked
- * the site.
+ * `drop_site_analytics` drops every analytics key of a site (base `B`) and
+ * returns the days it had, whose ranking entries the caller drops in the
+ * owner's slot (DELETE_SITE in sites.ts, beside this file, embeds it);
+ * `claim` records which owner (stored form) a site's analytics belong to,
+ * and drops them first when another owner starts recording under that name,
+ * so a site never inherits analytics (rankings are read through `aowner`, so
+ * the old owner's entries no longer count). Delete Site drops them already;
+ * this also covers analytics written before recording checked the site.
  */
 export const DROP_SITE_ANALYTICS_LUA = `
 local function drop_site_analytics(B)
   local days = redis.call('ZRANGE', B .. 'days', 0, -1)
   for _, d in ipairs(days) do
-    redis.call('DEL', B .. 'day:' .. d, B .. 'dayu:' .. d)
-    for _, dim in ipairs({'sys', 'geo'}) do
-      local hk = B .. 'dv:' .. d .. ':' .. dim
-      for _, f in ipairs(redis.call('HKEYS', hk)) do
-        if string.sub(f, 1, 7) == 'visits:' then
-          redis.call('DEL', B .. 'dvu:' .. d .. ':' .. dim .. ':' .. string.sub(f, 8))
-        end
-      end
-      redis.call('DEL', hk)
-    end
+    redis.call('DEL', B .. 'day:' .. d, B .. 'dayu:' .. d, B .. 'du:' .. d)
   end
   redis.call('DEL', B .. 'days', B .. 'aowner')
   return days
@@ -78,75 +63,72 @@ local function claim(B, owner)
 end
 `
 
-/**
- * Reads the owner, build and owner key base of the site (KEYS[1], its hash);
- * nil when there is no such site. Recording scripts start with it, so they
- * record nothing for a missing site and answer the owner and build in the
- * same atomic step.
- */
-const SITE_OF = `
-local found = redis.call('HMGET', KEYS[1], 'owner', 'build', '#obase')
-if not found[1] then return false end
-local owner, obase = found[1], found[3]
-`
-
-// KEYS: site hash. ARGV: site base, site, day, visitor, page_views, system key, geo key,
-// rank here ('1': a single Redis, the owner's ranking is updated in this step).
-// Returns nil (nothing recorded) or { owner, build }, both in stored (JSON) form.
-export const RECORD_VISIT = lua(`${HELPERS}${DROP_SITE_ANALYTICS_LUA}${SITE_OF}
-local B, site, d, visitor, pv = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
-claim(B, owner)
-local dk = B .. 'day:' .. d
-redis.call('HINCRBY', dk, 'visits', 1)
-redis.call('HINCRBY', dk, 'page_views', pv)
-redis.call('PFADD', B .. 'dayu:' .. d, visitor)
-local dims = { {'sys', ARGV[6]}, {'geo', ARGV[7]} }
-for _, e in ipairs(dims) do
-  local hk = B .. 'dv:' .. d .. ':' .. e[1]
-  redis.call('HINCRBY', hk, 'visits:' .. e[2], 1)
-  redis.call('HINCRBY', hk, 'page_views:' .. e[2], pv)
-  redis.call('PFADD', dvu_key(B, d, e[1], e[2]), visitor)
-end
-redis.call('ZADD', B .. 'days', 0, d)
-if ARGV[8] == '1' and obase then
-  redis.call('ZADD', obase .. 'odays', 0, d)
-  redis.call('ZINCRBY', obase .. 'rank:' .. d, 1, site)
-end
-return { found[1], found[2] }
-`)
-
-// KEYS: owner's days index, owner's ranking of the day. ARGV: day, site. The cluster's second step of a visit.
-export const RANK_VISIT = lua(`
-redis.call('ZADD', KEYS[1], 0, ARGV[1])
-redis.call('ZINCRBY', KEYS[2], 1, ARGV[2])
-return 1
-`)
-
-// KEYS: site hash. ARGV: site base, site, day, kind, system key, geo key. Returns as RECORD_VISIT.
-export const RECORD_ACTIVITY = lua(`${DROP_SITE_ANALYTICS_LUA}${SITE_OF}
-local B, site, d, kind = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
-claim(B, owner)
-redis.call('HINCRBY', B .. 'day:' .. d, kind, 1)
-redis.call('HINCRBY', B .. 'dv:' .. d .. ':sys', kind .. ':' .. ARGV[5], 1)
-redis.call('HINCRBY', B .. 'dv:' .. d .. ':geo', kind .. ':' .. ARGV[6], 1)
-redis.call('ZADD', B .. 'days', 0, d)
-return { found[1], found[2] }
-`)
-
-// KEYS: the site's days index. ARGV: site base, from, to, '' (no dimension: dimension reads are
-// analytics-read.ts, in short commands), count visitors ('1' | '0'). Returns { {metric, n, ...}, visitors }.
+// KEYS: the site's days index. ARGV: site base, from, to, count visitors ('1' | '0'). Returns
+// { {metric, n, ...}, visitors }: the day totals (a dimension's are analytics-read.ts', in short commands).
 export const PERIOD = lua(`${HELPERS}
-local B, from, to, want = ARGV[1], ARGV[2], ARGV[3], ARGV[5] == '1'
+local B, from, to, want = ARGV[1], ARGV[2], ARGV[3], ARGV[4] == '1'
+local FIELDS = { 'visits', 'page_views', 'click_to_call', 'click_to_map', 'click_to_email', 'form_submit' }
 local days = redis.call('ZRANGEBYLEX', KEYS[1], '[' .. from, '[' .. to)
 local sums, hlls = {}, {}
 for _, d in ipairs(days) do
-  local h = redis.call('HGETALL', B .. 'day:' .. d)
-  for i = 1, #h, 2 do sums[h[i]] = (sums[h[i]] or 0) + tonumber(h[i + 1]) end
+  local h = redis.call('HMGET', B .. 'day:' .. d, unpack(FIELDS))
+  for i, m in ipairs(FIELDS) do
+    if h[i] then sums[m] = (sums[m] or 0) + tonumber(h[i]) end
+  end
   hlls[#hlls + 1] = B .. 'dayu:' .. d
 end
 local out = {}
 for m, n in pairs(sums) do out[#out + 1] = m; out[#out + 1] = n end
 return { out, want and pfcount(B, hlls) or 0 }
+`)
+
+/**
+ * The distinct visitors of one dimension value over some days: the union of
+ * the value's HyperLogLogs, each kept as a field of its day's `du:<day>`
+ * hash. KEYS[1]: an accumulator (a scratch key in the site's slot). ARGV:
+ * the value's field, '1' to answer the count and drop the accumulator ('0':
+ * more days follow in another call), then the `du:` keys of up to
+ * PF_CHUNK days. A read of many days is several calls, each short.
+ */
+export const VALUE_VISITORS = lua(`
+local acc, tmp = KEYS[1], KEYS[1] .. ':in'
+for i = 3, #ARGV do
+  local blob = redis.call('HGET', ARGV[i], ARGV[1])
+  if blob then
+    redis.call('SET', tmp, blob)
+    redis.call('PFMERGE', acc, tmp)
+  end
+end
+redis.call('DEL', tmp)
+if ARGV[2] ~= '1' then
+  redis.call('EXPIRE', acc, 60)
+  return 0
+end
+local n = redis.call('PFCOUNT', acc)
+redis.call('DEL', acc)
+return n
+`)
+
+/**
+ * Adds visitors to a dimension value's HyperLogLog field (state import).
+ * KEYS: the `du:<day>` hash, a scratch key in its slot. ARGV: field, 'ids'
+ * (then the visitor ids) or 'sketch' (then a HyperLogLog's bytes).
+ */
+export const VISITORS_INTO_FIELD = lua(`
+local H, tmp, f = KEYS[1], KEYS[2], ARGV[1]
+local cur = redis.call('HGET', H, f)
+if cur then redis.call('SET', tmp, cur) else redis.call('DEL', tmp) end
+if ARGV[2] == 'ids' then
+  redis.call('PFADD', tmp)
+  for i = 3, #ARGV, 500 do redis.call('PFADD', tmp, unpack(ARGV, i, math.min(i + 499, #ARGV))) end
+else
+  redis.call('SET', tmp .. ':in', ARGV[3])
+  redis.call('PFMERGE', tmp, tmp .. ':in')
+  redis.call('DEL', tmp .. ':in')
+end
+redis.call('HSET', H, f, redis.call('GET', tmp))
+redis.call('DEL', tmp)
+return 1
 `)
 
 // KEYS: the owner's days index. ARGV: owner base, from, to, limit. Returns { site, visits, ... }:
@@ -265,8 +247,8 @@ end
 `
 
 /**
- * Records a batch of visits and activities in order, each as RECORD_VISIT or
- * RECORD_ACTIVITY would, under the cardinality cap and retention.
+ * Records a batch of visits and activities in order, under the cardinality
+ * cap and retention.
  *
  * KEYS: the site hashes of the batch (each once; on a cluster, one site, so
  * the script touches one slot). ARGV: cap, first day kept ('' for no
@@ -278,27 +260,55 @@ end
  * in seconds ('' for none). Returns one entry per event: false (no such
  * site) or { owner, build } in stored form.
  *
+ * A site-day is three keys (keys.ts): `day:<d>` holds the day's counters and,
+ * per dimension value, a field `s:<JSON key>` / `g:<JSON key>` with the
+ * value's counters packed as "visits page_views click_to_call click_to_map
+ * click_to_email form_submit" (trailing zeros left out); `du:<d>` holds each
+ * value's distinct visitors as a HyperLogLog in the field of the same name
+ * (copied through a scratch key to PFADD, written back only when it changed);
+ * `dayu:<d>` is the day's HyperLogLog. Fields instead of a key per value:
+ * a key costs about 100 bytes of its own, more than a small HyperLogLog.
+ *
  * Cap: the day hash counts the values of each dimension (`nsys`, `ngeo`); a
- * value not yet in the day's dimension hash, once the count has reached the
- * cap, is recorded as OTHER instead. Every key written gets its expiry (GT:
- * never shortened by an event of an older day), and the day indexes lose
- * the days before the first one kept, so nothing outlives retention.
+ * value not yet in the day hash, once the count has reached the cap, is
+ * recorded as OTHER instead. Every key written gets its expiry (GT: never
+ * shortened by an event of an older day), and the day indexes lose the days
+ * before the first one kept, so nothing outlives retention.
  */
 export const RECORD_EVENTS = lua(`${HELPERS}${DROP_SITE_ANALYTICS_LUA}${RANK_LUA}
 local cap, first, OTHER, rank_here = tonumber(ARGV[1]), ARGV[2], ARGV[3], ARGV[4] == '1'
-local KINDS = { 'click_to_call', 'click_to_map', 'click_to_email', 'form_submit' }
-local sites, out, trimmed = {}, {}, {}
--- The key a value is counted under: itself when known today or under the cap, else OTHER.
-local function capped(dk, hk, dim, jk)
-  if jk == OTHER then return jk end
-  if redis.call('HEXISTS', hk, 'visits:' .. jk) == 1 then return jk end
-  for _, k in ipairs(KINDS) do
-    if redis.call('HEXISTS', hk, k .. ':' .. jk) == 1 then return jk end
+local SLOT = { click_to_call = 3, click_to_map = 4, click_to_email = 5, form_submit = 6 }
+local COUNT = { s = 'nsys', g = 'ngeo' }
+local sites, out, trimmed, scratch = {}, {}, {}, {}
+-- The field a value is counted under: its own when known today or under the cap, else OTHER's.
+local function capped(dk, dim, jk)
+  if jk == OTHER then return dim .. ':' .. jk end
+  if redis.call('HEXISTS', dk, dim .. ':' .. jk) == 1 then return dim .. ':' .. jk end
+  local n = tonumber(redis.call('HGET', dk, COUNT[dim]) or '0')
+  if n >= cap then return dim .. ':' .. OTHER end
+  redis.call('HINCRBY', dk, COUNT[dim], 1)
+  return dim .. ':' .. jk
+end
+-- Adds n to slot i of a value's packed counters (and pv page views to slot 2 with a visit).
+local function bump(dk, f, i, pv)
+  local t, j = { 0, 0, 0, 0, 0, 0 }, 1
+  for x in string.gmatch(redis.call('HGET', dk, f) or '', '%d+') do
+    t[j] = tonumber(x)
+    j = j + 1
   end
-  local n = tonumber(redis.call('HGET', dk, 'n' .. dim) or '0')
-  if n >= cap then return OTHER end
-  redis.call('HINCRBY', dk, 'n' .. dim, 1)
-  return jk
+  t[i] = t[i] + 1
+  if i == 1 then t[2] = t[2] + pv end
+  local last = 2
+  for k = 3, 6 do if t[k] ~= 0 then last = k end end
+  local parts = {}
+  for k = 1, last do parts[k] = string.format('%.0f', t[k]) end
+  redis.call('HSET', dk, f, table.concat(parts, ' '))
+end
+-- PFADD to a HyperLogLog kept in a hash field, through the scratch key tmp.
+local function pfadd_field(H, f, who, tmp)
+  local cur = redis.call('HGET', H, f)
+  if cur then redis.call('SET', tmp, cur) else redis.call('DEL', tmp) end
+  if redis.call('PFADD', tmp, who) == 1 then redis.call('HSET', H, f, redis.call('GET', tmp)) end
 end
 local E = 5 + 2 * #KEYS
 for i = E, #ARGV, 8 do
@@ -313,8 +323,9 @@ for i = E, #ARGV, 8 do
   end
   out[#out + 1] = found and { found[1], found[2] } or false
   if found and (first == '' or d >= first) then
-    local dk = B .. 'day:' .. d
+    local dk, du = B .. 'day:' .. d, B .. 'du:' .. d
     local days = B .. 'days'
+    local tmp = B .. 'tmp:hll'
     if t == 'v' then
       redis.call('HINCRBY', dk, 'visits', 1)
       redis.call('HINCRBY', dk, 'page_views', pv)
@@ -324,21 +335,17 @@ for i = E, #ARGV, 8 do
     else
       redis.call('HINCRBY', dk, who, 1)
     end
-    local dims = { {'sys', ARGV[i + 5]}, {'geo', ARGV[i + 6]} }
-    for _, e in ipairs(dims) do
-      local hk = B .. 'dv:' .. d .. ':' .. e[1]
-      local jk = capped(dk, hk, e[1], e[2])
+    for _, e in ipairs({ {'s', ARGV[i + 5]}, {'g', ARGV[i + 6]} }) do
+      local f = capped(dk, e[1], e[2])
       if t == 'v' then
-        redis.call('HINCRBY', hk, 'visits:' .. jk, 1)
-        redis.call('HINCRBY', hk, 'page_views:' .. jk, pv)
-        local vk = dvu_key(B, d, e[1], jk)
-        redis.call('PFADD', vk, who)
-        expire(vk, at)
+        bump(dk, f, 1, tonumber(pv))
+        pfadd_field(du, f, who, tmp)
+        scratch[tmp] = true
       else
-        redis.call('HINCRBY', hk, who .. ':' .. jk, 1)
+        bump(dk, f, SLOT[who], 0)
       end
-      expire(hk, at)
     end
+    if t == 'v' then expire(du, at) end
     expire(dk, at)
     redis.call('ZADD', days, 0, d)
     expire(days, at)
@@ -350,6 +357,7 @@ for i = E, #ARGV, 8 do
     if t == 'v' and rank_here and found[3] then rank(found[3], first, d, site, 1, at, trimmed) end
   end
 end
+for tmp in pairs(scratch) do redis.call('DEL', tmp) end
 return out
 `)
 
