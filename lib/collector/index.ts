@@ -179,7 +179,10 @@ export function analyticsCollector(engine: CollectorEngine, options: CollectorOp
     const known = readCookie(req.headers.cookie, cookieName)
     const id = known !== undefined && VISITOR_ID.test(known) ? known : randomUuidOf(engine)
     const isSecure = secure === 'auto' ? req.secure : secure
-    res.append('Set-Cookie', `${cookieName}=${id}${cookieTail}${isSecure ? '; Secure' : ''}`)
+    const cookie = `${cookieName}=${id}${cookieTail}${isSecure ? '; Secure' : ''}`
+    // setHeader when nothing set a cookie before (the usual case): cheaper than Express' append.
+    if (res.hasHeader('Set-Cookie')) res.append('Set-Cookie', cookie)
+    else res.setHeader('Set-Cookie', cookie)
     return id
   }
 
@@ -220,17 +223,22 @@ export function analyticsCollector(engine: CollectorEngine, options: CollectorOp
     try {
       // In middleware mode the query belongs to the page, not to us.
       if (!options.passThrough) {
-        event = firstString(req.query.e) ?? 'visit'
-        pv = firstString(req.query.pv)
+        // Express parses the query string on every read of req.query: once here.
+        const query = req.query
+        event = firstString(query.e) ?? 'visit'
+        pv = firstString(query.pv)
       }
       // A confirmation comes from the desktop site's server, not a visitor.
       visitor = event === REDIRECT ? '' : visitorOf(req, res)
-      res.set('Cache-Control', 'no-store')
+      res.setHeader('Cache-Control', 'no-store')
     } catch (error) {
       onError(error)
     }
     if (options.passThrough) next()
-    else if (!res.headersSent) res.status(204).end()
+    else if (!res.headersSent) {
+      res.statusCode = 204
+      res.end()
+    }
     if (visitor === undefined) return
     let site_name: string | undefined
     try {

@@ -4,7 +4,7 @@
  * so a test suite sees the same generated site names and visitor ids on every
  * run. The seeded stream is predictable by design: never use it in production.
  */
-import { createHash, randomBytes } from 'node:crypto'
+import { createHash, randomBytes, randomUUID } from 'node:crypto'
 
 /** A source of random bytes. */
 export type RandomBytes = (size: number) => Buffer
@@ -27,6 +27,9 @@ export function randomSource(seed: string | number | undefined): RandomBytes {
 
 /** A version-4-shaped UUID drawn from `random`. */
 export function uuidFrom(random: RandomBytes): string {
+  // node:crypto's own UUIDs draw from a cached block of entropy: several times
+  // cheaper than 16 fresh bytes (a visitor id per cookieless beacon adds up).
+  if (random === randomBytes) return randomUUID()
   const b = random(16)
   b[6] = (b[6]! & 0x0f) | 0x40
   b[8] = (b[8]! & 0x3f) | 0x80
