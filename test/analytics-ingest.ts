@@ -16,8 +16,11 @@ import { FakeClock, rejectsWith, siteBody } from './helpers/api.js'
 class CountingStore extends MemoryStore {
   readonly batches: RecordedEvent[][] = []
   failing = false
+  /** While set, each batch waits for it: a slow store. */
+  gate: Promise<void> | undefined
   override async recordEvents(events: readonly RecordedEvent[], options: RecordOptions) {
     this.batches.push([...events])
+    await this.gate
     if (this.failing) throw new StoreUnavailableError('down for the test')
     return super.recordEvents(events, options)
   }
@@ -64,6 +67,34 @@ t.test('recordings of one turn are one store batch; each caller gets its own out
   // Another turn is another batch.
   await visit(engine, 'v3')
   t.equal(store.batches.length - before, 2, 'the next turn sends its own batch')
+})
+
+t.test('while two batches wait for a slow store, later recordings go together in the next one', async (t) => {
+  const { store, engine, api } = await engineWith(t)
+  let open = () => {}
+  store.gate = new Promise<void>((resolve) => {
+    open = resolve
+  })
+  const before = store.batches.length
+  const turn = () => new Promise((resolve) => setImmediate(resolve))
+  const all: Promise<unknown>[] = []
+  // Ten turns of recordings: the first two are sent at once, the other eight wait.
+  for (let i = 0; i < 10; i++) {
+    all.push(visit(engine, `slow-${i}`))
+    await turn()
+  }
+  t.equal(store.batches.length - before, 2, 'two batches in flight, no more')
+  t.equal(engine.recordingStats().pending, 10, 'all ten pending')
+  store.gate = undefined
+  open()
+  await Promise.all(all)
+  t.strictSame(
+    store.batches.slice(before).map((b) => b.length),
+    [1, 1, 8],
+    'the eight that waited went as one batch (group commit)',
+  )
+  t.match(await api.siteAnalytics('ingest', { from: '2025-03-10', to: '2025-03-10' }), { VISITS: 10 })
+  t.match(engine.recordingStats(), { pending: 0, recorded: 10 })
 })
 
 t.test('a batch that fails rejects each of its callers with ServiceUnavailable', async (t) => {

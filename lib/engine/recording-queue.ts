@@ -6,6 +6,12 @@
  * statement, one synchronous pass in memory). Each caller still gets its own
  * outcome (or the batch's error).
  *
+ * While {@link MAX_IN_FLIGHT} batches are waiting for the store, new events
+ * wait for the next one to be answered and then go together (group commit):
+ * under load batches grow towards {@link MAX_BATCH} and a store pays its
+ * per-call cost (a round trip, a statement) once per many events; at rest
+ * an event still leaves at the end of its turn.
+ *
  * The queue itself never drops: an in-process caller holds a promise, which
  * is its back-pressure. A source that answered before recording (the
  * collector) bounds what it leaves here with `maxPendingRecordings` and
@@ -15,6 +21,8 @@ import type { RecordOutcome, RecordedEvent, Store } from '../store/contract.js'
 
 /** At most this many events per store call, so one call holds a shared store only briefly. */
 export const MAX_BATCH = 1000
+/** Batches sent and not yet answered, at most; more events wait for the next free one. */
+export const MAX_IN_FLIGHT = 2
 
 /** Counters of the recording path (see {@link RecordingQueue.stats}). */
 export interface RecordingStats {
@@ -73,11 +81,15 @@ export class RecordingQueue {
       this.waiters.push({ resolve, reject })
       this.counts.accepted += 1
       this.counts.pending += 1
-      if (!this.scheduled) {
-        this.scheduled = true
-        setImmediate(() => this.send())
-      }
+      this.schedule()
     })
+  }
+
+  /** Sends at the end of this turn, unless a send is due already or every batch slot is taken. */
+  private schedule(): void {
+    if (this.scheduled || this.inFlight.size >= MAX_IN_FLIGHT || this.events.length === 0) return
+    this.scheduled = true
+    setImmediate(() => this.send())
   }
 
   /** Counts a beacon a collector dropped: `queue` (bound reached) or `rate` (per-IP limit). */
@@ -91,25 +103,29 @@ export class RecordingQueue {
     return { ...this.counts }
   }
 
-  /** Sends what is queued now and waits until every batch sent so far is answered. */
+  /** Sends everything queued now, whatever is in flight, and waits until all of it is answered. */
   async flush(): Promise<void> {
-    this.send()
-    while (this.inFlight.size > 0) await Promise.all(this.inFlight)
+    this.send(true)
+    while (this.inFlight.size > 0 || this.events.length > 0) {
+      this.send(true)
+      await Promise.all(this.inFlight)
+    }
   }
 
-  /** Sends the queued events, in batches of at most {@link MAX_BATCH}. */
-  private send(): void {
+  /** Sends queued events, in batches of at most {@link MAX_BATCH}, into the free slots (all: `force`). */
+  private send(force = false): void {
     this.scheduled = false
-    const events = this.events
-    const waiters = this.waiters
-    if (events.length === 0) return
-    this.events = []
-    this.waiters = []
-    for (let i = 0; i < events.length; i += MAX_BATCH) {
-      const batch = i === 0 && events.length <= MAX_BATCH ? events : events.slice(i, i + MAX_BATCH)
-      const done = this.sendBatch(batch, waiters.slice(i, i + batch.length))
+    while (this.events.length > 0 && (force || this.inFlight.size < MAX_IN_FLIGHT)) {
+      const whole = this.events.length <= MAX_BATCH
+      const batch = whole ? this.events : this.events.slice(0, MAX_BATCH)
+      const waiters = whole ? this.waiters : this.waiters.slice(0, MAX_BATCH)
+      this.events = whole ? [] : this.events.slice(MAX_BATCH)
+      this.waiters = whole ? [] : this.waiters.slice(MAX_BATCH)
+      const done = this.sendBatch(batch, waiters).finally(() => {
+        this.inFlight.delete(done)
+        this.schedule()
+      })
       this.inFlight.add(done)
-      done.finally(() => this.inFlight.delete(done))
     }
   }
 
