@@ -58,7 +58,10 @@ export function parseClusterUrl(url: string): { seeds: { host: string; port: num
  * told apart); calls wait for the cluster itself only `readyTimeout`. A
  * command refused with MOVED, CLUSTERDOWN or TRYAGAIN, which did not run, is
  * retried shortly (ioredis' own handling) while slots move. The slot map is
- * refreshed every 2 s as well, so a failover is seen without a MOVED.
+ * refreshed every {@link SLOT_REFRESH_MS} as well (by RedisConn, not by
+ * ioredis' `slotsRefreshInterval`, which re-arms its timer when a refresh
+ * ends after `quit()` and so keeps a closed client's process alive), so a
+ * failover is seen without a MOVED.
  */
 export function clusterClient(url: string, timeouts: RedisTimeouts): Cluster {
   const { seeds, password } = parseClusterUrl(url)
@@ -71,7 +74,7 @@ export function clusterClient(url: string, timeouts: RedisTimeouts): Cluster {
     retryDelayOnClusterDown: 100,
     retryDelayOnTryAgain: 100,
     slotsRefreshTimeout: 1000,
-    slotsRefreshInterval: 2000,
+    slotsRefreshInterval: 0,
     clusterRetryStrategy: (times: number) => Math.min(50 * times, 1000),
     redisOptions: password ? { ...redisOptions, password } : redisOptions,
   })
@@ -131,6 +134,9 @@ export function lua(source: string): LuaScript {
   return script
 }
 
+/** How often a cluster client made by RedisStore refreshes its slot map. */
+export const SLOT_REFRESH_MS = 2000
+
 /** One Redis connection as RedisStore uses it. */
 export class RedisConn {
   readonly client: RedisClient
@@ -142,6 +148,8 @@ export class RedisConn {
   private readonly readyTimeout: number
   private readyWait: Promise<void> | undefined
   private closed = false
+  /** The slot-map refresh of a cluster client this connection made (see clusterClient). */
+  private slotRefresh: NodeJS.Timeout | undefined
   /** The socket corked for this turn of the event loop (see {@link send}). */
   private corked: Redis['stream'] | undefined
 
@@ -164,6 +172,13 @@ export class RedisConn {
       this.client.on('error', () => {})
     }
     this.cluster = this.client instanceof Cluster
+    if (this.owned && this.client instanceof Cluster) {
+      const cluster = this.client
+      this.slotRefresh = setInterval(() => {
+        if (cluster.status === 'ready') cluster.refreshSlotsCache()
+      }, SLOT_REFRESH_MS)
+      this.slotRefresh.unref()
+    }
     this.waitReplicas = options.waitReplicas ?? (this.cluster ? 1 : 0)
     this.waitTimeout = options.waitTimeout ?? 1000
     this.client.on('ready', this.loadScripts)
@@ -345,6 +360,7 @@ export class RedisConn {
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
+    clearInterval(this.slotRefresh)
     this.client.off('ready', this.loadScripts)
     if (!this.owned) return
     try {
