@@ -34,7 +34,20 @@ function ttlOf(day: string, days: number | undefined, today: string): string | n
   return Math.max(1, Math.ceil((end - Date.parse(`${today}T00:00:00Z`)) / 1000))
 }
 
-/** The ARGV of one RECORD_EVENTS call over `events` (indexes into the batch), and its KEYS. */
+/** Identical events of a call (same site, day, kind and dimension values), added up. */
+interface Group {
+  head: (string | number)[]
+  count: number
+  pages: number
+  visitors: Set<string>
+}
+
+/**
+ * The KEYS and ARGV of one RECORD_EVENTS call over `events` (indexes into
+ * the batch), and the index in KEYS of each event's site. Identical events
+ * go as one group (their counts and page views summed, their visitors in one
+ * PFADD): a popular page's beacons cost the script one step, not one each.
+ */
 function scriptCall(
   keys: RedisKeys,
   batch: readonly RecordedEvent[],
@@ -42,11 +55,12 @@ function scriptCall(
   options: RecordOptions,
   first: string,
   rankHere: boolean,
-): { keys: string[]; args: (string | number)[] } {
+): { keys: string[]; args: (string | number)[]; siteOf: number[] } {
   const siteIndex = new Map<string, number>()
   const siteKeys: string[] = []
   const siteArgs: string[] = []
-  const eventArgs: (string | number)[] = []
+  const siteOf: number[] = []
+  const groups = new Map<string, Group>()
   for (const i of events) {
     const e = batch[i]!
     let ki = siteIndex.get(e.site_name)
@@ -55,20 +69,37 @@ function scriptCall(
       siteArgs.push(e.site_name, keys.siteBase(e.site_name))
       siteIndex.set(e.site_name, (ki = siteKeys.length))
     }
+    siteOf.push(ki)
     const visit = isVisit(e)
-    eventArgs.push(
+    const head = [
       visit ? 'v' : 'a',
       ki,
       e.day,
-      visit ? e.visitor_id : e.kind,
-      visit ? e.page_views : 0,
+      visit ? '' : e.kind,
       JSON.stringify([e.browser, e.os]),
       JSON.stringify([e.country, e.region]),
-      ttlOf(e.day, options.retentionDays, options.today),
-    )
+    ]
+    const id = head.join('\n')
+    let group = groups.get(id)
+    if (group === undefined) groups.set(id, (group = { head, count: 0, pages: 0, visitors: new Set() }))
+    group.count += 1
+    if (visit) {
+      group.pages += e.page_views
+      group.visitors.add(e.visitor_id)
+    }
   }
-  const head = [options.maxDimensionValues, first, JSON.stringify([OTHER, OTHER]), rankHere ? '1' : '0']
-  return { keys: siteKeys, args: [...head, ...siteArgs, ...eventArgs] }
+  const args: (string | number)[] = [
+    options.maxDimensionValues,
+    first,
+    JSON.stringify([OTHER, OTHER]),
+    rankHere ? '1' : '0',
+  ]
+  args.push(...siteArgs)
+  for (const { head, count, pages, visitors } of groups.values()) {
+    const ttl = ttlOf(head[2] as string, options.retentionDays, options.today)
+    args.push(...head, count, pages, ttl, visitors.size, ...visitors)
+  }
+  return { keys: siteKeys, args, siteOf }
 }
 
 /** Records a batch: see the module comment. */
@@ -84,7 +115,7 @@ export async function recordBatch(
   if (!conn.cluster) {
     const call = scriptCall(keys, events, all, options, first, true)
     const replies = (await conn.write(RECORD_EVENTS, call.keys, call.args)) as unknown[]
-    return events.map((_, i) => recordOutcome(replies[i] ?? null))
+    return call.siteOf.map((ki) => recordOutcome(replies[ki - 1] ?? null))
   }
 
   const bySite = new Map<string, number[]>()
@@ -99,7 +130,7 @@ export async function recordBatch(
       const call = scriptCall(keys, events, group, options, first, false)
       const replies = (await conn.write(RECORD_EVENTS, call.keys, call.args)) as unknown[]
       group.forEach((i, j) => {
-        outcomes[i] = recordOutcome(replies[j] ?? null)
+        outcomes[i] = recordOutcome(replies[call.siteOf[j]! - 1] ?? null)
       })
     }),
   )

@@ -255,10 +255,11 @@ end
  * retention), OTHER's JSON key, rank here ('1': a single Redis, the owner's
  * ranking is updated in this step through the site hash's `#obase`; on a
  * cluster analytics.ts does it with RANK_VISITS), then per site of KEYS its
- * name and base, then 8 values per event: 'v' or 'a', index of its site in
- * KEYS, day, visitor or kind, page views, system key, geo key, time to live
- * in seconds ('' for none). Returns one entry per event: false (no such
- * site) or { owner, build } in stored form.
+ * name and base, then per group of identical events: 'v' or 'a', index of
+ * its site in KEYS, day, kind ('' for visits), system key, geo key, events,
+ * page views (summed), time to live in seconds ('' for none), the number of
+ * visitor ids, and those ids. Returns one entry per site of KEYS: false (no
+ * such site) or { owner, build } in stored form.
  *
  * A site-day is three keys (keys.ts): `day:<d>` holds the day's counters and,
  * per dimension value, a field `s:<JSON key>` / `g:<JSON key>` with the
@@ -289,14 +290,14 @@ local function capped(dk, dim, jk)
   redis.call('HINCRBY', dk, COUNT[dim], 1)
   return dim .. ':' .. jk
 end
--- Adds n to slot i of a value's packed counters (and pv page views to slot 2 with a visit).
-local function bump(dk, f, i, pv)
+-- Adds n to slot i of a value's packed counters (and pv page views to slot 2 with visits).
+local function bump(dk, f, i, n, pv)
   local t, j = { 0, 0, 0, 0, 0, 0 }, 1
   for x in string.gmatch(redis.call('HGET', dk, f) or '', '%d+') do
     t[j] = tonumber(x)
     j = j + 1
   end
-  t[i] = t[i] + 1
+  t[i] = t[i] + n
   if i == 1 then t[2] = t[2] + pv end
   local last = 2
   for k = 3, 6 do if t[k] ~= 0 then last = k end end
@@ -304,45 +305,50 @@ local function bump(dk, f, i, pv)
   for k = 1, last do parts[k] = string.format('%.0f', t[k]) end
   redis.call('HSET', dk, f, table.concat(parts, ' '))
 end
--- PFADD to a HyperLogLog kept in a hash field, through the scratch key tmp.
-local function pfadd_field(H, f, who, tmp)
+-- PFADD of ARGV[v0 .. v1] to a HyperLogLog kept in a hash field, through the scratch key tmp.
+local function pfadd_field(H, f, v0, v1, tmp)
   local cur = redis.call('HGET', H, f)
   if cur then redis.call('SET', tmp, cur) else redis.call('DEL', tmp) end
-  if redis.call('PFADD', tmp, who) == 1 then redis.call('HSET', H, f, redis.call('GET', tmp)) end
+  if redis.call('PFADD', tmp, unpack(ARGV, v0, v1)) == 1 then redis.call('HSET', H, f, redis.call('GET', tmp)) end
 end
-local E = 5 + 2 * #KEYS
-for i = E, #ARGV, 8 do
-  local t, ki, d, who, pv = ARGV[i], tonumber(ARGV[i + 1]), ARGV[i + 2], ARGV[i + 3], ARGV[i + 4]
-  local at = ARGV[i + 7]
-  local site, B = ARGV[3 + 2 * ki], ARGV[4 + 2 * ki]
-  local found = sites[ki]
-  if found == nil then
-    found = redis.call('HMGET', KEYS[ki], 'owner', 'build', '#obase')
-    if not found[1] then found = false else claim(B, found[1]) end
+for ki = 1, #KEYS do
+  local found = redis.call('HMGET', KEYS[ki], 'owner', 'build', '#obase')
+  if found[1] then
+    claim(ARGV[4 + 2 * ki], found[1])
     sites[ki] = found
+    out[ki] = { found[1], found[2] }
+  else
+    out[ki] = false
   end
-  out[#out + 1] = found and { found[1], found[2] } or false
+end
+local i = 5 + 2 * #KEYS
+while i <= #ARGV do
+  local t, ki, d, kind, sys, geo = ARGV[i], tonumber(ARGV[i + 1]), ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], ARGV[i + 5]
+  local n, pv, at, v0 = tonumber(ARGV[i + 6]), tonumber(ARGV[i + 7]), ARGV[i + 8], i + 10
+  local v1 = v0 + tonumber(ARGV[i + 9]) - 1
+  i = v1 + 1
+  local site, B, found = ARGV[3 + 2 * ki], ARGV[4 + 2 * ki], sites[ki]
   if found and (first == '' or d >= first) then
     local dk, du = B .. 'day:' .. d, B .. 'du:' .. d
     local days = B .. 'days'
     local tmp = B .. 'tmp:hll'
     if t == 'v' then
-      redis.call('HINCRBY', dk, 'visits', 1)
+      redis.call('HINCRBY', dk, 'visits', n)
       redis.call('HINCRBY', dk, 'page_views', pv)
       local uk = B .. 'dayu:' .. d
-      redis.call('PFADD', uk, who)
+      redis.call('PFADD', uk, unpack(ARGV, v0, v1))
       expire(uk, at)
     else
-      redis.call('HINCRBY', dk, who, 1)
+      redis.call('HINCRBY', dk, kind, n)
     end
-    for _, e in ipairs({ {'s', ARGV[i + 5]}, {'g', ARGV[i + 6]} }) do
+    for _, e in ipairs({ {'s', sys}, {'g', geo} }) do
       local f = capped(dk, e[1], e[2])
       if t == 'v' then
-        bump(dk, f, 1, tonumber(pv))
-        pfadd_field(du, f, who, tmp)
+        bump(dk, f, 1, n, pv)
+        pfadd_field(du, f, v0, v1, tmp)
         scratch[tmp] = true
       else
-        bump(dk, f, SLOT[who], 0)
+        bump(dk, f, SLOT[kind], n, 0)
       end
     end
     if t == 'v' then expire(du, at) end
@@ -354,7 +360,7 @@ for i = E, #ARGV, 8 do
       trimmed[days] = true
       redis.call('ZREMRANGEBYLEX', days, '-', '(' .. first)
     end
-    if t == 'v' and rank_here and found[3] then rank(found[3], first, d, site, 1, at, trimmed) end
+    if t == 'v' and rank_here and found[3] then rank(found[3], first, d, site, n, at, trimmed) end
   end
 end
 for tmp in pairs(scratch) do redis.call('DEL', tmp) end
