@@ -205,25 +205,30 @@ SELECT u.h, u.sys, u.geo
  WHERE d.site_id ${sites} AND d.day BETWEEN $2 AND $3
 UNION ALL
 SELECT x.vh, x.sys_id, x.geo_id FROM ${S}.visitor_overflow x WHERE x.site_id ${sites} AND x.day BETWEEN $2 AND $3`
-  /** Per dimension value: sums and, for traffic, distinct visitors of that value (one pass over the triples). */
+  /**
+   * Per dimension value: sums and, for traffic, distinct visitors of that
+   * value. Both come out of one aggregation over a UNION ALL (no join of two
+   * aggregates, which a plan without statistics could nest and recompute).
+   */
   const byValue = (dim: 0 | 1, traffic: boolean) => {
-    const column = dim === 0 ? 'sys' : 'geo'
     const at = (n: number) => `d.dim_counts[(u.k - 1) * 5 + ${n}]`
-    const metrics = traffic
-      ? `sum(${at(1)}) AS visits, sum(u.pages) AS page_views`
-      : `sum(${at(2)}) AS click_to_call, sum(${at(3)}) AS click_to_map, sum(${at(4)}) AS click_to_email, sum(${at(5)}) AS form_submit`
+    const names = traffic
+      ? ['visits', 'page_views', 'unique_visitors']
+      : ['click_to_call', 'click_to_map', 'click_to_email', 'form_submit']
+    const counters = traffic ? [at(1), 'u.pages', '0'] : [at(2), at(3), at(4), at(5)]
     const visitors = traffic
       ? `
-  LEFT JOIN (SELECT w.${column} AS dim_id, count(DISTINCT w.h) AS unique_visitors
-               FROM (${triples(`= ${site}`)}) w GROUP BY w.${column}) uv ON uv.dim_id = t.dim_id`
+          UNION ALL
+          SELECT z.${dim === 0 ? 'sys' : 'geo'}, 0, 0, count(DISTINCT z.h) FROM (${triples(`= ${site}`)}) z GROUP BY 1`
       : ''
     return `
-SELECT v.k1, v.k2, t.*${traffic ? ', coalesce(uv.unique_visitors, 0) AS unique_visitors' : ''}
-  FROM (SELECT u.id AS dim_id, ${metrics}
-          FROM ${S}.site_days d, unnest(d.dim_ids, d.dim_pages) WITH ORDINALITY AS u(id, pages, k)
-         WHERE d.site_id = ${site} AND d.day BETWEEN $2 AND $3
-         GROUP BY u.id) t
-  JOIN ${S}.dim_values v ON v.id = t.dim_id AND v.dim = ${dim}${visitors}`
+SELECT v.k1, v.k2, t.*
+  FROM (SELECT w.dim_id, ${names.map((n) => `sum(w.${n}) AS ${n}`).join(', ')}
+          FROM (SELECT u.id AS dim_id, ${counters.map((c, i) => `${c} AS ${names[i]}`).join(', ')}
+                  FROM ${S}.site_days d, unnest(d.dim_ids, d.dim_pages) WITH ORDINALITY AS u(id, pages, k)
+                 WHERE d.site_id = ${site} AND d.day BETWEEN $2 AND $3${visitors}) w
+         GROUP BY w.dim_id) t
+  JOIN ${S}.dim_values v ON v.id = t.dim_id AND v.dim = ${dim}`
   }
   return {
     traffic: `

@@ -86,37 +86,13 @@ BEGIN
     FROM ranked WHERE rn <= room;
 END $$;
 
--- The id a value of dimension p_dim is recorded under on a site-day holding
--- the values p_ids, p_n of them of this dimension: its own when the day has
--- it already or is under the cap (o_counted: the caller adds one to p_n),
--- else the id of ('(other)', '(other)'). Past the cap nothing is interned.
-CREATE FUNCTION ${S}.capped_value(p_ids integer[], p_n integer, p_cap integer, p_dim smallint, p_k1 text, p_k2 text,
-  OUT o_id integer, OUT o_counted boolean)
-LANGUAGE plpgsql AS $$
-BEGIN
-  o_counted := false;
-  SELECT id INTO o_id FROM ${S}.dim_values WHERE dim = p_dim AND k1 = p_k1 AND k2 = p_k2;
-  IF o_id IS NOT NULL AND o_id = ANY (p_ids) THEN RETURN; END IF;
-  IF p_k1 = '(other)' AND p_k2 = '(other)' THEN
-    o_id := coalesce(o_id, ${S}.dim_id(p_dim, p_k1, p_k2));
-  ELSIF p_n >= p_cap THEN
-    o_id := ${S}.dim_id(p_dim, '(other)', '(other)');
-  ELSE
-    o_id := coalesce(o_id, ${S}.dim_id(p_dim, p_k1, p_k2));
-    o_counted := true;
-  END IF;
-END $$;
-
 -- Converts the old tables: counters summed per value, visitors hashed.
 UPDATE ${S}.site_days d
-   SET dim_ids = a.ids, dim_pages = a.pages, dim_counts = a.counts
+   SET dim_ids = a.ids, dim_pages = a.pages,
+       dim_counts = ARRAY(SELECT u.c FROM unnest(a.counts) WITH ORDINALITY AS u(c, o) ORDER BY u.o)
   FROM (SELECT site_id, day, array_agg(dim_id ORDER BY dim_id) AS ids, array_agg(page_views ORDER BY dim_id) AS pages,
-               array_agg(c ORDER BY dim_id, k) AS counts
-          FROM (SELECT x.site_id, x.day, x.dim_id, x.page_views, u.c, u.k
-                  FROM ${S}.dim_days x,
-                       unnest(ARRAY[x.visits, x.click_to_call, x.click_to_map, x.click_to_email, x.form_submit])
-                         WITH ORDINALITY AS u(c, k)) f
-         GROUP BY site_id, day) a
+               array_agg(ARRAY[visits, click_to_call, click_to_map, click_to_email, form_submit] ORDER BY dim_id) AS counts
+          FROM ${S}.dim_days GROUP BY site_id, day) a
  WHERE d.site_id = a.site_id AND d.day = a.day;
 CREATE TEMPORARY TABLE mobisite_006_visitors ON COMMIT DROP AS
 SELECT site_id, day, h, sys_id, geo_id, row_number() OVER (PARTITION BY site_id, day ORDER BY h, sys_id, geo_id) AS rn
@@ -137,8 +113,11 @@ DROP TABLE ${S}.day_visitors;
 -- Records a batch as groups of identical events, as in 005 (same
 -- parameters and answers). Groups of one site-day are consecutive (callers
 -- sort them by site and day, which is also the order locks are taken in):
--- each run of them is read under the row lock, added up in variables and
--- written back by one UPDATE.
+-- each run of them is read under the row lock into array variables
+-- (PL/pgSQL edits those in place), added to, and written back by one UPDATE.
+-- The cap rule is 005's: a value new to the day is counted in n_sys/n_geo
+-- while under p_cap, else recorded as ('(other)', '(other)'), never counted
+-- and never interned.
 CREATE OR REPLACE FUNCTION ${S}.record_events(p_sites text[], p_days date[], p_kinds smallint[], p_counts integer[],
   p_pages bigint[], p_browsers text[], p_oses text[], p_countries text[], p_regions text[],
   p_vgroup integer[], p_vids text[], p_cap integer, p_first date,
@@ -148,18 +127,24 @@ DECLARE
   n integer := coalesce(array_length(p_sites, 1), 0);
   i integer := 1;
   j integer;
-  g integer;
   k integer;
   vj integer := 1;
+  v integer;
   v_id bigint;
-  v_sys integer;
-  v_geo integer;
-  v_n integer;
   v_pv bigint;
   v_c integer[];
-  v integer;
+  v_val integer[] := '{0, 0}';
+  ks text[];
+  t integer[];
+  t_pv bigint;
+  a_ids integer[];
+  a_pages bigint[];
+  a_counts integer[];
+  a_n integer[];
+  o_h bigint[];
+  o_s integer[];
+  o_g integer[];
   c record;
-  d record;
   vg integer[];
   vh bigint[];
   nh bigint[];
@@ -184,48 +169,59 @@ BEGIN
       CONTINUE;
     END IF;
     INSERT INTO ${S}.site_days (site_id, day, owner) VALUES (v_id, p_days[i], o_owner) ON CONFLICT DO NOTHING;
-    SELECT * INTO d FROM ${S}.site_days WHERE site_id = v_id AND day = p_days[i] FOR UPDATE;
+    SELECT dim_ids, dim_pages, dim_counts, ARRAY[n_sys, n_geo], vis_hash, vis_sys, vis_geo
+      INTO a_ids, a_pages, a_counts, a_n, o_h, o_s, o_g
+      FROM ${S}.site_days WHERE site_id = v_id AND day = p_days[i] FOR UPDATE;
+    t := '{0, 0, 0, 0, 0}';
+    t_pv := 0;
     nh := '{}'; ns := '{}'; ng := '{}';
     FOR g IN i .. j LOOP
-      v_n := CASE WHEN p_kinds[g] = 0 THEN p_counts[g] ELSE 0 END;
-      v_c := ARRAY[v_n, 0, 0, 0, 0];
-      IF p_kinds[g] BETWEEN 1 AND 4 THEN v_c[p_kinds[g] + 1] := p_counts[g]; END IF;
-      d.visits := d.visits + v_n;
+      v_c := '{0, 0, 0, 0, 0}';
       v_pv := CASE WHEN p_kinds[g] = 0 THEN p_pages[g] ELSE 0 END;
-      d.page_views := d.page_views + v_pv;
-      d.click_to_call := d.click_to_call + v_c[2];
-      d.click_to_map := d.click_to_map + v_c[3];
-      d.click_to_email := d.click_to_email + v_c[4];
-      d.form_submit := d.form_submit + v_c[5];
-      SELECT * INTO c FROM ${S}.capped_value(d.dim_ids, d.n_sys, p_cap, 0::smallint, p_browsers[g], p_oses[g]);
-      v_sys := c.o_id;
-      IF c.o_counted THEN d.n_sys := d.n_sys + 1; END IF;
-      SELECT * INTO c FROM ${S}.capped_value(d.dim_ids, d.n_geo, p_cap, 1::smallint, p_countries[g], p_regions[g]);
-      v_geo := c.o_id;
-      IF c.o_counted THEN d.n_geo := d.n_geo + 1; END IF;
-      FOREACH v IN ARRAY ARRAY[v_sys, v_geo] LOOP
-        k := array_position(d.dim_ids, v);
+      v_c[p_kinds[g] + 1] := p_counts[g];
+      t_pv := t_pv + v_pv;
+      FOR a IN 1 .. 5 LOOP t[a] := t[a] + v_c[a]; END LOOP;
+      FOR dm IN 0 .. 1 LOOP
+        ks := CASE dm WHEN 0 THEN ARRAY[p_browsers[g], p_oses[g]] ELSE ARRAY[p_countries[g], p_regions[g]] END;
+        v := NULL;
+        SELECT id INTO v FROM ${S}.dim_values WHERE dim = dm AND k1 = ks[1] AND k2 = ks[2];
+        k := array_position(a_ids, v);
         IF k IS NULL THEN
-          d.dim_ids := d.dim_ids || v;
-          d.dim_pages := d.dim_pages || 0::bigint;
-          d.dim_counts := d.dim_counts || ARRAY[0, 0, 0, 0, 0];
-          k := cardinality(d.dim_ids);
+          IF ks[1] = '(other)' AND ks[2] = '(other)' THEN
+            v := coalesce(v, ${S}.dim_id(dm::smallint, ks[1], ks[2]));
+          ELSIF a_n[dm + 1] >= p_cap THEN
+            v := ${S}.dim_id(dm::smallint, '(other)', '(other)');
+          ELSE
+            v := coalesce(v, ${S}.dim_id(dm::smallint, ks[1], ks[2]));
+            a_n[dm + 1] := a_n[dm + 1] + 1;
+          END IF;
+          k := array_position(a_ids, v);
+          IF k IS NULL THEN
+            a_ids := a_ids || v;
+            a_pages := a_pages || 0::bigint;
+            FOR a IN 1 .. 5 LOOP a_counts := a_counts || 0; END LOOP;
+            k := cardinality(a_ids);
+          END IF;
         END IF;
-        d.dim_pages[k] := d.dim_pages[k] + v_pv;
-        FOR a IN 1 .. 5 LOOP d.dim_counts[(k - 1) * 5 + a] := d.dim_counts[(k - 1) * 5 + a] + v_c[a]; END LOOP;
+        a_pages[k] := a_pages[k] + v_pv;
+        FOR a IN 1 .. 5 LOOP a_counts[(k - 1) * 5 + a] := a_counts[(k - 1) * 5 + a] + v_c[a]; END LOOP;
+        v_val[dm + 1] := v;
       END LOOP;
       WHILE vj <= cardinality(vg) AND vg[vj] <= g LOOP
         IF vg[vj] = g AND p_kinds[g] = 0 THEN
-          nh := nh || vh[vj]; ns := ns || v_sys; ng := ng || v_geo;
+          nh := nh || vh[vj]; ns := ns || v_val[1]; ng := ng || v_val[2];
         END IF;
         vj := vj + 1;
       END LOOP;
     END LOOP;
-    SELECT * INTO c FROM ${S}.add_visitors(v_id, p_days[i], d.vis_hash, d.vis_sys, d.vis_geo, nh, ns, ng);
-    UPDATE ${S}.site_days SET visits = d.visits, page_views = d.page_views, click_to_call = d.click_to_call,
-           click_to_map = d.click_to_map, click_to_email = d.click_to_email, form_submit = d.form_submit,
-           n_sys = d.n_sys, n_geo = d.n_geo, dim_ids = d.dim_ids, dim_pages = d.dim_pages, dim_counts = d.dim_counts,
-           vis_hash = c.io_h, vis_sys = c.io_s, vis_geo = c.io_g
+    SELECT * INTO c FROM ${S}.add_visitors(v_id, p_days[i], o_h, o_s, o_g, nh, ns, ng);
+    UPDATE ${S}.site_days SET visits = visits + t[1], page_views = page_views + t_pv, click_to_call = click_to_call + t[2],
+           click_to_map = click_to_map + t[3], click_to_email = click_to_email + t[4], form_submit = form_submit + t[5],
+           n_sys = a_n[1], n_geo = a_n[2], dim_ids = a_ids, dim_pages = a_pages, dim_counts = a_counts,
+           -- The column itself when nothing was added keeps its TOAST value: a full day is not rewritten.
+           vis_hash = CASE WHEN cardinality(c.io_h) > cardinality(o_h) THEN c.io_h ELSE vis_hash END,
+           vis_sys = CASE WHEN cardinality(c.io_h) > cardinality(o_h) THEN c.io_s ELSE vis_sys END,
+           vis_geo = CASE WHEN cardinality(c.io_h) > cardinality(o_h) THEN c.io_g ELSE vis_geo END
      WHERE site_id = v_id AND day = p_days[i];
     i := j + 1;
   END LOOP;
