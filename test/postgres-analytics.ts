@@ -130,4 +130,36 @@ if (admin && DATABASE_URL) {
       'a re-created site starts from nothing',
     )
   })
+
+  t.test('two stores recording in parallel: no count lost, the cap never passed', async (t) => {
+    const { store: a, S } = fresh()
+    const b = new PostgresStore({ connectionString: DATABASE_URL, schema: S.slice(1, -1), max: 2 })
+    t.teardown(() => Promise.all([a.close(), b.close()]))
+    for (const name of ['p', 'q']) await a.createSite(siteRecord(name, 'alice'))
+    const cap = { maxDimensionValues: 5, today: '2024-03-09' }
+    // 40 batches of 50 events over two sites and two days, 20 countries, 800 distinct visitors.
+    const batches = Array.from({ length: 40 }, (_, n) =>
+      Array.from({ length: 50 }, (_, i) =>
+        visit(i % 2 ? 'p' : 'q', i % 4 < 2 ? '2024-03-01' : '2024-03-02', `v${(n * 50 + i) % 800}`, `C${(n + i) % 20}`),
+      ),
+    )
+    await Promise.all(batches.map((events, n) => (n % 2 ? a : b).recordEvents(events, cap)))
+    for (const site of ['p', 'q']) {
+      const [total] = await a.siteTraffic(site, '2024-03-01', '2024-03-02')
+      t.equal(total?.data.visits, 1000, `${site}: every visit counted`)
+      t.equal(total?.data.unique_visitors, 400, `${site}: every visitor, once`)
+      const geo = await a.siteTraffic(site, '2024-03-01', '2024-03-02', 'geo')
+      t.equal(
+        geo.reduce((sum, row) => sum + row.data.visits, 0),
+        1000,
+        `${site}: every visit in a geo value`,
+      )
+    }
+    const { rows } = await admin.query(
+      `SELECT max(n_geo) AS n, max((SELECT count(*) FROM ${S}.dim_values v WHERE v.id = ANY (d.dim_ids) AND v.dim = 1 AND v.k1 <> '(other)')) AS kept
+         FROM ${S}.site_days d`,
+    )
+    t.equal(Number(rows[0].n), 5, 'each site-day counted up to the cap')
+    t.equal(Number(rows[0].kept), 5, 'and holds no more named values than the cap')
+  })
 }
