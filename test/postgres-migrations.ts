@@ -23,6 +23,7 @@ const RELEASED: ReadonlyArray<[version: number, sha256: string]> = [
   [3, '58e736c08ae9b3d4882767a03872f5db0764e6395f98fe467dae7399fdfe11d0'],
   [4, '58af0a79e563008d1526fb77a4f7ba25afc1ef8223baf46e199e28efe889e31c'],
   [5, 'd83e15eba172b1d462a1a2e66690bdef78c27fee5ddc54742821ed29ca3325e1'],
+  [6, '3f3c37b7739f39337b12383548808ef919077ff07a4100577487085112cfe3a2'],
 ]
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex')
