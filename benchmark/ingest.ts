@@ -12,7 +12,7 @@
  *    written, PostgreSQL `pg_total_relation_size` of the analytics tables.
  *
  *   npm run build && npx tsx benchmark/ingest.ts   (REDIS_URL, DATABASE_URL for those stores;
- *   BENCH_DURATION s per round, BENCH_ROUNDS, RECORD_SECONDS)
+ *   BENCH_DURATION s per round, BENCH_ROUNDS, RECORD_SECONDS; INGEST_ONLY=bytes for part 3 alone)
  */
 import { createRequire } from 'node:module'
 import { Redis } from 'ioredis'
@@ -38,6 +38,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const RECORD_SECONDS = Number(process.env.RECORD_SECONDS ?? 10)
 const CONNECTIONS = 50
 const { REDIS_URL, DATABASE_URL } = process.env
+/** `bytes`: part 3 only (no HTTP servers, no load). */
+const ONLY = process.env.INGEST_ONLY
 
 type Stats = IngestStats
 type Server = IngestServer
@@ -71,85 +73,89 @@ else console.log('REDIS_URL not set: RedisStore skipped')
 if (DATABASE_URL) variants.push(['PostgresStore', 'postgres'])
 else console.log('DATABASE_URL not set: PostgresStore skipped')
 
-const bare = await start('bare Express', 'bare')
-const servers = [bare, ...(await Promise.all(variants.map(([label, mode]) => start(label, mode))))]
-try {
-  for (const server of servers) await load(server, 1)
-  const samples = new Map(servers.map((s) => [s.label, [] as number[]]))
-  for (let round = 0; round < ROUNDS; round++) {
+/** Parts 1 and 2: one server process per variant, autocannon against each. */
+async function http(): Promise<void> {
+  const bare = await start('bare Express', 'bare')
+  const servers = [bare, ...(await Promise.all(variants.map(([label, mode]) => start(label, mode))))]
+  try {
+    for (const server of servers) await load(server, 1)
+    const samples = new Map(servers.map((s) => [s.label, [] as number[]]))
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const server of servers) {
+        samples.get(server.label)!.push(await load(server, DURATION))
+        // Let the previous variant's recordings drain, so it does not slow the next one.
+        for (const s of servers) if (s !== server) await drain(s, 30_000)
+      }
+    }
+    const bareList = samples.get(bare.label)!
+    const note = `medians of ${ROUNDS} interleaved ${DURATION} s autocannon runs, ${CONNECTIONS} connections; ratio = median of per-round ratios`
+    console.log(`POST /collect/{site}, ${note}\n`)
+    console.log('| variant | beacons/s | / bare Express |')
+    console.log('|---|---:|---:|')
+    for (const [label, list] of samples) {
+      const ratio = median(list.map((rps, i) => rps / bareList[i]!))
+      console.log(`| ${label} | ${Math.round(median(list))} | ${ratio.toFixed(3)} |`)
+      if (label === bare.label) continue
+      figure({
+        group: 'ingest',
+        name: `POST /collect/{site_name}, ${label}`,
+        value: Math.round(median(list)),
+        unit: 'beacons/s',
+        anchor: 'bare Express 204',
+        anchorValue: Math.round(median(bareList)),
+        ratio: Number(ratio.toFixed(3)),
+        target: GOALS[label],
+        note,
+      })
+    }
+
+    console.log(`\nRecorded after a ${RECORD_SECONDS} s full-speed run:\n`)
+    console.log('| store | accepted | recorded at the end | within 3 s | dropped | most pending seen |')
+    console.log('|---|---:|---:|---:|---:|---:|')
+    for (const server of servers.slice(1)) {
+      await drain(server, 30_000)
+      const before = (await ask<Stats>(server, 'stats')).recording!
+      let mostPending = 0
+      const watch = setInterval(async () => {
+        const now = (await ask<Stats>(server, 'stats')).recording!
+        mostPending = Math.max(mostPending, now.pending)
+      }, 200)
+      await load(server, RECORD_SECONDS)
+      clearInterval(watch)
+      const end = (await ask<Stats>(server, 'stats')).recording!
+      await sleep(3000)
+      const later = (await ask<Stats>(server, 'stats')).recording!
+      const accepted = end.accepted - before.accepted
+      const atEnd = (end.recorded - before.recorded) / accepted
+      const within3 = (later.recorded - before.recorded) / accepted
+      const dropped = later.dropped - before.dropped
+      console.log(
+        `| ${server.label} | ${accepted} | ${(atEnd * 100).toFixed(1)} % | ${(within3 * 100).toFixed(1)} % | ${dropped} | ${mostPending} |`,
+      )
+      figure({
+        group: 'ingest',
+        name: `recorded within 3 s after a ${RECORD_SECONDS} s full-speed run, ${server.label}`,
+        value: Number((within3 * 100).toFixed(1)),
+        unit: '%',
+        target: '>= 90',
+        targetOf: 'value',
+        note: `${accepted} beacons accepted, ${(atEnd * 100).toFixed(1)} % recorded when the run ended, ${dropped} dropped (maxPendingRecordings 10,000), at most ${mostPending} pending`,
+      })
+    }
+  } finally {
     for (const server of servers) {
-      samples.get(server.label)!.push(await load(server, DURATION))
-      // Let the previous variant's recordings drain, so it does not slow the next one.
-      for (const s of servers) if (s !== server) await drain(s, 30_000)
+      if (server !== bare) await ask(server, 'close')
+      server.child.disconnect()
+    }
+    if (DATABASE_URL) {
+      const admin = new pg.Client({ connectionString: DATABASE_URL })
+      await admin.connect()
+      for (const server of servers) await admin.query(`DROP SCHEMA IF EXISTS bench_ingest_${server.child.pid} CASCADE`)
+      await admin.end()
     }
   }
-  const bareList = samples.get(bare.label)!
-  const note = `medians of ${ROUNDS} interleaved ${DURATION} s autocannon runs, ${CONNECTIONS} connections; ratio = median of per-round ratios`
-  console.log(`POST /collect/{site}, ${note}\n`)
-  console.log('| variant | beacons/s | / bare Express |')
-  console.log('|---|---:|---:|')
-  for (const [label, list] of samples) {
-    const ratio = median(list.map((rps, i) => rps / bareList[i]!))
-    console.log(`| ${label} | ${Math.round(median(list))} | ${ratio.toFixed(3)} |`)
-    if (label === bare.label) continue
-    figure({
-      group: 'ingest',
-      name: `POST /collect/{site_name}, ${label}`,
-      value: Math.round(median(list)),
-      unit: 'beacons/s',
-      anchor: 'bare Express 204',
-      anchorValue: Math.round(median(bareList)),
-      ratio: Number(ratio.toFixed(3)),
-      target: GOALS[label],
-      note,
-    })
-  }
-
-  console.log(`\nRecorded after a ${RECORD_SECONDS} s full-speed run:\n`)
-  console.log('| store | accepted | recorded at the end | within 3 s | dropped | most pending seen |')
-  console.log('|---|---:|---:|---:|---:|---:|')
-  for (const server of servers.slice(1)) {
-    await drain(server, 30_000)
-    const before = (await ask<Stats>(server, 'stats')).recording!
-    let mostPending = 0
-    const watch = setInterval(async () => {
-      const now = (await ask<Stats>(server, 'stats')).recording!
-      mostPending = Math.max(mostPending, now.pending)
-    }, 200)
-    await load(server, RECORD_SECONDS)
-    clearInterval(watch)
-    const end = (await ask<Stats>(server, 'stats')).recording!
-    await sleep(3000)
-    const later = (await ask<Stats>(server, 'stats')).recording!
-    const accepted = end.accepted - before.accepted
-    const atEnd = (end.recorded - before.recorded) / accepted
-    const within3 = (later.recorded - before.recorded) / accepted
-    const dropped = later.dropped - before.dropped
-    console.log(
-      `| ${server.label} | ${accepted} | ${(atEnd * 100).toFixed(1)} % | ${(within3 * 100).toFixed(1)} % | ${dropped} | ${mostPending} |`,
-    )
-    figure({
-      group: 'ingest',
-      name: `recorded within 3 s after a ${RECORD_SECONDS} s full-speed run, ${server.label}`,
-      value: Number((within3 * 100).toFixed(1)),
-      unit: '%',
-      target: '>= 90',
-      targetOf: 'value',
-      note: `${accepted} beacons accepted, ${(atEnd * 100).toFixed(1)} % recorded when the run ended, ${dropped} dropped (maxPendingRecordings 10,000), at most ${mostPending} pending`,
-    })
-  }
-} finally {
-  for (const server of servers) {
-    if (server !== bare) await ask(server, 'close')
-    server.child.disconnect()
-  }
-  if (DATABASE_URL) {
-    const admin = new pg.Client({ connectionString: DATABASE_URL })
-    await admin.connect()
-    for (const server of servers) await admin.query(`DROP SCHEMA IF EXISTS bench_ingest_${server.child.pid} CASCADE`)
-    await admin.end()
-  }
 }
+if (ONLY !== 'bytes') await http()
 
 // ------------------------------------------------------- 3: bytes per site-day
 /** The issue's shape: 50 sites × 10 days × 40 visits, 10 countries × 5 regions, 3 user agents. */
@@ -225,7 +231,7 @@ if (DATABASE_URL) {
   await fill(store)
   const admin = new pg.Client({ connectionString: DATABASE_URL })
   await admin.connect()
-  const tables = ['site_days', 'dim_days', 'day_visitors', 'dim_values']
+  const tables = ['site_days', 'visitor_overflow', 'dim_values']
   for (const table of tables) await admin.query(`VACUUM ANALYZE ${schema}.${table}`)
   let bytes = 0
   let rows = 0

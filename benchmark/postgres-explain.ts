@@ -54,10 +54,10 @@ try {
       LATERAL ${S}.record_visit('busy', DATE '2024-01-01' + d, 'b' || ((d * 13 + k * 7) % 400), 1 + k % 3,
       (ARRAY['Chrome 120', 'Mobile Safari 17', 'Samsung Internet 23', 'Firefox 121'])[1 + k % 4], 'Android', (ARRAY['US', 'JP', 'FR'])[1 + k % 3], 'R' || (k % 5)) r`)
   // What autovacuum does on a live database: statistics and the visibility map (index-only scans).
-  await db.query(`VACUUM ANALYZE ${S}.sites, ${S}.site_days, ${S}.dim_days, ${S}.day_visitors, ${S}.dim_values`)
+  await db.query(`VACUUM ANALYZE ${S}.sites, ${S}.site_days, ${S}.visitor_overflow, ${S}.dim_values`)
   const counts =
     await db.query(`SELECT (SELECT count(*) FROM ${S}.sites) AS sites, (SELECT count(*) FROM ${S}.site_days) AS site_days,
-      (SELECT count(*) FROM ${S}.dim_days) AS dim_days, (SELECT count(*) FROM ${S}.day_visitors) AS day_visitors`)
+      (SELECT count(*) FROM ${S}.visitor_overflow) AS visitor_overflow`)
   console.log(`Data: ${JSON.stringify(counts.rows[0])}\n`)
 
   const st = siteStatements(S)

@@ -1,10 +1,11 @@
 /**
- * PostgresStore's analytics: per-day aggregate rows (`site_days`, and
- * `dim_days` per dimension value), so a period query reads at most one row
- * per day and value, plus one row per distinct (visitor, system, geo) of a
- * site-day (`day_visitors`) for exact distinct visitors. Recording is one
- * call of `record_visit` or `record_activity` (migrations/); every call is
- * one statement, one round trip.
+ * PostgresStore's analytics: one row per site and UTC day (`site_days`,
+ * migration 6) holding the day's counters, its dimension values' counters
+ * (arrays) and its distinct (visitor hash, system, geo) triples (arrays, the
+ * ones past `visitor_slots()` in `visitor_overflow`), so a period query reads
+ * one row per day, and distinct visitors stay exact: `count(DISTINCT hash)`
+ * over the period's triples. Recording a batch is one call of
+ * `record_events` (migrations/): one statement, one round trip.
  */
 import { ACTIVITY_KINDS, type ActivityKind } from '../../../types/index.js'
 import type { BuildState, Dimension, RecordOutcome, RecordedEvent, TrafficTotals } from '../contract.js'
@@ -194,29 +195,45 @@ export function pgAnalytics(conn: PgConn): AnalyticsOps {
 /** The period queries, for the schema `S` (quoted). Parameters: $1 site (or owner), $2 from day, $3 to day. */
 export function analyticsQueries(S: string) {
   const site = `(SELECT id FROM ${S}.sites WHERE site_name = $1)`
-  /** Per dimension value: sums and, for traffic, distinct visitors of that value. */
+  /**
+   * The (visitor hash, system id, geo id) triples of `sites` (a condition on
+   * site_id) from $2 to $3: the arrays of the site-days and their overflow.
+   */
+  const triples = (sites: string) => `
+SELECT u.h, u.sys, u.geo
+  FROM ${S}.site_days d, unnest(d.vis_hash, d.vis_sys, d.vis_geo) AS u(h, sys, geo)
+ WHERE d.site_id ${sites} AND d.day BETWEEN $2 AND $3
+UNION ALL
+SELECT x.vh, x.sys_id, x.geo_id FROM ${S}.visitor_overflow x WHERE x.site_id ${sites} AND x.day BETWEEN $2 AND $3`
+  /**
+   * Per dimension value: sums and, for traffic, distinct visitors of that
+   * value. Both come out of one aggregation over a UNION ALL (no join of two
+   * aggregates, which a plan without statistics could nest and recompute).
+   */
   const byValue = (dim: 0 | 1, traffic: boolean) => {
-    const column = dim === 0 ? 'sys_id' : 'geo_id'
-    const metrics = traffic
-      ? 'sum(d.visits) AS visits, sum(d.page_views) AS page_views'
-      : 'sum(d.click_to_call) AS click_to_call, sum(d.click_to_map) AS click_to_map, sum(d.click_to_email) AS click_to_email, sum(d.form_submit) AS form_submit'
+    const at = (n: number) => `d.dim_counts[(u.k - 1) * 5 + ${n}]`
+    const names = traffic
+      ? ['visits', 'page_views', 'unique_visitors']
+      : ['click_to_call', 'click_to_map', 'click_to_email', 'form_submit']
+    const counters = traffic ? [at(1), 'u.pages', '0'] : [at(2), at(3), at(4), at(5)]
     const visitors = traffic
-      ? `, (SELECT count(DISTINCT x.visitor_id) FROM ${S}.day_visitors x
-            WHERE x.site_id = t.site_id AND x.day BETWEEN $2 AND $3 AND x.${column} = t.dim_id) AS unique_visitors`
+      ? `
+          UNION ALL
+          SELECT z.${dim === 0 ? 'sys' : 'geo'}, 0, 0, count(DISTINCT z.h) FROM (${triples(`= ${site}`)}) z GROUP BY 1`
       : ''
     return `
-SELECT v.k1, v.k2, t.*${visitors}
-  FROM (SELECT d.site_id, d.dim_id, ${metrics}
-          FROM ${S}.dim_days d
-         WHERE d.site_id = ${site} AND d.day BETWEEN $2 AND $3
-         GROUP BY d.site_id, d.dim_id) t
+SELECT v.k1, v.k2, t.*
+  FROM (SELECT w.dim_id, ${names.map((n) => `sum(w.${n}) AS ${n}`).join(', ')}
+          FROM (SELECT u.id AS dim_id, ${counters.map((c, i) => `${c} AS ${names[i]}`).join(', ')}
+                  FROM ${S}.site_days d, unnest(d.dim_ids, d.dim_pages) WITH ORDINALITY AS u(id, pages, k)
+                 WHERE d.site_id = ${site} AND d.day BETWEEN $2 AND $3${visitors}) w
+         GROUP BY w.dim_id) t
   JOIN ${S}.dim_values v ON v.id = t.dim_id AND v.dim = ${dim}`
   }
   return {
     traffic: `
 SELECT coalesce(sum(d.visits), 0) AS visits, coalesce(sum(d.page_views), 0) AS page_views,
-       (SELECT count(DISTINCT x.visitor_id) FROM ${S}.day_visitors x
-         WHERE x.site_id = ${site} AND x.day BETWEEN $2 AND $3) AS unique_visitors
+       (SELECT count(DISTINCT w.h) FROM (${triples(`= ${site}`)}) w) AS unique_visitors
   FROM ${S}.site_days d
  WHERE d.site_id = ${site} AND d.day BETWEEN $2 AND $3`,
     activities: `
@@ -252,8 +269,7 @@ WITH ranked AS (
 )
 SELECT top.site_name, top.visits,
        (SELECT sum(d.page_views) FROM ${S}.site_days d WHERE d.site_id = top.site_id AND d.day BETWEEN $2 AND $3) AS page_views,
-       (SELECT count(DISTINCT x.visitor_id) FROM ${S}.day_visitors x
-         WHERE x.site_id = top.site_id AND x.day BETWEEN $2 AND $3) AS unique_visitors
+       (SELECT count(DISTINCT w.h) FROM (${triples('= top.site_id')}) w) AS unique_visitors
   FROM top`,
   }
 }

@@ -27,6 +27,7 @@ import { migration as m002 } from './migrations/002-sso-tables.js'
 import { migration as m003 } from './migrations/003-ascii-name-fold.js'
 import { migration as m004 } from './migrations/004-grant-permissions.js'
 import { migration as m005 } from './migrations/005-batched-capped-analytics.js'
+import { migration as m006 } from './migrations/006-compact-analytics.js'
 
 /** First half of the advisory-lock key: "mobisite" folded into an int4; the second half is hashtext(schema). */
 const LOCK_CLASS = 0x6d6f6273
@@ -39,7 +40,7 @@ export interface Migration {
 }
 
 /** Every migration, oldest first. Append only. */
-export const MIGRATIONS: readonly Migration[] = [m001, m002, m003, m004, m005]
+export const MIGRATIONS: readonly Migration[] = [m001, m002, m003, m004, m005, m006]
 
 /**
  * Brings the schema up to the newest migration (or to version `upTo`), under
