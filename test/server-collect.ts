@@ -106,6 +106,7 @@ t.test('unknown sites, unknown events and bad input are 204 and change nothing',
     `/collect/${site_name}?pv=-1`,
     '/collect/__proto__?e=redirect',
     '/collect/a%20b',
+    '/collect/%E0%A4%A',
   ]) {
     t.equal((await fetch(`${server.url}${path}`, { method: 'POST' })).status, 204, path)
   }
@@ -119,6 +120,21 @@ t.test('unknown sites, unknown events and bad input are 204 and change nothing',
   t.equal(put.status, 405)
   t.equal(put.headers.get('allow'), 'GET, HEAD, POST')
   t.equal(((await put.json()) as { error_code: string }).error_code, 'MethodNotAllowed')
+})
+
+t.test('the collector answers /collect/{site_name} (and a trailing slash), no other path', async (t) => {
+  const { engine, server, site_name } = await service(t)
+  t.equal((await fetch(`${server.url}/collect/${site_name}/`, { method: 'POST' })).status, 204, 'trailing slash')
+  t.equal((await fetch(`${server.url}/collect/${encodeURIComponent(site_name)}`)).status, 204, 'GET, encoded')
+  for (const path of ['/collect/', '/collect', `/collect/${site_name}/extra`, '/collect//x']) {
+    t.equal((await fetch(`${server.url}${path}`, { method: 'POST' })).status, 404, `${path}: not the collector's`)
+  }
+  await engine.flushRecordings()
+  const traffic = (await engine.as('alice').siteAnalytics(site_name, { result: 'traffic' })) as unknown as Record<
+    string,
+    number
+  >
+  t.equal(traffic.VISITS, 2, 'the two beacons were recorded')
 })
 
 t.test('startServer passes its logger to the collector: dropped beacons are logged', async (t) => {
