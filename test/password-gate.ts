@@ -169,6 +169,37 @@ t.test('a request whose client half-closed (FIN) before its check is never queue
   socket.destroy()
 })
 
+t.test('a flood of sockets that send a credential and close costs (almost) no failed-login store reads', async (t) => {
+  let reads = 0
+  class CountingStore extends MemoryStore {
+    override async incrementWithinLimit(key: string, limit: number, expiresAt: number) {
+      reads++
+      return super.incrementWithinLimit(key, limit, expiresAt)
+    }
+  }
+  const engine = createEngine({ store: new CountingStore() })
+  t.teardown(() => engine.close())
+  await engine.addMasterAccount({ user: 'bob', password: 'bob-secret' })
+  const gate = contextOf(engine).masters.gate
+  const base = await serve(t, engine)
+  const { port } = new URL(base)
+  const sockets = 20
+  await Promise.all(
+    Array.from({ length: sockets }, (_, i) => {
+      const socket = net.connect(Number(port), '127.0.0.1')
+      socket.on('error', () => {})
+      const request = `GET /api/agents HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${basic('bob', `guess-${i}`)}\r\n\r\n`
+      socket.write(request, () => socket.destroy())
+      return new Promise((resolve) => socket.once('close', resolve))
+    }),
+  )
+  t.ok(await eventually(() => gate.stats.skipped >= sockets - 2, 2000), `${gate.stats.skipped} checks skipped`)
+  // Before, each closed client cost 4 reads (two counters, two windows): 80 here.
+  t.ok(reads < sockets, `${reads} failed-login store reads for ${sockets} closed clients`)
+  t.equal(gate.stats.started, 0, 'no scrypt ran')
+  t.equal((await get(base, basic('bob', 'bob-secret'))).status, 200, 'a valid login still works')
+})
+
 t.test('the options are checked', async (t) => {
   t.throws(() => createEngine({ maxPasswordChecks: -1 }), TypeError)
   t.throws(() => createEngine({ maxQueuedPasswordChecks: 1.5 }), TypeError)

@@ -77,6 +77,9 @@ export interface Credentials {
   password: string
 }
 
+/** How long an uncached check of a request's credentials waits before it costs a store round trip. */
+export const ADMIT_DELAY_MS = 2
+
 /** Who presents encoded credentials, for the failed-login limits and the gate. */
 export interface LoginClient {
   /** The client's IP address; without it no failed-login limit applies. */
@@ -209,8 +212,20 @@ export class MasterRegistry {
     { user, password }: Credentials,
     { ip, signal }: LoginClient,
   ): Promise<Readonly<Caller> | undefined> {
-    // A client already gone costs no store round trip either (a flood of closed sockets).
-    if (signal?.aborted) throw new ClientGoneError()
+    // A client already gone costs no store round trip either (a flood of closed
+    // sockets). A client that sent its request and closed at once is seen as
+    // gone a moment later (its FIN is read in a later turn of the event loop:
+    // 98 % of a 1,500-socket flood within 1 ms here), so an uncached check
+    // first waits ADMIT_DELAY_MS, next to the ~60 ms of its scrypt.
+    if (signal && !signal.aborted) {
+      await new Promise<void>((resolve) => setTimeout(resolve, ADMIT_DELAY_MS))
+      // Then one I/O poll at least: a busy loop runs late timers before it reads sockets.
+      await new Promise<void>((resolve) => setImmediate(resolve))
+    }
+    if (signal?.aborted) {
+      this.gate.stats.skipped++
+      throw new ClientGoneError()
+    }
     const ticket = await this.failedLogins.admit(ip!, user)
     let caller: Readonly<Caller> | undefined
     try {
