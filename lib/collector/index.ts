@@ -248,7 +248,8 @@ export function analyticsCollector(engine: CollectorEngine, options: CollectorOp
     }
     if (site_name === undefined) return
     // Dropped beacons were answered like any other: a client learns nothing.
-    if (event !== REDIRECT && !limiter.allow(`${req.ip ?? ''} ${site_name}`)) return drop('rate')
+    // req.ip parses forwarding headers: only with a limit to key.
+    if (event !== REDIRECT && limiter.enabled && !limiter.allow(`${req.ip ?? ''} ${site_name}`)) return drop('rate')
     if (pending >= maxPending) return drop('queue')
     pending += 1
     // Queued after the answer: the page never waits for the store.

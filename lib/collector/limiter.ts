@@ -22,6 +22,11 @@ export class BeaconLimiter {
     private readonly clock: () => number = Date.now,
   ) {}
 
+  /** False when there is no limit (`perMinute` 0): callers need not build a key. */
+  get enabled(): boolean {
+    return this.perMinute > 0
+  }
+
   /** Counts one beacon for `key`; false when the key has used its minute. */
   allow(key: string): boolean {
     if (this.perMinute <= 0) return true
