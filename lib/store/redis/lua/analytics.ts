@@ -283,12 +283,11 @@ local COUNT = { s = 'nsys', g = 'ngeo' }
 local sites, out, trimmed, scratch = {}, {}, {}, {}
 -- The field a value is counted under: its own when known today or under the cap, else OTHER's.
 local function capped(dk, dim, jk)
-  if jk == OTHER then return dim .. ':' .. jk end
-  if redis.call('HEXISTS', dk, dim .. ':' .. jk) == 1 then return dim .. ':' .. jk end
-  local n = tonumber(redis.call('HGET', dk, COUNT[dim]) or '0')
-  if n >= cap then return dim .. ':' .. OTHER end
+  local f = dim .. ':' .. jk
+  if jk == OTHER or redis.call('HEXISTS', dk, f) == 1 then return f end
+  if tonumber(redis.call('HGET', dk, COUNT[dim]) or '0') >= cap then return dim .. ':' .. OTHER end
   redis.call('HINCRBY', dk, COUNT[dim], 1)
-  return dim .. ':' .. jk
+  return f
 end
 -- Adds n to slot i of a value's packed counters (and pv page views to slot 2 with visits).
 local function bump(dk, f, i, n, pv)
