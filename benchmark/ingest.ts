@@ -33,8 +33,8 @@ type Autocannon = (opts: {
 // autocannon ships no types; this is the part used here.
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon
 
-const DURATION = Number(process.env.BENCH_DURATION ?? 3)
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
+const DURATION = Number(process.env.BENCH_DURATION ?? 2)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7)
 const RECORD_SECONDS = Number(process.env.RECORD_SECONDS ?? 10)
 const CONNECTIONS = 50
 const { REDIS_URL, DATABASE_URL } = process.env

@@ -8,23 +8,9 @@
  */
 import t, { type Test } from 'tap'
 import { type Engine, type ServiceError, createEngine } from '../lib/index.js'
-import { type RecordOptions, type RecordedEvent, StoreUnavailableError } from '../lib/store/contract.js'
 import { MemoryStore } from '../lib/store/memory/store.js'
 import { FakeClock, rejectsWith, siteBody } from './helpers/api.js'
-
-/** A MemoryStore that remembers each recordEvents call and can be made to fail. */
-class CountingStore extends MemoryStore {
-  readonly batches: RecordedEvent[][] = []
-  failing = false
-  /** While set, each batch waits for it: a slow store. */
-  gate: Promise<void> | undefined
-  override async recordEvents(events: readonly RecordedEvent[], options: RecordOptions) {
-    this.batches.push([...events])
-    await this.gate
-    if (this.failing) throw new StoreUnavailableError('down for the test')
-    return super.recordEvents(events, options)
-  }
-}
+import { CountingStore } from './helpers/counting-store.js'
 
 async function engineWith(t: Test, options: Parameters<typeof createEngine>[0] = {}) {
   const store = new CountingStore()

@@ -24,11 +24,11 @@
  * (default 1). One request records one event.
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
-import { countBeaconDrop, randomUuidOf } from '../engine/internal.js'
+import { type BeaconRecorder, beaconRecorderOf, countBeaconDrop, uuidSourceOf } from '../engine/internal.js'
 import type { Engine } from '../engine/types.js'
 import { ACTIVITY_KINDS, type ActivityKind } from '../../types/index.js'
 import { type CollectorLogger, DEFAULT_DROP_LOG_INTERVAL_MS, DropLog } from './drop-log.js'
-import type { GeoResolver } from './geo.js'
+import type { GeoInfo, GeoResolver } from './geo.js'
 import { BeaconLimiter } from './limiter.js'
 
 export { type CollectorLogger, DEFAULT_DROP_LOG_INTERVAL_MS } from './drop-log.js'
@@ -173,11 +173,12 @@ export function analyticsCollector(engine: CollectorEngine, options: CollectorOp
     `; Max-Age=${maxAge}; Path=${options.cookie?.path ?? '/'}; HttpOnly; SameSite=${options.cookie?.sameSite ?? 'Lax'}` +
     (options.cookie?.domain ? `; Domain=${options.cookie.domain}` : '')
   const secure = options.cookie?.secure ?? 'auto'
+  const newVisitorId = uuidSourceOf(engine)
 
   /** The visitor's id, issuing a new one (and the cookie) when missing or malformed. */
   function visitorOf(req: Request, res: Response): string {
     const known = readCookie(req.headers.cookie, cookieName)
-    const id = known !== undefined && VISITOR_ID.test(known) ? known : randomUuidOf(engine)
+    const id = known !== undefined && VISITOR_ID.test(known) ? known : newVisitorId()
     const isSecure = secure === 'auto' ? req.secure : secure
     const cookie = `${cookieName}=${id}${cookieTail}${isSecure ? '; Secure' : ''}`
     // setHeader when nothing set a cookie before (the usual case): cheaper than Express' append.
@@ -186,34 +187,67 @@ export function analyticsCollector(engine: CollectorEngine, options: CollectorOp
     return id
   }
 
-  async function record(
+  /** Ends a beacon's recording: counts it settled and hands its error, if any, to onError. */
+  function settled(error?: unknown): void {
+    pending -= 1
+    if (error === undefined) return
+    try {
+      onError(error)
+    } catch (thrown) {
+      // onError runs inside the recording queue, which must go on: its own
+      // failure is shown, not thrown.
+      process.emitWarning(`analyticsCollector: onError threw: ${String(thrown)}`)
+    }
+  }
+  /** Runs a promise-returning engine call to its settled. */
+  function settle(work: () => Promise<void>): void {
+    try {
+      work().then(() => settled(), settled)
+    } catch (error) {
+      settled(error)
+    }
+  }
+  const recorder: BeaconRecorder = beaconRecorderOf(engine, settled) ?? {
+    visit: (input) => settle(() => engine.recordVisit(input)),
+    activity: (input) => settle(() => engine.recordActivity(input)),
+  }
+
+  /** Records the beacon's event at `where`; ends in one call of {@link settled}. */
+  function recordAt(
     req: Request,
     site_name: string,
     visitor_id: string,
     event: string,
     pv: string | undefined,
-  ): Promise<void> {
-    if (event === REDIRECT) {
-      if (engine.confirmRedirect === undefined)
-        throw new Error('analyticsCollector: this engine cannot confirm redirects')
-      return engine.confirmRedirect(site_name)
-    }
-    const where = (geo === undefined ? undefined : await geo(req)) ?? {}
-    const place = { country: where.country || undefined, region: where.region || undefined }
+    where: GeoInfo | undefined,
+  ): void {
+    const country = where?.country || undefined
+    const region = where?.region || undefined
     const user_agent = req.headers['user-agent']
     if (event === 'visit') {
-      await engine.recordVisit({
-        site_name,
-        visitor_id,
-        user_agent,
-        ...place,
-        page_views: pv === undefined ? 1 : Number(pv),
-      })
-    } else if (KINDS.has(event)) {
-      await engine.recordActivity({ site_name, kind: event as ActivityKind, user_agent, ...place })
-    } else {
-      throw new Error(`analyticsCollector: unknown event ${JSON.stringify(event)}`)
+      const page_views = pv === undefined ? 1 : Number(pv)
+      recorder.visit({ site_name, visitor_id, user_agent, country, region, page_views })
+    } else recorder.activity({ site_name, kind: event as ActivityKind, user_agent, country, region })
+  }
+
+  /** Records the beacon's event; ends in one call of {@link settled}. */
+  function record(req: Request, site_name: string, visitor_id: string, event: string, pv: string | undefined): void {
+    if (event === REDIRECT) {
+      const confirm = engine.confirmRedirect
+      if (confirm === undefined) return settled(new Error('analyticsCollector: this engine cannot confirm redirects'))
+      return settle(() => confirm.call(engine, site_name))
     }
+    if (event !== 'visit' && !KINDS.has(event))
+      return settled(new Error(`analyticsCollector: unknown event ${JSON.stringify(event)}`))
+    let where: ReturnType<GeoResolver> | undefined
+    try {
+      where = geo?.(req)
+    } catch (error) {
+      return settled(error)
+    }
+    if (where instanceof Promise) {
+      where.then((place) => recordAt(req, site_name, visitor_id, event, pv, place), settled)
+    } else recordAt(req, site_name, visitor_id, event, pv, where)
   }
 
   return (req: Request, res: Response, next: NextFunction): void => {
@@ -221,9 +255,10 @@ export function analyticsCollector(engine: CollectorEngine, options: CollectorOp
     let event = 'visit'
     let pv: string | undefined
     try {
-      // In middleware mode the query belongs to the page, not to us.
-      if (!options.passThrough) {
-        // Express parses the query string on every read of req.query: once here.
+      // In middleware mode the query belongs to the page, not to us. Express
+      // parses the query string on every read of req.query: once here, and
+      // not at all without one (most beacons).
+      if (!options.passThrough && req.url.includes('?')) {
         const query = req.query
         event = firstString(query.e) ?? 'visit'
         pv = firstString(query.pv)
@@ -252,15 +287,7 @@ export function analyticsCollector(engine: CollectorEngine, options: CollectorOp
     if (event !== REDIRECT && limiter.enabled && !limiter.allow(`${req.ip ?? ''} ${site_name}`)) return drop('rate')
     if (pending >= maxPending) return drop('queue')
     pending += 1
-    // Queued after the answer: the page never waits for the store.
-    const id = visitor
-    const site = site_name
-    setImmediate(() => {
-      record(req, site, id, event, pv)
-        .catch(onError)
-        .finally(() => {
-          pending -= 1
-        })
-    })
+    // After the answer: the page never waits for the store.
+    record(req, site_name, visitor, event, pv)
   }
 }

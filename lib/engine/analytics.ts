@@ -33,6 +33,8 @@ import type {
   ActivityTotals,
   Dimension,
   PeriodRow,
+  RecordOutcome,
+  RecordedEvent,
   TrafficTotals,
   VisitEvent,
 } from '../store/contract.js'
@@ -136,12 +138,11 @@ function located<T extends object>(event: T, fields: Record<string, unknown>): L
 }
 
 /**
- * Records a visit (`engine.recordVisit`) through the recording queue: with
- * every recording of this event-loop turn, one store call, which finds each
- * event's site and records it in one atomic step. A `create_now=false` site not built yet is
- * built now; the returned promise settles once that build is done.
+ * A visit input checked and completed into the event the store records; a
+ * promise of it only while the user-agent parser loads (once per process).
+ * Throws InvalidInput.
  */
-export async function recordVisit(ctx: EngineContext, input: unknown): Promise<void> {
+export function visitOf(ctx: EngineContext, input: unknown): VisitEvent | Promise<VisitEvent> {
   const fields = fieldsOf(input, VISIT_FIELDS, 'visit')
   const visitor_id = fields.visitor_id
   if (typeof visitor_id !== 'string' || visitor_id === '') throw invalidInput('visitor_id must be a non-empty string')
@@ -157,23 +158,52 @@ export async function recordVisit(ctx: EngineContext, input: unknown): Promise<v
   }
   const day = dayOf(ctx, fields.at)
   const loading = userAgentParserReady(fields.user_agent)
-  if (loading !== undefined) await loading
-  const visit: VisitEvent = located({ day, visitor_id, page_views }, fields)
-  const recorded = await ctx.recorder.record(visit)
-  if (recorded === undefined) throw siteNotFound(visit.site_name)
-  if (recorded.build === 'delayed') await buildOnFirstVisit(ctx, visit.site_name)
+  if (loading !== undefined) return loading.then(() => located({ day, visitor_id, page_views }, fields))
+  return located({ day, visitor_id, page_views }, fields)
 }
 
-/** Records an activity (`engine.recordActivity`) through the recording queue, as {@link recordVisit}. */
-export async function recordActivity(ctx: EngineContext, input: unknown): Promise<void> {
+/** An activity input checked and completed, as {@link visitOf}. */
+export function activityOf(ctx: EngineContext, input: unknown): ActivityEvent | Promise<ActivityEvent> {
   const fields = fieldsOf(input, ACTIVITY_FIELDS, 'activity')
   const kind = fields.kind
   if (typeof kind !== 'string' || !KINDS.has(kind)) throw invalidInput(`kind must be one of ${[...KINDS].join(', ')}`)
   const day = dayOf(ctx, fields.at)
   const loading = userAgentParserReady(fields.user_agent)
-  if (loading !== undefined) await loading
-  const activity: ActivityEvent = located({ day, kind: kind as ActivityKind }, fields)
-  if ((await ctx.recorder.record(activity)) === undefined) throw siteNotFound(activity.site_name)
+  if (loading !== undefined) return loading.then(() => located({ day, kind: kind as ActivityKind }, fields))
+  return located({ day, kind: kind as ActivityKind }, fields)
+}
+
+/**
+ * What follows the store's outcome for an event: SiteNotFound when its site
+ * does not exist, and for the first visit of a `create_now=false` site not
+ * built yet, that build (a promise); otherwise nothing.
+ */
+export function afterRecorded(
+  ctx: EngineContext,
+  event: RecordedEvent,
+  outcome: RecordOutcome | undefined,
+): Promise<void> | undefined {
+  if (outcome === undefined) throw siteNotFound(event.site_name)
+  return outcome.build === 'delayed' && 'visitor_id' in event ? buildOnFirstVisit(ctx, event.site_name) : undefined
+}
+
+/**
+ * Records a visit (`engine.recordVisit`) through the recording queue: with
+ * every recording of this event-loop turn, one store call, which finds each
+ * event's site and records it in one atomic step. A `create_now=false` site not built yet is
+ * built now; the returned promise settles once that build is done.
+ */
+export async function recordVisit(ctx: EngineContext, input: unknown): Promise<void> {
+  const checked = visitOf(ctx, input)
+  const visit = checked instanceof Promise ? await checked : checked
+  await afterRecorded(ctx, visit, await ctx.recorder.record(visit))
+}
+
+/** Records an activity (`engine.recordActivity`) through the recording queue, as {@link recordVisit}. */
+export async function recordActivity(ctx: EngineContext, input: unknown): Promise<void> {
+  const checked = activityOf(ctx, input)
+  const activity = checked instanceof Promise ? await checked : checked
+  afterRecorded(ctx, activity, await ctx.recorder.record(activity))
 }
 
 // --------------------------------------------------------------- queries

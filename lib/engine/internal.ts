@@ -5,6 +5,7 @@
  * package root; users go through the Engine interface.
  */
 import { randomUUID } from 'node:crypto'
+import { type BeaconRecorder, beaconRecorder } from './beacon-recorder.js'
 import type { EngineContext } from './context.js'
 import { ServiceError } from '../errors.js'
 import type { Credentials, LoginClient } from './masters.js'
@@ -13,7 +14,7 @@ import { ClientGoneError } from './password-gate.js'
 import { uuidFrom } from './random.js'
 import type { Caller, Engine } from './types.js'
 
-export type { Credentials, LoginClient }
+export type { BeaconRecorder, Credentials, LoginClient }
 
 const contexts = new WeakMap<Engine, EngineContext>()
 
@@ -30,12 +31,15 @@ export function contextOf(engine: Engine): EngineContext {
 }
 
 /**
- * A fresh random UUID from the engine's randomness (repeatable under
- * `randomSeed`), or from node:crypto for an object that is not an engine.
+ * A source of fresh random UUIDs from the engine's randomness (repeatable
+ * under `randomSeed`), or from node:crypto for an object that is not an
+ * engine. Resolved once, as the collector draws one per new visitor.
  */
-export function randomUuidOf(engine: object): string {
+export function uuidSourceOf(engine: object): () => string {
   const ctx = contexts.get(engine as Engine)
-  return ctx ? uuidFrom(ctx.randomBytes) : randomUUID()
+  if (ctx === undefined) return randomUUID
+  const random = ctx.randomBytes
+  return () => uuidFrom(random)
 }
 
 /**
@@ -45,6 +49,17 @@ export function randomUuidOf(engine: object): string {
  */
 export function countBeaconDrop(engine: object, reason: 'queue' | 'rate'): void {
   contexts.get(engine as Engine)?.recorder.countDropped(reason)
+}
+
+/**
+ * A recorder of beacons without a promise per event (see
+ * {@link beaconRecorder}) for an engine made by createEngine; undefined for
+ * any other object, whose `recordVisit` / `recordActivity` are used instead.
+ * `settled` must not throw: it runs inside the recording queue.
+ */
+export function beaconRecorderOf(engine: object, settled: (error?: unknown) => void): BeaconRecorder | undefined {
+  const ctx = contexts.get(engine as Engine)
+  return ctx && beaconRecorder(ctx, settled)
 }
 
 /** Checks encoded credentials; see {@link tokenAuthenticator}. */

@@ -42,9 +42,13 @@ export interface RecordingStats {
   batches: number
 }
 
-interface Waiter {
-  resolve: (outcome: RecordOutcome | undefined) => void
-  reject: (error: unknown) => void
+/**
+ * Who hears of an event's outcome. One waiter may serve many events (the
+ * collector's does), so it is told which event each outcome is for.
+ */
+export interface RecordingWaiter {
+  resolve: (outcome: RecordOutcome | undefined, event: RecordedEvent) => void
+  reject: (error: unknown, event: RecordedEvent) => void
 }
 
 /** How the queue records: the store, and the options of each batch. */
@@ -59,7 +63,7 @@ export interface RecordingSettings {
 /** One engine's queue of recordings. */
 export class RecordingQueue {
   private events: RecordedEvent[] = []
-  private waiters: Waiter[] = []
+  private waiters: RecordingWaiter[] = []
   private scheduled = false
   private readonly inFlight = new Set<Promise<void>>()
   private readonly counts: RecordingStats = {
@@ -76,13 +80,20 @@ export class RecordingQueue {
 
   /** Queues an event for this turn's batch; settles with the store's outcome for it. */
   record(event: RecordedEvent): Promise<RecordOutcome | undefined> {
-    return new Promise((resolve, reject) => {
-      this.events.push(event)
-      this.waiters.push({ resolve, reject })
-      this.counts.accepted += 1
-      this.counts.pending += 1
-      this.schedule()
-    })
+    return new Promise((resolve, reject) => this.enqueue(event, { resolve, reject }))
+  }
+
+  /**
+   * Queues an event for this turn's batch and tells `waiter` its outcome:
+   * {@link record} without a promise per event, for a caller that records
+   * many (the collector).
+   */
+  enqueue(event: RecordedEvent, waiter: RecordingWaiter): void {
+    this.events.push(event)
+    this.waiters.push(waiter)
+    this.counts.accepted += 1
+    this.counts.pending += 1
+    this.schedule()
   }
 
   /** Sends at the end of this turn, unless a send is due already or every batch slot is taken. */
@@ -129,7 +140,7 @@ export class RecordingQueue {
     }
   }
 
-  private async sendBatch(events: RecordedEvent[], waiters: Waiter[]): Promise<void> {
+  private async sendBatch(events: RecordedEvent[], waiters: RecordingWaiter[]): Promise<void> {
     const { store, maxDimensionValues, retentionDays, today } = this.settings
     this.counts.batches += 1
     let outcomes: (RecordOutcome | undefined)[]
@@ -138,11 +149,11 @@ export class RecordingQueue {
     } catch (error) {
       this.counts.pending -= events.length
       this.counts.failed += events.length
-      for (const waiter of waiters) waiter.reject(error)
+      for (let i = 0; i < waiters.length; i++) waiters[i]!.reject(error, events[i]!)
       return
     }
     this.counts.pending -= events.length
     this.counts.recorded += events.length
-    for (let i = 0; i < waiters.length; i++) waiters[i]!.resolve(outcomes[i])
+    for (let i = 0; i < waiters.length; i++) waiters[i]!.resolve(outcomes[i], events[i]!)
   }
 }
