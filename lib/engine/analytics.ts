@@ -196,7 +196,9 @@ export function afterRecorded(
 export async function recordVisit(ctx: EngineContext, input: unknown): Promise<void> {
   const checked = visitOf(ctx, input)
   const visit = checked instanceof Promise ? await checked : checked
-  await afterRecorded(ctx, visit, await ctx.recorder.record(visit))
+  const building = afterRecorded(ctx, visit, await ctx.recorder.record(visit))
+  // Awaited only when there is a build: an await of nothing still costs a turn.
+  if (building !== undefined) await building
 }
 
 /** Records an activity (`engine.recordActivity`) through the recording queue, as {@link recordVisit}. */
