@@ -46,6 +46,16 @@ async function setup(t: Test, options: Partial<CollectorOptions> = {}) {
   return { store, engine, api, errors, built, beacon, traffic }
 }
 
+// First in this file: the process has not parsed a User-Agent yet, so ua-parser-js is still to load.
+t.test('a flush right after the first recordings of the process waits for the User-Agent parser to load', async (t) => {
+  const { engine, traffic } = await setup(t)
+  const visit = engine.recordVisit({ site_name: 'shop', visitor_id: 'first', user_agent: IPHONE })
+  await engine.flushRecordings()
+  t.equal(engine.recordingStats().recorded, 1, 'recorded by the time the flush settles')
+  await visit
+  t.match(await traffic(), { VISITS: 1 })
+})
+
 t.test('visits and activities are recorded as engine.recordVisit records them', async (t) => {
   const { engine, api, beacon, traffic, errors } = await setup(t, {
     geo: () => ({ country: 'JP', region: '13' }),

@@ -18,6 +18,7 @@ import { randomSource } from './random.js'
 import { RecordingQueue } from './recording-queue.js'
 import { formatDay } from './dates.js'
 import type { Caller, Engine, EngineOptions, MasterApi } from './types.js'
+import { userAgentParserLoading } from './user-agent.js'
 
 export type * from './types.js'
 
@@ -127,9 +128,9 @@ export function createEngine(options: EngineOptions = {}): Engine {
       agents = validateAgents(source)
     },
     recordingStats: () => ctx.recorder.stats(),
-    flushRecordings: () => ctx.recorder.flush(),
+    flushRecordings,
     async close() {
-      await ctx.recorder.flush()
+      await flushRecordings()
       // Callers' continuations (a first visit's build) start in the turn after their batch.
       await new Promise((resolve) => setImmediate(resolve))
       while (pending.size > 0) await Promise.all(pending)
@@ -138,4 +139,18 @@ export function createEngine(options: EngineOptions = {}): Engine {
   }
   registerContext(engine, ctx)
   return engine
+
+  /**
+   * Sends every recording made so far, also those that were waiting for
+   * ua-parser-js to load (the first User-Agent of the process): they reach
+   * the queue in the turns right after the load.
+   */
+  async function flushRecordings(): Promise<void> {
+    const loading = userAgentParserLoading()
+    if (loading !== undefined) {
+      await loading.catch(() => {})
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+    await ctx.recorder.flush()
+  }
 }

@@ -51,6 +51,11 @@ export function userAgentParserReady(userAgent: unknown): Promise<void> | undefi
   return loading
 }
 
+/** The load of ua-parser-js while it is under way, else undefined. */
+export function userAgentParserLoading(): Promise<void> | undefined {
+  return parser === undefined ? loading : undefined
+}
+
 const cache = new LRUCache<string, SystemInfo>({ max: 5000 })
 
 function parse(userAgent: string): SystemInfo {
