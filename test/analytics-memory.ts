@@ -1,6 +1,7 @@
 import { deepStrictEqual } from 'node:assert/strict'
 import fc from 'fast-check'
 import t from 'tap'
+import { checkProperty, replayable } from './helpers/fuzz-seed.js'
 import type {
   ActivityEvent,
   ActivityTotals,
@@ -12,6 +13,8 @@ import type {
 import { MemoryAnalytics } from '../lib/store/memory/analytics-buckets.js'
 import { DistinctCounter, addInt, type IntSet } from '../lib/store/memory/visitor-set.js'
 import { visitEvent } from '../lib/testing/conformance/fixtures.js'
+
+replayable(t, import.meta.url)
 
 t.test('distinct visitors are exact at every size', async (t) => {
   const analytics = new MemoryAnalytics()
@@ -76,7 +79,8 @@ t.test('a name recorded under a new owner starts afresh', async (t) => {
 t.test('visitor sets: every representation, unions by stamps', async (t) => {
   const ids = fc.array(fc.oneof(fc.nat(40), fc.nat(20_000)), { maxLength: 3000 })
   t.doesNotThrow(() =>
-    fc.assert(
+    checkProperty(
+      import.meta.url,
       fc.property(fc.array(ids, { minLength: 1, maxLength: 4 }), (lists) => {
         const sets: IntSet[] = lists.map((list) => list.reduce<IntSet>((set, id) => addInt(set, id), undefined))
         const counter = new DistinctCounter()
@@ -208,9 +212,10 @@ const query = fc.record({
 })
 
 t.test('agrees with a naive model on random histories', async (t) => {
-  // fc.assert throws the shrunk counterexample on the first disagreement.
+  // checkProperty throws the shrunk counterexample on the first disagreement.
   t.doesNotThrow(() =>
-    fc.assert(
+    checkProperty(
+      import.meta.url,
       fc.property(fc.array(op, { maxLength: 120 }), fc.array(query, { minLength: 1, maxLength: 8 }), (ops, queries) => {
         const analytics = new MemoryAnalytics()
         const naive = new NaiveAnalytics()

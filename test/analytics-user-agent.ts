@@ -1,8 +1,11 @@
 import fc from 'fast-check'
 import t from 'tap'
+import { checkProperty, replayable } from './helpers/fuzz-seed.js'
 import UAParser from 'ua-parser-js'
 import UserAgent from 'user-agents'
 import { systemOf, userAgentParserReady } from '../lib/engine/user-agent.js'
+
+replayable(t, import.meta.url)
 
 // ua-parser-js loads on first use; these tests call the reducer directly.
 await userAgentParserReady('load')
@@ -57,7 +60,8 @@ t.test('the cache answers exactly what the parser would', async (t) => {
     const first = systemOf(s)
     return first === systemOf(s)
   }
-  fc.assert(
+  checkProperty(
+    import.meta.url,
     fc.property(ua, (s) => JSON.stringify(systemOf(s)) === JSON.stringify(direct(s)) && cached(s)),
     { numRuns: 2000 },
   )

@@ -11,6 +11,7 @@ import express from 'express'
 import fc from 'fast-check'
 import request from 'supertest'
 import t, { type Test } from 'tap'
+import { checkProperty, replayable } from './helpers/fuzz-seed.js'
 import { ROUTES } from '../lib/http/routes.js'
 import { apiRouter } from '../lib/index.js'
 import { createSite, isError, setup, type Client, type Fixture } from './helpers/api.js'
@@ -23,6 +24,8 @@ import {
   type FuzzRequest,
   type Profile,
 } from './helpers/fuzz-requests.js'
+
+replayable(t, import.meta.url)
 
 /** Runs per property (a run is 1-3 requests of about 2 ms each here); bounded so the file stays far below 30 s on a loaded 2-core machine. */
 const RUNS = { routes: 400, hostile: 200, dates: 150 }
@@ -173,7 +176,8 @@ async function fuzz(
   const extended = await extendedServer(t, f)
   const seen = { templates: new Map<string, number>(), statuses: new Map<number, number>() }
   const batch = fc.array(fc.tuple(fuzzRequest(templates, profile), fc.boolean()), { minLength: 1, maxLength: 3 })
-  await fc.assert(
+  await checkProperty(
+    import.meta.url,
     fc.asyncProperty(batch, async (requests) => {
       // Only this run's reports count, so shrinking replays point at the request that caused one.
       const reported = f.errors.length
@@ -333,7 +337,8 @@ t.test('listings accept every real date from year 1 to 9999; from after to is In
       '9999-12-31T23:59:59',
     ),
   )
-  await fc.assert(
+  await checkProperty(
+    import.meta.url,
     fc.asyncProperty(real, real, fc.constantFrom('created', 'modified'), async (from, to, listing) => {
       const res = await f.alice.get(`/sites/${listing}?from=${from}&to=${to}`)
       const expected = epochOf(from) <= epochOf(to) ? 200 : 400

@@ -5,11 +5,14 @@
  */
 import fc from 'fast-check'
 import t from 'tap'
+import { checkProperty, replayable } from './helpers/fuzz-seed.js'
 import { DEFAULT_AGENTS } from '../lib/agents/default.js'
 import { compileSource } from '../lib/agents/compile.js'
 import { createAgentMatcher } from '../lib/agents/matcher.js'
 import { corpusUserAgents } from './helpers/agents-corpus.js'
 import { notPhones, phones } from './helpers/agents-fixtures.js'
+
+replayable(t, import.meta.url)
 
 const SOURCES = [
   DEFAULT_AGENTS,
@@ -138,7 +141,8 @@ t.test('generated UAs: DEFAULT_AGENTS and the other sources agree with the naive
   for (const source of SOURCES) {
     const naive = new RegExp(source, 'i')
     const m = compileSource(source, Infinity)
-    fc.assert(
+    checkProperty(
+      import.meta.url,
       fc.property(uaString, (s) => m.test(s) === naive.test(s)),
       { numRuns: 1500 },
     )
@@ -212,7 +216,8 @@ const subject = fc.array(subjectChar, { maxLength: 30 }).map((a) => a.join(''))
 
 t.test('generated linear-form sources: identical verdicts', async (t) => {
   let linear = 0
-  fc.assert(
+  checkProperty(
+    import.meta.url,
     fc.property(linearSource, fc.array(subject, { minLength: 1, maxLength: 8 }), (source, strings) => {
       const naive = new RegExp(source, 'i')
       const m = compileSource(source, Infinity)
@@ -276,7 +281,8 @@ const generalSource = fc.array(generalAtom, { minLength: 1, maxLength: 7 }).map(
 t.test('generated arbitrary sources: identical verdicts (general mode where needed)', async (t) => {
   let general = 0
   let valid = 0
-  fc.assert(
+  checkProperty(
+    import.meta.url,
     fc.property(generalSource, fc.array(subject, { minLength: 1, maxLength: 6 }), (source, strings) => {
       let naive: RegExp
       try {
@@ -330,7 +336,8 @@ t.test('general mode reads the first maxLength code units: verdict = naive on th
   const naive = new RegExp(source, 'i')
   const m = compileSource(source, 16)
   t.equal(m.mode, 'general')
-  fc.assert(
+  checkProperty(
+    import.meta.url,
     fc.property(uaString, (s) => m.test(s) === naive.test(s.slice(0, 16))),
     { numRuns: 500 },
   )

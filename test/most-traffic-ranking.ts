@@ -6,10 +6,13 @@
 import { deepStrictEqual } from 'node:assert/strict'
 import fc from 'fast-check'
 import t from 'tap'
+import { checkProperty, replayable } from './helpers/fuzz-seed.js'
 import type { AnalyticsDayDump } from '../lib/store/contract.js'
 import { MemoryAnalytics } from '../lib/store/memory/analytics-buckets.js'
 import { VisitRanking } from '../lib/store/memory/visit-ranking.js'
 import { visitEvent } from '../lib/testing/conformance/fixtures.js'
+
+replayable(t, import.meta.url)
 
 const DAYS = ['2024-05-01', '2024-05-02', '2024-05-03', '2024-05-04']
 const WHOLE = ['2024-01-01', '2024-12-31'] as const
@@ -68,7 +71,8 @@ const op = fc.oneof(
 
 t.test('both ways rank exactly as a plain sum does', async (t) => {
   t.doesNotThrow(() =>
-    fc.assert(
+    checkProperty(
+      import.meta.url,
       fc.property(fc.array(op, { maxLength: 300 }), (ops) => {
         const analytics = new MemoryAnalytics()
         const visits = new Map<string, Map<string, number>>()

@@ -5,6 +5,7 @@
  */
 import fc from 'fast-check'
 import t from 'tap'
+import { checkProperty, replayable } from './helpers/fuzz-seed.js'
 import { StoreUnavailableError } from '../lib/store/contract.js'
 import type { Store } from '../lib/store/contract.js'
 import { MemoryAnalytics } from '../lib/store/memory/analytics-buckets.js'
@@ -12,6 +13,8 @@ import { MemoryStore } from '../lib/store/memory/store.js'
 import { OrderedIndex } from '../lib/store/memory/ordered-index.js'
 import { storeConformance } from '../lib/testing/conformance/index.js'
 import { T0, accountRecord, at, siteRecord } from '../lib/testing/conformance/fixtures.js'
+
+replayable(t, import.meta.url)
 
 // The default threshold (10,000 a site-day) is far above what the suite records: exact.
 storeConformance(t, 'MemoryStore', () => new MemoryStore(), { uniqueVisitors: 'exact' })
@@ -189,7 +192,8 @@ t.test('OrderedIndex behaves like a sorted set (property)', async (t) => {
     name: fc.constantFrom('a', 'b', 'c', 'ab', '', '__proto__', 'constructor'),
   })
   const query = fc.tuple(fc.integer({ min: -1, max: 13 }), fc.integer({ min: -1, max: 13 }))
-  fc.assert(
+  checkProperty(
+    import.meta.url,
     fc.property(fc.array(op, { maxLength: 60 }), fc.array(query, { maxLength: 5 }), (ops, queries) => {
       const idx = new OrderedIndex()
       const model = new Map<string, { time: number; name: string }>()

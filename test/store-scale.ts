@@ -6,8 +6,11 @@
  */
 import fc from 'fast-check'
 import t from 'tap'
+import { checkProperty, replayable } from './helpers/fuzz-seed.js'
 import { type CreateSiteBody, createEngine, MemoryStore } from '../lib/index.js'
 import { OrderedIndex } from '../lib/store/memory/ordered-index.js'
+
+replayable(t, import.meta.url)
 
 /** The reference: a plain list sorted by (time, name). */
 function modelRange(entries: Map<string, number>, from: number, to: number): string[] {
@@ -30,7 +33,8 @@ t.test('OrderedIndex equals a sorted list through inserts, removes and ranges, a
       name: fc.integer({ min: 0, max: 3000 }),
     }),
   )
-  fc.assert(
+  checkProperty(
+    import.meta.url,
     fc.property(
       fc.array(op, { minLength: 1, maxLength: 4000 }),
       fc.integer({ min: -1, max: 4 }),

@@ -437,6 +437,13 @@ const randomPairs: fc.Arbitrary<QueryPair[]> = fc.array(
   { maxLength: 5 },
 )
 
+/**
+ * Longest query generated: a request whose head passes Node's 16 KB header
+ * limit never reaches the API (the server answers 431 itself, see
+ * test/server-limits.ts), so it would test Node, not the routes.
+ */
+const MAX_QUERY = 12 * 1024
+
 /** A query string for a route: from its schema (valid, one thing wrong, or wild), random pairs, or both. */
 export function queryFor(schema: unknown, profile: Profile): fc.Arbitrary<string> {
   const shaped = fromSchema(schema, profile).map((value) =>
@@ -451,6 +458,7 @@ export function queryFor(schema: unknown, profile: Profile): fc.Arbitrary<string
       { weight: 1, arbitrary: fc.tuple(shaped, randomPairs).map(([a, b]) => [...a, ...b]) },
     )
     .map(encodeQuery)
+    .filter((query) => query.length <= MAX_QUERY)
 }
 
 /** Authorization headers: valid (mostly, to get past authentication), wrong, malformed or absent. */
