@@ -8,6 +8,7 @@
 import { createServer, type RequestListener, type Server, type ServerOptions } from 'node:http'
 import type { Duplex } from 'node:stream'
 import type { ErrorCode } from './errors.js'
+import { answerRequestInHand, CLOSE_GRACE_MS } from './http/bytes-after-request.js'
 
 /** Timeouts of the standalone server, in milliseconds. */
 export interface ServerTimeouts {
@@ -44,30 +45,14 @@ function answerFor(code: string | undefined): [number, ErrorCode, string] {
   }
 }
 
-/** The response being written on a socket, as Node keeps it there. */
-interface InFlight {
-  /** Its request; `complete` once its whole message (a body it declared included) was parsed. */
-  req: { complete: boolean }
-  headersSent?: boolean
-  writableEnded: boolean
-  shouldKeepAlive: boolean
-  once(event: 'finish', listener: () => void): unknown
-}
-
 /** Answers a connection-level error with the JSON error body, then closes the connection. */
 function onClientError(error: Error & { code?: string }, socket: Duplex): void {
+  // Bytes after a complete request whose answer is pending: that answer goes out first.
+  if (answerRequestInHand(error, socket)) return
   // A response already under way cannot be replaced by another: just close.
-  const inFlight = (socket as Duplex & { _httpMessage?: InFlight })._httpMessage
+  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage
   if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
     socket.destroy()
-    return
-  }
-  if (inFlight?.req.complete && !inFlight.writableEnded && answerFor(error.code)[0] === 400) {
-    // Bytes after a complete request that are no request: a GET or DELETE body
-    // sent without a length (Duda's client does this). The request in hand is
-    // answered, with Connection: close, and the leftover bytes are never read.
-    inFlight.shouldKeepAlive = false
-    inFlight.once('finish', () => socket.end())
     return
   }
   const [status, error_code, message] = answerFor(error.code)
@@ -82,9 +67,6 @@ function onClientError(error: Error & { code?: string }, socket: Duplex): void {
   // end() only half-closes: a client that never reads or closes (a slowloris) would keep the socket.
   setTimeout(() => socket.destroy(), CLOSE_GRACE_MS).unref()
 }
-
-/** How long a client has to read an error answer before its connection is destroyed. */
-const CLOSE_GRACE_MS = 2_000
 
 /** An HTTP server for `app` with the limits above; `create` makes it (HTTPS: see server-tls.ts). */
 export function limitedServer(

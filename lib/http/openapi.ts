@@ -67,7 +67,8 @@ export const PATH_PARAMETERS: Readonly<Record<string, { description: string; sch
 
 /** Codes every authenticated request can be answered with, whatever the route. */
 function baseCodes(route: RouteDoc): ErrorCode[] {
-  if (route.public) return []
+  // A public route reads no credentials, but refuses a body like every route: unreadable (415), malformed or non-empty (400), too large (413).
+  if (route.public) return ['InvalidInput', 'UnsupportedMediaType']
   const codes: ErrorCode[] = [
     'InvalidInput',
     'Unauthorized',

@@ -15,6 +15,7 @@ import { ServiceError } from '../errors.js'
 import { isDashboardUrl } from '../schema/sso.js'
 import { checkPublicUrl, dashboardUrlOf, hostCheck, type LinkOrigins } from './link-origins.js'
 import { requestCaller } from './auth.js'
+import { guardServerOf } from './bytes-after-request.js'
 import { compileDispatch, type Dispatch, type Endpoint, type Match } from './dispatch.js'
 import { bodyReadError, errorHandler } from './errors.js'
 import { requestGuards, utf8Body, utf8Query, type GuardOptions } from './cross-site-and-content.js'
@@ -143,16 +144,6 @@ function pathOf(req: Request): string {
     }
   }
   return query < 0 ? url : url.slice(0, query)
-}
-
-/** Reads a request body to its end and discards it (the server's request timeout bounds how long). */
-function drain(req: Request): Promise<void> {
-  return new Promise((resolve) => {
-    req.once('end', resolve)
-    req.once('error', () => resolve())
-    req.once('close', resolve)
-    req.resume()
-  })
 }
 
 /** The path of the route a request matched, for the journal; none for a path that is not valid percent-encoding. */
@@ -290,9 +281,11 @@ export function apiRouter(engine: Engine, options: ApiRouterOptions = {}): Route
     if (note !== undefined) note.route = `${req.baseUrl}${templateFor(route.path)}`
     const request = new RequestFacts(req, links)
     if (endpoint.public) {
-      // Drain a body nobody asked for before answering: closing a socket with
-      // unread data makes the kernel send RST, which can destroy the answer in flight.
-      if (bodyToRead(req)) await drain(req)
+      // A public route takes no body either: one is read (never left unread, whose
+      // RST could destroy the answer in flight) and refused like anywhere else.
+      if (bodyToRead(req)) await readBody(req, res)
+      else req.resume()
+      noBody(req.body)
       return sendJson(res, 200, await route.run(undefined as never, params, undefined, request))
     }
     // A cached verdict comes back synchronously: no promise turn for it.
@@ -348,6 +341,7 @@ export function apiRouter(engine: Engine, options: ApiRouterOptions = {}): Route
 
   // One layer for every endpoint: Express's router is not walked route by route.
   const dispatchLayer = (req: Request, res: Response, next: (error?: unknown) => void): void | Promise<void> => {
+    guardServerOf(req)
     if (observing) {
       if (observing.loading) return observing.loading.then(() => dispatchLayer(req, res, next))
       observing(req, res)

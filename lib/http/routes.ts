@@ -134,7 +134,8 @@ export const SERVICE_ROUTES: readonly RouteDoc[] = [
     operationId: 'getOpenApiDocument',
     tag: 'Meta',
     summary: 'The OpenAPI document',
-    description: 'The OpenAPI 3.1 description of this API, as JSON. Served without credentials.',
+    description:
+      'The OpenAPI 3.1 description of this API, as JSON. Served without credentials. Like every GET, it takes no body: a non-empty one is InvalidInput (an empty object is none).',
     input: 'none',
     success: 'json',
     response: { type: 'object', description: 'an OpenAPI 3.1 document' },

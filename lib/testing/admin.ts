@@ -9,6 +9,7 @@ import express, { type Request, type RequestHandler, type Router } from 'express
 import type { Engine } from '../engine/types.js'
 import { ServiceError } from '../errors.js'
 import { bodyReadError, errorHandler, sendError } from '../http/errors.js'
+import { guardServerOf } from '../http/bytes-after-request.js'
 import { requestGuards } from '../http/cross-site-and-content.js'
 import { isLoopbackHost, isLoopbackOrigin } from '../http/loopback.js'
 import { ADMIN_CALLS, type AdminCall } from './admin-calls.js'
@@ -111,6 +112,11 @@ function handlerOf(call: AdminCall, controls: Controls): RequestHandler {
 export function adminRouter(target: Engine | Controls, options: AdminRouterOptions = {}): Router {
   const controls = target instanceof Controls ? target : createControls(target)
   const router = express.Router({ caseSensitive: true })
+  // Bytes after a GET or DELETE without a length: the call in hand is answered, as on the API.
+  router.use((req, _res, next) => {
+    guardServerOf(req)
+    next()
+  })
   if (options.token !== undefined) {
     if (options.token === '') throw new TypeError('adminRouter: token must not be empty')
     router.use(bearer(options.token))
