@@ -149,7 +149,14 @@ const entries = { type: 'array', maxItems: 1_000_000, items: { type: 'object' } 
  * The seed body's outline. Entries are checked one by one against
  * {@link seedSections} (so every bad entry is reported, not the first).
  */
+/** `clock` in a seed body: the time the clock is frozen at before the records are made. */
+const seedClockSchema = {
+  ...adminDateSchema,
+  description: `freezes the clock at this time before any record is made (${adminDateSchema.description})`,
+} as const
+
 export const seedSchema = closedObject({
+  clock: seedClockSchema,
   masters: entries,
   sites: entries,
   accounts: entries,
@@ -161,11 +168,12 @@ export const seedSchema = closedObject({
 })
 
 /** The seed body with each section's entry schema in place: what seed accepts and snapshot answers. */
-export const seedBodySchema = closedObject(
-  Object.fromEntries(
+export const seedBodySchema = closedObject({
+  clock: seedClockSchema,
+  ...Object.fromEntries(
     Object.entries(seedSections).map(([name, entry]) => [name, { type: 'array', maxItems: 1_000_000, items: entry }]),
   ),
-)
+})
 
 export type SeedMaster = FromSchema<typeof seedMasterSchema>
 export type SeedSite = FromSchema<typeof seedSiteSchema>

@@ -10123,11 +10123,17 @@ function validate30(data, { instancePath = '', parentData, parentDataProperty, r
   validate30.errors = vErrors
   return errors === 0
 }
-export const v_735feb32 = validate31
+export const v_1b41d679 = validate31
 const schema32 = {
   type: 'object',
   additionalProperties: false,
   properties: {
+    clock: {
+      type: 'string',
+      pattern: '^\\d{4}-\\d{2}-\\d{2}([Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})?)?$',
+      description:
+        'freezes the clock at this time before any record is made (a date YYYY-MM-DD or YYYY-MM-DDThh:mm:ss (UTC), or an RFC 3339 time with fractional seconds and an offset (2025-03-01T08:30:00Z, 2025-03-01T09:30:00.5+01:00))',
+    },
     masters: { type: 'array', maxItems: 1000000, items: { type: 'object' } },
     sites: { type: 'array', maxItems: 1000000, items: { type: 'object' } },
     accounts: { type: 'array', maxItems: 1000000, items: { type: 'object' } },
@@ -10145,18 +10151,7 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
     if (data && typeof data == 'object' && !Array.isArray(data)) {
       const _errs1 = errors
       for (const key0 in data) {
-        if (
-          !(
-            key0 === 'masters' ||
-            key0 === 'sites' ||
-            key0 === 'accounts' ||
-            key0 === 'grants' ||
-            key0 === 'visits' ||
-            key0 === 'activities' ||
-            key0 === 'billing' ||
-            key0 === 'analytics'
-          )
-        ) {
+        if (!func14.call(schema32.properties, key0)) {
           validate31.errors = [
             {
               instancePath,
@@ -10174,62 +10169,42 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
         }
       }
       if (_errs1 === errors) {
-        if (data.masters !== undefined) {
-          let data0 = data.masters
+        if (data.clock !== undefined) {
+          let data0 = data.clock
           const _errs2 = errors
           if (errors === _errs2) {
-            if (Array.isArray(data0)) {
-              if (data0.length > 1000000) {
+            if (typeof data0 === 'string') {
+              if (!pattern10.test(data0)) {
                 validate31.errors = [
                   {
-                    instancePath: instancePath + '/masters',
-                    schemaPath: '#/properties/masters/maxItems',
-                    keyword: 'maxItems',
-                    params: { limit: 1000000 },
-                    message: 'must NOT have more than 1000000 items',
-                    schema: 1000000,
-                    parentSchema: schema32.properties.masters,
+                    instancePath: instancePath + '/clock',
+                    schemaPath: '#/properties/clock/pattern',
+                    keyword: 'pattern',
+                    params: {
+                      pattern:
+                        '^\\d{4}-\\d{2}-\\d{2}([Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})?)?$',
+                    },
+                    message:
+                      'must match pattern "' +
+                      '^\\d{4}-\\d{2}-\\d{2}([Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})?)?$' +
+                      '"',
+                    schema: '^\\d{4}-\\d{2}-\\d{2}([Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})?)?$',
+                    parentSchema: schema32.properties.clock,
                     data: data0,
                   },
                 ]
                 return false
-              } else {
-                var valid1 = true
-                const len0 = data0.length
-                for (let i0 = 0; i0 < len0; i0++) {
-                  let data1 = data0[i0]
-                  const _errs4 = errors
-                  if (!(data1 && typeof data1 == 'object' && !Array.isArray(data1))) {
-                    validate31.errors = [
-                      {
-                        instancePath: instancePath + '/masters/' + i0,
-                        schemaPath: '#/properties/masters/items/type',
-                        keyword: 'type',
-                        params: { type: 'object' },
-                        message: 'must be object',
-                        schema: schema32.properties.masters.items.type,
-                        parentSchema: schema32.properties.masters.items,
-                        data: data1,
-                      },
-                    ]
-                    return false
-                  }
-                  var valid1 = _errs4 === errors
-                  if (!valid1) {
-                    break
-                  }
-                }
               }
             } else {
               validate31.errors = [
                 {
-                  instancePath: instancePath + '/masters',
-                  schemaPath: '#/properties/masters/type',
+                  instancePath: instancePath + '/clock',
+                  schemaPath: '#/properties/clock/type',
                   keyword: 'type',
-                  params: { type: 'array' },
-                  message: 'must be array',
-                  schema: schema32.properties.masters.type,
-                  parentSchema: schema32.properties.masters,
+                  params: { type: 'string' },
+                  message: 'must be string',
+                  schema: schema32.properties.clock.type,
+                  parentSchema: schema32.properties.clock,
                   data: data0,
                 },
               ]
@@ -10241,48 +10216,48 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
           var valid0 = true
         }
         if (valid0) {
-          if (data.sites !== undefined) {
-            let data2 = data.sites
-            const _errs6 = errors
-            if (errors === _errs6) {
-              if (Array.isArray(data2)) {
-                if (data2.length > 1000000) {
+          if (data.masters !== undefined) {
+            let data1 = data.masters
+            const _errs4 = errors
+            if (errors === _errs4) {
+              if (Array.isArray(data1)) {
+                if (data1.length > 1000000) {
                   validate31.errors = [
                     {
-                      instancePath: instancePath + '/sites',
-                      schemaPath: '#/properties/sites/maxItems',
+                      instancePath: instancePath + '/masters',
+                      schemaPath: '#/properties/masters/maxItems',
                       keyword: 'maxItems',
                       params: { limit: 1000000 },
                       message: 'must NOT have more than 1000000 items',
                       schema: 1000000,
-                      parentSchema: schema32.properties.sites,
-                      data: data2,
+                      parentSchema: schema32.properties.masters,
+                      data: data1,
                     },
                   ]
                   return false
                 } else {
-                  var valid2 = true
-                  const len1 = data2.length
-                  for (let i1 = 0; i1 < len1; i1++) {
-                    let data3 = data2[i1]
-                    const _errs8 = errors
-                    if (!(data3 && typeof data3 == 'object' && !Array.isArray(data3))) {
+                  var valid1 = true
+                  const len0 = data1.length
+                  for (let i0 = 0; i0 < len0; i0++) {
+                    let data2 = data1[i0]
+                    const _errs6 = errors
+                    if (!(data2 && typeof data2 == 'object' && !Array.isArray(data2))) {
                       validate31.errors = [
                         {
-                          instancePath: instancePath + '/sites/' + i1,
-                          schemaPath: '#/properties/sites/items/type',
+                          instancePath: instancePath + '/masters/' + i0,
+                          schemaPath: '#/properties/masters/items/type',
                           keyword: 'type',
                           params: { type: 'object' },
                           message: 'must be object',
-                          schema: schema32.properties.sites.items.type,
-                          parentSchema: schema32.properties.sites.items,
-                          data: data3,
+                          schema: schema32.properties.masters.items.type,
+                          parentSchema: schema32.properties.masters.items,
+                          data: data2,
                         },
                       ]
                       return false
                     }
-                    var valid2 = _errs8 === errors
-                    if (!valid2) {
+                    var valid1 = _errs6 === errors
+                    if (!valid1) {
                       break
                     }
                   }
@@ -10290,66 +10265,66 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
               } else {
                 validate31.errors = [
                   {
-                    instancePath: instancePath + '/sites',
-                    schemaPath: '#/properties/sites/type',
+                    instancePath: instancePath + '/masters',
+                    schemaPath: '#/properties/masters/type',
                     keyword: 'type',
                     params: { type: 'array' },
                     message: 'must be array',
-                    schema: schema32.properties.sites.type,
-                    parentSchema: schema32.properties.sites,
-                    data: data2,
+                    schema: schema32.properties.masters.type,
+                    parentSchema: schema32.properties.masters,
+                    data: data1,
                   },
                 ]
                 return false
               }
             }
-            var valid0 = _errs6 === errors
+            var valid0 = _errs4 === errors
           } else {
             var valid0 = true
           }
           if (valid0) {
-            if (data.accounts !== undefined) {
-              let data4 = data.accounts
-              const _errs10 = errors
-              if (errors === _errs10) {
-                if (Array.isArray(data4)) {
-                  if (data4.length > 1000000) {
+            if (data.sites !== undefined) {
+              let data3 = data.sites
+              const _errs8 = errors
+              if (errors === _errs8) {
+                if (Array.isArray(data3)) {
+                  if (data3.length > 1000000) {
                     validate31.errors = [
                       {
-                        instancePath: instancePath + '/accounts',
-                        schemaPath: '#/properties/accounts/maxItems',
+                        instancePath: instancePath + '/sites',
+                        schemaPath: '#/properties/sites/maxItems',
                         keyword: 'maxItems',
                         params: { limit: 1000000 },
                         message: 'must NOT have more than 1000000 items',
                         schema: 1000000,
-                        parentSchema: schema32.properties.accounts,
-                        data: data4,
+                        parentSchema: schema32.properties.sites,
+                        data: data3,
                       },
                     ]
                     return false
                   } else {
-                    var valid3 = true
-                    const len2 = data4.length
-                    for (let i2 = 0; i2 < len2; i2++) {
-                      let data5 = data4[i2]
-                      const _errs12 = errors
-                      if (!(data5 && typeof data5 == 'object' && !Array.isArray(data5))) {
+                    var valid2 = true
+                    const len1 = data3.length
+                    for (let i1 = 0; i1 < len1; i1++) {
+                      let data4 = data3[i1]
+                      const _errs10 = errors
+                      if (!(data4 && typeof data4 == 'object' && !Array.isArray(data4))) {
                         validate31.errors = [
                           {
-                            instancePath: instancePath + '/accounts/' + i2,
-                            schemaPath: '#/properties/accounts/items/type',
+                            instancePath: instancePath + '/sites/' + i1,
+                            schemaPath: '#/properties/sites/items/type',
                             keyword: 'type',
                             params: { type: 'object' },
                             message: 'must be object',
-                            schema: schema32.properties.accounts.items.type,
-                            parentSchema: schema32.properties.accounts.items,
-                            data: data5,
+                            schema: schema32.properties.sites.items.type,
+                            parentSchema: schema32.properties.sites.items,
+                            data: data4,
                           },
                         ]
                         return false
                       }
-                      var valid3 = _errs12 === errors
-                      if (!valid3) {
+                      var valid2 = _errs10 === errors
+                      if (!valid2) {
                         break
                       }
                     }
@@ -10357,66 +10332,66 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                 } else {
                   validate31.errors = [
                     {
-                      instancePath: instancePath + '/accounts',
-                      schemaPath: '#/properties/accounts/type',
+                      instancePath: instancePath + '/sites',
+                      schemaPath: '#/properties/sites/type',
                       keyword: 'type',
                       params: { type: 'array' },
                       message: 'must be array',
-                      schema: schema32.properties.accounts.type,
-                      parentSchema: schema32.properties.accounts,
-                      data: data4,
+                      schema: schema32.properties.sites.type,
+                      parentSchema: schema32.properties.sites,
+                      data: data3,
                     },
                   ]
                   return false
                 }
               }
-              var valid0 = _errs10 === errors
+              var valid0 = _errs8 === errors
             } else {
               var valid0 = true
             }
             if (valid0) {
-              if (data.grants !== undefined) {
-                let data6 = data.grants
-                const _errs14 = errors
-                if (errors === _errs14) {
-                  if (Array.isArray(data6)) {
-                    if (data6.length > 1000000) {
+              if (data.accounts !== undefined) {
+                let data5 = data.accounts
+                const _errs12 = errors
+                if (errors === _errs12) {
+                  if (Array.isArray(data5)) {
+                    if (data5.length > 1000000) {
                       validate31.errors = [
                         {
-                          instancePath: instancePath + '/grants',
-                          schemaPath: '#/properties/grants/maxItems',
+                          instancePath: instancePath + '/accounts',
+                          schemaPath: '#/properties/accounts/maxItems',
                           keyword: 'maxItems',
                           params: { limit: 1000000 },
                           message: 'must NOT have more than 1000000 items',
                           schema: 1000000,
-                          parentSchema: schema32.properties.grants,
-                          data: data6,
+                          parentSchema: schema32.properties.accounts,
+                          data: data5,
                         },
                       ]
                       return false
                     } else {
-                      var valid4 = true
-                      const len3 = data6.length
-                      for (let i3 = 0; i3 < len3; i3++) {
-                        let data7 = data6[i3]
-                        const _errs16 = errors
-                        if (!(data7 && typeof data7 == 'object' && !Array.isArray(data7))) {
+                      var valid3 = true
+                      const len2 = data5.length
+                      for (let i2 = 0; i2 < len2; i2++) {
+                        let data6 = data5[i2]
+                        const _errs14 = errors
+                        if (!(data6 && typeof data6 == 'object' && !Array.isArray(data6))) {
                           validate31.errors = [
                             {
-                              instancePath: instancePath + '/grants/' + i3,
-                              schemaPath: '#/properties/grants/items/type',
+                              instancePath: instancePath + '/accounts/' + i2,
+                              schemaPath: '#/properties/accounts/items/type',
                               keyword: 'type',
                               params: { type: 'object' },
                               message: 'must be object',
-                              schema: schema32.properties.grants.items.type,
-                              parentSchema: schema32.properties.grants.items,
-                              data: data7,
+                              schema: schema32.properties.accounts.items.type,
+                              parentSchema: schema32.properties.accounts.items,
+                              data: data6,
                             },
                           ]
                           return false
                         }
-                        var valid4 = _errs16 === errors
-                        if (!valid4) {
+                        var valid3 = _errs14 === errors
+                        if (!valid3) {
                           break
                         }
                       }
@@ -10424,66 +10399,66 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                   } else {
                     validate31.errors = [
                       {
-                        instancePath: instancePath + '/grants',
-                        schemaPath: '#/properties/grants/type',
+                        instancePath: instancePath + '/accounts',
+                        schemaPath: '#/properties/accounts/type',
                         keyword: 'type',
                         params: { type: 'array' },
                         message: 'must be array',
-                        schema: schema32.properties.grants.type,
-                        parentSchema: schema32.properties.grants,
-                        data: data6,
+                        schema: schema32.properties.accounts.type,
+                        parentSchema: schema32.properties.accounts,
+                        data: data5,
                       },
                     ]
                     return false
                   }
                 }
-                var valid0 = _errs14 === errors
+                var valid0 = _errs12 === errors
               } else {
                 var valid0 = true
               }
               if (valid0) {
-                if (data.visits !== undefined) {
-                  let data8 = data.visits
-                  const _errs18 = errors
-                  if (errors === _errs18) {
-                    if (Array.isArray(data8)) {
-                      if (data8.length > 1000000) {
+                if (data.grants !== undefined) {
+                  let data7 = data.grants
+                  const _errs16 = errors
+                  if (errors === _errs16) {
+                    if (Array.isArray(data7)) {
+                      if (data7.length > 1000000) {
                         validate31.errors = [
                           {
-                            instancePath: instancePath + '/visits',
-                            schemaPath: '#/properties/visits/maxItems',
+                            instancePath: instancePath + '/grants',
+                            schemaPath: '#/properties/grants/maxItems',
                             keyword: 'maxItems',
                             params: { limit: 1000000 },
                             message: 'must NOT have more than 1000000 items',
                             schema: 1000000,
-                            parentSchema: schema32.properties.visits,
-                            data: data8,
+                            parentSchema: schema32.properties.grants,
+                            data: data7,
                           },
                         ]
                         return false
                       } else {
-                        var valid5 = true
-                        const len4 = data8.length
-                        for (let i4 = 0; i4 < len4; i4++) {
-                          let data9 = data8[i4]
-                          const _errs20 = errors
-                          if (!(data9 && typeof data9 == 'object' && !Array.isArray(data9))) {
+                        var valid4 = true
+                        const len3 = data7.length
+                        for (let i3 = 0; i3 < len3; i3++) {
+                          let data8 = data7[i3]
+                          const _errs18 = errors
+                          if (!(data8 && typeof data8 == 'object' && !Array.isArray(data8))) {
                             validate31.errors = [
                               {
-                                instancePath: instancePath + '/visits/' + i4,
-                                schemaPath: '#/properties/visits/items/type',
+                                instancePath: instancePath + '/grants/' + i3,
+                                schemaPath: '#/properties/grants/items/type',
                                 keyword: 'type',
                                 params: { type: 'object' },
                                 message: 'must be object',
-                                schema: schema32.properties.visits.items.type,
-                                parentSchema: schema32.properties.visits.items,
-                                data: data9,
+                                schema: schema32.properties.grants.items.type,
+                                parentSchema: schema32.properties.grants.items,
+                                data: data8,
                               },
                             ]
                             return false
                           }
-                          var valid5 = _errs20 === errors
-                          if (!valid5) {
+                          var valid4 = _errs18 === errors
+                          if (!valid4) {
                             break
                           }
                         }
@@ -10491,66 +10466,66 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                     } else {
                       validate31.errors = [
                         {
-                          instancePath: instancePath + '/visits',
-                          schemaPath: '#/properties/visits/type',
+                          instancePath: instancePath + '/grants',
+                          schemaPath: '#/properties/grants/type',
                           keyword: 'type',
                           params: { type: 'array' },
                           message: 'must be array',
-                          schema: schema32.properties.visits.type,
-                          parentSchema: schema32.properties.visits,
-                          data: data8,
+                          schema: schema32.properties.grants.type,
+                          parentSchema: schema32.properties.grants,
+                          data: data7,
                         },
                       ]
                       return false
                     }
                   }
-                  var valid0 = _errs18 === errors
+                  var valid0 = _errs16 === errors
                 } else {
                   var valid0 = true
                 }
                 if (valid0) {
-                  if (data.activities !== undefined) {
-                    let data10 = data.activities
-                    const _errs22 = errors
-                    if (errors === _errs22) {
-                      if (Array.isArray(data10)) {
-                        if (data10.length > 1000000) {
+                  if (data.visits !== undefined) {
+                    let data9 = data.visits
+                    const _errs20 = errors
+                    if (errors === _errs20) {
+                      if (Array.isArray(data9)) {
+                        if (data9.length > 1000000) {
                           validate31.errors = [
                             {
-                              instancePath: instancePath + '/activities',
-                              schemaPath: '#/properties/activities/maxItems',
+                              instancePath: instancePath + '/visits',
+                              schemaPath: '#/properties/visits/maxItems',
                               keyword: 'maxItems',
                               params: { limit: 1000000 },
                               message: 'must NOT have more than 1000000 items',
                               schema: 1000000,
-                              parentSchema: schema32.properties.activities,
-                              data: data10,
+                              parentSchema: schema32.properties.visits,
+                              data: data9,
                             },
                           ]
                           return false
                         } else {
-                          var valid6 = true
-                          const len5 = data10.length
-                          for (let i5 = 0; i5 < len5; i5++) {
-                            let data11 = data10[i5]
-                            const _errs24 = errors
-                            if (!(data11 && typeof data11 == 'object' && !Array.isArray(data11))) {
+                          var valid5 = true
+                          const len4 = data9.length
+                          for (let i4 = 0; i4 < len4; i4++) {
+                            let data10 = data9[i4]
+                            const _errs22 = errors
+                            if (!(data10 && typeof data10 == 'object' && !Array.isArray(data10))) {
                               validate31.errors = [
                                 {
-                                  instancePath: instancePath + '/activities/' + i5,
-                                  schemaPath: '#/properties/activities/items/type',
+                                  instancePath: instancePath + '/visits/' + i4,
+                                  schemaPath: '#/properties/visits/items/type',
                                   keyword: 'type',
                                   params: { type: 'object' },
                                   message: 'must be object',
-                                  schema: schema32.properties.activities.items.type,
-                                  parentSchema: schema32.properties.activities.items,
-                                  data: data11,
+                                  schema: schema32.properties.visits.items.type,
+                                  parentSchema: schema32.properties.visits.items,
+                                  data: data10,
                                 },
                               ]
                               return false
                             }
-                            var valid6 = _errs24 === errors
-                            if (!valid6) {
+                            var valid5 = _errs22 === errors
+                            if (!valid5) {
                               break
                             }
                           }
@@ -10558,66 +10533,66 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                       } else {
                         validate31.errors = [
                           {
-                            instancePath: instancePath + '/activities',
-                            schemaPath: '#/properties/activities/type',
+                            instancePath: instancePath + '/visits',
+                            schemaPath: '#/properties/visits/type',
                             keyword: 'type',
                             params: { type: 'array' },
                             message: 'must be array',
-                            schema: schema32.properties.activities.type,
-                            parentSchema: schema32.properties.activities,
-                            data: data10,
+                            schema: schema32.properties.visits.type,
+                            parentSchema: schema32.properties.visits,
+                            data: data9,
                           },
                         ]
                         return false
                       }
                     }
-                    var valid0 = _errs22 === errors
+                    var valid0 = _errs20 === errors
                   } else {
                     var valid0 = true
                   }
                   if (valid0) {
-                    if (data.billing !== undefined) {
-                      let data12 = data.billing
-                      const _errs26 = errors
-                      if (errors === _errs26) {
-                        if (Array.isArray(data12)) {
-                          if (data12.length > 1000000) {
+                    if (data.activities !== undefined) {
+                      let data11 = data.activities
+                      const _errs24 = errors
+                      if (errors === _errs24) {
+                        if (Array.isArray(data11)) {
+                          if (data11.length > 1000000) {
                             validate31.errors = [
                               {
-                                instancePath: instancePath + '/billing',
-                                schemaPath: '#/properties/billing/maxItems',
+                                instancePath: instancePath + '/activities',
+                                schemaPath: '#/properties/activities/maxItems',
                                 keyword: 'maxItems',
                                 params: { limit: 1000000 },
                                 message: 'must NOT have more than 1000000 items',
                                 schema: 1000000,
-                                parentSchema: schema32.properties.billing,
-                                data: data12,
+                                parentSchema: schema32.properties.activities,
+                                data: data11,
                               },
                             ]
                             return false
                           } else {
-                            var valid7 = true
-                            const len6 = data12.length
-                            for (let i6 = 0; i6 < len6; i6++) {
-                              let data13 = data12[i6]
-                              const _errs28 = errors
-                              if (!(data13 && typeof data13 == 'object' && !Array.isArray(data13))) {
+                            var valid6 = true
+                            const len5 = data11.length
+                            for (let i5 = 0; i5 < len5; i5++) {
+                              let data12 = data11[i5]
+                              const _errs26 = errors
+                              if (!(data12 && typeof data12 == 'object' && !Array.isArray(data12))) {
                                 validate31.errors = [
                                   {
-                                    instancePath: instancePath + '/billing/' + i6,
-                                    schemaPath: '#/properties/billing/items/type',
+                                    instancePath: instancePath + '/activities/' + i5,
+                                    schemaPath: '#/properties/activities/items/type',
                                     keyword: 'type',
                                     params: { type: 'object' },
                                     message: 'must be object',
-                                    schema: schema32.properties.billing.items.type,
-                                    parentSchema: schema32.properties.billing.items,
-                                    data: data13,
+                                    schema: schema32.properties.activities.items.type,
+                                    parentSchema: schema32.properties.activities.items,
+                                    data: data12,
                                   },
                                 ]
                                 return false
                               }
-                              var valid7 = _errs28 === errors
-                              if (!valid7) {
+                              var valid6 = _errs26 === errors
+                              if (!valid6) {
                                 break
                               }
                             }
@@ -10625,66 +10600,66 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                         } else {
                           validate31.errors = [
                             {
-                              instancePath: instancePath + '/billing',
-                              schemaPath: '#/properties/billing/type',
+                              instancePath: instancePath + '/activities',
+                              schemaPath: '#/properties/activities/type',
                               keyword: 'type',
                               params: { type: 'array' },
                               message: 'must be array',
-                              schema: schema32.properties.billing.type,
-                              parentSchema: schema32.properties.billing,
-                              data: data12,
+                              schema: schema32.properties.activities.type,
+                              parentSchema: schema32.properties.activities,
+                              data: data11,
                             },
                           ]
                           return false
                         }
                       }
-                      var valid0 = _errs26 === errors
+                      var valid0 = _errs24 === errors
                     } else {
                       var valid0 = true
                     }
                     if (valid0) {
-                      if (data.analytics !== undefined) {
-                        let data14 = data.analytics
-                        const _errs30 = errors
-                        if (errors === _errs30) {
-                          if (Array.isArray(data14)) {
-                            if (data14.length > 1000000) {
+                      if (data.billing !== undefined) {
+                        let data13 = data.billing
+                        const _errs28 = errors
+                        if (errors === _errs28) {
+                          if (Array.isArray(data13)) {
+                            if (data13.length > 1000000) {
                               validate31.errors = [
                                 {
-                                  instancePath: instancePath + '/analytics',
-                                  schemaPath: '#/properties/analytics/maxItems',
+                                  instancePath: instancePath + '/billing',
+                                  schemaPath: '#/properties/billing/maxItems',
                                   keyword: 'maxItems',
                                   params: { limit: 1000000 },
                                   message: 'must NOT have more than 1000000 items',
                                   schema: 1000000,
-                                  parentSchema: schema32.properties.analytics,
-                                  data: data14,
+                                  parentSchema: schema32.properties.billing,
+                                  data: data13,
                                 },
                               ]
                               return false
                             } else {
-                              var valid8 = true
-                              const len7 = data14.length
-                              for (let i7 = 0; i7 < len7; i7++) {
-                                let data15 = data14[i7]
-                                const _errs32 = errors
-                                if (!(data15 && typeof data15 == 'object' && !Array.isArray(data15))) {
+                              var valid7 = true
+                              const len6 = data13.length
+                              for (let i6 = 0; i6 < len6; i6++) {
+                                let data14 = data13[i6]
+                                const _errs30 = errors
+                                if (!(data14 && typeof data14 == 'object' && !Array.isArray(data14))) {
                                   validate31.errors = [
                                     {
-                                      instancePath: instancePath + '/analytics/' + i7,
-                                      schemaPath: '#/properties/analytics/items/type',
+                                      instancePath: instancePath + '/billing/' + i6,
+                                      schemaPath: '#/properties/billing/items/type',
                                       keyword: 'type',
                                       params: { type: 'object' },
                                       message: 'must be object',
-                                      schema: schema32.properties.analytics.items.type,
-                                      parentSchema: schema32.properties.analytics.items,
-                                      data: data15,
+                                      schema: schema32.properties.billing.items.type,
+                                      parentSchema: schema32.properties.billing.items,
+                                      data: data14,
                                     },
                                   ]
                                   return false
                                 }
-                                var valid8 = _errs32 === errors
-                                if (!valid8) {
+                                var valid7 = _errs30 === errors
+                                if (!valid7) {
                                   break
                                 }
                               }
@@ -10692,22 +10667,90 @@ function validate31(data, { instancePath = '', parentData, parentDataProperty, r
                           } else {
                             validate31.errors = [
                               {
-                                instancePath: instancePath + '/analytics',
-                                schemaPath: '#/properties/analytics/type',
+                                instancePath: instancePath + '/billing',
+                                schemaPath: '#/properties/billing/type',
                                 keyword: 'type',
                                 params: { type: 'array' },
                                 message: 'must be array',
-                                schema: schema32.properties.analytics.type,
-                                parentSchema: schema32.properties.analytics,
-                                data: data14,
+                                schema: schema32.properties.billing.type,
+                                parentSchema: schema32.properties.billing,
+                                data: data13,
                               },
                             ]
                             return false
                           }
                         }
-                        var valid0 = _errs30 === errors
+                        var valid0 = _errs28 === errors
                       } else {
                         var valid0 = true
+                      }
+                      if (valid0) {
+                        if (data.analytics !== undefined) {
+                          let data15 = data.analytics
+                          const _errs32 = errors
+                          if (errors === _errs32) {
+                            if (Array.isArray(data15)) {
+                              if (data15.length > 1000000) {
+                                validate31.errors = [
+                                  {
+                                    instancePath: instancePath + '/analytics',
+                                    schemaPath: '#/properties/analytics/maxItems',
+                                    keyword: 'maxItems',
+                                    params: { limit: 1000000 },
+                                    message: 'must NOT have more than 1000000 items',
+                                    schema: 1000000,
+                                    parentSchema: schema32.properties.analytics,
+                                    data: data15,
+                                  },
+                                ]
+                                return false
+                              } else {
+                                var valid8 = true
+                                const len7 = data15.length
+                                for (let i7 = 0; i7 < len7; i7++) {
+                                  let data16 = data15[i7]
+                                  const _errs34 = errors
+                                  if (!(data16 && typeof data16 == 'object' && !Array.isArray(data16))) {
+                                    validate31.errors = [
+                                      {
+                                        instancePath: instancePath + '/analytics/' + i7,
+                                        schemaPath: '#/properties/analytics/items/type',
+                                        keyword: 'type',
+                                        params: { type: 'object' },
+                                        message: 'must be object',
+                                        schema: schema32.properties.analytics.items.type,
+                                        parentSchema: schema32.properties.analytics.items,
+                                        data: data16,
+                                      },
+                                    ]
+                                    return false
+                                  }
+                                  var valid8 = _errs34 === errors
+                                  if (!valid8) {
+                                    break
+                                  }
+                                }
+                              }
+                            } else {
+                              validate31.errors = [
+                                {
+                                  instancePath: instancePath + '/analytics',
+                                  schemaPath: '#/properties/analytics/type',
+                                  keyword: 'type',
+                                  params: { type: 'array' },
+                                  message: 'must be array',
+                                  schema: schema32.properties.analytics.type,
+                                  parentSchema: schema32.properties.analytics,
+                                  data: data15,
+                                },
+                              ]
+                              return false
+                            }
+                          }
+                          var valid0 = _errs32 === errors
+                        } else {
+                          var valid0 = true
+                        }
                       }
                     }
                   }
@@ -10754,7 +10797,7 @@ const schema33 = {
     partner: { type: 'boolean' },
   },
 }
-const pattern30 = new RegExp('^[^:]+$', 'u')
+const pattern31 = new RegExp('^[^:]+$', 'u')
 function validate32(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null
   let errors = 0
@@ -10831,7 +10874,7 @@ function validate32(data, { instancePath = '', parentData, parentDataProperty, r
                     ]
                     return false
                   } else {
-                    if (!pattern30.test(data0)) {
+                    if (!pattern31.test(data0)) {
                       validate32.errors = [
                         {
                           instancePath: instancePath + '/user',
@@ -21576,8 +21619,8 @@ const schema40 = {
     },
   },
 }
-const pattern59 = new RegExp('^\\d{4}-\\d{2}-\\d{2}$', 'u')
-const pattern60 = new RegExp('^[A-Za-z0-9+/]*={0,2}$', 'u')
+const pattern60 = new RegExp('^\\d{4}-\\d{2}-\\d{2}$', 'u')
+const pattern61 = new RegExp('^[A-Za-z0-9+/]*={0,2}$', 'u')
 function validate39(data, { instancePath = '', parentData, parentDataProperty, rootData = data } = {}) {
   let vErrors = null
   let errors = 0
@@ -21705,7 +21748,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
               const _errs4 = errors
               if (errors === _errs4) {
                 if (typeof data1 === 'string') {
-                  if (!pattern59.test(data1)) {
+                  if (!pattern60.test(data1)) {
                     validate39.errors = [
                       {
                         instancePath: instancePath + '/day',
@@ -22274,7 +22317,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
                               ]
                               return false
                             } else {
-                              if (!pattern60.test(data11)) {
+                              if (!pattern61.test(data11)) {
                                 validate39.errors = [
                                   {
                                     instancePath: instancePath + '/visitors_sketch',
@@ -23204,7 +23247,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
                                                           ]
                                                           return false
                                                         } else {
-                                                          if (!pattern60.test(data25)) {
+                                                          if (!pattern61.test(data25)) {
                                                             validate39.errors = [
                                                               {
                                                                 instancePath:
@@ -24187,7 +24230,7 @@ function validate39(data, { instancePath = '', parentData, parentDataProperty, r
                                                             ]
                                                             return false
                                                           } else {
-                                                            if (!pattern60.test(data39)) {
+                                                            if (!pattern61.test(data39)) {
                                                               validate39.errors = [
                                                                 {
                                                                   instancePath:

@@ -167,7 +167,7 @@ export class Controls {
   /** Adds a seed body, all or nothing; every problem is listed in one InvalidInput. */
   async seed(body: SeedBody | unknown): Promise<void> {
     try {
-      await this.guard(() => seed(this.engine, this.ctx, body))
+      await this.guard(() => seed(this.engine, this.ctx, body, (ms) => this.clockControl.freeze(ms)))
     } finally {
       // Masters written straight into the store: no cached verdict may hide them.
       this.ctx.masters.forget()

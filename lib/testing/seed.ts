@@ -32,6 +32,12 @@ export interface SeedBody {
     subscriptions?: { site_name: string; status: 'active' | 'cancelled' }[]
   }[]
   analytics?: AnalyticsDayDump[]
+  /**
+   * Freezes the clock at this time before any record is made, so every
+   * default date of the body (creation, publication, visits without `at`)
+   * is this one: `"2026-03-01T09:30:00Z"` or any "Dates in" form.
+   */
+  clock?: string
 }
 
 const HASH_PREFIX = 'record:'
@@ -223,7 +229,13 @@ type Section = keyof typeof seedEntryValidators
  * one InvalidInput), then imports it all or nothing, then adds masters given
  * with a password and records the visits and activities through the engine.
  */
-export async function seed(engine: Engine, ctx: EngineContext, body: unknown): Promise<void> {
+export async function seed(
+  engine: Engine,
+  ctx: EngineContext,
+  body: unknown,
+  /** Freezes the engine clock; called with `clock` once the whole body is known to be valid. */
+  freezeClock: (ms: number) => void,
+): Promise<void> {
   let shape: Record<string, unknown[] | undefined>
   try {
     shape = validateSeedShape(body ?? {})
@@ -249,7 +261,10 @@ export async function seed(engine: Engine, ctx: EngineContext, body: unknown): P
     }
     ;(entries as Record<Section, unknown[]>)[section] = valid
   }
-  const now = ctx.now().getTime()
+  // The shape check passed, so clock is a date string when present.
+  const clock = (body as { clock?: string } | undefined)?.clock
+  const frozenAt = clock === undefined ? undefined : problems.check('clock', () => timeOf(clock, 'clock'))
+  const now = frozenAt ?? ctx.now().getTime()
   const dump: StateDump = {
     masters: [],
     sites: [],
@@ -328,6 +343,8 @@ export async function seed(engine: Engine, ctx: EngineContext, body: unknown): P
       problems.list.push(`accounts: account ${account.account_name} already exists`)
   }
   if (problems.list.length > 0) throw seedError(problems.list)
+  // Before anything is written: the visits and masters below read the engine clock too.
+  if (frozenAt !== undefined) freezeClock(frozenAt)
   try {
     await ctx.store.importState(dump)
   } catch (error) {
