@@ -19,6 +19,7 @@ import { chooseStore, openPostgres, openRedis, shownUrl, watchConnection } from 
 import { DEMO_ACCOUNT, seedDemo } from './demo.js'
 import { type CdnProvider, cdnGeo } from './collector/geo.js'
 import { createEngine } from './engine/index.js'
+import { ServiceError } from './errors.js'
 
 const CDN_PROVIDERS: readonly string[] = ['cloudflare', 'cloudfront', 'vercel', 'appengine']
 import { instrumentsFor } from './http/metrics.js'
@@ -86,6 +87,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
   const adminToken = env.MOBISITE_ADMIN_TOKEN || undefined
   const seed = flags.seed as string | undefined
   if (seed !== undefined && !admin) throw new UsageError('--seed needs --admin (or MOBISITE_ADMIN=1)')
+  const fixtures = seed === undefined ? undefined : await readFixtures(seed)
   const stateInterval = numberFlag(flags, 'state-interval', (n) => n > 0 && n <= 86_400, 'a number of seconds above 0')
   const perSecond = numberFlag(
     flags,
@@ -190,9 +192,17 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
     }
     throw error
   }
-  if (seed !== undefined && !stateLoaded) {
-    const fixtures = JSON.parse(await readFile(seed, 'utf8')) as unknown
-    await server.controls.seed(fixtures)
+  if (fixtures !== undefined && !stateLoaded) {
+    try {
+      await server.controls.seed(fixtures)
+    } catch (error) {
+      await server.close().catch(() => undefined)
+      await engine.close().catch(() => undefined)
+      // A seed the controls refuse is the file's mistake: its problems, on one line.
+      if (error instanceof ServiceError && error.error_code === 'InvalidInput')
+        throw new UsageError(`--seed ${seed}: ${error.message.replace(/\s*\n\s*/g, ' ')}`)
+      throw error
+    }
   }
   let demo: { account: string; site: string; link: string } | undefined
   if (flags.demo === true) {
@@ -258,6 +268,23 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
   }
   process.on('SIGINT', () => void stop('SIGINT'))
   process.on('SIGTERM', () => void stop('SIGTERM'))
+}
+
+/** The `--seed` file as JSON; a missing, unreadable or malformed file is a usage error (exit 2). */
+async function readFixtures(file: string): Promise<unknown> {
+  let text: string
+  try {
+    text = await readFile(file, 'utf8')
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'a folder, not a file' : (code ?? 'unreadable')
+    throw new UsageError(`--seed ${file}: ${why} (give the path of a JSON seed body, as docs/testing.md shows)`)
+  }
+  try {
+    return JSON.parse(text) as unknown
+  } catch (error) {
+    throw new UsageError(`--seed ${file}: not JSON (${(error as Error).message})`)
+  }
 }
 
 /** A prom-client registry with Node's default metrics (prom-client loads only when metrics are on). */

@@ -9,7 +9,7 @@ import { request as httpsRequest } from 'node:https'
 import { createServer } from 'node:net'
 import { checkServerIdentity, type PeerCertificate } from 'node:tls'
 import t, { type Test } from 'tap'
-import { freePort, OwnRedis } from './helpers/redis.js'
+import { freePort, OwnRedis, ownRedisOrSkip } from './helpers/redis.js'
 
 const root = new URL('..', import.meta.url).pathname
 
@@ -126,7 +126,16 @@ t.test('--version prints the package version and exits 0', async (t) => {
 
 t.test('command-line mistakes: exit 2, one line saying why, and a pointer to --help', async (t) => {
   for (const [args, reason] of [
-    [['--admn'], 'unknown option --admn'],
+    [['--admn'], 'unknown option --admn; did you mean --admin?'],
+    [['--prot', '4000'], 'unknown option --prot; did you mean --port?'],
+    [['--no-metric'], 'unknown option --no-metric; did you mean --no-metrics?'],
+    [['--frobnicate'], /^mobisite: unknown option --frobnicate$/],
+    [['--admin', '--seed', 'no-such-fixtures.json'], '--seed no-such-fixtures.json: no such file'],
+    [
+      ['--admin', '--seed', 'package-lock.json'],
+      /--seed package-lock.json: seed refused, nothing applied \(\d+ problems?\): /,
+    ],
+    [['--admin', '--seed', 'README.md'], '--seed README.md: not JSON'],
     [['--store'], '--store needs a value'],
     [['--port'], '--port needs a value'],
     [['--port', 'http'], '--port must be a port number'],
@@ -391,9 +400,15 @@ t.test('SIGTERM drains: readiness 503 at once, the in-flight request finishes, t
   const answer = await slow
   t.match(await answer.json(), { error_code: 'ResourceNotExist' }, 'the in-flight request got its answer')
   t.equal(await cli.exited, 0, 'then exit 0')
+  const lines = logLines(t, cli.stdout())
   t.ok(
-    logLines(t, cli.stdout()).some((l) => l.msg === 'store closed; bye'),
+    lines.some((l) => l.msg === 'store closed; bye'),
     'the store was closed',
+  )
+  t.same(
+    lines.filter((l) => l.route === '/readyz'),
+    [],
+    "the draining probe's 503 is logged at debug, as every probe is: not at info, nor as an error",
   )
 })
 
@@ -423,6 +438,7 @@ t.test('a second signal exits at once', async (t) => {
 })
 
 t.test('a Redis outage and recovery are log lines; readiness follows', async (t) => {
+  if (!ownRedisOrSkip(t, 'the CLI through a Redis outage')) return
   const redis = new OwnRedis(await freePort())
   await redis.start()
   t.teardown(() => redis.stop())

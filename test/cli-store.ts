@@ -70,3 +70,45 @@ t.test('npm start on Redis does not print the Redis password', async (t) => {
   t.match(output, `key prefix ${prefix}`, 'and the key prefix')
   t.notMatch(output, /sekret-in-url/, 'the password appears nowhere')
 })
+
+/** Starts the CLI on `store`, waits for the end of its banner, stops it; resolves with what it printed on stderr. */
+async function bannerOf(store: string, prefix: string, password = ''): Promise<string> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'lib/cli.ts', '--store', store], {
+    cwd: root,
+    env: { ...process.env, PORT: '0', MOBISITE_REDIS_PREFIX: prefix, MOBISITE_PASSWORD: password, MOBISITE_STORE: '' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  })
+  let banner = ''
+  await new Promise<void>((resolve, reject) => {
+    child.stderr.on('data', (chunk: Buffer) => {
+      banner += chunk.toString()
+      if (/^logs:/m.test(banner)) resolve()
+    })
+    child.once('exit', (code) => reject(new Error(`cli exited with ${code}: ${banner}`)))
+  })
+  const exited = new Promise((resolve) => child.once('exit', resolve))
+  child.kill('SIGTERM')
+  await exited
+  return banner
+}
+
+t.test('a restart on Redis with a generated password: no command that cannot work, and how to set one', async (t) => {
+  const admin = await redisOrSkip(t, 'the CLI banner on Redis')
+  if (!admin) return
+  const prefix = randomPrefix('cli-banner')
+  t.teardown(() => deleteUnder(admin, prefix))
+  const first = await bannerOf(REDIS_URL!, prefix)
+  const generated = /^password: ([0-9a-f]+) \(generated\)$/m.exec(first)?.[1]
+  t.ok(generated, 'the first start generates and shows a password')
+  t.match(first, `curl -u 'admin:${generated}'`, 'and its curl lines use it')
+
+  const second = await bannerOf(REDIS_URL!, prefix)
+  t.notMatch(second, generated!, 'the restart does not know (or show) the password')
+  t.notMatch(second, /curl/, 'so it prints no curl line: none could work')
+  t.notMatch(second, /\$MOBISITE_PASSWORD/, 'nor one that reads a variable nobody set')
+  t.match(second, /restart with MOBISITE_PASSWORD=/, 'it says how to set a password instead')
+
+  const third = await bannerOf(REDIS_URL!, prefix, 'chosen-pw')
+  t.match(third, 'password: from MOBISITE_PASSWORD (not shown)', 'a password given at restart applies')
+  t.match(third, `curl -u 'admin:'"$MOBISITE_PASSWORD"`, 'and the curl lines read it from the shell')
+})

@@ -93,7 +93,8 @@ export function observeRequests(options: ObserveOptions): RequestObserver {
       const route = note.route ?? options.routeOf(req)
       instruments?.httpRequest(method, route, status, ms / 1000)
       if (logger === undefined) return
-      const level = status >= 500 ? 'error' : quiet(req) ? 'debug' : status >= 400 ? 'warn' : 'info'
+      // Probes stay at debug whatever they answer: a draining server's 503s are expected, not errors.
+      const level = quiet(req) ? 'debug' : status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info'
       if (!logger.isLevelEnabled(level)) return
       logger[level](
         {

@@ -2,7 +2,9 @@
  * The newcomer's banner of `mobisite`: plain text on stderr (stdout carries
  * only JSON log lines). A password is shown only when it was generated; one
  * given through MOBISITE_PASSWORD is never printed, and the curl lines then
- * read it from the shell as `$MOBISITE_PASSWORD`.
+ * read it from the shell as `$MOBISITE_PASSWORD`. When neither is the case
+ * (the account already exists in a shared store), no curl line is printed:
+ * it could not work; the banner says how to set a password instead.
  */
 
 /** Quotes a value for a POSIX shell. */
@@ -33,30 +35,32 @@ export interface BannerFacts {
 export function bannerLines(f: BannerFacts): string[] {
   const api = `${f.url}/api`
   const lines = [`mobisite API: ${api} (${f.storeLabel})`, `user:     ${f.user}`]
-  // How the curl lines pass the credentials: literally only when we generated (and print) the password.
-  let credentials: string
+  // How the curl lines pass the credentials: literally only when we generated (and print) the
+  // password; undefined when no password is known here, and then no curl line is printed.
+  let credentials: string | undefined
   if (f.generatedPassword !== undefined) {
     lines.push(`password: ${f.generatedPassword} (generated)`)
     credentials = shellQuote(`${f.user}:${f.generatedPassword}`)
   } else if (f.shared) {
     lines.push(
-      'password: unchanged: this account already exists in the shared store (set MOBISITE_PASSWORD to choose one)',
+      `password: not shown: ${f.user} already exists in the shared store, with the password printed when it was made.`,
+      `          To set one, restart with MOBISITE_PASSWORD=<a password> (every instance sharing the store then uses it).`,
     )
-    credentials = `${shellQuote(`${f.user}:`)}"$MOBISITE_PASSWORD"`
   } else {
     lines.push('password: from MOBISITE_PASSWORD (not shown)')
     credentials = `${shellQuote(`${f.user}:`)}"$MOBISITE_PASSWORD"`
   }
   const body = JSON.stringify({ site_data: { original_site_url: 'https://www.example.com' } })
-  lines.push(
-    `try:      curl -u ${credentials} -H 'content-type: application/json' -d ${shellQuote(body)} ${api}/sites/create`,
-  )
-  const ssoCurl = `curl -u ${credentials} ${api}/accounts/sso/${f.demoAccount}/link`
+  if (credentials !== undefined)
+    lines.push(
+      `try:      curl -u ${credentials} -H 'content-type: application/json' -d ${shellQuote(body)} ${api}/sites/create`,
+    )
+  const ssoCurl = credentials && `curl -u ${credentials} ${api}/accounts/sso/${f.demoAccount}/link`
   if (f.demo !== undefined) {
     lines.push(`demo:     sub-account ${f.demo.account} with site ${f.demo.site} (granted) and 30 days of visits`)
     lines.push(`open:     ${f.demo.link}`)
-    lines.push(`          (single use, valid 2 minutes; a fresh one: ${ssoCurl})`)
-  } else {
+    lines.push(`          (single use, valid 2 minutes${ssoCurl ? `; a fresh one: ${ssoCurl}` : ''})`)
+  } else if (credentials !== undefined) {
     // Runnable as printed: a sub-account, a site granted to it, then its sign-in link (the last line of output).
     const json = `-H 'content-type: application/json'`
     const account = shellQuote(JSON.stringify({ account_name: f.demoAccount }))

@@ -331,12 +331,47 @@ export function parseFlags(argv: readonly string[], env: NodeJS.ProcessEnv): Fla
   return values
 }
 
+/**
+ * Edit distance between two strings, a swap of neighbours counting as one
+ * edit (optimal string alignment): `--prot` is one edit from `--port`.
+ */
+function editDistance(a: string, b: string): number {
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...new Array<number>(b.length).fill(0)])
+  for (let j = 1; j <= b.length; j++) d[0]![j] = j
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1
+      let best = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost)
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, d[i - 2]![j - 2]! + 1)
+      d[i]![j] = best
+    }
+  }
+  return d[a.length]![b.length]!
+}
+
+/** The known flag closest to a mistyped one (`--prot` gives `--port`), or undefined when none is close. */
+export function nearestFlag(typed: string): string | undefined {
+  const name = typed.replace(/^-+/, '').split('=')[0]!.toLowerCase()
+  const known = FLAGS.flatMap((flag) => [flag.name, ...(flag.negatable ? [`no-${flag.name}`] : [])])
+  let best: { name: string; distance: number } | undefined
+  for (const candidate of known) {
+    const distance = editDistance(name, candidate)
+    if (best === undefined || distance < best.distance) best = { name: candidate, distance }
+  }
+  // Close enough to be a typo: at most 2 edits, and fewer than half the typed name.
+  if (best === undefined || best.distance > 2 || best.distance * 2 >= name.length) return undefined
+  return `--${best.name}`
+}
+
 /** parseArgs' error as one line, in the words of this CLI. */
 function usageReason(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error)
   const code = (error as { code?: string }).code
   const option = /'(-{1,2}[^' ]+)/.exec(message)?.[1]
-  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `unknown option ${option ?? message}`
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+    const near = option === undefined ? undefined : nearestFlag(option)
+    return `unknown option ${option ?? message}${near === undefined ? '' : `; did you mean ${near}?`}`
+  }
   if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
     if (/argument missing/.test(message)) return `${option?.split(',')[0] ?? 'an option'} needs a value`
     return `${option ?? 'an option'} takes no value`

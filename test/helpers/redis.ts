@@ -72,6 +72,18 @@ export function freePort(): Promise<number> {
   })
 }
 
+/**
+ * Gate for a test that starts redis-server processes of its own (an outage,
+ * a failover): REDIS_URL is the sign that Redis is on this machine and its
+ * suites are wanted. Without it the test plans 0 and says so; returns
+ * whether to go on.
+ */
+export function ownRedisOrSkip(t: Tap, what: string): boolean {
+  if (REDIS_URL) return true
+  t.plan(0, `REDIS_URL not set: ${what} (own redis-server processes) skipped`)
+  return false
+}
+
 /** Child processes started here; killed if the test process exits without stopping them. */
 const running = new Set<ChildProcess>()
 process.once('exit', () => {
