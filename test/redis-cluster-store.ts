@@ -13,12 +13,6 @@ import { storeConformance } from '../lib/testing/conformance/index.js'
 import { REDIS_CLUSTER_URL, clusterDeleteUnder, clusterKeysUnder, clusterOrSkip } from './helpers/redis-cluster.js'
 import { randomPrefix } from './helpers/redis.js'
 
-t.test('a prefix with a brace is refused, whatever the store talks to', async (t) => {
-  t.throws(() => new RedisStore({ url: 'redis-cluster://127.0.0.1:1', prefix: 'a{b}:' }), /may not contain/)
-  t.throws(() => new RedisStore({ url: 'redis://127.0.0.1:1', prefix: 'a}' }), /may not contain/)
-  t.throws(() => new RedisStore({ url: 'redis-cluster://' }), /redis-cluster/)
-})
-
 const admin = await clusterOrSkip(t, 'Redis Cluster suite')
 
 if (admin && REDIS_CLUSTER_URL) {

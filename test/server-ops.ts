@@ -16,7 +16,7 @@ import { instrumentsFor } from '../lib/http/metrics.js'
 import { mobileRedirect } from '../lib/redirect/middleware.js'
 import { startServer } from '../lib/server.js'
 import { phones, notPhones } from './helpers/redirect-app.js'
-import { freePort, OwnRedis } from './helpers/redis.js'
+import { freePort, OwnRedis, ownRedisOrSkip } from './helpers/redis.js'
 
 const auth = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`
 
@@ -44,6 +44,7 @@ t.test('startServer: /healthz and /readyz always; /metrics only with metrics', a
 })
 
 t.test('readiness follows the store: 503 with a reason while Redis is down, 200 again after', async (t) => {
+  if (!ownRedisOrSkip(t, 'readiness through a Redis outage')) return
   const { RedisStore } = await import('../lib/redis.js')
   const redis = new OwnRedis(await freePort())
   await redis.start()

@@ -10,9 +10,15 @@ import type { Test as Tap } from 'tap'
 
 const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome']
 
-/** The Chromium to use: CHROMIUM_PATH, else the first Debian location that exists. */
+/**
+ * The Chromium to use: CHROMIUM_PATH, else the first Debian location that
+ * exists. `CHROMIUM_PATH=none` means no browser even where one is installed
+ * (.ci/run's lane without services runs the suite as a fresh machine would).
+ */
 export const CHROMIUM_PATH: string | undefined =
-  process.env.CHROMIUM_PATH || CANDIDATES.find((path) => existsSync(path))
+  process.env.CHROMIUM_PATH === 'none'
+    ? undefined
+    : process.env.CHROMIUM_PATH || CANDIDATES.find((path) => existsSync(path))
 
 /**
  * Launches headless Chromium for a test file and closes it at teardown.
@@ -21,7 +27,11 @@ export const CHROMIUM_PATH: string | undefined =
  */
 export async function browserOrSkip(t: Tap, what: string): Promise<Browser | undefined> {
   if (!CHROMIUM_PATH) {
-    t.plan(0, `no Chromium found (set CHROMIUM_PATH or apt-get install chromium): ${what} skipped`)
+    const why =
+      process.env.CHROMIUM_PATH === 'none'
+        ? 'CHROMIUM_PATH=none'
+        : 'no Chromium found (set CHROMIUM_PATH or apt-get install chromium)'
+    t.plan(0, `${why}: ${what} skipped`)
     return undefined
   }
   const browser = await chromium.launch({
