@@ -27,6 +27,8 @@ export interface ApiCallRecord {
   duration_ms: number
   /** The parsed JSON body, when there was one. */
   body?: unknown
+  /** Its size as received (the request's Content-Length), when the request said. */
+  body_bytes?: number
 }
 
 /** What a fault does to a call: wait, then answer an error or drop the connection. */
@@ -95,8 +97,17 @@ export function observe(
       if (code !== undefined) record.error_code = code
       const message = res.locals.errorMessage as string | undefined
       if (message !== undefined) record.error_message = message
-      if (req.body !== undefined) record.body = req.body
-      hooks.record(record)
+      if (req.body !== undefined) {
+        record.body = req.body
+        const length = Number(req.headers['content-length'])
+        if (Number.isSafeInteger(length)) record.body_bytes = length
+      }
+      // A 'close' listener runs outside the request: whatever it throws would end the process.
+      try {
+        hooks.record(record)
+      } catch (error) {
+        process.emitWarning(`mobisite: the request journal could not record a call: ${(error as Error)?.message}`)
+      }
     })
   }
 }

@@ -55,7 +55,17 @@ export const journalAnswerSchema = {
           error_code: { type: 'string' },
           error_message: { type: 'string' },
           duration_ms: { type: 'number' },
-          body: {},
+          body: { description: 'the parsed JSON body, when within 64 KiB and 64 levels of nesting' },
+          body_summary: {
+            type: 'object',
+            description: 'in place of body, for a body past those bounds',
+            required: ['type', 'reason'],
+            properties: {
+              type: { enum: ['object', 'array', 'string', 'number', 'boolean', 'null'] },
+              bytes: { type: 'integer', description: 'its Content-Length, when the request gave one' },
+              reason: { enum: ['too deep', 'too large'] },
+            },
+          },
         },
       },
     },
