@@ -41,6 +41,12 @@ interface Loaded {
 /** Most observations kept while prom-client loads; more are dropped (a start-up burst only). */
 const QUEUE_LIMIT = 10_000
 
+/**
+ * The methods a request is labelled by; any other (Node accepts 34, from
+ * PROPFIND to MKCALENDAR) is `OTHER`, so a client cannot multiply the series.
+ */
+const METHOD_LABELS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
+
 /** The instruments of one registry; see the module comment. */
 export class Instruments {
   private loaded: Loaded | undefined
@@ -64,7 +70,8 @@ export class Instruments {
 
   /** One answered HTTP request; `route` is a template (`/api/sites/{site_name}`), never a raw path. */
   httpRequest(method: string, route: string, status: number, seconds: number): void {
-    this.use((m) => m.http.observe({ method, route, status_code: String(status) }, seconds))
+    const label = METHOD_LABELS.has(method) ? method : 'OTHER'
+    this.use((m) => m.http.observe({ method: label, route, status_code: String(status) }, seconds))
   }
 
   /** One store call, by the store method's name. */

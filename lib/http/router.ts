@@ -93,6 +93,9 @@ export interface ApiRouterOptions extends GuardOptions {
   /**
    * A prom-client registry: `http_request_duration_seconds{method,route,status_code}`
    * (route templates only) is observed in it. Default: no metrics work.
+   * Labels (and the access log's `route`) name the mount path in lower case,
+   * whatever the request's spelling, and methods other than GET, HEAD, POST,
+   * PUT, PATCH, DELETE and OPTIONS as `OTHER`.
    */
   registry?: Registry
 }
@@ -154,6 +157,17 @@ function routePathOf(dispatch: Dispatch, req: Request): string | undefined {
     // URIError: answered 400 already; it matched no route.
     return undefined
   }
+}
+
+/**
+ * The mount path as labels name it: Express matches a mount path in any
+ * letter case (`/API/sites/x` reaches a router mounted at `/api`), and
+ * `req.baseUrl` is the request's spelling; a label in that spelling would let
+ * clients multiply the series (8 casings of /api made 100× the series).
+ * Lower case is the standalone server's own spelling of its mounts.
+ */
+function mountOf(req: Request): string {
+  return req.baseUrl.toLowerCase()
 }
 
 /** Rejects query parameters on endpoints that take none, naming the first. */
@@ -278,7 +292,7 @@ export function apiRouter(engine: Engine, options: ApiRouterOptions = {}): Route
     const { route } = endpoint
     // Only when someone observes this request (the access log, metrics): the route template and caller.
     const note = routeNoteOf(req)
-    if (note !== undefined) note.route = `${req.baseUrl}${templateFor(route.path)}`
+    if (note !== undefined) note.route = `${mountOf(req)}${templateFor(route.path)}`
     const request = new RequestFacts(req, links)
     if (endpoint.public) {
       // A public route takes no body either: one is read (never left unread, whose
@@ -336,7 +350,7 @@ export function apiRouter(engine: Engine, options: ApiRouterOptions = {}): Route
       : observeRequests({
           ...(options.logger ? { logger: options.logger } : {}),
           ...(options.registry ? { registry: options.registry } : {}),
-          routeOf: (req) => `${(req as Request).baseUrl}(unmatched)`,
+          routeOf: (req) => `${mountOf(req as Request)}(unmatched)`,
         })
 
   // One layer for every endpoint: Express's router is not walked route by route.

@@ -101,7 +101,8 @@ export function mountLabel(req: IncomingMessage): string {
   // Express strips the mount path from req.url while a router serves the request.
   const url = (req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url ?? '/'
   const end = url.search(/[?#]/)
-  const path = end < 0 ? url : url.slice(0, end)
+  // Express matches mounts and routes in any letter case: a label in the request's would multiply the series.
+  const path = (end < 0 ? url : url.slice(0, end)).toLowerCase()
   if (PROBE_PATHS.has(path)) return path
   for (const mount of ['/api', '/dashboard', '/collect', '/__admin']) {
     if (path === mount || path.startsWith(`${mount}/`)) return mount === '/api' ? '/api(unmatched)' : mount
