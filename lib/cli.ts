@@ -20,6 +20,8 @@ import { DEMO_ACCOUNT, seedDemo } from './demo.js'
 import { type CdnProvider, cdnGeo } from './collector/geo.js'
 import { createEngine } from './engine/index.js'
 import { ServiceError } from './errors.js'
+import { validateWebhook } from './schema/admin-webhooks.js'
+import { checkDestination, maskUrl } from './testing/webhook-destination.js'
 
 const CDN_PROVIDERS: readonly string[] = ['cloudflare', 'cloudfront', 'vercel', 'appengine']
 import { instrumentsFor } from './http/metrics.js'
@@ -163,7 +165,8 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
   const stateFile = flags.state as string | undefined
   // Fixtures seed a first run only: once a state file exists, it holds them already.
   const stateLoaded = stateFile !== undefined && existsSync(stateFile)
-  const webhooks = (flags.webhook as string[] | undefined) ?? []
+  const allowLinkLocalWebhooks = flags['webhooks-allow-link-local'] === true
+  const webhooks = webhookFlags(flags.webhook as string[] | undefined, allowLinkLocalWebhooks)
   let server: Awaited<ReturnType<typeof startServer>>
   try {
     server = await startServer({
@@ -178,6 +181,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
       ...(stateInterval === undefined ? {} : { stateInterval }),
       ...(perSecond === undefined ? {} : { rateLimit: { perSecond } }),
       ...(webhooks.length > 0 ? { webhooks: webhooks.map((url) => ({ url })) } : {}),
+      ...(allowLinkLocalWebhooks ? { allowLinkLocalWebhooks } : {}),
       ...(tls === undefined ? {} : { tls }),
       ...(publicUrl === undefined ? {} : { publicUrl: publicUrl.replace(/\/$/, '') }),
       ...(trustProxy === undefined ? {} : { trustProxy }),
@@ -268,6 +272,19 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
   }
   process.on('SIGINT', () => void stop('SIGINT'))
   process.on('SIGTERM', () => void stop('SIGTERM'))
+}
+
+/** The `--webhook` URLs, each checked as `POST /__admin/webhooks` would: a bad one is a usage error (exit 2). */
+function webhookFlags(urls: readonly string[] | undefined, allowLinkLocal: boolean): string[] {
+  for (const url of urls ?? []) {
+    try {
+      validateWebhook({ url })
+      checkDestination(url, { allowLinkLocal })
+    } catch (error) {
+      throw new UsageError(`--webhook ${maskUrl(url)}: ${(error as Error).message}`)
+    }
+  }
+  return [...(urls ?? [])]
 }
 
 /** The `--seed` file as JSON; a missing, unreadable or malformed file is a usage error (exit 2). */

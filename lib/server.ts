@@ -27,6 +27,7 @@ import type { Registry } from 'prom-client'
 import { observeRequests } from './http/observe.js'
 import { instrumentsFor } from './http/metrics.js'
 import { isProbe, mountLabel, mountMetrics, mountProbes, storeAnswers } from './server/observability.js'
+import { webhookDropReporter } from './server/webhook-drops.js'
 
 /** Options of {@link startServer}. */
 export interface ServerOptions {
@@ -68,6 +69,13 @@ export interface ServerOptions {
    * registers them; reset keeps these. See docs/testing.md.
    */
   webhooks?: readonly WebhookSpec[]
+  /**
+   * Let webhooks deliver to link-local and cloud-metadata addresses
+   * (169.254.0.0/16, fe80::/10, fd00:ec2::254), which are refused by default:
+   * an admin-token holder could otherwise reach what only this server can.
+   * Loopback and private addresses are always allowed. Default false.
+   */
+  allowLinkLocalWebhooks?: boolean
   /**
    * Duda's rate limit: past `perSecond` calls in one second, a master
    * account's `/api` calls answer 429 TooManyRequests with Retry-After.
@@ -205,7 +213,9 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   if (options.admin || options.stateFile !== undefined || options.webhooks !== undefined) {
     controls = createControls(engine)
     await controls.ready()
+    controls.onWebhookDrop(webhookDropReporter(logger, registry))
     controls.useStartupSettings({
+      ...(options.allowLinkLocalWebhooks ? { allowLinkLocalWebhooks: true } : {}),
       ...(options.webhooks ? { webhooks: options.webhooks } : {}),
       ...(options.admin && options.rateLimit ? { rateLimit: options.rateLimit } : {}),
     })

@@ -136,6 +136,11 @@ t.test('command-line mistakes: exit 2, one line saying why, and a pointer to --h
       /--seed package-lock.json: seed refused, nothing applied \(\d+ problems?\): /,
     ],
     [['--admin', '--seed', 'README.md'], '--seed README.md: not JSON'],
+    [['--webhook', 'ftp://hooks.example/'], /^mobisite: --webhook ftp:\/\/hooks\.example\/: url must be/],
+    [
+      ['--webhook', 'http://u:pw@169.254.169.254/'],
+      /--webhook http:\/\/\*\*\*:\*\*\*@169\.254\.169\.254\/: .*link-local/,
+    ],
     [['--store'], '--store needs a value'],
     [['--port'], '--port needs a value'],
     [['--port', 'http'], '--port must be a port number'],

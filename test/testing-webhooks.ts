@@ -213,7 +213,7 @@ t.test('retries with backoff, then delivered or failed; every attempt logged', a
   t.equal(receiver.received.length, 3)
   t.same(receiver.received[0]!.body, receiver.received[2]!.body, 'a retry sends the same event')
   await http.delete('/__admin/webhooks/deliveries').expect(204)
-  t.same((await http.get('/__admin/webhooks/deliveries').expect(200)).body, { pending: 0, deliveries: [] })
+  t.same((await http.get('/__admin/webhooks/deliveries').expect(200)).body, { pending: 0, dropped: 0, deliveries: [] })
 })
 
 t.test('registration: validation, bounds, delete, and what reset keeps', async (t) => {

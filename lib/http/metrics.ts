@@ -28,9 +28,11 @@ export const METRIC_NAMES = {
   redirect: 'mobisite_redirect_decisions_total',
   collector: 'mobisite_collector_events_total',
   pending: 'mobisite_pending_recordings',
+  webhookDrops: 'mobisite_webhook_drops_total',
 } as const
 
 interface Loaded {
+  prom: Prom
   http: Histogram<'method' | 'route' | 'status_code'>
   store: Histogram<'operation'>
   redirect: Counter<'decision'>
@@ -52,6 +54,7 @@ export class Instruments {
   private loaded: Loaded | undefined
   private queue: Array<(m: Loaded) => void> = []
   private recordings: (() => RecordingTotals) | undefined
+  private webhookDrops: Counter | undefined
   /** Resolves once prom-client is loaded and the metrics exist in the registry. */
   readonly ready: Promise<void>
 
@@ -97,6 +100,26 @@ export class Instruments {
     this.recordings = read
   }
 
+  /**
+   * Registers `mobisite_webhook_drops_total` (only a server that can have
+   * webhooks does) and returns the function that counts one drop.
+   */
+  countWebhookDrops(): () => void {
+    this.use((m) => {
+      this.webhookDrops ??= existing(
+        this.registry,
+        METRIC_NAMES.webhookDrops,
+        () =>
+          new m.prom.Counter({
+            name: METRIC_NAMES.webhookDrops,
+            help: 'Webhook deliveries of the test double dropped unsent (1,000 already pending, or their webhook deleted)',
+            registers: [this.registry],
+          }),
+      )
+    })
+    return () => this.use(() => this.webhookDrops?.inc())
+  }
+
   /** The number of analytics recordings waiting to be written. */
   pendingRecordings(count: number): void {
     this.use((m) => m.pending.set(count))
@@ -127,6 +150,7 @@ const COLLECTOR_EVENTS: readonly CollectorEvent[] = ['accepted', 'recorded', 'fa
 function create(prom: Prom, registry: Registry, recordings: () => RecordingTotals | undefined): Loaded {
   const registers = [registry]
   return {
+    prom,
     http: existing(
       registry,
       METRIC_NAMES.http,

@@ -93,12 +93,17 @@ export const webhooksAnswerSchema = {
   },
 } as const
 
-/** Every delivery attempt kept, oldest first, and how many deliveries are not finished. */
+/** The newest attempts of each webhook, oldest first, and how many deliveries are not finished or were dropped. */
 export const deliveriesAnswerSchema = {
   type: 'object',
-  required: ['pending', 'deliveries'],
+  required: ['pending', 'dropped', 'deliveries'],
   properties: {
     pending: { type: 'integer', description: 'deliveries queued, in flight or waiting to retry' },
+    dropped: {
+      type: 'integer',
+      description:
+        'deliveries dropped unsent (1,000 already pending, or their webhook deleted) since the log was last emptied; counted, not listed',
+    },
     deliveries: {
       type: 'array',
       items: {
@@ -115,8 +120,9 @@ export const deliveriesAnswerSchema = {
           duration_ms: { type: 'number' },
           error: { type: 'string' },
           outcome: {
-            enum: ['delivered', 'retrying', 'failed', 'dropped'],
-            description: 'delivered (2xx), retrying (another attempt follows), failed (no attempt left), dropped',
+            enum: ['delivered', 'retrying', 'failed'],
+            description:
+              'delivered (2xx), retrying (another attempt follows), failed (no attempt left, or a destination refused)',
           },
         },
       },

@@ -7,6 +7,8 @@
  * it could not work; the banner says how to set a password instead.
  */
 
+import { maskUrl } from '../testing/webhook-destination.js'
+
 /** Quotes a value for a POSIX shell. */
 export const shellQuote = (value: string): string => `'${value.replace(/'/g, `'\\''`)}'`
 
@@ -88,7 +90,7 @@ export function bannerLines(f: BannerFacts): string[] {
   }
   if (f.rateLimit !== undefined)
     lines.push(`limit:    ${f.rateLimit} calls per second per master account (429 past it)`)
-  for (const url of f.webhooks) lines.push(`webhook:  ${url} receives every site event`)
+  for (const url of f.webhooks) lines.push(`webhook:  ${maskUrl(url)} receives every site event`)
   lines.push(`health:   ${f.url}/healthz, ${f.url}/readyz${f.metrics ? `; metrics: ${f.url}/metrics` : ''}`)
   lines.push('logs:     JSON lines on stdout (--log-level); --quiet drops this banner')
   return lines

@@ -117,6 +117,14 @@ export const FLAGS: readonly Flag[] = [
     sets: 'startServer webhooks',
   },
   {
+    name: 'webhooks-allow-link-local',
+    type: 'boolean',
+    env: 'MOBISITE_WEBHOOKS_ALLOW_LINK_LOCAL',
+    default: 'off',
+    help: 'let webhooks deliver to link-local and cloud-metadata addresses (169.254.0.0/16, fe80::/10)',
+    sets: 'startServer allowLinkLocalWebhooks',
+  },
+  {
     name: 'tls',
     type: 'boolean',
     env: 'MOBISITE_TLS',

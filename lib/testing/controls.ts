@@ -28,7 +28,8 @@ import { Journal, asText, journalFilter, type JournalEntry, type JournalFilter }
 import { nearMisses, type NearMiss } from './near-miss.js'
 import { recordEvents } from './record-events.js'
 import { seed, snapshot, timeOf, type SeedBody } from './seed.js'
-import { Webhooks, type DeliveryAttempt, type Webhook, type WebhookSpec } from './webhooks.js'
+import type { DestinationPolicy } from './webhook-destination.js'
+import { Webhooks, type Deliveries, type Webhook, type WebhookSpec } from './webhooks.js'
 
 /** Options of {@link createControls}; they apply when the engine's controls are first made. */
 export interface ControlsOptions {
@@ -36,6 +37,12 @@ export interface ControlsOptions {
   journalSize?: number
   /** Random numbers in [0, 1) for fault `probability`. Default Math.random. */
   random?: () => number
+  /**
+   * Where webhooks may deliver: `allowLinkLocal` lets them reach link-local and
+   * cloud-metadata addresses (refused by default); `resolve` replaces DNS for
+   * host names (tests inject one so that nothing leaves the machine).
+   */
+  webhookDestinations?: DestinationPolicy
 }
 
 /** `GET /__admin/health`. */
@@ -52,6 +59,8 @@ export interface StartupSettings {
   webhooks?: readonly WebhookSpec[]
   /** The rate limit at start; reset sets it again. Default: off. */
   rateLimit?: RateLimitOptions
+  /** Let webhooks deliver to link-local and cloud-metadata addresses (webhook-destination.ts). Default false. */
+  allowLinkLocalWebhooks?: boolean
 }
 
 /** `GET /__admin/rate-limit`: whether a rate limit is on, and its setting. */
@@ -98,7 +107,7 @@ export class Controls {
     this.baseline = ctx.store.exportState().then((dump) => dump.masters)
     // A store down at start-up is reported when reset needs the baseline, not as an unhandled rejection.
     this.baseline.catch(() => {})
-    this.hooks = new Webhooks(ctx.events)
+    this.hooks = new Webhooks(ctx.events, options.webhookDestinations)
     this.apiHooks = {
       fault: (call) => this.faultList.match(call),
       record: (call) => this.journal.add(call),
@@ -112,6 +121,7 @@ export class Controls {
    * comes back to. Throws InvalidInput for an invalid entry, before changing anything.
    */
   useStartupSettings(settings: StartupSettings): void {
+    if (settings.allowLinkLocalWebhooks) this.hooks.allowLinkLocal()
     const rateLimit = settings.rateLimit === undefined ? undefined : validateRateLimit(settings.rateLimit)
     const checked = (settings.webhooks ?? []).map((spec, i) => {
       try {
@@ -301,9 +311,14 @@ export class Controls {
     this.hooks.clear()
   }
 
-  /** Every delivery attempt kept (newest last), and how many deliveries are not finished. */
-  webhookDeliveries(): { pending: number; deliveries: DeliveryAttempt[] } {
+  /** The newest attempts of each webhook (newest last), how many deliveries are not finished, and how many were dropped. */
+  webhookDeliveries(): Deliveries {
     return this.hooks.deliveries()
+  }
+
+  /** Called with the reason of every webhook delivery dropped unsent (the server logs and counts them). */
+  onWebhookDrop(listener: ((reason: string) => void) | undefined): void {
+    this.hooks.onDrop = listener
   }
 
   /** Empties the log of delivery attempts. */

@@ -23,7 +23,8 @@ export {
   type RateLimitState,
   type StartupSettings,
 } from './controls.js'
-export type { DeliveryAttempt, Webhook, WebhookSpec } from './webhooks.js'
+export type { Deliveries, DeliveryAttempt, Webhook, WebhookSpec } from './webhooks.js'
+export type { DestinationPolicy, ResolveAll } from './webhook-destination.js'
 export { SIGNATURE_HEADER, SIGNATURE_TIMESTAMP_HEADER, signWebhook, verifyWebhook } from './webhook-signature.js'
 export type { NearMiss } from './near-miss.js'
 export { DEFAULT_STATE_INTERVAL } from './state-file.js'

@@ -10,8 +10,13 @@
  * `backoff_ms` and then twice as long each time (at most 10 minutes), as
  * Duda does (3 retries, 30 s doubling; the default wait here is 1 s).
  * Everything is bounded: 100
- * webhooks, 1,000 deliveries not yet finished (past it an event is dropped
- * and logged so), 8 attempts at once, and the newest 1,000 attempts kept.
+ * webhooks, 1,000 deliveries not yet finished (past it an event is dropped:
+ * counted and reported to `onDrop`, never listed one by one), 8 attempts at
+ * once, and the newest 100 attempts of each webhook kept, so one receiver
+ * that hangs cannot push the others' attempts out of the log.
+ *
+ * Where deliveries may go, and how URLs are shown (credentials masked):
+ * webhook-destination.ts.
  */
 import { request as httpRequest } from 'node:http'
 import { request as httpsRequest } from 'node:https'
@@ -19,6 +24,14 @@ import { SITE_EVENT_TYPES, type SiteEvent, type SiteEventType } from '../../type
 import type { EventHub } from '../engine/events.js'
 import { ServiceError } from '../errors.js'
 import { validateWebhook } from '../schema/admin-webhooks.js'
+import {
+  type DestinationPolicy,
+  ForbiddenDestinationError,
+  checkDestination,
+  guardedLookup,
+  literalRefusal,
+  maskUrl,
+} from './webhook-destination.js'
 import { SIGNATURE_HEADER, SIGNATURE_TIMESTAMP_HEADER, signWebhook } from './webhook-signature.js'
 
 /** A webhook as it is registered: `POST /__admin/webhooks`. */
@@ -59,15 +72,26 @@ export interface DeliveryAttempt {
   status: number
   duration_ms: number
   error?: string
-  /** delivered (2xx); retrying (another attempt follows); failed (none left); dropped (never sent). */
-  outcome: 'delivered' | 'retrying' | 'failed' | 'dropped'
+  /** delivered (2xx); retrying (another attempt follows); failed (none left, or a destination refused). */
+  outcome: 'delivered' | 'retrying' | 'failed'
+}
+
+/** What `GET /__admin/webhooks/deliveries` answers. */
+export interface Deliveries {
+  /** Deliveries queued, in flight or waiting to retry. */
+  pending: number
+  /** Deliveries dropped, never sent (the queue was full, or their webhook was deleted), since the log was emptied. */
+  dropped: number
+  /** The newest attempts of each webhook, oldest first. */
+  deliveries: DeliveryAttempt[]
 }
 
 const MAX_WEBHOOKS = 100
 const MAX_PENDING = 1000
 const MAX_IN_FLIGHT = 8
 const ATTEMPT_TIMEOUT_MS = 10_000
-const LOG_SIZE = 1000
+/** Attempts kept per webhook. */
+const LOG_PER_WEBHOOK = 100
 const DEFAULT_RETRIES = 3
 const DEFAULT_BACKOFF_MS = 1000
 /** The longest wait before a retry, however far the doubling goes. */
@@ -75,6 +99,8 @@ const MAX_WAIT_MS = 600_000
 
 interface Registered extends Required<Omit<WebhookSpec, 'events' | 'secret'>> {
   id: string
+  /** The URL as shown: its credentials masked. */
+  shown: string
   events?: ReadonlySet<SiteEventType>
   secret?: string
 }
@@ -101,12 +127,18 @@ function failureOf(error: unknown): string {
  * than fetch, which refuses some ports (6000, 6665...) a local receiver may
  * use. No connection is kept alive; the answer's body is read and dropped.
  */
-function post(url: string, headers: Record<string, string>, body: string): Promise<number> {
+function post(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  lookup: ReturnType<typeof guardedLookup>,
+): Promise<number> {
   return new Promise((resolve, reject) => {
     const request = (url.toLowerCase().startsWith('https:') ? httpsRequest : httpRequest)(url, {
       method: 'POST',
       headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
       agent: false,
+      lookup,
       signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
     })
     request.once('response', (answer) => {
@@ -132,20 +164,40 @@ export class Webhooks {
   private inFlight = 0
   private pending = 0
   private readonly timers = new Set<NodeJS.Timeout>()
-  private log: DeliveryAttempt[] = []
+  /** The newest attempts, by webhook id. */
+  private logs = new Map<string, DeliveryAttempt[]>()
+  private dropped = 0
   private waiters: (() => void)[] = []
   private generation = 0
+  private policy: DestinationPolicy
+  private lookup: ReturnType<typeof guardedLookup>
+  /** Told of every dropped delivery (the server logs and counts them). */
+  onDrop: ((reason: string) => void) | undefined
 
-  constructor(private readonly hub: EventHub) {}
+  constructor(
+    private readonly hub: EventHub,
+    policy: DestinationPolicy = {},
+  ) {
+    this.policy = policy
+    this.lookup = guardedLookup(policy)
+  }
+
+  /** From now on, deliveries may also go to link-local and cloud-metadata addresses. */
+  allowLinkLocal(): void {
+    this.policy = { ...this.policy, allowLinkLocal: true }
+    this.lookup = guardedLookup(this.policy)
+  }
 
   /** Registers a webhook (validated); `keep`: one given at start, which reset keeps. */
   add(spec: WebhookSpec | unknown, keep = false): { id: string } {
     const valid = validateWebhook(spec)
+    checkDestination(valid.url, this.policy)
     if (this.hooks.length >= MAX_WEBHOOKS)
       throw new ServiceError('InvalidInput', `at most ${MAX_WEBHOOKS} webhooks can be registered; delete some first`)
     const hook: Registered = {
       id: String(this.nextId++),
       url: valid.url,
+      shown: maskUrl(valid.url),
       retries: valid.retries ?? DEFAULT_RETRIES,
       backoff_ms: valid.backoff_ms ?? DEFAULT_BACKOFF_MS,
     }
@@ -161,7 +213,7 @@ export class Webhooks {
   list(): Webhook[] {
     return this.hooks.map((hook) => ({
       id: hook.id,
-      url: hook.url,
+      url: hook.shown,
       ...(hook.events ? { events: SITE_EVENT_TYPES.filter((type) => hook.events!.has(type)) } : {}),
       signed: hook.secret !== undefined,
       retries: hook.retries,
@@ -188,7 +240,7 @@ export class Webhooks {
     this.hooks = [...this.startup]
     this.listenWhileNeeded()
     this.abandon()
-    this.log = []
+    this.clearDeliveries()
   }
 
   /** Drops every delivery not yet finished (attempts in flight end unrecorded). */
@@ -201,14 +253,16 @@ export class Webhooks {
     this.wake()
   }
 
-  /** The attempts kept (newest last) and how many deliveries are not finished. */
-  deliveries(): { pending: number; deliveries: DeliveryAttempt[] } {
-    return { pending: this.pending, deliveries: structuredClone(this.log) }
+  /** The attempts kept (newest last), how many deliveries are not finished and how many were dropped. */
+  deliveries(): Deliveries {
+    const attempts = [...this.logs.values()].flat().sort((a, b) => a.id - b.id)
+    return { pending: this.pending, dropped: this.dropped, deliveries: structuredClone(attempts) }
   }
 
-  /** Empties the log of attempts. */
+  /** Empties the log of attempts and the count of drops. */
   clearDeliveries(): void {
-    this.log = []
+    this.logs = new Map()
+    this.dropped = 0
   }
 
   /** Resolves once no delivery is queued, in flight or waiting to retry. */
@@ -234,7 +288,7 @@ export class Webhooks {
       if (hook.events && !hook.events.has(event.event_type)) continue
       const job = { hook, event, body, delivery: this.nextDelivery++, attempt: 1, generation: this.generation }
       if (this.pending >= MAX_PENDING) {
-        this.record(job, 0, 0, `dropped: ${MAX_PENDING} deliveries are already pending`, 'dropped')
+        this.drop(`${MAX_PENDING} deliveries are already pending`)
         continue
       }
       this.pending++
@@ -246,7 +300,7 @@ export class Webhooks {
   private enqueue(job: Job): void {
     if (job.generation !== this.generation) return
     if (!this.hooks.includes(job.hook)) {
-      this.record(job, 0, 0, 'the webhook was deleted', 'dropped')
+      this.drop('its webhook was deleted')
       return this.finish()
     }
     this.ready.push(job)
@@ -274,12 +328,17 @@ export class Webhooks {
     }
     const start = performance.now()
     let status = 0
-    let error: string | undefined
-    try {
-      status = await post(hook.url, headers, job.body)
-      if (status < 200 || status > 299) error = `the receiver answered ${status}`
-    } catch (failure) {
-      error = failureOf(failure)
+    let error = literalRefusal(hook.url, this.policy)
+    // A refused destination stays refused: no retry would reach it.
+    let final = error !== undefined
+    if (error === undefined) {
+      try {
+        status = await post(hook.url, headers, job.body, this.lookup)
+        if (status < 200 || status > 299) error = `the receiver answered ${status}`
+      } catch (failure) {
+        final = failure instanceof ForbiddenDestinationError
+        error = final ? (failure as Error).message : failureOf(failure)
+      }
     }
     if (job.generation !== this.generation) return
     const duration = performance.now() - start
@@ -287,7 +346,7 @@ export class Webhooks {
       this.record(job, status, duration, undefined, 'delivered')
       return this.finish()
     }
-    if (job.attempt > hook.retries) {
+    if (final || job.attempt > hook.retries) {
       this.record(job, status, duration, error, 'failed')
       return this.finish()
     }
@@ -313,7 +372,7 @@ export class Webhooks {
       id: this.nextAttempt++,
       delivery: job.delivery,
       webhook_id: job.hook.id,
-      url: job.hook.url,
+      url: job.hook.shown,
       attempt: job.attempt,
       event: job.event,
       status,
@@ -321,8 +380,16 @@ export class Webhooks {
       outcome,
     }
     if (error !== undefined) entry.error = error
-    this.log.push(entry)
-    if (this.log.length > LOG_SIZE) this.log.shift()
+    let log = this.logs.get(job.hook.id)
+    if (log === undefined) this.logs.set(job.hook.id, (log = []))
+    log.push(entry)
+    if (log.length > LOG_PER_WEBHOOK) log.shift()
+  }
+
+  /** A delivery that is never sent: counted and reported, not listed. */
+  private drop(reason: string): void {
+    this.dropped++
+    this.onDrop?.(reason)
   }
 
   private finish(): void {
