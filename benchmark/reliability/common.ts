@@ -29,6 +29,8 @@ export interface ChildConfig {
   /** No password gate and no failed-login limits: main before issue 23. */
   legacyAuth?: boolean
   admin?: boolean
+  /** `GET /metrics` on (startServer metrics: true). */
+  metrics?: boolean
 }
 
 export async function startChild(config: ChildConfig = {}): Promise<Child> {

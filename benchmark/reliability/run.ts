@@ -27,6 +27,7 @@ import { OwnRedis, killPhase, lossPhase, racePhase } from './redis.js'
 import { type AuthFigures, authPhase, rebindingProbe, slowRegexProbe } from './auth.js'
 import { authSection, authStores } from './auth-report.js'
 import { beaconPhase, beaconSection, CAP_HEAP_BYTES, CAP_KEYS, MAX_PENDING } from './beacons.js'
+import { deepBodyPhase, labelFloodPhase, surfacesSection } from './surfaces.js'
 
 const size = (name: string, fallback: number): number => Number(process.env[name] ?? fallback)
 const FUZZ = size('RELIABILITY_FUZZ', 100_000)
@@ -193,6 +194,21 @@ const beacons = await beaconPhase(OwnRedis, BEACON_SECONDS, BACKLOG_SECONDS)
     )
 }
 
+// Issue 34: deep bodies against the journal of a --admin server, and a label flood against /metrics.
+console.log('surfaces: 5,000- and 100,000-deep bodies on every route; a casing-and-method flood')
+const surfacesChild = await startChild({ admin: true, metrics: true })
+const deep = await deepBodyPhase(surfacesChild)
+const flood = await labelFloodPhase(surfacesChild)
+await surfacesChild.stop()
+check(
+  `deep bodies: ${deep.requests} requests, server alive after each round (${JSON.stringify(deep.statuses)})`,
+  deep.alive && deep.exitCode === null,
+)
+check(
+  `label flood: ${flood.requests} requests took /metrics from ${flood.seriesBefore} to ${flood.seriesAfter} lines, ${flood.foreignCasings} foreign casings`,
+  flood.foreignCasings === 0 && flood.seriesAfter <= flood.seriesBefore * 3,
+)
+
 const failed = checks.filter((c) => !c.ok)
 const seconds = ((Date.now() - started.getTime()) / 1000).toFixed(0)
 const doc = `# Reliability
@@ -291,7 +307,10 @@ ${loss.succeeded} × 200; the master record is back in Redis: ${loss.masterBack}
 `
 writeFileSync(
   fileURLToPath(new URL('../../docs/RELIABILITY.md', import.meta.url)),
-  doc + beaconSection(beacons) + authSection({ auth, rebinding, slowRegex, flood: AUTH_FLOOD, seconds: AUTH_SECONDS }),
+  doc +
+    beaconSection(beacons) +
+    authSection({ auth, rebinding, slowRegex, flood: AUTH_FLOOD, seconds: AUTH_SECONDS }) +
+    surfacesSection(deep, flood),
 )
 console.log(
   `\n${failed.length === 0 ? 'all checks passed' : `${failed.length} check(s) failed`}; docs/RELIABILITY.md written (${seconds} s)`,

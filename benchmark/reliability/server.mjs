@@ -1,7 +1,7 @@
 // The server process of `npm run reliability`: startServer from this
 // worktree's build, on a MemoryStore or a RedisStore, with the reliability
 // masters. Plain JS, so no loader runs in the measured process.
-// argv[2]: JSON { redisUrl?, prefix?, databaseUrl?, schema?, legacyAuth?, admin? }. Messages: 'memory' →
+// argv[2]: JSON { redisUrl?, prefix?, databaseUrl?, schema?, legacyAuth?, admin?, metrics? }. Messages: 'memory' →
 // memory figures after a full GC. legacyAuth: no password gate and no failed-login limits (main before issue 23).
 import { createEngine, startServer } from '../../dist/esm/lib/index.js'
 
@@ -21,7 +21,7 @@ const engine = createEngine({ ...(store ? { store } : {}), ...legacy })
 const masters = { alice: 'alice-secret', bob: 'b:o:b:secret', carol: 'carol-secret' }
 for (const [user, password] of Object.entries(masters))
   await engine.addMasterAccount({ user, password, partner: user !== 'carol' })
-const server = await startServer({ engine, admin: config.admin === true })
+const server = await startServer({ engine, admin: config.admin === true, metrics: config.metrics === true })
 let errors = 0
 process.on('message', (message) => {
   if (message === 'memory') {
