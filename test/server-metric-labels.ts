@@ -8,10 +8,9 @@
  * methods; here a smaller flood of the same shape shows the bound.
  */
 import { request as httpRequest } from 'node:http'
-import { Writable } from 'node:stream'
-import { pino } from 'pino'
 import t from 'tap'
 import { createEngine, startServer } from '../lib/index.js'
+import { capturedLogger } from './helpers/log-lines.js'
 
 const CASINGS = ['/api', '/API', '/Api', '/aPi', '/apI', '/APi']
 const METHODS = ['GET', 'POST', 'DELETE', 'PUT', 'PATCH', 'PROPFIND', 'MKCOL', 'LOCK', 'UNLOCK', 'SEARCH', 'PURGE']
@@ -30,16 +29,7 @@ function send(base: URL, method: string, path: string): Promise<number> {
 }
 
 t.test('a casing-and-method flood adds no series beyond the registered routes', async (t) => {
-  const lines: Record<string, unknown>[] = []
-  const logger = pino(
-    { level: 'info' },
-    new Writable({
-      write(chunk, _encoding, done) {
-        lines.push(JSON.parse(String(chunk)) as Record<string, unknown>)
-        done()
-      },
-    }),
-  )
+  const { logger, lines } = capturedLogger()
   const engine = createEngine()
   await engine.addMasterAccount({ user: 'u', password: 'p' })
   const server = await startServer({ engine, metrics: true, logger })

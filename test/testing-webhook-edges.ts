@@ -8,11 +8,10 @@
  * counted, logged (at most a line per 10 s) and in /metrics. Nothing here
  * sends a packet off the machine: names resolve through an injected resolver.
  */
-import { Writable } from 'node:stream'
-import { pino } from 'pino'
 import request from 'supertest'
 import t, { type Test } from 'tap'
 import { createEngine, startServer } from '../lib/index.js'
+import { capturedLogger } from './helpers/log-lines.js'
 import { createControls } from '../lib/testing/index.js'
 import { bannerLines } from '../lib/server/banner.js'
 import { webhookDropReporter } from '../lib/server/webhook-drops.js'
@@ -165,16 +164,7 @@ t.test('a receiver that hangs: drops are counted, not listed, and the other webh
 })
 
 t.test('drops are logged at most once per 10 s, with the number since the line before', async (t) => {
-  const lines: Record<string, unknown>[] = []
-  const logger = pino(
-    { level: 'info' },
-    new Writable({
-      write(chunk, _encoding, done) {
-        lines.push(JSON.parse(String(chunk)) as Record<string, unknown>)
-        done()
-      },
-    }),
-  )
+  const { logger, lines } = capturedLogger()
   let now = 0
   const report = webhookDropReporter(logger, undefined, () => now)
   for (let i = 0; i < 500; i++) report('1000 deliveries are already pending')
