@@ -4,9 +4,10 @@
  * self-signed certificate made at start (kept in memory, never written to
  * disk) that a test trusts through `server.ca`.
  */
-import type { RequestListener, Server, ServerOptions } from 'node:http'
-import { createServer as createHttpsServer } from 'node:https'
-import { isIP } from 'node:net'
+import type { IncomingMessage, RequestListener, Server, ServerOptions } from 'node:http'
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https'
+import { isIP, type Socket } from 'node:net'
+import type { TLSSocket } from 'node:tls'
 
 /** A key and certificate in PEM, as `https.createServer` takes them. */
 export interface TlsKeyPair {
@@ -72,7 +73,78 @@ export async function selfSigned(host: string): Promise<{ key: string; cert: str
   return { key: made.private, cert: made.cert }
 }
 
-/** Makes an HTTPS server with the given HTTP options, for `limitedServer`'s `create`. */
+/**
+ * Makes an HTTPS server with the given HTTP options, for `limitedServer`'s
+ * `create`. A connection gets `headersTimeout` from its TCP connect to finish
+ * the handshake and send its first request's headers, as a plain connection
+ * gets it for the headers alone.
+ */
 export function httpsServerFactory(tls: TlsKeyPair): (options: ServerOptions, app: RequestListener) => Server {
-  return (options, app) => createHttpsServer({ ...options, ...tls }, app)
+  return (options, app) => {
+    const headersTimeout = options.headersTimeout ?? 60_000
+    // Node's default is 120 s: sockets that never send a ClientHello would hold the connection cap that long.
+    const server = createHttpsServer({ ...options, ...tls, handshakeTimeout: headersTimeout }, app)
+    // No HTTP can be spoken before the handshake, so clientError's JSON answer could never leave; close at once.
+    server.prependListener('tlsClientError', (_error, socket) => socket.destroy())
+    closeSlowStarts(server, headersTimeout)
+    return server
+  }
+}
+
+/** A TLS connection that has not yet sent its first request's headers. */
+interface SlowStart {
+  timer: NodeJS.Timeout
+  /** Set once the handshake is done. */
+  secure?: TLSSocket
+}
+
+/**
+ * Holds every TLS connection to `headersTimeout` from its TCP connect for the
+ * handshake and the first headers together. Node counts its header timeout
+ * from the end of the handshake, so without this a client finishing the
+ * handshake just in time would get the deadline twice.
+ */
+function closeSlowStarts(server: HttpsServer, headersTimeout: number): void {
+  // The raw socket and its TLS socket share nothing public but their addresses and ports.
+  const byAddresses = new Map<string, SlowStart>()
+  const bySocket = new WeakMap<TLSSocket, SlowStart>()
+  server.on('connection', (raw: Socket) => {
+    const addresses = addressesOf(raw)
+    const start: SlowStart = { timer: setTimeout(() => closeLate(server, raw, start), headersTimeout) }
+    byAddresses.set(addresses, start)
+    raw.once('close', () => {
+      clearTimeout(start.timer)
+      byAddresses.delete(addresses)
+    })
+  })
+  server.on('secureConnection', (socket: TLSSocket) => {
+    const start = byAddresses.get(addressesOf(socket))
+    if (start === undefined) return
+    start.secure = socket
+    bySocket.set(socket, start)
+  })
+  server.prependListener('request', (req: IncomingMessage) => {
+    const start = bySocket.get(req.socket as TLSSocket)
+    if (start === undefined) return
+    clearTimeout(start.timer)
+    bySocket.delete(req.socket as TLSSocket)
+  })
+}
+
+/** Closes a connection past its deadline: silently before the handshake, else as a plain one is closed. */
+function closeLate(server: HttpsServer, raw: Socket, start: SlowStart): void {
+  if (start.secure === undefined) {
+    raw.destroy()
+    return
+  }
+  // server-limits.ts answers this as it answers a plain connection's headers timeout: 408 JSON, then closed.
+  const timeout = Object.assign(new Error('the request headers were not received in time'), {
+    code: 'ERR_HTTP_REQUEST_TIMEOUT',
+  })
+  server.emit('clientError', timeout, start.secure)
+}
+
+/** Both ends of a TCP connection: unique among open connections. */
+function addressesOf(socket: Socket): string {
+  return `${socket.remoteAddress}|${socket.remotePort}|${socket.localAddress}|${socket.localPort}`
 }
