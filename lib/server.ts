@@ -28,6 +28,7 @@ import { observeRequests } from './http/observe.js'
 import { instrumentsFor } from './http/metrics.js'
 import { isProbe, mountLabel, mountMetrics, mountProbes, storeAnswers } from './server/observability.js'
 import { webhookDropReporter } from './server/webhook-drops.js'
+import { closeAtOnce, drainOf } from './server/drain.js'
 
 /** Options of {@link startServer}. */
 export interface ServerOptions {
@@ -127,7 +128,10 @@ export interface ServerOptions {
 export interface ShutdownOptions {
   /** Milliseconds of 503 readiness before new connections are refused (for load balancers to notice). Default 0. */
   delay?: number
-  /** Most milliseconds in-flight requests get to finish; then their connections are cut. Default 10,000. */
+  /**
+   * Most milliseconds, counted from the end of `delay`, that open connections
+   * get to finish their answers and close; then they are cut. Default 10,000.
+   */
   timeout?: number
 }
 
@@ -151,10 +155,14 @@ export interface RunningServer {
   /** Stops accepting connections, ends idle keep-alive ones, and resolves when closed. Does not close the engine. */
   close(): Promise<void>
   /**
-   * Graceful stop: `GET /readyz` answers 503 at once, new connections are
-   * refused after `delay`, in-flight requests finish (at most `timeout`),
-   * then as {@link close}. Does not close the engine (which writes pending
-   * recordings and closes the store).
+   * Graceful stop: `GET /readyz` answers 503 at once and every answer from
+   * then on (those in flight included) carries `Connection: close`; after
+   * `delay`, and once the answers in flight then are out, new connections are
+   * refused; open connections are never reset but end after their next
+   * answer or at their keep-alive timeout, and whatever is open `timeout`
+   * after the delay is cut. Resolves when every connection is closed. Does
+   * not close the engine (which writes pending recordings and closes the
+   * store). docs/operations.md says what a client sees.
    */
   shutdown(options?: ShutdownOptions): Promise<void>
   /** The registry behind `GET /metrics`, when `metrics` is on. */
@@ -193,8 +201,6 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   await observer?.loading
   app.use((req, res, next) => {
     observer?.(req, res)
-    // While draining, answers close their connection: keep-alive would hold it past the shutdown.
-    if (draining) res.setHeader('Connection', 'close')
     next()
   })
   mountProbes(app, async () =>
@@ -242,6 +248,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const tls = options.tls === undefined || options.tls === false ? undefined : await resolveTls(options.tls, host)
   const create = tls ? httpsServerFactory(tls) : undefined
   const server = limitedServer(app, options.timeouts, options.maxConnections, create)
+  const drain = drainOf(server)
   server.listen(options.port ?? 0, host)
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve)
@@ -258,11 +265,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const url = `${scheme}://${shownHost}${port === (tls ? 443 : 80) ? '' : `:${port}`}`
   ownUrl = url
   let closing: Promise<void> | undefined
-  const close = (): Promise<void> => {
-    closing ??= new Promise<void>((resolve, reject) => {
-      server.close((error) => (error ? reject(error) : resolve()))
-      server.closeIdleConnections()
-    }).then(async () => {
+  const close = (stopListening = () => closeAtOnce(server)): Promise<void> => {
+    closing ??= stopListening().then(async () => {
       // After the last call has answered: the state file gets the final state.
       controls?.abandonWebhookDeliveries()
       await stateFile?.close()
@@ -279,17 +283,21 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       controls ??= createControls(engine)
       return controls
     },
-    close,
+    close: () => close(),
     async shutdown({ delay = 0, timeout = 10_000 }: ShutdownOptions = {}) {
       draining = true
+      drain.begin()
       logger?.info({ delay_ms: delay, timeout_ms: timeout }, 'shutting down: not ready')
       if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay))
-      const closed = close()
       const timer = setTimeout(() => {
         logger?.warn({ timeout_ms: timeout }, 'shutdown timeout: cutting the connections still open')
-        server.closeAllConnections()
+        drain.cut()
       }, timeout)
       try {
+        // The process stays up until these answers are out anyway: until then, latecomers are served, not refused.
+        await drain.answersOut()
+        const closed = close(drain.stopListening)
+        logger?.info({ open_connections: drain.openConnections() }, 'stopped listening')
         await closed
       } finally {
         clearTimeout(timer)
