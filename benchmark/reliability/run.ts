@@ -8,7 +8,8 @@
  * server's memory sampled at the start, middle and end, a slowloris check,
  * two-instance races on Redis, a Redis kill under write load with
  * acknowledged-write accounting, a Redis restart that lost everything, and
- * issue 23's attacks on authentication (auth.ts) and on the collector (beacons.ts).
+ * issue 23's attacks on authentication (auth.ts) and on the collector (beacons.ts),
+ * and issue 34's TLS handshake deadline and drain (drain-tls.ts, which runs alone too).
  *
  * Sizes (environment): RELIABILITY_FUZZ (requests, default 100000),
  * RELIABILITY_LOAD_SECONDS (default 60), RELIABILITY_KILL_SECONDS (default 15),
@@ -28,6 +29,7 @@ import { type AuthFigures, authPhase, rebindingProbe, slowRegexProbe } from './a
 import { authSection, authStores } from './auth-report.js'
 import { beaconPhase, beaconSection, CAP_HEAP_BYTES, CAP_KEYS, MAX_PENDING } from './beacons.js'
 import { deepBodyPhase, labelFloodPhase, surfacesSection } from './surfaces.js'
+import { drainTlsChecks, drainTlsPhases, drainTlsSection } from './drain-tls.js'
 
 const size = (name: string, fallback: number): number => Number(process.env[name] ?? fallback)
 const FUZZ = size('RELIABILITY_FUZZ', 100_000)
@@ -209,6 +211,10 @@ check(
   flood.foreignCasings === 0 && flood.seriesAfter <= flood.seriesBefore * 3,
 )
 
+// Issue 34: HTTPS under idle TLS sockets, and the drain under keep-alive load (drain-tls.ts).
+const drainTls = await drainTlsPhases()
+for (const { what, ok } of drainTlsChecks(drainTls)) check(what, ok)
+
 const failed = checks.filter((c) => !c.ok)
 const seconds = ((Date.now() - started.getTime()) / 1000).toFixed(0)
 const doc = `# Reliability
@@ -310,7 +316,8 @@ writeFileSync(
   doc +
     beaconSection(beacons) +
     authSection({ auth, rebinding, slowRegex, flood: AUTH_FLOOD, seconds: AUTH_SECONDS }) +
-    surfacesSection(deep, flood),
+    surfacesSection(deep, flood) +
+    drainTlsSection(drainTls),
 )
 console.log(
   `\n${failed.length === 0 ? 'all checks passed' : `${failed.length} check(s) failed`}; docs/RELIABILITY.md written (${seconds} s)`,
