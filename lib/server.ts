@@ -56,11 +56,12 @@ export interface ServerOptions {
   /**
    * Keeps the state between runs in this JSON file (MemoryStore only; a
    * shared store is durable already): seeded from it at start if it exists
-   * (a bad file stops the start and is left untouched), written back
-   * atomically on close and at most every `stateInterval` seconds while it changes.
+   * (a bad file stops the start and is left untouched), then written back
+   * atomically, a slice at a time, once serving, within `stateInterval`
+   * seconds of each change, and on close. See docs/testing.md.
    */
   stateFile?: string
-  /** Seconds between write-backs of `stateFile` while the state changes. Default 5. */
+  /** An acknowledged change is in `stateFile` at most this many seconds later. Default 5. */
   stateInterval?: number
   /**
    * Webhooks that receive the engine's site events (PUBLISH, UNPUBLISH,
@@ -210,13 +211,6 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       ...(options.admin && options.rateLimit ? { rateLimit: options.rateLimit } : {}),
     })
   }
-  if (options.stateFile !== undefined) {
-    const { StateFile } = await import('./testing/state-file.js')
-    stateFile = await StateFile.open(controls!, store as MemoryStore, {
-      path: options.stateFile,
-      ...(options.stateInterval === undefined ? {} : { intervalSeconds: options.stateInterval }),
-    })
-  }
   if (options.admin) {
     const { adminRouter } = await import('./testing/admin.js')
     app.use('/api', apiRouter(engine, { ...router, hooks: controls!.apiHooks }))
@@ -230,17 +224,26 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   // Every path nothing above serves: the API's JSON 404, never Express's HTML page.
   app.use((req, res) => sendError(res, new ServiceError('NotFound', `no endpoint at ${req.method} ${req.path}`)))
   const tls = options.tls === undefined || options.tls === false ? undefined : await resolveTls(options.tls, host)
+  // Last before listening: from here a failed start must let the state file go (discard below).
+  if (options.stateFile !== undefined) {
+    const { StateFile } = await import('./testing/state-file.js')
+    stateFile = await StateFile.open(controls!, store as MemoryStore, {
+      path: options.stateFile,
+      ...(options.stateInterval === undefined ? {} : { intervalSeconds: options.stateInterval }),
+    })
+  }
   const create = tls ? httpsServerFactory(tls) : undefined
   const server = limitedServer(app, options.timeouts, options.maxConnections, create)
   server.listen(options.port ?? 0, host)
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve)
     server.once('error', reject)
-  }).catch((error: unknown) => {
+  }).catch(async (error: unknown) => {
     // Not started: the state file stays as it was found.
-    stateFile?.discard()
+    await stateFile?.discard()
     throw error
   })
+  stateFile?.start()
   const { port } = server.address() as AddressInfo
   const shownHost = host.includes(':') ? `[${host}]` : host
   const scheme = tls ? 'https' : 'http'

@@ -4,53 +4,66 @@
  *
  * At start the file, if present, is seeded: a file that is not JSON or not a
  * valid snapshot stops the start with an error naming the file and the
- * problems, and is left as it is. The state is written back on close and at
- * most every `intervalSeconds` while it changes (MemoryStore.revision says
- * whether it did), each time to a temporary file in the same folder that is
- * then renamed over the old one, so the file is always a whole snapshot. A
- * killed process loses at most the last interval. The file holds password
- * hashes: it is created readable by its owner only.
+ * problems, and is left as it is. Once serving, the state is written back at
+ * once (which creates the file and measures how long a write-back takes),
+ * then whenever it changes, each write-back starting early enough to end
+ * within `intervalSeconds` of the first change it carries (the last one's
+ * duration, twice, scaled to the state's growth), and on close. A killed
+ * process therefore loses at most the interval. Each write goes to a
+ * temporary file that replaces the old one (state-file-writer.ts), a slice
+ * at a time. A failed write-back is retried with a backoff. The file holds
+ * password hashes: it is created readable by its owner only.
  */
-import { randomBytes } from 'node:crypto'
-import { open, readFile, rename, stat, unlink } from 'node:fs/promises'
+import { readFile, stat } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import type { MemoryStore } from '../store/memory/store.js'
 import type { Controls } from './controls.js'
 import type { SeedBody } from './seed.js'
+import { writeCapture } from './state-file-writer.js'
 
 /** Options of {@link StateFile.open}. */
 export interface StateFileOptions {
   /** The file. Its folder must exist. */
   path: string
-  /** Write at most this often while the state changes, in seconds. Default 5. */
+  /** An acknowledged change is in the file at most this many seconds later. Default 5. */
   intervalSeconds?: number
-  /** Called when a write back fails (the server keeps serving). Default: console.error. */
+  /** Called when a write back fails (the server keeps serving, and retries). Default: console.error. */
   onError?: (error: unknown) => void
 }
 
 /** The default of {@link StateFileOptions.intervalSeconds}. */
 export const DEFAULT_STATE_INTERVAL = 5
 
+/** Added to the time a write-back is expected to take: timers and the first slice are late on a busy loop. */
+const START_MARGIN_MS = 50
+/** The first retry of a failed write-back; each next one waits twice as long, at most the interval. */
+const FIRST_RETRY_MS = 250
+
 /** A state file being kept: loaded at open, written back while the state changes. */
 export class StateFile {
-  private written: number
-  private writing: Promise<void> | undefined
+  /** When (performance.now) the oldest change that no write-back has captured yet was made; undefined: none. */
+  private dirtySince: number | undefined
+  private running: Promise<void> | undefined
   private timer: NodeJS.Timeout | undefined
+  private stopWatching: (() => void) | undefined
+  private lastMs = 0
+  private lastRecords = 0
+  private failingInARow = 0
+  private written = false
+  private stopped = false
+  private readonly intervalMs: number
 
   private constructor(
-    private readonly controls: Controls,
     private readonly store: MemoryStore,
     private readonly options: StateFileOptions,
-    /** Whether the file existed: written on close even unchanged if not. */
-    private exists: boolean,
   ) {
-    this.written = store.revision
+    this.intervalMs = (options.intervalSeconds ?? DEFAULT_STATE_INTERVAL) * 1000
   }
 
   /**
    * Loads the file into the store behind `controls` (absent: nothing to
-   * load), then keeps it. Rejects with an Error naming the file when it
-   * cannot be read, is not JSON or is not a valid snapshot.
+   * load). Rejects with an Error naming the file when it cannot be read, is
+   * not JSON or is not a valid snapshot. Nothing is written until {@link start}.
    */
   static async open(controls: Controls, store: MemoryStore, options: StateFileOptions): Promise<StateFile> {
     const interval = options.intervalSeconds ?? DEFAULT_STATE_INTERVAL
@@ -61,43 +74,90 @@ export class StateFile {
       throw new Error(`state file ${options.path}: the folder ${dirname(options.path)} does not exist`)
     const body = await read(options.path)
     if (body !== undefined) await load(controls, store, options.path, body)
-    const file = new StateFile(controls, store, options, body !== undefined)
-    file.timer = setInterval(() => void file.flush(), interval * 1000)
-    // A pending write-back never keeps a process alive; close() writes the last state.
-    file.timer.unref()
-    return file
+    return new StateFile(store, options)
   }
 
-  /** Writes the state if it changed since the last write (one write at a time). */
-  async flush(): Promise<void> {
-    while (this.writing) await this.writing
-    if (this.store.revision === this.written && this.exists) return
-    this.writing = this.write().finally(() => {
-      this.writing = undefined
-    })
-    await this.writing
+  /** Starts keeping the file: a write-back now, then one for each change. */
+  start(): void {
+    this.stopWatching = this.store.onWrite(() => this.changed())
+    this.dirtySince = performance.now()
+    this.schedule()
   }
 
-  /** Stops the interval without writing (a start that failed). */
-  discard(): void {
-    clearInterval(this.timer)
+  /** Stops without writing (a start that failed). */
+  async discard(): Promise<void> {
+    this.stop()
   }
 
-  /** Stops the interval and writes the last state. */
+  /** Stops, and writes the last state (when it changed, or was never written). */
   async close(): Promise<void> {
-    clearInterval(this.timer)
-    await this.flush()
+    if (this.stopped) return
+    this.stop()
+    while (this.running) await this.running
+    if (this.dirtySince !== undefined || !this.written) await this.writeBack()
   }
 
-  private async write(): Promise<void> {
-    const revision = this.store.revision
+  private stop(): void {
+    this.stopped = true
+    clearTimeout(this.timer)
+    this.stopWatching?.()
+  }
+
+  private changed(): void {
+    if (this.dirtySince !== undefined || this.stopped) return
+    this.dirtySince = performance.now()
+    this.schedule()
+  }
+
+  /** Sets the timer of the next write-back, if one is due and none runs. */
+  private schedule(): void {
+    if (this.running !== undefined || this.stopped || this.dirtySince === undefined) return
+    clearTimeout(this.timer)
+    const delay =
+      this.failingInARow > 0
+        ? Math.min(this.intervalMs, FIRST_RETRY_MS * 2 ** (this.failingInARow - 1))
+        : this.dirtySince + this.intervalMs - this.expectedMs() - performance.now()
+    this.timer = setTimeout(
+      () => {
+        this.running = this.writeBack()
+      },
+      Math.max(0, delay),
+    )
+    // A pending write-back never keeps a process alive: close() writes the last state.
+    this.timer.unref()
+  }
+
+  /**
+   * How long the next write-back may take: twice the last one, scaled to the
+   * state's growth since, plus a margin; before any, unknown (so at once).
+   */
+  private expectedMs(): number {
+    if (!this.written) return Number.POSITIVE_INFINITY
+    const growth = Math.max(1, this.store.recordCount / Math.max(1, this.lastRecords))
+    return 2 * this.lastMs * growth + START_MARGIN_MS
+  }
+
+  private async writeBack(): Promise<void> {
+    const started = performance.now()
+    const since = this.dirtySince ?? started
     try {
-      const text = `${JSON.stringify(await this.controls.snapshot())}\n`
-      await writeAtomically(this.options.path, text)
-      this.written = revision
-      this.exists = true
+      const records = this.store.recordCount
+      // The capture and the reset are one synchronous step: a change after it marks the next write-back due.
+      const capture = this.store.captureState()
+      this.dirtySince = undefined
+      await writeCapture(this.options.path, capture, since + this.intervalMs - START_MARGIN_MS)
+      this.lastMs = performance.now() - started
+      this.lastRecords = records
+      this.written = true
+      this.failingInARow = 0
     } catch (error) {
+      this.failingInARow++
+      // Those changes are still not in the file: due as early as before.
+      this.dirtySince = Math.min(since, this.dirtySince ?? since)
       ;(this.options.onError ?? ((e) => console.error(`mobisite: could not write ${this.options.path}:`, e)))(error)
+    } finally {
+      this.running = undefined
+      this.schedule()
     }
   }
 }
@@ -143,23 +203,4 @@ async function load(controls: Controls, store: MemoryStore, path: string, body: 
       { cause: error },
     )
   }
-}
-
-/** Writes `text` to a temporary file beside `path`, then renames it over `path`. */
-async function writeAtomically(path: string, text: string): Promise<void> {
-  const temporary = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`
-  const handle = await open(temporary, 'wx', 0o600)
-  try {
-    await handle.writeFile(text)
-    await handle.sync()
-  } catch (error) {
-    await handle.close()
-    await unlink(temporary).catch(() => {})
-    throw error
-  }
-  await handle.close()
-  await rename(temporary, path).catch(async (error: unknown) => {
-    await unlink(temporary).catch(() => {})
-    throw error
-  })
 }
