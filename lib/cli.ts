@@ -9,7 +9,7 @@
  *
  * Exit codes: 0 after a clean shutdown (or --help / --version), 1 when the
  * server cannot start (the message says what failed and how to fix it),
- * 2 for a command-line mistake.
+ * 2 for a command-line mistake (a `--state` path that cannot be used included).
  */
 import { randomBytes } from 'node:crypto'
 import { existsSync, readFileSync, realpathSync } from 'node:fs'
@@ -190,6 +190,9 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
         `port ${port} is in use on ${host}; pass --port (or PORT) with a free one, or --port 0 for any`,
       )
     }
+    // A --state path that cannot be used at all (not a regular file, an unwritable folder, another process's).
+    if ((error as { code?: string }).code === 'MOBISITE_STATE_FILE_REFUSED')
+      throw new UsageError((error as Error).message)
     throw error
   }
   if (fixtures !== undefined && !stateLoaded) {

@@ -55,8 +55,11 @@ export interface ServerOptions {
   adminToken?: string
   /**
    * Keeps the state between runs in this JSON file (MemoryStore only; a
-   * shared store is durable already): seeded from it at start if it exists
-   * (a bad file stops the start and is left untouched), then written back
+   * shared store is durable already). A regular file or a missing one, in a
+   * folder this process can write to, used by no other process (a lock file
+   * beside it): anything else stops the start (an Error whose `code` is
+   * `MOBISITE_STATE_FILE_REFUSED`). Seeded from it at start if it exists (a
+   * bad file stops the start and is left untouched), then written back
    * atomically, a slice at a time, once serving, within `stateInterval`
    * seconds of each change, and on close. See docs/testing.md.
    */

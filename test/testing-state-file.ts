@@ -102,7 +102,11 @@ t.test('in process: closed, started again on the same file, the state is there',
     401,
     "the master's credentials are this start's, not the file's",
   )
-  t.same(readdirSync(join(file, '..')), ['state.json'], 'no temporary file left behind')
+  t.same(
+    readdirSync(join(file, '..')).sort(),
+    ['state.json', 'state.json.lock'],
+    'no temporary file left behind; the lock file while it serves',
+  )
 })
 
 t.test('written while it changes, at most every interval, and not while it does not', async (t) => {

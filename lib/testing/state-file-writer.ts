@@ -9,7 +9,8 @@
  */
 import { randomBytes } from 'node:crypto'
 import type { FileHandle } from 'node:fs/promises'
-import { open, rename, unlink } from 'node:fs/promises'
+import { open, readdir, rename, unlink } from 'node:fs/promises'
+import { basename, dirname, join } from 'node:path'
 import type { StateCapture } from '../store/memory/store.js'
 import { accountEntry, ledgerEntry, masterEntry, siteEntry } from './snapshot-entries.js'
 
@@ -22,9 +23,30 @@ export const SLICE_MS = 5
  */
 export const LATE_SLICE_MS = 25
 
-/** A temporary file beside `path`: the state file's name, this pid, 12 hex digits. */
+/** A temporary file beside `path`: the state file's name, this pid, 12 hex digits (see {@link isTemporaryOf}). */
 export function temporaryPath(path: string): string {
   return `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`
+}
+
+/** Whether `name` (in the state file's folder) is one of the state file's own temporary files. */
+function isTemporaryOf(stateName: string, name: string): boolean {
+  if (!name.startsWith(`${stateName}.`)) return false
+  return /^\d+\.[0-9a-f]{12}\.tmp$/.test(name.slice(stateName.length + 1))
+}
+
+/** Removes the state file's temporary files that earlier runs left (a kill during a write-back); returns their names. */
+export async function removeStaleTemporaries(path: string): Promise<string[]> {
+  const stateName = basename(path)
+  const folder = dirname(path)
+  const stale = (await readdir(folder)).filter((name) => isTemporaryOf(stateName, name))
+  const removed: string[] = []
+  for (const name of stale) {
+    await unlink(join(folder, name)).then(
+      () => removed.push(name),
+      () => undefined,
+    )
+  }
+  return removed
 }
 
 /** JSON text gathered in memory, handed to the file at each pause. */

@@ -2,8 +2,11 @@
  * State kept between runs (`startServer({ stateFile })`, `mobisite --state
  * FILE`): the whole state of a MemoryStore, as a snapshot, in one JSON file.
  *
- * At start the file, if present, is seeded: a file that is not JSON or not a
- * valid snapshot stops the start with an error naming the file and the
+ * At start the path is checked before anything is read (state-file-lock.ts:
+ * a regular file or a missing one, in a folder this process can write to,
+ * held by no other process), the temporary files a killed run left are
+ * removed, and the file, if present, is seeded: a file that is not JSON or
+ * not a valid snapshot stops the start with an error naming the file and the
  * problems, and is left as it is. Once serving, the state is written back at
  * once (which creates the file and measures how long a write-back takes),
  * then whenever it changes, each write-back starting early enough to end
@@ -14,12 +17,15 @@
  * at a time. A failed write-back is retried with a backoff. The file holds
  * password hashes: it is created readable by its owner only.
  */
-import { readFile, stat } from 'node:fs/promises'
-import { dirname } from 'node:path'
+import { constants } from 'node:fs'
+import { open } from 'node:fs/promises'
 import type { MemoryStore } from '../store/memory/store.js'
 import type { Controls } from './controls.js'
 import type { SeedBody } from './seed.js'
-import { writeCapture } from './state-file-writer.js'
+import { checkPlace, refuseUnlessRegular, StateFileRefusedError, StateLock } from './state-file-lock.js'
+import { removeStaleTemporaries, writeCapture } from './state-file-writer.js'
+
+export { StateFileRefusedError }
 
 /** Options of {@link StateFile.open}. */
 export interface StateFileOptions {
@@ -56,25 +62,33 @@ export class StateFile {
   private constructor(
     private readonly store: MemoryStore,
     private readonly options: StateFileOptions,
+    private readonly lock: StateLock,
   ) {
     this.intervalMs = (options.intervalSeconds ?? DEFAULT_STATE_INTERVAL) * 1000
   }
 
   /**
-   * Loads the file into the store behind `controls` (absent: nothing to
-   * load). Rejects with an Error naming the file when it cannot be read, is
-   * not JSON or is not a valid snapshot. Nothing is written until {@link start}.
+   * Checks the path and takes the file's lock (rejecting with
+   * StateFileRefusedError), removes stale temporary files, then loads the
+   * file into the store behind `controls` (absent: nothing to load). Rejects
+   * with an Error naming the file when it cannot be read, is not JSON or is
+   * not a valid snapshot. Nothing is written until {@link start}.
    */
   static async open(controls: Controls, store: MemoryStore, options: StateFileOptions): Promise<StateFile> {
     const interval = options.intervalSeconds ?? DEFAULT_STATE_INTERVAL
     if (!(interval > 0 && interval <= 86_400))
       throw new TypeError('stateInterval must be a number of seconds above 0 and at most 86400')
-    const folder = await stat(dirname(options.path)).catch(() => undefined)
-    if (!folder?.isDirectory())
-      throw new Error(`state file ${options.path}: the folder ${dirname(options.path)} does not exist`)
-    const body = await read(options.path)
-    if (body !== undefined) await load(controls, store, options.path, body)
-    return new StateFile(store, options)
+    await checkPlace(options.path)
+    const lock = await StateLock.acquire(options.path)
+    try {
+      await removeStaleTemporaries(options.path)
+      const body = await read(options.path)
+      if (body !== undefined) await load(controls, store, options.path, body)
+    } catch (error) {
+      await lock.release()
+      throw error
+    }
+    return new StateFile(store, options, lock)
   }
 
   /** Starts keeping the file: a write-back now, then one for each change. */
@@ -84,17 +98,22 @@ export class StateFile {
     this.schedule()
   }
 
-  /** Stops without writing (a start that failed). */
+  /** Stops without writing (a start that failed), and lets the file go. */
   async discard(): Promise<void> {
     this.stop()
+    await this.lock.release()
   }
 
-  /** Stops, and writes the last state (when it changed, or was never written). */
+  /** Stops, writes the last state (when it changed, or was never written), and lets the file go. */
   async close(): Promise<void> {
     if (this.stopped) return
     this.stop()
-    while (this.running) await this.running
-    if (this.dirtySince !== undefined || !this.written) await this.writeBack()
+    try {
+      while (this.running) await this.running
+      if (this.dirtySince !== undefined || !this.written) await this.writeBack()
+    } finally {
+      await this.lock.release()
+    }
   }
 
   private stop(): void {
@@ -141,6 +160,7 @@ export class StateFile {
     const started = performance.now()
     const since = this.dirtySince ?? started
     try {
+      await this.lock.verify()
       const records = this.store.recordCount
       // The capture and the reset are one synchronous step: a change after it marks the next write-back due.
       const capture = this.store.captureState()
@@ -162,32 +182,52 @@ export class StateFile {
   }
 }
 
-/** The parsed file; undefined when there is none. */
-async function read(path: string): Promise<unknown> {
+/** What a parsed file holds, for a message. */
+function describe(value: unknown): string {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'an array'
+  return `a ${typeof value}`
+}
+
+/** The parsed file; undefined when there is none. Never blocks on a FIFO: it is opened non-blocking and refused. */
+async function read(path: string): Promise<object | undefined> {
   let text: string
   try {
-    text = await readFile(path, 'utf8')
+    const handle = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0))
+    try {
+      refuseUnlessRegular(path, await handle.stat())
+      text = await handle.readFile('utf8')
+    } finally {
+      await handle.close()
+    }
   } catch (error) {
-    if ((error as { code?: string }).code === 'ENOENT') return undefined
+    if (error instanceof StateFileRefusedError) throw error
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
     throw new Error(`state file ${path} cannot be read: ${(error as Error).message}`)
   }
+  let body: unknown
   try {
-    return JSON.parse(text) as unknown
+    body = JSON.parse(text)
   } catch (error) {
     throw new Error(
       `state file ${path} is not valid JSON (${(error as Error).message}); it was left untouched: fix it, or move it away to start empty`,
     )
   }
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new Error(
+      `state file ${path} is not a valid mobisite snapshot; it was left untouched: it holds ${describe(body)}, not an object: fix it, or move it away to start empty`,
+    )
+  return body
 }
 
 /**
  * Seeds the snapshot. Masters that already exist (those this process was
  * started with) keep their current credentials: the file's entry for them is skipped.
  */
-async function load(controls: Controls, store: MemoryStore, path: string, body: unknown): Promise<void> {
+async function load(controls: Controls, store: MemoryStore, path: string, body: object): Promise<void> {
   const seedBody = body as SeedBody
   try {
-    if (typeof body === 'object' && body !== null && Array.isArray(seedBody.masters)) {
+    if (Array.isArray(seedBody.masters)) {
       const kept = []
       for (const master of seedBody.masters) {
         const user = (master as { user?: unknown } | null)?.user
