@@ -25,7 +25,7 @@ import { MemoryStore } from './store/memory/store.js'
 import type { Logger } from 'pino'
 import type { Registry } from 'prom-client'
 import { observeRequests } from './http/observe.js'
-import { instrumentsFor } from './http/metrics.js'
+import { instrumentsFor, stateWriteFailureCounter } from './http/metrics.js'
 import { isProbe, mountLabel, mountMetrics, mountProbes, storeAnswers } from './server/observability.js'
 
 /** Options of {@link startServer}. */
@@ -155,6 +155,13 @@ export interface RunningServer {
   shutdown(options?: ShutdownOptions): Promise<void>
   /** The registry behind `GET /metrics`, when `metrics` is on. */
   readonly registry: Registry | undefined
+  /**
+   * Write-backs of `stateFile` that failed so far: each is logged (to
+   * `logger`, else one line on stderr), counted in `/metrics` as
+   * `mobisite_state_write_failures_total` and retried. 0 without a state
+   * file. The CLI exits non-zero after a run in which one failed.
+   */
+  readonly stateWriteFailures: number
 }
 
 /** Starts the API on an HTTP server; resolves once it is listening. */
@@ -230,9 +237,12 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   // Last before listening: from here a failed start must let the state file go (discard below).
   if (options.stateFile !== undefined) {
     const { StateFile } = await import('./testing/state-file.js')
+    const countFailure = registry === undefined ? undefined : await stateWriteFailureCounter(registry)
     stateFile = await StateFile.open(controls!, store as MemoryStore, {
       path: options.stateFile,
       ...(options.stateInterval === undefined ? {} : { intervalSeconds: options.stateInterval }),
+      ...(logger ? { logger } : {}),
+      ...(countFailure ? { onWriteFailure: countFailure } : {}),
     })
   }
   const create = tls ? httpsServerFactory(tls) : undefined
@@ -274,6 +284,9 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     get controls() {
       controls ??= createControls(engine)
       return controls
+    },
+    get stateWriteFailures() {
+      return stateFile?.writeFailures ?? 0
     },
     close,
     async shutdown({ delay = 0, timeout = 10_000 }: ShutdownOptions = {}) {

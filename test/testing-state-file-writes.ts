@@ -1,13 +1,14 @@
 /**
  * Write-backs of the state file (issue 34, part 3): each one is the state at
  * one instant even though it is written a slice at a time while calls go on,
- * and holds what `GET /__admin/snapshot` holds.
+ * and holds what `GET /__admin/snapshot` holds; a failed one is an error log
+ * line and a metric, is retried, and makes the CLI's final exit non-zero.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
 import { createEngine, startServer } from '../lib/index.js'
-import { folder, sleep, until } from './helpers/state-file.js'
+import { createSite, folder, serveCli, sleep, until } from './helpers/state-file.js'
 import { ALICE } from './helpers/testing.js'
 
 const TEMPORARY = /^state\.json\.\d+\.[0-9a-f]{12}\.tmp$/
@@ -80,4 +81,55 @@ t.test('a write-back is the state at one instant, while calls go on during it', 
     sorted((await server.controls.snapshot()) as Record<string, unknown[]>),
     'the file holds what the snapshot holds',
   )
+})
+
+/** The JSON log lines of a CLI's stdout. */
+const logLines = (stdout: string) =>
+  stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+
+t.test('a failed write-back: an error log line and a metric, retried, and the final exit is 1', async (t) => {
+  const dir = folder(t)
+  const file = join(dir, 'state.json')
+  const cli = await serveCli(t, ['--state', file, '--state-interval', '0.2'])
+  await until('the first write-back', () => existsSync(file))
+  // A folder where the file goes: every write-back fails at its rename until it is gone.
+  rmSync(file)
+  mkdirSync(file)
+  writeFileSync(join(file, 'in-the-way'), '')
+  t.equal(await createSite(cli.url, 'during-failure'), 200)
+  const failures = () => logLines(cli.stdout()).filter((line) => line.msg === 'could not write the state file')
+  await until('two failures logged: one, then its retry', () => failures().length >= 2)
+  t.match(failures()[0], { level: 50, state_file: file, failures: 1, retry_in_ms: Number, err: { message: /EISDIR/ } })
+  const metrics = await (await fetch(`${cli.url}/metrics`)).text()
+  const counted = Number(/^mobisite_state_write_failures_total (\d+)/m.exec(metrics)?.[1])
+  t.ok(counted >= 2, `counted in /metrics (${counted})`)
+  t.notMatch(cli.stderr(), /\n\s+at /, 'no stack trace on stderr')
+
+  rmSync(file, { recursive: true })
+  await until('written by a retry once the way is clear', () => {
+    try {
+      return readFileSync(file, 'utf8').includes('during-failure')
+    } catch {
+      return false
+    }
+  })
+  cli.child.kill('SIGTERM')
+  t.equal(await cli.exited, 1, 'a run with a failed write-back does not exit 0')
+  t.match(logLines(cli.stdout()).at(-1), {
+    level: 50,
+    msg: 'write-backs of the state file failed during this run: exiting 1',
+  })
+})
+
+t.test('the failure metric is registered only on a server that keeps a state file', async (t) => {
+  const plain = await startServer({ metrics: true })
+  t.teardown(() => plain.close())
+  t.notMatch(await plain.registry!.metrics(), 'mobisite_state_write_failures_total')
+  const kept = await startServer({ metrics: true, stateFile: join(folder(t), 'state.json') })
+  t.teardown(() => kept.close())
+  t.match(await kept.registry!.metrics(), /^mobisite_state_write_failures_total 0$/m)
+  t.equal(kept.stateWriteFailures, 0)
 })

@@ -14,8 +14,9 @@
  * duration, twice, scaled to the state's growth), and on close. A killed
  * process therefore loses at most the interval. Each write goes to a
  * temporary file that replaces the old one (state-file-writer.ts), a slice
- * at a time. A failed write-back is retried with a backoff. The file holds
- * password hashes: it is created readable by its owner only.
+ * at a time. A failed write-back is logged, reported, and retried with a
+ * backoff. The file holds password hashes: it is created readable by its
+ * owner only.
  */
 import { constants } from 'node:fs'
 import { open } from 'node:fs/promises'
@@ -27,14 +28,23 @@ import { removeStaleTemporaries, writeCapture } from './state-file-writer.js'
 
 export { StateFileRefusedError }
 
+/** The part of a pino logger the state file uses (`startServer`'s `logger`). */
+export interface StateFileLogger {
+  error(fields: object, message: string): void
+  warn(fields: object, message: string): void
+  info(fields: object, message: string): void
+}
+
 /** Options of {@link StateFile.open}. */
 export interface StateFileOptions {
   /** The file. Its folder must exist. */
   path: string
   /** An acknowledged change is in the file at most this many seconds later. Default 5. */
   intervalSeconds?: number
-  /** Called when a write back fails (the server keeps serving, and retries). Default: console.error. */
-  onError?: (error: unknown) => void
+  /** Where failures and notices go. Default: failures and warnings as one line each on stderr. */
+  logger?: StateFileLogger
+  /** Called once for each failed write-back, after it is logged (the server counts them in `/metrics`). */
+  onWriteFailure?: () => void
 }
 
 /** The default of {@link StateFileOptions.intervalSeconds}. */
@@ -45,6 +55,19 @@ const START_MARGIN_MS = 50
 /** The first retry of a failed write-back; each next one waits twice as long, at most the interval. */
 const FIRST_RETRY_MS = 250
 
+/** Without a logger: errors and warnings as one line on stderr, no stack. */
+const stderrLogger: StateFileLogger = {
+  error: (fields, message) => process.stderr.write(`mobisite: ${message}: ${lineOf(fields)}\n`),
+  warn: (fields, message) => process.stderr.write(`mobisite: ${message}: ${lineOf(fields)}\n`),
+  info: () => undefined,
+}
+
+function lineOf(fields: object): string {
+  return Object.entries(fields)
+    .map(([key, value]) => `${key}=${value instanceof Error ? value.message : String(value)}`)
+    .join(' ')
+}
+
 /** A state file being kept: loaded at open, written back while the state changes. */
 export class StateFile {
   /** When (performance.now) the oldest change that no write-back has captured yet was made; undefined: none. */
@@ -54,10 +77,13 @@ export class StateFile {
   private stopWatching: (() => void) | undefined
   private lastMs = 0
   private lastRecords = 0
+  private failures = 0
   private failingInARow = 0
   private written = false
   private stopped = false
+  private warnedSlow = false
   private readonly intervalMs: number
+  private readonly logger: StateFileLogger
 
   private constructor(
     private readonly store: MemoryStore,
@@ -65,6 +91,7 @@ export class StateFile {
     private readonly lock: StateLock,
   ) {
     this.intervalMs = (options.intervalSeconds ?? DEFAULT_STATE_INTERVAL) * 1000
+    this.logger = options.logger ?? stderrLogger
   }
 
   /**
@@ -81,7 +108,9 @@ export class StateFile {
     await checkPlace(options.path)
     const lock = await StateLock.acquire(options.path)
     try {
-      await removeStaleTemporaries(options.path)
+      const removed = await removeStaleTemporaries(options.path)
+      if (removed.length > 0)
+        options.logger?.info({ state_file: options.path, removed }, 'removed temporary files an earlier run left')
       const body = await read(options.path)
       if (body !== undefined) await load(controls, store, options.path, body)
     } catch (error) {
@@ -89,6 +118,11 @@ export class StateFile {
       throw error
     }
     return new StateFile(store, options, lock)
+  }
+
+  /** Write-backs that failed so far (each one logged, reported and retried). */
+  get writeFailures(): number {
+    return this.failures
   }
 
   /** Starts keeping the file: a write-back now, then one for each change. */
@@ -104,13 +138,21 @@ export class StateFile {
     await this.lock.release()
   }
 
-  /** Stops, writes the last state (when it changed, or was never written), and lets the file go. */
+  /**
+   * Stops, writes the last state (when it changed, or was never written),
+   * and lets the file go. Rejects when that last write fails.
+   */
   async close(): Promise<void> {
     if (this.stopped) return
     this.stop()
     try {
       while (this.running) await this.running
-      if (this.dirtySince !== undefined || !this.written) await this.writeBack()
+      if (this.dirtySince !== undefined || !this.written) {
+        const before = this.failures
+        await this.writeBack()
+        if (this.failures > before)
+          throw new Error(`state file ${this.options.path}: the last state could not be written (the error is logged)`)
+      }
     } finally {
       await this.lock.release()
     }
@@ -170,11 +212,26 @@ export class StateFile {
       this.lastRecords = records
       this.written = true
       this.failingInARow = 0
+      if (this.lastMs > this.intervalMs && !this.warnedSlow) {
+        this.warnedSlow = true
+        this.logger.warn(
+          { state_file: this.options.path, write_ms: Math.round(this.lastMs), interval_ms: this.intervalMs },
+          'a write-back of the state file took longer than the interval: a killed process may lose more; raise the interval',
+        )
+      }
     } catch (error) {
+      this.failures++
       this.failingInARow++
       // Those changes are still not in the file: due as early as before.
       this.dirtySince = Math.min(since, this.dirtySince ?? since)
-      ;(this.options.onError ?? ((e) => console.error(`mobisite: could not write ${this.options.path}:`, e)))(error)
+      const retry = this.stopped
+        ? {}
+        : { retry_in_ms: Math.min(this.intervalMs, FIRST_RETRY_MS * 2 ** (this.failingInARow - 1)) }
+      this.logger.error(
+        { err: error, state_file: this.options.path, failures: this.failures, ...retry },
+        'could not write the state file',
+      )
+      this.options.onWriteFailure?.()
     } finally {
       this.running = undefined
       this.schedule()
