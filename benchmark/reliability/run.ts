@@ -7,8 +7,9 @@
  * Phases: fuzzed requests (0 × 5xx, 0 non-JSON answers), mixed load with the
  * server's memory sampled at the start, middle and end, a slowloris check,
  * two-instance races on Redis, a Redis kill under write load with
- * acknowledged-write accounting, a Redis restart that lost everything, and
- * issue 23's attacks on authentication (auth.ts) and on the collector (beacons.ts).
+ * acknowledged-write accounting, a Redis restart that lost everything,
+ * issue 23's attacks on authentication (auth.ts) and on the collector
+ * (beacons.ts), and issue 34's state file under a kill -9 (state-file.ts).
  *
  * Sizes (environment): RELIABILITY_FUZZ (requests, default 100000),
  * RELIABILITY_LOAD_SECONDS (default 60), RELIABILITY_KILL_SECONDS (default 15),
@@ -27,6 +28,7 @@ import { OwnRedis, killPhase, lossPhase, racePhase } from './redis.js'
 import { type AuthFigures, authPhase, rebindingProbe, slowRegexProbe } from './auth.js'
 import { authSection, authStores } from './auth-report.js'
 import { beaconPhase, beaconSection, CAP_HEAP_BYTES, CAP_KEYS, MAX_PENDING } from './beacons.js'
+import { INTERVAL_SECONDS, STALL_BOUND_MS, stateFilePhase, stateFileSection } from './state-file.js'
 
 const size = (name: string, fallback: number): number => Number(process.env[name] ?? fallback)
 const FUZZ = size('RELIABILITY_FUZZ', 100_000)
@@ -193,6 +195,17 @@ const beacons = await beaconPhase(OwnRedis, BEACON_SECONDS, BACKLOG_SECONDS)
     )
 }
 
+// Issue 34's state file at 50,000 sites (state-file.ts).
+const stateFile = await stateFilePhase()
+check(
+  `state file: oldest acknowledged write lost to kill -9 ${stateFile.loss.oldestLostSeconds.toFixed(2)} s, <= ${INTERVAL_SECONDS} s`,
+  stateFile.loss.oldestLostSeconds <= INTERVAL_SECONDS,
+)
+check(
+  `state file: longest /healthz answer during write-backs ${stateFile.stall.maxDuringWriteBackMs.toFixed(0)} ms, <= ${STALL_BOUND_MS} ms`,
+  stateFile.stall.maxDuringWriteBackMs <= STALL_BOUND_MS,
+)
+
 const failed = checks.filter((c) => !c.ok)
 const seconds = ((Date.now() - started.getTime()) / 1000).toFixed(0)
 const doc = `# Reliability
@@ -288,7 +301,7 @@ ${
 ${loss.succeeded} × 200; the master record is back in Redis: ${loss.masterBack}.`
     : 'not run'
 }
-`
+${stateFileSection(stateFile)}`
 writeFileSync(
   fileURLToPath(new URL('../../docs/RELIABILITY.md', import.meta.url)),
   doc + beaconSection(beacons) + authSection({ auth, rebinding, slowRegex, flood: AUTH_FLOOD, seconds: AUTH_SECONDS }),
