@@ -9,6 +9,7 @@
  */
 import { execFileSync } from 'node:child_process'
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { hostname } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { createEngine, startServer } from '../lib/index.js'
@@ -152,4 +153,30 @@ t.test('in one process, a second server on the same file is refused too', async 
   const again = await startServer({ stateFile: file })
   t.ok(again.url, 'once the first is closed, the file is free')
   await again.close()
+})
+
+t.test('whose lock a new process takes over, and whose it leaves alone', async (t) => {
+  const dir = folder(t)
+  const file = join(dir, 'state.json')
+  const lock = (holder: object | string) =>
+    writeFileSync(`${file}.lock`, typeof holder === 'string' ? holder : JSON.stringify(holder))
+  const host = hostname()
+  for (const [what, holder] of [
+    ['a dead process on this host', { pid: 4_194_304, host, token: 'gone' }],
+    ['an earlier process with this pid (a restarted container)', { pid: process.pid, host, token: 'earlier' }],
+  ] as const) {
+    lock(holder)
+    const server = await startServer({ stateFile: file })
+    t.match(JSON.parse(readFileSync(`${file}.lock`, 'utf8')), { pid: process.pid, host }, `${what}: taken over`)
+    await server.close()
+  }
+  lock({ pid: 4_194_304, host: 'another-host', token: 'theirs' })
+  await t.rejects(
+    startServer({ stateFile: file }),
+    /is in use by process 4194304 on another-host \(lock file \S+\): stop it or give this server another file/,
+    "another host's lock: its pid cannot be checked here, so it is left alone",
+  )
+  lock('not a lock')
+  await t.rejects(startServer({ stateFile: file }), /has a lock file that mobisite did not write/)
+  t.equal(readFileSync(`${file}.lock`, 'utf8'), 'not a lock', 'and it is left as it is')
 })

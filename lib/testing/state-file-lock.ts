@@ -205,12 +205,14 @@ export class StateLock {
   }
 
   private inUse(holder: Holder | undefined): StateFileRefusedError {
+    if (holder === undefined)
+      return new StateFileRefusedError(
+        `state file ${this.statePath} has a lock file that mobisite did not write (${this.path}): remove it if no process uses the state file`,
+      )
     const who =
-      holder === undefined
-        ? 'a lock file mobisite did not write'
-        : holder.pid === process.pid && holder.host === hostname()
-          ? 'another server in this process'
-          : `process ${holder.pid}${holder.host === hostname() ? '' : ` on ${holder.host}`}`
+      holder.pid === process.pid && holder.host === hostname()
+        ? 'another server in this process'
+        : `process ${holder.pid}${holder.host === hostname() ? '' : ` on ${holder.host}`}`
     return new StateFileRefusedError(
       `state file ${this.statePath} is in use by ${who} (lock file ${this.path}): stop it or give this server another file; remove the lock file only if no process uses it`,
     )
