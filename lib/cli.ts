@@ -8,8 +8,9 @@
  * docs/operations.md describes running it as a service.
  *
  * Exit codes: 0 after a clean shutdown (or --help / --version), 1 when the
- * server cannot start (the message says what failed and how to fix it),
- * 2 for a command-line mistake.
+ * server cannot start (the message says what failed and how to fix it) or
+ * when a write-back of the `--state` file failed during the run, 2 for a
+ * command-line mistake (a `--state` path that cannot be used included).
  */
 import { randomBytes } from 'node:crypto'
 import { existsSync, readFileSync, realpathSync } from 'node:fs'
@@ -194,6 +195,9 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
         `port ${port} is in use on ${host}; pass --port (or PORT) with a free one, or --port 0 for any`,
       )
     }
+    // A --state path that cannot be used at all (not a regular file, an unwritable folder, another process's).
+    if ((error as { code?: string }).code === 'MOBISITE_STATE_FILE_REFUSED')
+      throw new UsageError((error as Error).message)
     throw error
   }
   if (fixtures !== undefined && !stateLoaded) {
@@ -264,6 +268,14 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
       // Writes pending analytics recordings, then closes the store.
       await engine.close()
       logger.info('store closed; bye')
+      // Even when a retry wrote it later, the file lacked acknowledged writes for a while: the run must not pass as clean.
+      if (server.stateWriteFailures > 0) {
+        logger.error(
+          { state_file: stateFile, failures: server.stateWriteFailures },
+          'write-backs of the state file failed during this run: exiting 1',
+        )
+        process.exit(1)
+      }
       process.exit(0)
     } catch (error) {
       logger.error({ err: error }, 'shutdown failed')

@@ -25,7 +25,7 @@ import { MemoryStore } from './store/memory/store.js'
 import type { Logger } from 'pino'
 import type { Registry } from 'prom-client'
 import { observeRequests } from './http/observe.js'
-import { instrumentsFor } from './http/metrics.js'
+import { instrumentsFor, stateWriteFailureCounter } from './http/metrics.js'
 import { isProbe, mountLabel, mountMetrics, mountProbes, storeAnswers } from './server/observability.js'
 import { webhookDropReporter } from './server/webhook-drops.js'
 import { closeAtOnce, drainOf } from './server/drain.js'
@@ -57,12 +57,16 @@ export interface ServerOptions {
   adminToken?: string
   /**
    * Keeps the state between runs in this JSON file (MemoryStore only; a
-   * shared store is durable already): seeded from it at start if it exists
-   * (a bad file stops the start and is left untouched), written back
-   * atomically on close and at most every `stateInterval` seconds while it changes.
+   * shared store is durable already). A regular file or a missing one, in a
+   * folder this process can write to, used by no other process (a lock file
+   * beside it): anything else stops the start (an Error whose `code` is
+   * `MOBISITE_STATE_FILE_REFUSED`). Seeded from it at start if it exists (a
+   * bad file stops the start and is left untouched), then written back
+   * atomically, a slice at a time, once serving, within `stateInterval`
+   * seconds of each change, and on close. See docs/testing.md.
    */
   stateFile?: string
-  /** Seconds between write-backs of `stateFile` while the state changes. Default 5. */
+  /** An acknowledged change is in `stateFile` at most this many seconds later. Default 5. */
   stateInterval?: number
   /**
    * Webhooks that receive the engine's site events (PUBLISH, UNPUBLISH,
@@ -167,6 +171,13 @@ export interface RunningServer {
   shutdown(options?: ShutdownOptions): Promise<void>
   /** The registry behind `GET /metrics`, when `metrics` is on. */
   readonly registry: Registry | undefined
+  /**
+   * Write-backs of `stateFile` that failed so far: each is logged (to
+   * `logger`, else one line on stderr), counted in `/metrics` as
+   * `mobisite_state_write_failures_total` and retried. 0 without a state
+   * file. The CLI exits non-zero after a run in which one failed.
+   */
+  readonly stateWriteFailures: number
 }
 
 /** Starts the API on an HTTP server; resolves once it is listening. */
@@ -226,13 +237,6 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       ...(options.admin && options.rateLimit ? { rateLimit: options.rateLimit } : {}),
     })
   }
-  if (options.stateFile !== undefined) {
-    const { StateFile } = await import('./testing/state-file.js')
-    stateFile = await StateFile.open(controls!, store as MemoryStore, {
-      path: options.stateFile,
-      ...(options.stateInterval === undefined ? {} : { intervalSeconds: options.stateInterval }),
-    })
-  }
   if (options.admin) {
     const { adminRouter } = await import('./testing/admin.js')
     app.use('/api', apiRouter(engine, { ...router, hooks: controls!.apiHooks }))
@@ -246,6 +250,17 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   // Every path nothing above serves: the API's JSON 404, never Express's HTML page.
   app.use((req, res) => sendError(res, new ServiceError('NotFound', `no endpoint at ${req.method} ${req.path}`)))
   const tls = options.tls === undefined || options.tls === false ? undefined : await resolveTls(options.tls, host)
+  // Last before listening: from here a failed start must let the state file go (discard below).
+  if (options.stateFile !== undefined) {
+    const { StateFile } = await import('./testing/state-file.js')
+    const countFailure = registry === undefined ? undefined : await stateWriteFailureCounter(registry)
+    stateFile = await StateFile.open(controls!, store as MemoryStore, {
+      path: options.stateFile,
+      ...(options.stateInterval === undefined ? {} : { intervalSeconds: options.stateInterval }),
+      ...(logger ? { logger } : {}),
+      ...(countFailure ? { onWriteFailure: countFailure } : {}),
+    })
+  }
   const create = tls ? httpsServerFactory(tls) : undefined
   const server = limitedServer(app, options.timeouts, options.maxConnections, create)
   const drain = drainOf(server)
@@ -253,11 +268,12 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve)
     server.once('error', reject)
-  }).catch((error: unknown) => {
+  }).catch(async (error: unknown) => {
     // Not started: the state file stays as it was found.
-    stateFile?.discard()
+    await stateFile?.discard()
     throw error
   })
+  stateFile?.start()
   const { port } = server.address() as AddressInfo
   const shownHost = host.includes(':') ? `[${host}]` : host
   const scheme = tls ? 'https' : 'http'
@@ -282,6 +298,9 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     get controls() {
       controls ??= createControls(engine)
       return controls
+    },
+    get stateWriteFailures() {
+      return stateFile?.writeFailures ?? 0
     },
     close: () => close(),
     async shutdown({ delay = 0, timeout = 10_000 }: ShutdownOptions = {}) {

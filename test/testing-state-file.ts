@@ -102,7 +102,11 @@ t.test('in process: closed, started again on the same file, the state is there',
     401,
     "the master's credentials are this start's, not the file's",
   )
-  t.same(readdirSync(join(file, '..')), ['state.json'], 'no temporary file left behind')
+  t.same(
+    readdirSync(join(file, '..')).sort(),
+    ['state.json', 'state.json.lock'],
+    'no temporary file left behind; the lock file while it serves',
+  )
 })
 
 t.test('written while it changes, at most every interval, and not while it does not', async (t) => {
@@ -196,7 +200,7 @@ t.test('a killed and restarted CLI finds its state', async (t) => {
   const args = ['--admin', '--state', file, '--state-interval', '0.2']
 
   const first = await startCli(t, args)
-  t.match(first.output.join(''), /state: +\S+cli-state\.json \(new; written every 0\.2 s/)
+  t.match(first.output.join(''), /state: +\S+cli-state\.json \(new; a change is in it within 0\.2 s/)
   t.equal((await createSite(first.url, auth, 'survivor')).status, 200)
   await until('the interval wrote the site', fileHas(file, 'survivor'))
   first.child.kill('SIGKILL')

@@ -7,9 +7,11 @@
  * Phases: fuzzed requests (0 × 5xx, 0 non-JSON answers), mixed load with the
  * server's memory sampled at the start, middle and end, a slowloris check,
  * two-instance races on Redis, a Redis kill under write load with
- * acknowledged-write accounting, a Redis restart that lost everything, and
- * issue 23's attacks on authentication (auth.ts) and on the collector (beacons.ts),
- * and issue 34's TLS handshake deadline and drain (drain-tls.ts, which runs alone too).
+ * acknowledged-write accounting, a Redis restart that lost everything,
+ * issue 23's attacks on authentication (auth.ts) and on the collector
+ * (beacons.ts), and issue 34's probes: the state file under a kill -9
+ * (state-file.ts), the TLS handshake deadline and drain (drain-tls.ts, which
+ * runs alone too), deep bodies and a label flood (surfaces.ts).
  *
  * Sizes (environment): RELIABILITY_FUZZ (requests, default 100000),
  * RELIABILITY_LOAD_SECONDS (default 60), RELIABILITY_KILL_SECONDS (default 15),
@@ -30,6 +32,7 @@ import { authSection, authStores } from './auth-report.js'
 import { beaconPhase, beaconSection, CAP_HEAP_BYTES, CAP_KEYS, MAX_PENDING } from './beacons.js'
 import { deepBodyPhase, labelFloodPhase, surfacesSection } from './surfaces.js'
 import { drainTlsChecks, drainTlsPhases, drainTlsSection } from './drain-tls.js'
+import { INTERVAL_SECONDS, STALL_BOUND_MS, stateFilePhase, stateFileSection } from './state-file.js'
 
 const size = (name: string, fallback: number): number => Number(process.env[name] ?? fallback)
 const FUZZ = size('RELIABILITY_FUZZ', 100_000)
@@ -215,6 +218,17 @@ check(
 const drainTls = await drainTlsPhases()
 for (const { what, ok } of drainTlsChecks(drainTls)) check(what, ok)
 
+// Issue 34's state file at 50,000 sites (state-file.ts).
+const stateFile = await stateFilePhase()
+check(
+  `state file: oldest acknowledged write lost to kill -9 ${stateFile.loss.oldestLostSeconds.toFixed(2)} s, <= ${INTERVAL_SECONDS} s`,
+  stateFile.loss.oldestLostSeconds <= INTERVAL_SECONDS,
+)
+check(
+  `state file: longest /healthz answer during write-backs ${stateFile.stall.maxDuringWriteBackMs.toFixed(0)} ms, <= ${STALL_BOUND_MS} ms`,
+  stateFile.stall.maxDuringWriteBackMs <= STALL_BOUND_MS,
+)
+
 const failed = checks.filter((c) => !c.ok)
 const seconds = ((Date.now() - started.getTime()) / 1000).toFixed(0)
 const doc = `# Reliability
@@ -310,7 +324,7 @@ ${
 ${loss.succeeded} × 200; the master record is back in Redis: ${loss.masterBack}.`
     : 'not run'
 }
-`
+${stateFileSection(stateFile)}`
 writeFileSync(
   fileURLToPath(new URL('../../docs/RELIABILITY.md', import.meta.url)),
   doc +

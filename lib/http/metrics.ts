@@ -29,6 +29,7 @@ export const METRIC_NAMES = {
   collector: 'mobisite_collector_events_total',
   pending: 'mobisite_pending_recordings',
   webhookDrops: 'mobisite_webhook_drops_total',
+  stateWriteFailures: 'mobisite_state_write_failures_total',
 } as const
 
 interface Loaded {
@@ -143,6 +144,26 @@ type Prom = typeof import('prom-client')
 /** A metric of this name already in the registry (an app registered it), or a new one. */
 function existing<T>(registry: Registry, name: string, make: () => T): T {
   return (registry.getSingleMetric(name) as T | undefined) ?? make()
+}
+
+/**
+ * Counts failed write-backs of the test double's state file in `registry`:
+ * registered only by a server that keeps one, so no other server shows a
+ * family it can never fill. Returns the function that counts one.
+ */
+export async function stateWriteFailureCounter(registry: Registry): Promise<() => void> {
+  const prom = await import('prom-client')
+  const counter = existing(
+    registry,
+    METRIC_NAMES.stateWriteFailures,
+    () =>
+      new prom.Counter({
+        name: METRIC_NAMES.stateWriteFailures,
+        help: 'Write-backs of the state file (--state) that failed; each is logged and retried',
+        registers: [registry],
+      }),
+  )
+  return () => counter.inc()
 }
 
 const COLLECTOR_EVENTS: readonly CollectorEvent[] = ['accepted', 'recorded', 'failed', 'dropped', 'limited']

@@ -85,7 +85,7 @@ export function bannerLines(f: BannerFacts): string[] {
   }
   if (f.state !== undefined) {
     lines.push(
-      `state:    ${f.state.file} (${f.state.loaded ? 'loaded' : 'new'}; written every ${f.state.interval} s while it changes, and on shutdown)`,
+      `state:    ${f.state.file} (${f.state.loaded ? 'loaded' : 'new'}; a change is in it within ${f.state.interval} s, and on shutdown)`,
     )
   }
   if (f.rateLimit !== undefined)

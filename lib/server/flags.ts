@@ -87,7 +87,7 @@ export const FLAGS: readonly Flag[] = [
     type: 'string',
     value: 'FILE',
     env: 'MOBISITE_STATE',
-    help: "keep the memory store's state in this file between runs",
+    help: "keep the memory store's state in this file between runs (one process per file)",
     sets: 'startServer stateFile',
   },
   {
@@ -96,7 +96,7 @@ export const FLAGS: readonly Flag[] = [
     value: 'S',
     env: 'MOBISITE_STATE_INTERVAL',
     default: '5',
-    help: 'seconds between write-backs of the state file',
+    help: 'an acknowledged change is in the state file at most this many seconds later',
     sets: 'startServer stateInterval',
   },
   {

@@ -7,7 +7,6 @@ import type { SiteProperties } from '../../types/index.js'
 import type { EngineContext } from '../engine/context.js'
 import { parseDateInput } from '../engine/dates.js'
 import { uuidFrom } from '../engine/random.js'
-import { propertiesOf } from '../engine/site-view.js'
 import { propertiesFrom } from '../engine/sites.js'
 import type { Engine } from '../engine/types.js'
 import { ServiceError } from '../errors.js'
@@ -16,6 +15,7 @@ import { allProblems } from '../schema/validate.js'
 import { validateCreateSite } from '../schema/sites.js'
 import type { AnalyticsDayDump, MasterRecord, SiteActivityEntry, SiteRecord, StateDump } from '../store/contract.js'
 import { StateConflictError } from '../store/contract.js'
+import { accountEntry, HASH_PREFIX, ledgerEntry, masterEntry, siteEntry, TIME_FIELDS } from './snapshot-entries.js'
 
 /** A seed body; `GET /__admin/snapshot` answers one. */
 export interface SeedBody {
@@ -38,24 +38,6 @@ export interface SeedBody {
    * is this one: `"2026-03-01T09:30:00Z"` or any "Dates in" form.
    */
   clock?: string
-}
-
-const HASH_PREFIX = 'record:'
-const iso = (ms: number): string => new Date(ms).toISOString()
-const TIME_FIELDS = [
-  'created_at',
-  'modified_at',
-  'published_at',
-  'first_published_at',
-  'redirect_confirmed_at',
-  'cache_reset_at',
-  'unpublished_at',
-] as const
-
-/** A master's credential fields (whatever the engine keeps), as one opaque string. */
-function hashOf(master: MasterRecord): string {
-  const { user: _user, partner: _partner, ...secret } = master
-  return HASH_PREFIX + Buffer.from(JSON.stringify(secret)).toString('base64url')
 }
 
 function unhash(value: string): Record<string, unknown> | undefined {
@@ -111,30 +93,11 @@ export async function snapshot(ctx: EngineContext): Promise<SeedBody> {
   const dump = await ctx.store.exportState()
   const accountOwner = new Map(dump.accounts.map((a) => [a.account_name, a.owner]))
   return {
-    masters: dump.masters.map((m) => ({ user: m.user, password_hash: hashOf(m), partner: m.partner })),
-    sites: dump.sites.map((site) => {
-      const entry: Record<string, unknown> = {
-        owner: site.owner,
-        site_name: site.site_name,
-        ...propertiesOf(site),
-        published: site.published_at !== undefined,
-      }
-      for (const field of TIME_FIELDS) if (site[field] !== undefined) entry[field] = iso(site[field]!)
-      entry.build = site.build
-      if (site.publish_when_built !== undefined) entry.publish_when_built = site.publish_when_built
-      entry.initial = propertiesOf(site.initial)
-      if (site.template_id !== undefined) entry.template_id = site.template_id
-      if (site.activity_log !== undefined)
-        entry.activity_log = site.activity_log.map((e) => ({ at: iso(e.at), activity: e.activity }))
-      return entry
-    }),
-    accounts: dump.accounts.map(({ created_at, ...account }) => ({ ...account, created_at: iso(created_at) })),
+    masters: dump.masters.map(masterEntry),
+    sites: dump.sites.map(siteEntry),
+    accounts: dump.accounts.map(accountEntry),
     grants: dump.grants.map((g) => ({ owner: accountOwner.get(g.account_name)!, ...g })),
-    billing: dump.billing.map((l) => ({
-      owner: l.owner,
-      charges: l.charges.map((c) => ({ site_name: c.site_name, at: iso(c.at) })),
-      subscriptions: l.subscriptions,
-    })),
+    billing: dump.billing.map(ledgerEntry),
     analytics: dump.analytics,
   }
 }

@@ -2,132 +2,289 @@
  * State kept between runs (`startServer({ stateFile })`, `mobisite --state
  * FILE`): the whole state of a MemoryStore, as a snapshot, in one JSON file.
  *
- * At start the file, if present, is seeded: a file that is not JSON or not a
- * valid snapshot stops the start with an error naming the file and the
- * problems, and is left as it is. The state is written back on close and at
- * most every `intervalSeconds` while it changes (MemoryStore.revision says
- * whether it did), each time to a temporary file in the same folder that is
- * then renamed over the old one, so the file is always a whole snapshot. A
- * killed process loses at most the last interval. The file holds password
- * hashes: it is created readable by its owner only.
+ * At start the path is checked before anything is read (state-file-lock.ts:
+ * a regular file or a missing one, in a folder this process can write to,
+ * held by no other process), the temporary files a killed run left are
+ * removed, and the file, if present, is seeded: a file that is not JSON or
+ * not a valid snapshot stops the start with an error naming the file and the
+ * problems, and is left as it is. Once serving, the state is written back at
+ * once (which creates the file and measures how long a write-back takes),
+ * then whenever it changes, each write-back starting early enough to end
+ * within `intervalSeconds` of the first change it carries (the last one's
+ * duration, twice, scaled to the state's growth), and on close. A killed
+ * process therefore loses at most the interval. Each write goes to a
+ * temporary file that replaces the old one (state-file-writer.ts), a slice
+ * at a time. A failed write-back is logged, reported, and retried with a
+ * backoff. The file holds password hashes: it is created readable by its
+ * owner only.
  */
-import { randomBytes } from 'node:crypto'
-import { open, readFile, rename, stat, unlink } from 'node:fs/promises'
-import { dirname } from 'node:path'
+import { constants } from 'node:fs'
+import { open } from 'node:fs/promises'
 import type { MemoryStore } from '../store/memory/store.js'
 import type { Controls } from './controls.js'
 import type { SeedBody } from './seed.js'
+import { checkPlace, refuseUnlessRegular, StateFileRefusedError, StateLock } from './state-file-lock.js'
+import { removeStaleTemporaries, writeCapture } from './state-file-writer.js'
+
+export { StateFileRefusedError }
+
+/** The part of a pino logger the state file uses (`startServer`'s `logger`). */
+export interface StateFileLogger {
+  error(fields: object, message: string): void
+  warn(fields: object, message: string): void
+  info(fields: object, message: string): void
+}
 
 /** Options of {@link StateFile.open}. */
 export interface StateFileOptions {
   /** The file. Its folder must exist. */
   path: string
-  /** Write at most this often while the state changes, in seconds. Default 5. */
+  /** An acknowledged change is in the file at most this many seconds later. Default 5. */
   intervalSeconds?: number
-  /** Called when a write back fails (the server keeps serving). Default: console.error. */
-  onError?: (error: unknown) => void
+  /** Where failures and notices go. Default: failures and warnings as one line each on stderr. */
+  logger?: StateFileLogger
+  /** Called once for each failed write-back, after it is logged (the server counts them in `/metrics`). */
+  onWriteFailure?: () => void
 }
 
 /** The default of {@link StateFileOptions.intervalSeconds}. */
 export const DEFAULT_STATE_INTERVAL = 5
 
+/** Added to the time a write-back is expected to take: timers and the first slice are late on a busy loop. */
+const START_MARGIN_MS = 50
+/** The first retry of a failed write-back; each next one waits twice as long, at most the interval. */
+const FIRST_RETRY_MS = 250
+
+/** Without a logger: errors and warnings as one line on stderr, no stack. */
+const stderrLogger: StateFileLogger = {
+  error: (fields, message) => process.stderr.write(`mobisite: ${message}: ${lineOf(fields)}\n`),
+  warn: (fields, message) => process.stderr.write(`mobisite: ${message}: ${lineOf(fields)}\n`),
+  info: () => undefined,
+}
+
+function lineOf(fields: object): string {
+  return Object.entries(fields)
+    .map(([key, value]) => `${key}=${value instanceof Error ? value.message : String(value)}`)
+    .join(' ')
+}
+
 /** A state file being kept: loaded at open, written back while the state changes. */
 export class StateFile {
-  private written: number
-  private writing: Promise<void> | undefined
+  /** When (performance.now) the oldest change that no write-back has captured yet was made; undefined: none. */
+  private dirtySince: number | undefined
+  private running: Promise<void> | undefined
   private timer: NodeJS.Timeout | undefined
+  private stopWatching: (() => void) | undefined
+  private lastMs = 0
+  private lastRecords = 0
+  private failures = 0
+  private failingInARow = 0
+  private written = false
+  private stopped = false
+  private warnedSlow = false
+  private readonly intervalMs: number
+  private readonly logger: StateFileLogger
 
   private constructor(
-    private readonly controls: Controls,
     private readonly store: MemoryStore,
     private readonly options: StateFileOptions,
-    /** Whether the file existed: written on close even unchanged if not. */
-    private exists: boolean,
+    private readonly lock: StateLock,
   ) {
-    this.written = store.revision
+    this.intervalMs = (options.intervalSeconds ?? DEFAULT_STATE_INTERVAL) * 1000
+    this.logger = options.logger ?? stderrLogger
   }
 
   /**
-   * Loads the file into the store behind `controls` (absent: nothing to
-   * load), then keeps it. Rejects with an Error naming the file when it
-   * cannot be read, is not JSON or is not a valid snapshot.
+   * Checks the path and takes the file's lock (rejecting with
+   * StateFileRefusedError), removes stale temporary files, then loads the
+   * file into the store behind `controls` (absent: nothing to load). Rejects
+   * with an Error naming the file when it cannot be read, is not JSON or is
+   * not a valid snapshot. Nothing is written until {@link start}.
    */
   static async open(controls: Controls, store: MemoryStore, options: StateFileOptions): Promise<StateFile> {
     const interval = options.intervalSeconds ?? DEFAULT_STATE_INTERVAL
     if (!(interval > 0 && interval <= 86_400))
       throw new TypeError('stateInterval must be a number of seconds above 0 and at most 86400')
-    const folder = await stat(dirname(options.path)).catch(() => undefined)
-    if (!folder?.isDirectory())
-      throw new Error(`state file ${options.path}: the folder ${dirname(options.path)} does not exist`)
-    const body = await read(options.path)
-    if (body !== undefined) await load(controls, store, options.path, body)
-    const file = new StateFile(controls, store, options, body !== undefined)
-    file.timer = setInterval(() => void file.flush(), interval * 1000)
-    // A pending write-back never keeps a process alive; close() writes the last state.
-    file.timer.unref()
-    return file
-  }
-
-  /** Writes the state if it changed since the last write (one write at a time). */
-  async flush(): Promise<void> {
-    while (this.writing) await this.writing
-    if (this.store.revision === this.written && this.exists) return
-    this.writing = this.write().finally(() => {
-      this.writing = undefined
-    })
-    await this.writing
-  }
-
-  /** Stops the interval without writing (a start that failed). */
-  discard(): void {
-    clearInterval(this.timer)
-  }
-
-  /** Stops the interval and writes the last state. */
-  async close(): Promise<void> {
-    clearInterval(this.timer)
-    await this.flush()
-  }
-
-  private async write(): Promise<void> {
-    const revision = this.store.revision
+    await checkPlace(options.path)
+    const lock = await StateLock.acquire(options.path)
     try {
-      const text = `${JSON.stringify(await this.controls.snapshot())}\n`
-      await writeAtomically(this.options.path, text)
-      this.written = revision
-      this.exists = true
+      const removed = await removeStaleTemporaries(options.path)
+      if (removed.length > 0)
+        options.logger?.info({ state_file: options.path, removed }, 'removed temporary files an earlier run left')
+      const body = await read(options.path)
+      if (body !== undefined) await load(controls, store, options.path, body)
     } catch (error) {
-      ;(this.options.onError ?? ((e) => console.error(`mobisite: could not write ${this.options.path}:`, e)))(error)
+      await lock.release()
+      throw error
+    }
+    return new StateFile(store, options, lock)
+  }
+
+  /** Write-backs that failed so far (each one logged, reported and retried). */
+  get writeFailures(): number {
+    return this.failures
+  }
+
+  /** Starts keeping the file: a write-back now, then one for each change. */
+  start(): void {
+    this.stopWatching = this.store.onWrite(() => this.changed())
+    this.dirtySince = performance.now()
+    this.schedule()
+  }
+
+  /** Stops without writing (a start that failed), and lets the file go. */
+  async discard(): Promise<void> {
+    this.stop()
+    await this.lock.release()
+  }
+
+  /**
+   * Stops, writes the last state (when it changed, or was never written),
+   * and lets the file go. Rejects when that last write fails.
+   */
+  async close(): Promise<void> {
+    if (this.stopped) return
+    this.stop()
+    try {
+      while (this.running) await this.running
+      if (this.dirtySince !== undefined || !this.written) {
+        const before = this.failures
+        await this.writeBack()
+        if (this.failures > before)
+          throw new Error(`state file ${this.options.path}: the last state could not be written (the error is logged)`)
+      }
+    } finally {
+      await this.lock.release()
+    }
+  }
+
+  private stop(): void {
+    this.stopped = true
+    clearTimeout(this.timer)
+    this.stopWatching?.()
+  }
+
+  private changed(): void {
+    if (this.dirtySince !== undefined || this.stopped) return
+    this.dirtySince = performance.now()
+    this.schedule()
+  }
+
+  /** Sets the timer of the next write-back, if one is due and none runs. */
+  private schedule(): void {
+    if (this.running !== undefined || this.stopped || this.dirtySince === undefined) return
+    clearTimeout(this.timer)
+    const delay =
+      this.failingInARow > 0
+        ? Math.min(this.intervalMs, FIRST_RETRY_MS * 2 ** (this.failingInARow - 1))
+        : this.dirtySince + this.intervalMs - this.expectedMs() - performance.now()
+    this.timer = setTimeout(
+      () => {
+        this.running = this.writeBack()
+      },
+      Math.max(0, delay),
+    )
+    // A pending write-back never keeps a process alive: close() writes the last state.
+    this.timer.unref()
+  }
+
+  /**
+   * How long the next write-back may take: twice the last one, scaled to the
+   * state's growth since, plus a margin; before any, unknown (so at once).
+   */
+  private expectedMs(): number {
+    if (!this.written) return Number.POSITIVE_INFINITY
+    const growth = Math.max(1, this.store.recordCount / Math.max(1, this.lastRecords))
+    return 2 * this.lastMs * growth + START_MARGIN_MS
+  }
+
+  private async writeBack(): Promise<void> {
+    const started = performance.now()
+    const since = this.dirtySince ?? started
+    try {
+      await this.lock.verify()
+      const records = this.store.recordCount
+      // The capture and the reset are one synchronous step: a change after it marks the next write-back due.
+      const capture = this.store.captureState()
+      this.dirtySince = undefined
+      await writeCapture(this.options.path, capture, since + this.intervalMs - START_MARGIN_MS)
+      this.lastMs = performance.now() - started
+      this.lastRecords = records
+      this.written = true
+      this.failingInARow = 0
+      if (this.lastMs > this.intervalMs && !this.warnedSlow) {
+        this.warnedSlow = true
+        this.logger.warn(
+          { state_file: this.options.path, write_ms: Math.round(this.lastMs), interval_ms: this.intervalMs },
+          'a write-back of the state file took longer than the interval: a killed process may lose more; raise the interval',
+        )
+      }
+    } catch (error) {
+      this.failures++
+      this.failingInARow++
+      // Those changes are still not in the file: due as early as before.
+      this.dirtySince = Math.min(since, this.dirtySince ?? since)
+      const retry = this.stopped
+        ? {}
+        : { retry_in_ms: Math.min(this.intervalMs, FIRST_RETRY_MS * 2 ** (this.failingInARow - 1)) }
+      this.logger.error(
+        { err: error, state_file: this.options.path, failures: this.failures, ...retry },
+        'could not write the state file',
+      )
+      this.options.onWriteFailure?.()
+    } finally {
+      this.running = undefined
+      this.schedule()
     }
   }
 }
 
-/** The parsed file; undefined when there is none. */
-async function read(path: string): Promise<unknown> {
+/** What a parsed file holds, for a message. */
+function describe(value: unknown): string {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'an array'
+  return `a ${typeof value}`
+}
+
+/** The parsed file; undefined when there is none. Never blocks on a FIFO: it is opened non-blocking and refused. */
+async function read(path: string): Promise<object | undefined> {
   let text: string
   try {
-    text = await readFile(path, 'utf8')
+    const handle = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0))
+    try {
+      refuseUnlessRegular(path, await handle.stat())
+      text = await handle.readFile('utf8')
+    } finally {
+      await handle.close()
+    }
   } catch (error) {
-    if ((error as { code?: string }).code === 'ENOENT') return undefined
+    if (error instanceof StateFileRefusedError) throw error
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
     throw new Error(`state file ${path} cannot be read: ${(error as Error).message}`)
   }
+  let body: unknown
   try {
-    return JSON.parse(text) as unknown
+    body = JSON.parse(text)
   } catch (error) {
     throw new Error(
       `state file ${path} is not valid JSON (${(error as Error).message}); it was left untouched: fix it, or move it away to start empty`,
     )
   }
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new Error(
+      `state file ${path} is not a valid mobisite snapshot; it was left untouched: it holds ${describe(body)}, not an object: fix it, or move it away to start empty`,
+    )
+  return body
 }
 
 /**
  * Seeds the snapshot. Masters that already exist (those this process was
  * started with) keep their current credentials: the file's entry for them is skipped.
  */
-async function load(controls: Controls, store: MemoryStore, path: string, body: unknown): Promise<void> {
+async function load(controls: Controls, store: MemoryStore, path: string, body: object): Promise<void> {
   const seedBody = body as SeedBody
   try {
-    if (typeof body === 'object' && body !== null && Array.isArray(seedBody.masters)) {
+    if (Array.isArray(seedBody.masters)) {
       const kept = []
       for (const master of seedBody.masters) {
         const user = (master as { user?: unknown } | null)?.user
@@ -143,23 +300,4 @@ async function load(controls: Controls, store: MemoryStore, path: string, body: 
       { cause: error },
     )
   }
-}
-
-/** Writes `text` to a temporary file beside `path`, then renames it over `path`. */
-async function writeAtomically(path: string, text: string): Promise<void> {
-  const temporary = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`
-  const handle = await open(temporary, 'wx', 0o600)
-  try {
-    await handle.writeFile(text)
-    await handle.sync()
-  } catch (error) {
-    await handle.close()
-    await unlink(temporary).catch(() => {})
-    throw error
-  }
-  await handle.close()
-  await rename(temporary, path).catch(async (error: unknown) => {
-    await unlink(temporary).catch(() => {})
-    throw error
-  })
 }

@@ -55,6 +55,7 @@ import {
   type CellTotals,
   type Cells,
 } from './analytics-cells.js'
+import { AnalyticsCapture } from './analytics-capture.js'
 import { DayPeriod } from './day-period.js'
 import { Hll, hashVisitor } from './hll.js'
 import { membersOf, VisitorUnion } from './visitor-set.js'
@@ -142,6 +143,8 @@ export class MemoryAnalytics {
   private readonly otherGeo = this.geos.id(OTHER, OTHER)
   /** The first day kept by the last {@link dropBefore}: days are dropped once per new cutoff. */
   private keptFrom = ''
+  /** Captures being dumped (see {@link capture}); each change to a site goes through {@link touch} first. */
+  private readonly captures = new Set<AnalyticsCapture<SiteData>>()
 
   /**
    * `exactVisitors`: a site-day keeps its visitors exactly while its system
@@ -165,6 +168,7 @@ export class MemoryAnalytics {
    * counted under "(other)".
    */
   recordVisit(visit: VisitEvent, owner: string, cap = Number.POSITIVE_INFINITY): void {
+    this.touch(visit.site_name)
     const site = this.siteData(visit.site_name, owner)
     const bucket = this.bucket(site, visit.day)
     const pages = visit.page_views
@@ -192,6 +196,7 @@ export class MemoryAnalytics {
 
   /** Adds an activity to its day bucket and its two cells; `owner` and `cap` as {@link recordVisit}. */
   recordActivity(activity: ActivityEvent, owner: string, cap = Number.POSITIVE_INFINITY): void {
+    this.touch(activity.site_name)
     const site = this.siteData(activity.site_name, owner)
     const bucket = this.bucket(site, activity.day)
     const kind = KIND_INDEX[activity.kind]
@@ -275,6 +280,7 @@ export class MemoryAnalytics {
   dropBefore(first: string): void {
     if (first <= this.keptFrom) return
     this.keptFrom = first
+    for (const capture of this.captures) capture.keepAll()
     for (const site of this.sites.values()) {
       for (const [day, bucket] of site.days) {
         if (day >= first) continue
@@ -289,6 +295,7 @@ export class MemoryAnalytics {
 
   /** Forgets everything (a state reset). */
   clear(): void {
+    for (const capture of this.captures) capture.keepAll()
     this.keptFrom = ''
     this.sites.clear()
     this.owners.clear()
@@ -296,42 +303,65 @@ export class MemoryAnalytics {
 
   /** Every site-day, sorted by site then day, visitors by id (a state export). */
   dump(): AnalyticsDayDump[] {
-    const out: AnalyticsDayDump[] = []
     const bySite = [...this.sites.values()].sort((a, b) => compareText(a.name, b.name))
-    for (const site of bySite) {
-      const ids = [...site.visitorIds.keys()]
-      const cells = (flat: Cells, dictionary: PairDictionary): AnalyticsCellDump[] =>
-        cellsOf(flat)
-          .map((cell) => ({
-            key: dictionary.pair(cell.id),
-            visits: cell.visits,
-            page_views: cell.page_views,
-            activities: activityTotals(cell.acts),
-            ...(cell.visitors instanceof Hll
-              ? { visitors_sketch: cell.visitors.toDump() }
-              : {
-                  visitors: membersOf(cell.visitors)
-                    .map((n) => ids[n]!)
-                    .sort(),
-                }),
-          }))
-          .sort((a, b) => compareKeys(a.key, b.key))
-      for (const day of [...site.days.keys()].sort()) {
-        const bucket = site.days.get(day)!
-        const system = cells(bucket.sys.cells, this.systems)
-        out.push({
-          site_name: site.name,
-          day,
-          visits: bucket.visits,
-          page_views: bucket.page_views,
-          activities: activityTotals(bucket.acts),
-          ...(bucket.sketch !== undefined
-            ? { visitors_sketch: bucket.sketch.toDump() }
-            : { visitors: [...new Set(system.flatMap((cell) => cell.visitors!))].sort() }),
-          system,
-          geo: cells(bucket.geo.cells, this.geos),
-        })
-      }
+    return bySite.flatMap((site) => this.dumpSite(site))
+  }
+
+  /**
+   * The analytics as they are now, dumped a site at a time by the capture's
+   * `next()` while calls go on (analytics-capture.ts). Sites come in no
+   * particular order, each one's days sorted.
+   */
+  capture(): AnalyticsCapture<SiteData> {
+    const capture: AnalyticsCapture<SiteData> = new AnalyticsCapture(
+      this.sites,
+      (site) => this.dumpSite(site),
+      () => this.captures.delete(capture),
+    )
+    this.captures.add(capture)
+    return capture
+  }
+
+  /** Before a change to the site's analytics: the captures in progress dump it first. */
+  private touch(site_name: string): void {
+    if (this.captures.size > 0) for (const capture of this.captures) capture.keep(site_name)
+  }
+
+  /** One site's days, sorted by day, visitors by id. */
+  private dumpSite(site: SiteData): AnalyticsDayDump[] {
+    const out: AnalyticsDayDump[] = []
+    const ids = [...site.visitorIds.keys()]
+    const cells = (flat: Cells, dictionary: PairDictionary): AnalyticsCellDump[] =>
+      cellsOf(flat)
+        .map((cell) => ({
+          key: dictionary.pair(cell.id),
+          visits: cell.visits,
+          page_views: cell.page_views,
+          activities: activityTotals(cell.acts),
+          ...(cell.visitors instanceof Hll
+            ? { visitors_sketch: cell.visitors.toDump() }
+            : {
+                visitors: membersOf(cell.visitors)
+                  .map((n) => ids[n]!)
+                  .sort(),
+              }),
+        }))
+        .sort((a, b) => compareKeys(a.key, b.key))
+    for (const day of [...site.days.keys()].sort()) {
+      const bucket = site.days.get(day)!
+      const system = cells(bucket.sys.cells, this.systems)
+      out.push({
+        site_name: site.name,
+        day,
+        visits: bucket.visits,
+        page_views: bucket.page_views,
+        activities: activityTotals(bucket.acts),
+        ...(bucket.sketch !== undefined
+          ? { visitors_sketch: bucket.sketch.toDump() }
+          : { visitors: [...new Set(system.flatMap((cell) => cell.visitors!))].sort() }),
+        system,
+        geo: cells(bucket.geo.cells, this.geos),
+      })
     }
     return out
   }
@@ -343,6 +373,7 @@ export class MemoryAnalytics {
    * sketch, or past the threshold once loaded, is sketched.
    */
   load(day: AnalyticsDayDump, owner: string): void {
+    this.touch(day.site_name)
     const site = this.siteData(day.site_name, owner)
     const bucket = this.bucket(site, day.day)
     const sketched = [day, ...day.system, ...day.geo].some((cell) => sketchOnly(cell) !== undefined)
@@ -393,6 +424,7 @@ export class MemoryAnalytics {
   dropSite(owner: string, site_name: string): void {
     const site = this.sites.get(site_name)
     if (site === undefined || site.owner !== owner) return
+    this.touch(site_name)
     // Zeroed entries stay in the owner's day lists: a zero never ranks, and
     // removing them would mean renumbering every other bucket's rank.
     for (const { ownerDay, rank } of site.days.values()) {

@@ -2,7 +2,7 @@
  * MemoryStore's state operations (clear, export, import) for the test-double
  * controls.
  */
-import type { StateDump } from '../contract.js'
+import type { AccountRecord, AnalyticsDayDump, LedgerDump, MasterRecord, SiteRecord, StateDump } from '../contract.js'
 import { StateConflictError } from '../contract.js'
 import type { AccountOps, SiteOps, StateOps } from '../shared/composed-store.js'
 import { checkDump } from '../shared/dump-checks.js'
@@ -86,5 +86,60 @@ export function memoryState(data: MemoryData, parts: { sites: SiteOps; accounts:
       }
       for (const day of dump.analytics) data.analytics.load(day, siteOwners.get(day.site_name)!)
     },
+  }
+}
+
+/** The state of a MemoryStore at one instant; see {@link MemoryStore.captureState}. */
+export interface StateCapture {
+  /** The store's own records, in no particular order: read them, never change them. */
+  masters: readonly MasterRecord[]
+  sites: readonly SiteRecord[]
+  accounts: readonly AccountRecord[]
+  /** Each grant with the owner of its account (and site). */
+  grants: readonly { owner: string; account_name: string; site_name: string; permissions?: string[] }[]
+  billing: readonly LedgerDump[]
+  /** The analytics, a site at a time: `next()` until undefined, or `end()` to give up; `sites` of them. */
+  analytics: { readonly sites: number; next(): AnalyticsDayDump[] | undefined; end(): void }
+}
+
+/**
+ * The state at this instant, in one synchronous step that copies no record:
+ * stored masters, sites and accounts are never changed in place (a change
+ * stores a new record, see records.ts), so holding them is a point-in-time
+ * copy. Grants and billing, which are changed in place, are copied here (a
+ * few objects a grant or charge); analytics are copied on write per site.
+ */
+export function captureState(data: MemoryData): StateCapture {
+  data.ensureOpen()
+  const grants: { owner: string; account_name: string; site_name: string; permissions?: string[] }[] = []
+  for (const [account_name, sites] of data.grantsByAccount) {
+    const owner = data.accounts.get(account_name)!.owner
+    for (const site_name of sites) {
+      // Replaced, never changed in place (accounts.ts): the array itself is safe to hold.
+      const permissions = data.grantPermissions.get(grantKey(account_name, site_name))
+      grants.push(
+        permissions === undefined
+          ? { owner, account_name, site_name }
+          : { owner, account_name, site_name, permissions },
+      )
+    }
+  }
+  const billing: LedgerDump[] = []
+  for (const [owner, ledger] of data.ledgers) {
+    if (ledger.charges.length + ledger.subscriptions.length === 0) continue
+    billing.push({
+      owner,
+      // Charges are only ever appended; a subscription's status changes in place (Delete Site).
+      charges: ledger.charges.slice(),
+      subscriptions: ledger.subscriptions.map(({ site_name, status }) => ({ site_name, status })),
+    })
+  }
+  return {
+    masters: [...data.masters.values()],
+    sites: [...data.sites.values()],
+    accounts: [...data.accounts.values()],
+    grants,
+    billing,
+    analytics: data.analytics.capture(),
   }
 }

@@ -9,7 +9,9 @@ import { memoryAnalytics } from './analytics.js'
 import { MemoryData } from './data.js'
 import { memorySites } from './sites.js'
 import { memorySso } from './sso.js'
-import { memoryState } from './state.js'
+import { captureState, memoryState, type StateCapture } from './state.js'
+
+export type { StateCapture } from './state.js'
 
 /** The methods of the parts that only read; every other call counts toward {@link MemoryStore.revision}. */
 const READS: ReadonlySet<string> = new Set([
@@ -29,8 +31,14 @@ const READS: ReadonlySet<string> = new Set([
   'exportState',
 ])
 
+/** What the writing methods of every part report to: the count, and who wants to hear of each call. */
+interface Changes {
+  count: number
+  listeners: Set<() => void>
+}
+
 /** The part with its writing methods counting each call; reads are left as they are, at no cost. */
-function countingWrites<P extends object>(part: P, changes: { count: number }): P {
+function countingWrites<P extends object>(part: P, changes: Changes): P {
   const entries = Object.entries(part).map(([name, method]) => {
     if (READS.has(name) || typeof method !== 'function') return [name, method]
     const write = method as (...args: unknown[]) => unknown
@@ -38,6 +46,7 @@ function countingWrites<P extends object>(part: P, changes: { count: number }): 
       name,
       (...args: unknown[]) => {
         changes.count++
+        for (const listener of changes.listeners) listener()
         return write(...args)
       },
     ]
@@ -76,7 +85,7 @@ export interface MemoryStoreOptions {
  */
 export class MemoryStore extends ComposedStore {
   private readonly data: MemoryData
-  private readonly changes: { count: number }
+  private readonly changes: Changes
 
   constructor(options: MemoryStoreOptions = {}) {
     const { exactVisitors } = options
@@ -86,7 +95,7 @@ export class MemoryStore extends ComposedStore {
     const data = new MemoryData(exactVisitors)
     const sites = memorySites(data)
     const accounts = memoryAccounts(data)
-    const changes = { count: 0 }
+    const changes: Changes = { count: 0, listeners: new Set() }
     const counted = <P extends object>(part: P): P => countingWrites(part, changes)
     super({
       sites: counted(sites),
@@ -106,6 +115,36 @@ export class MemoryStore extends ComposedStore {
    */
   get revision(): number {
     return this.changes.count
+  }
+
+  /**
+   * Calls `listener` at each call that may change the state (each one
+   * {@link revision} counts), before the call runs; returns a function that
+   * stops it. Lets a writer that persists the state note when it first became
+   * unwritten without polling.
+   */
+  onWrite(listener: () => void): () => void {
+    const own = () => listener()
+    this.changes.listeners.add(own)
+    return () => this.changes.listeners.delete(own)
+  }
+
+  /**
+   * The whole state at this instant, in one synchronous step that copies no
+   * stored record, for a writer that serializes a large state a slice at a
+   * time while calls go on (the test double's state file): what it holds
+   * stays as it was at the call, whatever the store does next. Records are
+   * the store's own objects, never to be changed; analytics are copied on
+   * write per site until `analytics.next()` has given the last one or
+   * `analytics.end()` is called. Throws StoreUnavailableError once the store is closed.
+   */
+  captureState(): StateCapture {
+    return captureState(this.data)
+  }
+
+  /** Masters, sites and accounts held: what the size of a {@link captureState} mostly grows with. */
+  get recordCount(): number {
+    return this.data.masters.size + this.data.sites.size + this.data.accounts.size
   }
 
   /** Drops all data; every later call rejects with StoreUnavailableError. Closing twice is harmless. */
