@@ -6,6 +6,7 @@
  */
 import { exec, spawn, type ChildProcess } from 'node:child_process'
 import t, { type Test } from 'tap'
+import { TSX_CHILD_ENV } from './helpers/tsx-child.js'
 
 const root = new URL('..', import.meta.url).pathname
 
@@ -14,7 +15,7 @@ async function startCli(t: Test, args: string[], until: RegExp): Promise<{ child
   const child = spawn(process.execPath, ['--import', 'tsx', 'lib/cli.ts', ...args], {
     cwd: root,
     env: {
-      ...process.env,
+      ...TSX_CHILD_ENV,
       PORT: '0',
       HOST: '127.0.0.1',
       REDIS_URL: '',

@@ -10,6 +10,7 @@ import t from 'tap'
 import { freePort } from './helpers/redis.js'
 import { closedBy, exchange, openSocket, refused, send } from './helpers/raw-http.js'
 import { basic } from './helpers/testing.js'
+import { TSX_CHILD_ENV } from './helpers/tsx-child.js'
 
 const root = new URL('..', import.meta.url).pathname
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -26,7 +27,7 @@ t.test(
       {
         cwd: root,
         env: {
-          ...process.env,
+          ...TSX_CHILD_ENV,
           HOST: '127.0.0.1',
           REDIS_URL: '',
           DATABASE_URL: '',

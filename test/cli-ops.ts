@@ -10,6 +10,7 @@ import { createServer } from 'node:net'
 import { checkServerIdentity, type PeerCertificate } from 'node:tls'
 import t, { type Test } from 'tap'
 import { freePort, OwnRedis, ownRedisOrSkip } from './helpers/redis.js'
+import { TSX_CHILD_ENV } from './helpers/tsx-child.js'
 
 const root = new URL('..', import.meta.url).pathname
 
@@ -38,7 +39,7 @@ interface Cli {
 function runCli(t: Test, args: string[], env: Record<string, string> = {}): Cli {
   const child = spawn(process.execPath, ['--import', 'tsx', 'lib/cli.ts', ...args], {
     cwd: root,
-    env: { ...process.env, ...BASE_ENV, ...env },
+    env: { ...TSX_CHILD_ENV, ...BASE_ENV, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   t.teardown(() => {

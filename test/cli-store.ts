@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process'
 import t from 'tap'
 import { chooseStore, shownUrl } from '../lib/cli-store.js'
 import { deleteUnder, randomPrefix, REDIS_URL, redisOrSkip } from './helpers/redis.js'
+import { TSX_CHILD_ENV } from './helpers/tsx-child.js'
 
 const root = new URL('..', import.meta.url).pathname
 
@@ -49,7 +50,7 @@ t.test('npm start on Redis does not print the Redis password', async (t) => {
   t.teardown(() => deleteUnder(admin, prefix))
   const child = spawn(process.execPath, ['--import', 'tsx', 'lib/cli.ts', '--store', url.toString()], {
     cwd: root,
-    env: { ...process.env, PORT: '0', MOBISITE_REDIS_PREFIX: prefix, MOBISITE_PASSWORD: '', MOBISITE_STORE: '' },
+    env: { ...TSX_CHILD_ENV, PORT: '0', MOBISITE_REDIS_PREFIX: prefix, MOBISITE_PASSWORD: '', MOBISITE_STORE: '' },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''
@@ -75,7 +76,13 @@ t.test('npm start on Redis does not print the Redis password', async (t) => {
 async function bannerOf(store: string, prefix: string, password = ''): Promise<string> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'lib/cli.ts', '--store', store], {
     cwd: root,
-    env: { ...process.env, PORT: '0', MOBISITE_REDIS_PREFIX: prefix, MOBISITE_PASSWORD: password, MOBISITE_STORE: '' },
+    env: {
+      ...TSX_CHILD_ENV,
+      PORT: '0',
+      MOBISITE_REDIS_PREFIX: prefix,
+      MOBISITE_PASSWORD: password,
+      MOBISITE_STORE: '',
+    },
     stdio: ['ignore', 'ignore', 'pipe'],
   })
   let banner = ''

@@ -11,6 +11,7 @@ import t, { type Test } from 'tap'
 import { createEngine, startServer } from '../lib/index.js'
 import { FakeClock, RecordingBuilder } from './helpers/api.js'
 import { checkedFetch } from './helpers/openapi-check.js'
+import { TSX_CHILD_ENV } from './helpers/tsx-child.js'
 
 const run = promisify(exec)
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -99,7 +100,7 @@ async function startCli(t: Test, env: Record<string, string>): Promise<{ child: 
   const child = spawn(process.execPath, ['--import', 'tsx', 'lib/cli.ts'], {
     cwd: root,
     env: {
-      ...process.env,
+      ...TSX_CHILD_ENV,
       PORT: '0',
       HOST: '127.0.0.1',
       REDIS_URL: '',

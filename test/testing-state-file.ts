@@ -14,6 +14,7 @@ import { createEngine, startServer } from '../lib/index.js'
 import { PostgresStore } from '../lib/store/postgres/store.js'
 import { checkedFetch } from './helpers/openapi-check.js'
 import { ALICE, basic } from './helpers/testing.js'
+import { TSX_CHILD_ENV } from './helpers/tsx-child.js'
 
 const root = new URL('..', import.meta.url).pathname
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -158,7 +159,7 @@ async function startCli(t: Test, args: string[]): Promise<{ child: ChildProcess;
   const child = spawn(process.execPath, ['--import', 'tsx', 'lib/cli.ts', ...args], {
     cwd: root,
     env: {
-      ...process.env,
+      ...TSX_CHILD_ENV,
       PORT: '0',
       HOST: '127.0.0.1',
       REDIS_URL: '',
@@ -230,7 +231,7 @@ t.test('the CLI refuses a bad state file, naming it, and leaves it untouched', a
   writeFileSync(file, 'not json at all')
   const child = spawn(process.execPath, ['--import', 'tsx', 'lib/cli.ts', '--state', file], {
     cwd: root,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', REDIS_URL: '', DATABASE_URL: '', MOBISITE_STORE: '' },
+    env: { ...TSX_CHILD_ENV, PORT: '0', HOST: '127.0.0.1', REDIS_URL: '', DATABASE_URL: '', MOBISITE_STORE: '' },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let stderr = ''
@@ -240,7 +241,7 @@ t.test('the CLI refuses a bad state file, naming it, and leaves it untouched', a
   t.equal(readFileSync(file, 'utf8'), 'not json at all')
   const bad = spawn(process.execPath, ['--import', 'tsx', 'lib/cli.ts', '--rate-limit', 'fast'], {
     cwd: root,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', REDIS_URL: '', DATABASE_URL: '', MOBISITE_STORE: '' },
+    env: { ...TSX_CHILD_ENV, PORT: '0', HOST: '127.0.0.1', REDIS_URL: '', DATABASE_URL: '', MOBISITE_STORE: '' },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let badErr = ''

@@ -8,6 +8,7 @@ import { createServer } from 'node:net'
 import { Redis } from 'ioredis'
 import { assertConforms } from './openapi-check.js'
 import type { Test as Tap } from 'tap'
+import { TSX_CHILD_ENV } from './tsx-child.js'
 
 /** The Redis under test, or undefined when the Redis suites are to be skipped. */
 export const REDIS_URL: string | undefined = process.env.REDIS_URL || undefined
@@ -172,7 +173,7 @@ async function kill(child: ChildProcess): Promise<void> {
 export function spawnMobisite(env: Record<string, string>, args: string[] = []): Promise<MobisiteProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'lib/cli.ts', ...args], {
     cwd: new URL('../..', import.meta.url).pathname,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
+    env: { ...TSX_CHILD_ENV, PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   running.add(child)

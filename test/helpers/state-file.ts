@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Test } from 'tap'
+import { TSX_CHILD_ENV } from './tsx-child.js'
 
 const root = new URL('../..', import.meta.url).pathname
 
@@ -45,7 +46,7 @@ export function runCli(t: Test, args: string[]): Cli {
   const child = spawn(process.execPath, ['--import', 'tsx', 'lib/cli.ts', ...args], {
     cwd: root,
     env: {
-      ...process.env,
+      ...TSX_CHILD_ENV,
       PORT: '0',
       HOST: '127.0.0.1',
       REDIS_URL: '',
