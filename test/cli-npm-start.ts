@@ -27,7 +27,8 @@ async function npmStart(extra: string[] = []) {
   let stderr = ''
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  // 'close', not 'exit': 'exit' can come before the last of stdout has been read.
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)))
   const url = `http://127.0.0.1:${port}`
   for (let i = 0; ; i++) {
     if (child.exitCode !== null) throw new Error(`npm start exited with ${child.exitCode}: ${stderr}`)

@@ -189,11 +189,9 @@ async function startCli(t: Test, args: string[]): Promise<{ child: ChildProcess;
   return { child, url, output }
 }
 
+/** Resolves once the child has exited and its output has all been read ('exit' can come first); call it while the child runs. */
 const exited = (child: ChildProcess) =>
-  new Promise<number | null>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) resolve(child.exitCode)
-    else child.once('exit', (code) => resolve(code))
-  })
+  new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)))
 
 t.test('a killed and restarted CLI finds its state', async (t) => {
   const file = join(folder(t), 'cli-state.json')

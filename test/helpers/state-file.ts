@@ -67,10 +67,8 @@ export function runCli(t: Test, args: string[]): Cli {
   let err = ''
   child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()))
   child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()))
-  const exited = new Promise<number | null>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) resolve(child.exitCode)
-    else child.once('exit', (code) => resolve(code))
-  })
+  // 'close', not 'exit': 'exit' can come before the last of stdout has been read.
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)))
   return { child, stdout: () => out, stderr: () => err, exited }
 }
 
