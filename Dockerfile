@@ -16,5 +16,5 @@ USER node
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 # Exec form: SIGTERM reaches Node itself, which drains (docs/operations.md, Shutdown).
-ENTRYPOINT ["node", "dist/esm/lib/cli.js"]
+ENTRYPOINT ["node", "dist/esm/lib/cli/index.js"]
 CMD ["--quiet"]

@@ -6,7 +6,7 @@
 import { fileURLToPath } from 'node:url'
 
 const mode = process.argv[2]
-const entry = fileURLToPath(new URL('../dist/esm/lib/server.js', import.meta.url))
+const entry = fileURLToPath(new URL('../dist/esm/lib/server/index.js', import.meta.url))
 const { startServer } = await import(entry)
 const { createEngine } = await import(fileURLToPath(new URL('../dist/esm/lib/index.js', import.meta.url)))
 const engine = createEngine()

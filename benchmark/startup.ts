@@ -93,7 +93,7 @@ async function timeToFirstAnswer(command: string, args: string[]): Promise<{ wal
 const BARE = `const app = require('express')(); app.get('/api/agents', (_q, s) => s.json('x')); app.listen(Number(process.env.PORT), '127.0.0.1')`
 const servers: [string, string, string[]][] = [
   ['npm start', 'npm', ['start', '--silent']],
-  ['node dist/esm/lib/cli.js', process.execPath, ['dist/esm/lib/cli.js']],
+  ['node dist/esm/lib/cli/index.js', process.execPath, ['dist/esm/lib/cli/index.js']],
   ['bare Express, node -e', process.execPath, ['-e', BARE]],
 ]
 
@@ -132,7 +132,7 @@ for (const [label, times] of importTimes) console.log(`| ${label} | ${median(tim
 
 const bareTimes = startTimes.get('bare Express, node -e')!
 const bare = median(bareTimes.map((t) => t.wall))
-for (const label of ['npm start', 'node dist/esm/lib/cli.js']) {
+for (const label of ['npm start', 'node dist/esm/lib/cli/index.js']) {
   const times = startTimes.get(label)!
   const ms = median(times.map((t) => t.wall))
   figure({

@@ -8,8 +8,8 @@
  * - `startServer()`: a real, stateful server; also a test double with a fake clock.
  */
 export { createEngine } from './engine/index.js'
-export type { CredentialCacheOptions } from './engine/masters.js'
-export type { FailedLoginOptions } from './engine/failed-logins.js'
+export type { CredentialCacheOptions } from './engine/auth/masters.js'
+export type { FailedLoginOptions } from './engine/auth/failed-logins.js'
 export type {
   ActivityInput,
   Caller,
@@ -51,7 +51,7 @@ export {
   type GeoInfo,
   type GeoResolver,
 } from './collector/index.js'
-export { startServer, type RunningServer, type ServerOptions, type ServerTimeouts } from './server.js'
+export { startServer, type RunningServer, type ServerOptions, type ServerTimeouts } from './server/index.js'
 export { MemoryStore, type MemoryStoreOptions } from './store/memory/store.js'
 export * from './store/contract.js'
 export * from './agents/index.js'

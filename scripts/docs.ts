@@ -1,12 +1,12 @@
 /**
  * `npm run docs`: writes docs/api.md and docs/errors.md from the route table,
  * the schemas and the error-code registry, and the flag table of
- * docs/operations.md from the CLI's (lib/server/flags.ts).
+ * docs/operations.md from the CLI's (lib/cli/flags.ts).
  */
 import { writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { readFileSync } from 'node:fs'
-import { flagsMarkdown } from '../lib/server/flags.js'
+import { flagsMarkdown } from '../lib/cli/flags.js'
 import { renderApiReference, renderErrorReference } from './reference.js'
 
 const docs = fileURLToPath(new URL('../docs/', import.meta.url))

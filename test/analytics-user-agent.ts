@@ -3,7 +3,7 @@ import t from 'tap'
 import { checkProperty, replayable } from './helpers/fuzz-seed.js'
 import UAParser from 'ua-parser-js'
 import UserAgent from 'user-agents'
-import { systemOf, userAgentParserReady } from '../lib/engine/user-agent.js'
+import { systemOf, userAgentParserReady } from '../lib/engine/recording/user-agent.js'
 
 replayable(t, import.meta.url)
 

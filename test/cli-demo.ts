@@ -12,7 +12,7 @@ const root = new URL('..', import.meta.url).pathname
 
 /** Starts the CLI and resolves with its output once `until` matches a line. */
 async function startCli(t: Test, args: string[], until: RegExp): Promise<{ child: ChildProcess; lines: string[] }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'lib/cli.ts', ...args], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'lib/cli/index.ts', ...args], {
     cwd: root,
     env: {
       ...TSX_CHILD_ENV,

@@ -23,7 +23,7 @@ t.test(
     const url = `http://127.0.0.1:${port}`
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', 'lib/cli.ts', '--quiet', '--admin', '--port', String(port)],
+      ['--import', 'tsx', 'lib/cli/index.ts', '--quiet', '--admin', '--port', String(port)],
       {
         cwd: root,
         env: {

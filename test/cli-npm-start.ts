@@ -58,7 +58,7 @@ const served = (url: string) =>
     () => false,
   )
 
-if (!existsSync(`${root}dist/esm/lib/cli.js`)) {
+if (!existsSync(`${root}dist/esm/lib/cli/index.js`)) {
   t.plan(0, 'dist/ is not built (npm test builds it first): npm start tests skipped')
 } else {
   t.test('SIGTERM to npm start itself drains the server and ends it', async (t) => {

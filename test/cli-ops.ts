@@ -37,7 +37,7 @@ interface Cli {
 }
 
 function runCli(t: Test, args: string[], env: Record<string, string> = {}): Cli {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'lib/cli.ts', ...args], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'lib/cli/index.ts', ...args], {
     cwd: root,
     env: { ...TSX_CHILD_ENV, ...BASE_ENV, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process'
 import t from 'tap'
-import { chooseStore, shownUrl } from '../lib/cli-store.js'
+import { chooseStore, shownUrl } from '../lib/cli/store.js'
 import { deleteUnder, randomPrefix, REDIS_URL, redisOrSkip } from './helpers/redis.js'
 import { TSX_CHILD_ENV } from './helpers/tsx-child.js'
 
@@ -48,7 +48,7 @@ t.test('npm start on Redis does not print the Redis password', async (t) => {
   url.password = 'sekret-in-url'
   const prefix = randomPrefix('cli')
   t.teardown(() => deleteUnder(admin, prefix))
-  const child = spawn(process.execPath, ['--import', 'tsx', 'lib/cli.ts', '--store', url.toString()], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'lib/cli/index.ts', '--store', url.toString()], {
     cwd: root,
     env: { ...TSX_CHILD_ENV, PORT: '0', MOBISITE_REDIS_PREFIX: prefix, MOBISITE_PASSWORD: '', MOBISITE_STORE: '' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -74,7 +74,7 @@ t.test('npm start on Redis does not print the Redis password', async (t) => {
 
 /** Starts the CLI on `store`, waits for the end of its banner, stops it; resolves with what it printed on stderr. */
 async function bannerOf(store: string, prefix: string, password = ''): Promise<string> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'lib/cli.ts', '--store', store], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'lib/cli/index.ts', '--store', store], {
     cwd: root,
     env: {
       ...TSX_CHILD_ENV,

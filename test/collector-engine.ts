@@ -1,6 +1,6 @@
 /**
  * The collector on an engine made by createEngine, which it records into
- * without a promise per beacon (lib/engine/beacon-recorder.ts): the same
+ * without a promise per beacon (lib/engine/recording/beacon-recorder.ts): the same
  * events and the same errors as engine.recordVisit / recordActivity, one
  * store batch per turn, a delayed build on the first beacon, and a collector
  * whose pending count always comes back, whatever fails.

@@ -15,7 +15,7 @@ import { DUDA_HOST, PortRefused, startDudaServer, trustedProcess } from './helpe
 const tls = await trustedProcess()
 const { default: t } = await import('tap')
 const { createEngine } = await import('../lib/index.js')
-const { PERMISSION_NAMES } = await import('../lib/schema/duda-accounts.js')
+const { PERMISSION_NAMES } = await import('../lib/schema/duda/accounts.js')
 const { FakeClock, siteBody } = await import('./helpers/api.js')
 const { checkedFetch } = await import('./helpers/openapi-check.js')
 const { STORES, basic } = await import('./helpers/testing.js')

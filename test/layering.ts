@@ -26,9 +26,11 @@ const RANKS: ReadonlyArray<readonly [prefix: string, rank: number]> = [
   ['lib/collector/', 3],
   ['lib/redirect/', 3],
   ['lib/testing/', 3],
+  ['lib/server/', 4],
+  ['lib/cli/', 6],
 ]
-/** Files directly under lib/ (server.ts, cli.ts, index.ts, subpath entries) sit on top. */
-const TOP = 4
+/** The package's entry points directly under lib/ (index.ts, redis.ts, postgres.ts) sit above the server they export. */
+const TOP = 5
 
 function rankOf(file: string): number {
   for (const [prefix, rank] of RANKS) if (file === prefix || file.startsWith(prefix)) return rank
@@ -123,9 +125,9 @@ t.test('the checker sees every form of import that could run upward', async (t) 
     ['lib/engine/x.ts', "export * from '../dashboard/index.js'", 'lib/dashboard/index.ts'],
     ['lib/engine/x.ts', "const m = await import('../testing/index.js')", 'lib/testing/index.ts'],
     ['lib/store/x.ts', "import { createEngine } from '../engine/index.js'", 'lib/engine/index.ts'],
-    ['lib/store/x.ts', "import { startServer } from '../server.js'", 'lib/server.ts'],
+    ['lib/store/x.ts', "import { startServer } from '../server/index.js'", 'lib/server/index.ts'],
     ['lib/agents/x.ts', "import type { Store } from '../store/contract.js'", 'lib/store/contract.ts'],
-    ['lib/redirect/x.ts', "import { startServer } from '../server.js'", 'lib/server.ts'],
+    ['lib/redirect/x.ts', "import { startServer } from '../server/index.js'", 'lib/server/index.ts'],
     ['lib/store/redis/x.ts', "import { MemoryStore } from '../memory/store.js'", 'lib/store/memory/store.ts'],
     ['lib/store/postgres/x.ts', "import type { RedisConn } from '../redis/conn.js'", 'lib/store/redis/conn.ts'],
     ['lib/store/memory/x.ts', "export { PgConn } from '../postgres/conn.js'", 'lib/store/postgres/conn.ts'],
@@ -138,7 +140,7 @@ t.test('the checker sees every form of import that could run upward', async (t) 
     ['lib/engine/x.ts', "import { DEFAULT_AGENTS } from '../agents/default.js'"],
     ['lib/engine/x.ts', "import { MemoryStore } from '../store/memory/store.js'"],
     ['lib/http/x.ts', "import type { Engine } from '../engine/types.js'"],
-    ['lib/server.ts', "import { apiRouter } from './http/router.js'"],
+    ['lib/server/index.ts', "import { apiRouter } from './http/router.js'"],
     ['lib/engine/x.ts', "import express from 'express'"],
     ['lib/store/redis/x.ts', "import type { Store } from '../contract.js'"],
     ['lib/store/redis/x.ts', "import { foldName } from '../shared/name-fold.js'"],

@@ -5,8 +5,8 @@
  */
 import { readFileSync } from 'node:fs'
 import t from 'tap'
-import { DAILY_LIMIT } from '../lib/engine/analytics.js'
-import { startServer } from '../lib/server.js'
+import { DAILY_LIMIT } from '../lib/engine/recording/analytics.js'
+import { startServer } from '../lib/server/index.js'
 
 t.test('PUT /__admin/clock accepts RFC 3339: Z, offsets, fractional seconds', async (t) => {
   const server = await startServer({ admin: true })

@@ -82,7 +82,7 @@ t.test('the packed package in a consumer project', async (t) => {
       'dist/cjs/lib/postgres.d.ts',
       'dist/esm/lib/testing/index.js',
       'dist/cjs/lib/testing/index.d.ts',
-      'dist/esm/lib/cli.js',
+      'dist/esm/lib/cli/index.js',
     ]) {
       t.ok(files.includes(path), `the tarball has ${path}`)
     }

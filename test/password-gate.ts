@@ -12,7 +12,7 @@ import { createServer, type Server } from 'node:http'
 import express from 'express'
 import t, { type Test } from 'tap'
 import { MemoryStore, apiRouter, createEngine, type Engine } from '../lib/index.js'
-import { contextOf } from '../lib/engine/internal.js'
+import { contextOf } from '../lib/engine/context-access.js'
 import { eventually } from './helpers/api.js'
 
 const basic = (user: string, password: string): string =>

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net'
 import request from 'supertest'
 import t, { type Test } from 'tap'
 import { createEngine } from '../lib/engine/index.js'
-import { startServer } from '../lib/server.js'
+import { startServer } from '../lib/server/index.js'
 import { phones, redirectApp } from './helpers/redirect-app.js'
 
 const IPHONE = phones['iPhone Safari'] as string

@@ -10,7 +10,7 @@ import t, { type Test } from 'tap'
 import { cdnGeo } from '../lib/collector/index.js'
 import type { CollectRouteOptions } from '../lib/collector/route.js'
 import { createEngine } from '../lib/engine/index.js'
-import { startServer } from '../lib/server.js'
+import { startServer } from '../lib/server/index.js'
 import { checkedFetch } from './helpers/openapi-check.js'
 
 const IPHONE =

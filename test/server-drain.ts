@@ -9,7 +9,7 @@
  */
 import t from 'tap'
 import { createEngine } from '../lib/engine/index.js'
-import { startServer } from '../lib/server.js'
+import { startServer } from '../lib/server/index.js'
 import { closedBy, exchange, openSocket, refused } from './helpers/raw-http.js'
 import { ALICE, basic } from './helpers/testing.js'
 

@@ -14,7 +14,7 @@ import { createEngine } from '../lib/engine/index.js'
 import { apiRouter } from '../lib/http/router.js'
 import { instrumentsFor } from '../lib/http/metrics.js'
 import { mobileRedirect } from '../lib/redirect/middleware.js'
-import { startServer } from '../lib/server.js'
+import { startServer } from '../lib/server/index.js'
 import { phones, notPhones } from './helpers/redirect-app.js'
 import { freePort, OwnRedis, ownRedisOrSkip } from './helpers/redis.js'
 

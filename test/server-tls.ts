@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net'
 import { X509Certificate } from 'node:crypto'
 import t from 'tap'
 import { createEngine, startServer, type RunningServer } from '../lib/index.js'
-import { selfSigned } from '../lib/server-tls.js'
+import { selfSigned } from '../lib/server/tls.js'
 import { ALICE, basic } from './helpers/testing.js'
 
 /** GET over HTTPS trusting `ca`: status, headers and body text. */

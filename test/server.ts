@@ -97,7 +97,7 @@ t.test('startServer rejects when the port is taken', async (t) => {
 
 /** Starts the CLI and resolves with its first lines once the curl line is printed. */
 async function startCli(t: Test, env: Record<string, string>): Promise<{ child: ChildProcess; lines: string[] }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'lib/cli.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'lib/cli/index.ts'], {
     cwd: root,
     env: {
       ...TSX_CHILD_ENV,

@@ -8,7 +8,7 @@ import t from 'tap'
 import request from 'supertest'
 import { createEngine, startServer } from '../lib/index.js'
 import { MemoryStore } from '../lib/store/memory/store.js'
-import { isLoopback } from '../lib/server.js'
+import { isLoopback } from '../lib/server/index.js'
 import { ALICE, STORES, adminServer, basic } from './helpers/testing.js'
 
 const site = (site_name: string, extra: object = {}) => ({

@@ -156,7 +156,7 @@ t.test('a bad file stops the start with a clear error, and is left untouched', a
 
 /** Starts the CLI with a state file; resolves with its URL once it serves. */
 async function startCli(t: Test, args: string[]): Promise<{ child: ChildProcess; url: string; output: string[] }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'lib/cli.ts', ...args], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'lib/cli/index.ts', ...args], {
     cwd: root,
     env: {
       ...TSX_CHILD_ENV,
@@ -227,7 +227,7 @@ t.test('a killed and restarted CLI finds its state', async (t) => {
 t.test('the CLI refuses a bad state file, naming it, and leaves it untouched', async (t) => {
   const file = join(folder(t), 'broken.json')
   writeFileSync(file, 'not json at all')
-  const child = spawn(process.execPath, ['--import', 'tsx', 'lib/cli.ts', '--state', file], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'lib/cli/index.ts', '--state', file], {
     cwd: root,
     env: { ...TSX_CHILD_ENV, PORT: '0', HOST: '127.0.0.1', REDIS_URL: '', DATABASE_URL: '', MOBISITE_STORE: '' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -237,7 +237,7 @@ t.test('the CLI refuses a bad state file, naming it, and leaves it untouched', a
   t.equal(await exited(child), 1)
   t.match(stderr, /could not start: state file \S+broken\.json is not valid JSON/)
   t.equal(readFileSync(file, 'utf8'), 'not json at all')
-  const bad = spawn(process.execPath, ['--import', 'tsx', 'lib/cli.ts', '--rate-limit', 'fast'], {
+  const bad = spawn(process.execPath, ['--import', 'tsx', 'lib/cli/index.ts', '--rate-limit', 'fast'], {
     cwd: root,
     env: { ...TSX_CHILD_ENV, PORT: '0', HOST: '127.0.0.1', REDIS_URL: '', DATABASE_URL: '', MOBISITE_STORE: '' },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,10 +1,10 @@
 /**
- * The verified-credential cache's container (lib/engine/ttl-cache.ts): an
+ * The verified-credential cache's container (lib/engine/auth/ttl-cache.ts): an
  * entry lives exactly its TTL, a full cache drops the least recently used,
  * and the options are checked as the lru-cache it replaced checked them.
  */
 import t from 'tap'
-import { TtlCache } from '../lib/engine/ttl-cache.js'
+import { TtlCache } from '../lib/engine/auth/ttl-cache.js'
 
 t.test('an entry lives for its TTL after it is set, and no longer', async (t) => {
   let now = 1000

@@ -1,6 +1,6 @@
 /**
  * Issue 34's probes of the TLS handshake deadline and of the drain, on the
- * CLI of this build (`dist/esm/lib/cli.js`; RELIABILITY_CLI names another
+ * CLI of this build (`dist/esm/lib/cli/index.js`; RELIABILITY_CLI names another
  * one, to measure an older build) with its default limits:
  *
  * - HTTPS recovery: `mobisite --tls` under 1,100 TCP sockets that never send
@@ -21,7 +21,7 @@ import { connect, type Socket } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { sleep } from './common.js'
 
-const CLI = process.env.RELIABILITY_CLI ?? fileURLToPath(new URL('../../dist/esm/lib/cli.js', import.meta.url))
+const CLI = process.env.RELIABILITY_CLI ?? fileURLToPath(new URL('../../dist/esm/lib/cli/index.js', import.meta.url))
 const PASSWORD = 'drain-probe-secret'
 const AUTH = `Basic ${Buffer.from(`alice:${PASSWORD}`).toString('base64')}`
 

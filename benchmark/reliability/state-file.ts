@@ -32,7 +32,7 @@ const CREATORS = 2
 /** The stall bound of DESIGN ("Edges of the newest surfaces"). */
 export const STALL_BOUND_MS = 50
 
-const cli = fileURLToPath(new URL('../../dist/esm/lib/cli.js', import.meta.url))
+const cli = fileURLToPath(new URL('../../dist/esm/lib/cli/index.js', import.meta.url))
 const USER = 'alice'
 const PASSWORD = 'alice-secret'
 const auth = `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}`

@@ -24,7 +24,7 @@
  * (default 1). One request records one event.
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
-import { type BeaconRecorder, beaconRecorderOf, countBeaconDrop, uuidSourceOf } from '../engine/internal.js'
+import { type BeaconRecorder, beaconRecorderOf, countBeaconDrop, uuidSourceOf } from '../engine/context-access.js'
 import type { Engine } from '../engine/types.js'
 import { ACTIVITY_KINDS, type ActivityKind } from '../../types/index.js'
 import { type CollectorLogger, DEFAULT_DROP_LOG_INTERVAL_MS, DropLog } from './drop-log.js'

@@ -7,7 +7,7 @@
  * each day a tooltip (`<title>`); the HTML table below the chart holds the
  * same numbers for anyone who cannot see it.
  */
-import type { DailyTraffic } from '../engine/dashboard.js'
+import type { DailyTraffic } from '../engine/rules/dashboard.js'
 import { type SafeHtml, html } from './html.js'
 
 /** The three series, in drawing order (the largest, page views, underneath). */

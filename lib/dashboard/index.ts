@@ -9,7 +9,7 @@
  * and `X-Content-Type-Options: nosniff`.
  */
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express'
-import { type DashboardAccount, dashboardOf } from '../engine/dashboard.js'
+import { type DashboardAccount, dashboardOf } from '../engine/rules/dashboard.js'
 import type { Engine } from '../engine/types.js'
 import { ServiceError } from '../errors.js'
 import type { SafeHtml } from './html.js'

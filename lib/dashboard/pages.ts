@@ -1,9 +1,9 @@
 /**
  * The dashboard's pages, as functions from data to escaped HTML. They hold
- * no rules: what to show was decided by the engine (lib/engine/dashboard.ts).
+ * no rules: what to show was decided by the engine (lib/engine/rules/dashboard.ts).
  */
-import type { DashboardSite, Period, SiteReport, TopRow } from '../engine/dashboard.js'
-import { PERIODS } from '../engine/dashboard.js'
+import type { DashboardSite, Period, SiteReport, TopRow } from '../engine/rules/dashboard.js'
+import { PERIODS } from '../engine/rules/dashboard.js'
 import { SERIES, count, trafficChart } from './chart.js'
 import { type HtmlValue, type SafeHtml, html } from './html.js'
 import { STYLESHEET_VERSION } from './style.js'

@@ -5,9 +5,9 @@
  */
 import type { Site } from '../../types/index.js'
 import type { Store } from '../store/contract.js'
-import type { EventHub } from './events.js'
-import type { Caller, MasterRegistry } from './masters.js'
-import type { RecordingQueue } from './recording-queue.js'
+import type { EventHub } from './rules/events.js'
+import type { Caller, MasterRegistry } from './auth/masters.js'
+import type { RecordingQueue } from './recording/recording-queue.js'
 
 /** Shared state of one engine instance. */
 export interface EngineContext {

@@ -5,10 +5,10 @@
  */
 import type { ActivityKind, Billing, Site } from '../../types/index.js'
 import type { Store } from '../store/contract.js'
-import type { FailedLoginOptions } from './failed-logins.js'
-import type { MasterApi } from './master-api.js'
-import type { Caller, CredentialCacheOptions } from './masters.js'
-import type { RecordingStats } from './recording-queue.js'
+import type { FailedLoginOptions } from './auth/failed-logins.js'
+import type { MasterApi } from './api/master-api.js'
+import type { Caller, CredentialCacheOptions } from './auth/masters.js'
+import type { RecordingStats } from './recording/recording-queue.js'
 
 export type { Caller, MasterApi, RecordingStats }
 

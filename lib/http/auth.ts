@@ -3,7 +3,12 @@
  * are split at the first ':', so passwords may hold ':'.
  */
 import type { Request, RequestHandler } from 'express'
-import { type Credentials, type LoginClient, type TokenAuthenticator, tokenAuthenticator } from '../engine/internal.js'
+import {
+  type Credentials,
+  type LoginClient,
+  type TokenAuthenticator,
+  tokenAuthenticator,
+} from '../engine/context-access.js'
 import type { Caller, Engine } from '../engine/types.js'
 import { ServiceError } from '../errors.js'
 

@@ -4,7 +4,7 @@
  */
 import type { ErrorRequestHandler, Response } from 'express'
 import { ERROR_CODE_NAMES, ServiceError, statusOf, type ErrorCode } from '../errors.js'
-import { asServiceError } from '../engine/outage.js'
+import { asServiceError } from '../engine/shared/outage.js'
 import { sendJson } from './reply.js'
 
 /** HTTP status of each error_code, from the registry in lib/errors.ts. */

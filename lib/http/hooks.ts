@@ -7,7 +7,7 @@
 import type { Request, Response } from 'express'
 import type { Caller } from '../engine/types.js'
 import type { RateLimit } from './rate-limit.js'
-import type { ApiCall, ApiStep } from './steps.js'
+import type { ApiCall, ApiStep } from './pipeline-steps.js'
 
 /** One finished call under the API, as the router saw it. */
 export interface ApiCallRecord {

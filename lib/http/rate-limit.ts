@@ -10,7 +10,7 @@
  * any second is refused, wherever the second boundaries fall.
  */
 import { ServiceError } from '../errors.js'
-import type { ApiStep } from './steps.js'
+import type { ApiStep } from './pipeline-steps.js'
 
 /** The rate limit's setting. */
 export interface RateLimitOptions {

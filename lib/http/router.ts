@@ -9,7 +9,7 @@
  * JSON serialization (reply.ts, which also records why there is no ETag).
  */
 import express, { type Request, type Response, type Router } from 'express'
-import { tokenAuthenticator } from '../engine/internal.js'
+import { tokenAuthenticator } from '../engine/context-access.js'
 import type { Engine } from '../engine/types.js'
 import { ServiceError } from '../errors.js'
 import { isDashboardUrl } from '../schema/sso.js'
@@ -26,7 +26,7 @@ import type { Logger } from 'pino'
 import type { Registry } from 'prom-client'
 import { RateLimit, rateLimitStep, type RateLimitOptions } from './rate-limit.js'
 import { sendEmpty, sendJson } from './reply.js'
-import { runSteps, type ApiCall, type ApiStep } from './steps.js'
+import { runSteps, type ApiCall, type ApiStep } from './pipeline-steps.js'
 import {
   AGENTS_PATH,
   OPENAPI_PATH,

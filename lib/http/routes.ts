@@ -1,16 +1,16 @@
 /**
  * The endpoints of the API as the router, the OpenAPI document
  * (lib/http/openapi.ts) and the reference in docs/api.md read them: one
- * route per operation of the engine's table (lib/engine/operations.ts, where
+ * route per operation of the engine's table (lib/engine/api/operations.ts, where
  * an endpoint is declared) that has an HTTP binding, in the table's order,
  * plus the two endpoints the router serves itself (SERVICE_ROUTES).
  *
  * The test suite checks every response it receives against the document, so
  * a route that answers something it does not declare fails the tests.
  */
-import type { MasterApi } from '../engine/master-api.js'
-import type { HttpBinding, Input, Operation } from '../engine/operation.js'
-import { OPERATIONS } from '../engine/operations.js'
+import type { MasterApi } from '../engine/api/master-api.js'
+import type { HttpBinding, Input, Operation } from '../engine/api/operation-definition.js'
+import { OPERATIONS } from '../engine/api/operations.js'
 import type { ErrorCode } from '../errors.js'
 
 export type { Input }

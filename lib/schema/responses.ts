@@ -201,7 +201,7 @@ type Checked<T extends true> = T
  * A guard on scripts/resource-types.ts: each public type it generates from a
  * schema (types/resources.generated.ts) is exactly json-schema-to-ts's type
  * of that schema, the one each operation's answer is checked with
- * (lib/engine/operation.ts). tsc fails here, naming the pair, if the two
+ * (lib/engine/api/operation-definition.ts). tsc fails here, naming the pair, if the two
  * readings of a schema ever differ. A new public type gets a line here too.
  */
 export type ResourceTypesMatchSchemas = [

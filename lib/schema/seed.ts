@@ -8,8 +8,8 @@ import { accountNameSchema, createAccountSchema } from './accounts.js'
 import { activitySchema, adminDateSchema, text, visitSchema, type ActivityBody, type VisitBody } from './admin.js'
 import { siteDataSchema, siteNameSchema } from './sites.js'
 import { compile } from './validate.js'
-import { permissionListSchema } from './duda-accounts.js'
-import { ACTIVITY_TYPES, templateIdSchema } from './duda-sites.js'
+import { permissionListSchema } from './duda/accounts.js'
+import { ACTIVITY_TYPES, templateIdSchema } from './duda/sites.js'
 import { closedObject } from './closed-object.js'
 
 const count = { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER } as const

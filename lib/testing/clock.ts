@@ -3,7 +3,7 @@
  * move it forward (frozen or running) and go back to real time, where "real"
  * is whatever `now` the engine was given (the system clock by default).
  */
-import { formatDateTime } from '../engine/dates.js'
+import { formatDateTime } from '../engine/shared/dates.js'
 
 /** What every clock call answers. */
 export interface ClockState {

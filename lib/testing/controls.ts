@@ -6,7 +6,7 @@
  */
 import type { Billing } from '../../types/index.js'
 import type { EngineContext } from '../engine/context.js'
-import { contextOf } from '../engine/internal.js'
+import { contextOf } from '../engine/context-access.js'
 import type { Engine } from '../engine/types.js'
 import { ServiceError } from '../errors.js'
 import type { ApiHooks } from '../http/hooks.js'
@@ -20,7 +20,7 @@ import {
   validateJournalQuery,
 } from '../schema/admin.js'
 import type { MasterRecord } from '../store/contract.js'
-import { asServiceError, isOutage } from '../engine/outage.js'
+import { asServiceError, isOutage } from '../engine/shared/outage.js'
 import { BuilderControl, type BuilderOverride } from './builder.js'
 import { ClockControl, type ClockState } from './clock.js'
 import { FaultList, type Fault, type FaultSpec } from './faults.js'

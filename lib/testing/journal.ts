@@ -6,7 +6,7 @@
  * summary of it instead, so no body a client sends can make recording it
  * (or answering `GET /__admin/requests`) throw.
  */
-import { formatDateTime } from '../engine/dates.js'
+import { formatDateTime } from '../engine/shared/dates.js'
 import type { ApiCallRecord } from '../http/hooks.js'
 
 /** Entries kept by default. */

@@ -5,9 +5,9 @@
  */
 import type { SiteProperties } from '../../types/index.js'
 import type { EngineContext } from '../engine/context.js'
-import { parseDateInput } from '../engine/dates.js'
-import { uuidFrom } from '../engine/random.js'
-import { propertiesFrom } from '../engine/sites.js'
+import { parseDateInput } from '../engine/shared/dates.js'
+import { uuidFrom } from '../engine/shared/random.js'
+import { propertiesFrom } from '../engine/rules/sites.js'
 import type { Engine } from '../engine/types.js'
 import { ServiceError } from '../errors.js'
 import { seedEntryValidators, seedSchema, seedSections, validateSeedShape, type SeedSite } from '../schema/seed.js'

@@ -4,7 +4,7 @@
  * them, and the state file (state-file-writer.ts) serializes a large state
  * with them a slice at a time. Each builds a new object and changes nothing.
  */
-import { propertiesOf } from '../engine/site-view.js'
+import { propertiesOf } from '../engine/rules/site-view.js'
 import type { AccountRecord, LedgerDump, MasterRecord, SiteRecord } from '../store/contract.js'
 
 /** What starts a `password_hash` that a snapshot gave (seed.ts reads it back). */

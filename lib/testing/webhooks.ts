@@ -1,6 +1,6 @@
 /**
  * Webhooks of the test double: the URLs a test registers receive the
- * engine's site events (lib/engine/events.ts) as Duda sends them, a JSON POST
+ * engine's site events (lib/engine/rules/events.ts) as Duda sends them, a JSON POST
  * per event, signed when the webhook has a secret (webhook-signature.ts).
  *
  * A delivery starts only after the call that caused the event has answered
@@ -21,7 +21,7 @@
 import { request as httpRequest } from 'node:http'
 import { request as httpsRequest } from 'node:https'
 import { SITE_EVENT_TYPES, type SiteEvent, type SiteEventType } from '../../types/index.js'
-import type { EventHub } from '../engine/events.js'
+import type { EventHub } from '../engine/rules/events.js'
 import { ServiceError } from '../errors.js'
 import { validateWebhook } from '../schema/admin-webhooks.js'
 import {

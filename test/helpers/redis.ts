@@ -144,7 +144,7 @@ export class OwnRedis {
   }
 }
 
-/** A mobisite CLI (`lib/cli.ts`) running in its own process. */
+/** A mobisite CLI (`lib/cli/index.ts`) running in its own process. */
 export interface MobisiteProcess {
   /** The API base URL the process printed, like `http://127.0.0.1:PORT/api`. */
   api: string
@@ -166,12 +166,12 @@ async function kill(child: ChildProcess): Promise<void> {
 }
 
 /**
- * Starts `node --import tsx lib/cli.ts` with `env` added (PORT=0 HOST=127.0.0.1
+ * Starts `node --import tsx lib/cli/index.ts` with `env` added (PORT=0 HOST=127.0.0.1
  * by default) and resolves once it prints its API URL. Rejects if it exits or
  * stays silent for 60 s. Register `stop` as a teardown before awaiting more.
  */
 export function spawnMobisite(env: Record<string, string>, args: string[] = []): Promise<MobisiteProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'lib/cli.ts', ...args], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'lib/cli/index.ts', ...args], {
     cwd: new URL('../..', import.meta.url).pathname,
     env: { ...TSX_CHILD_ENV, PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

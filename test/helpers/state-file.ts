@@ -43,7 +43,7 @@ export interface Cli {
 
 /** Spawns `mobisite ...args` (from source), on a free port, with the {@link TESTER} master and no shared store. */
 export function runCli(t: Test, args: string[]): Cli {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'lib/cli.ts', ...args], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'lib/cli/index.ts', ...args], {
     cwd: root,
     env: {
       ...TSX_CHILD_ENV,

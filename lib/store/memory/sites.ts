@@ -86,7 +86,7 @@ export function memorySites(data: MemoryData): SiteOps {
       if (site === undefined || !meets(site, expected)) return undefined
       // A publish that does not charge (test=true) is not a first publish: the next one that charges is.
       const first = site.first_published_at === undefined && charge
-      // Not `{ ...site, published_at, modified_at }`: see createSite in lib/engine/sites.ts on object spreads in Node 20.
+      // Not `{ ...site, published_at, modified_at }`: see createSite in lib/engine/rules/sites.ts on object spreads in Node 20.
       const next = shallowCopy(site)
       next.published_at = at
       next.modified_at = at

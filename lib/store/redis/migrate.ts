@@ -27,7 +27,7 @@ import type { RedisClient } from './conn.js'
 import { DIMENSION_FIELD, PACKED_METRICS, packCounters, unpackCounters } from './analytics-read.js'
 import { RedisKeys } from './keys.js'
 import { VISITORS_INTO_FIELD } from './lua/analytics.js'
-import { scanKeys } from './spread.js'
+import { scanKeys } from './cross-slot-batches.js'
 
 /** Options of {@link migrateRedisLayout}. */
 export interface MigrateOptions {

@@ -33,7 +33,7 @@ import { decodeFields, encodeFields } from './hash-fields.js'
 import type { RedisKeys } from './keys.js'
 import { DIMENSION_FIELD, packCounters, unpackCounters } from './analytics-read.js'
 import { VISITORS_INTO_FIELD } from './lua/analytics.js'
-import { readPipe, scanKeys, tagOf, untag, writeMulti } from './spread.js'
+import { readPipe, scanKeys, tagOf, untag, writeMulti } from './cross-slot-batches.js'
 
 const DIMENSIONS = ['system', 'geo'] as const
 
