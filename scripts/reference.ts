@@ -2,7 +2,7 @@
  * Renders the HTTP reference (docs/api.md) and the error-code reference
  * (docs/errors.md) from the route table, the JSON Schemas and the error-code
  * registry: the same sources as the router and the OpenAPI document.
- * `npm run docs` writes them; test/docs.ts fails when they are stale.
+ * `npm run docs` writes them; test/packaging/docs.ts fails when they are stale.
  */
 import { ERROR_CODES, type ErrorCode } from '../lib/errors.js'
 import {

@@ -3,7 +3,7 @@
  * TypeScript of one JSON Schema of lib/schema/, with the schema's and every
  * property's `description` as TSDoc. The schemas are where each shape is
  * written; `npm run schemas` (scripts/schemas.ts) writes the file and
- * test/resource-types.ts fails when it is stale. lib/schema/responses.ts
+ * test/packaging/resource-types.ts fails when it is stale. lib/schema/responses.ts
  * checks each generated type against json-schema-to-ts's reading of its
  * schema, so this translation cannot drift from the one the engine uses.
  *

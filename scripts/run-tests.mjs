@@ -5,7 +5,7 @@
  * would have exercised is then left out of the coverage figure, so the
  * thresholds in package.json judge the code that ran rather than fail a
  * machine without Redis or PostgreSQL. Arguments go to tap unchanged
- * (`npm test -- test/sites-crud.ts`).
+ * (`npm test -- test/api/sites-crud.ts`).
  */
 import { spawnSync } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'

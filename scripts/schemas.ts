@@ -5,8 +5,8 @@
  * package neither loads ajv nor compiles a schema at run time.
  * types/resources.generated.ts is the public resource types with their TSDoc
  * (scripts/resource-types.ts). `--check` writes nothing and exits 1 when a
- * file is not what this script would write (test/schema-validators.ts,
- * test/resource-types.ts).
+ * file is not what this script would write (test/packaging/schema-validators.ts,
+ * test/packaging/resource-types.ts).
  *
  * Both files are committed, formatted by the project's biome settings (ajv
  * writes its code as a few very long lines), so a schema change shows in

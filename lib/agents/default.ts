@@ -3,7 +3,7 @@
  *
  * It redirects phones and leaves tablets and desktops alone. It was built and
  * is checked against the weighted real UAs of the `user-agents` package
- * (test/agents-default.ts, docs/redirect.md): every name below was chosen so
+ * (test/redirect/agents-default.ts, docs/redirect.md): every name below was chosen so
  * that it matches no known desktop or tablet UA. Names that look useful but
  * are not safe were left out on purpose:
  * - `Mobile`: iPad Safari, Chrome and the Google app send `Mobile/15E148`.

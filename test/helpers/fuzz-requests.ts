@@ -1,5 +1,5 @@
 /**
- * fast-check arbitraries of hostile HTTP requests for test/http-fuzz.ts:
+ * fast-check arbitraries of hostile HTTP requests for test/http/http-fuzz.ts:
  * paths built from the real route table, query strings, bodies shaped by the
  * real JSON Schemas (with wrong types and boundary values), raw bodies, content
  * types, encodings and Authorization headers. A request is plain data, so a
@@ -440,7 +440,7 @@ const randomPairs: fc.Arbitrary<QueryPair[]> = fc.array(
 /**
  * Longest query generated: a request whose head passes Node's 16 KB header
  * limit never reaches the API (the server answers 431 itself, see
- * test/server-limits.ts), so it would test Node, not the routes.
+ * test/server/limits.ts), so it would test Node, not the routes.
  */
 const MAX_QUERY = 12 * 1024
 

@@ -1,5 +1,5 @@
 /**
- * Values for test/http-fuzz.ts, driven by the real JSON Schemas of the routes:
+ * Values for test/http/http-fuzz.ts, driven by the real JSON Schemas of the routes:
  * valid ones (boundaries included, so requests reach the engine and change
  * state), valid ones with exactly one thing wrong somewhere inside, and wild
  * ones of roughly the right shape with parts of the wrong type.

@@ -1,6 +1,6 @@
 /**
- * The two-process suite of test/redis-multi-instance.ts, run on a single Redis
- * or a Redis Cluster (test/redis-cluster-races.ts): two mobisite servers in
+ * The two-process suite of test/store/redis/multi-instance.ts, run on a single Redis
+ * or a Redis Cluster (test/store/redis/cluster-races.ts): two mobisite servers in
  * separate processes on one store (one random prefix) race each other.
  */
 import type { Test as Tap } from 'tap'

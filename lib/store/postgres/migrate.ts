@@ -14,7 +14,7 @@
  * Migrations are append-only: a database runs each one once, so the text of
  * one already released is never edited (a change to a function would reach
  * new databases only); a change is a new migration at the end of the list.
- * test/postgres-migrations.ts holds the digest of every released migration
+ * test/store/postgres/migrations.ts holds the digest of every released migration
  * and checks that a database migrated one version at a time ends with the
  * same tables, indexes and functions as a new one.
  *

@@ -1,4 +1,4 @@
-// Preloaded by test/package.ts: any require() of a database driver fails, as if it were not
+// Preloaded by test/packaging/package.ts: any require() of a database driver fails, as if it were not
 // installed, whatever node_modules directories exist above the temporary project.
 const Module = require('node:module')
 const resolve = Module._resolveFilename

@@ -1,4 +1,4 @@
-// Preloaded by test/package.ts: any import of a database driver fails, as if it were not installed.
+// Preloaded by test/packaging/package.ts: any import of a database driver fails, as if it were not installed.
 import { register } from 'node:module'
 
 register(

@@ -1,4 +1,4 @@
-// CommonJS consumer of the packed mobisite (run by test/package.ts in a temporary project).
+// CommonJS consumer of the packed mobisite (run by test/packaging/package.ts in a temporary project).
 const { ServiceError, createEngine } = require('mobisite')
 const testing = require('mobisite/testing')
 

@@ -1,4 +1,4 @@
-// ESM consumer of the packed mobisite (run by test/package.ts in a temporary project).
+// ESM consumer of the packed mobisite (run by test/packaging/package.ts in a temporary project).
 import { once } from 'node:events'
 import { createRequire } from 'node:module'
 import express from 'express'

@@ -1,4 +1,4 @@
-// A strict CommonJS TypeScript consumer of the packed mobisite (compiled by test/package.ts).
+// A strict CommonJS TypeScript consumer of the packed mobisite (compiled by test/packaging/package.ts).
 import mobisite = require('mobisite')
 import testing = require('mobisite/testing')
 

@@ -1,4 +1,4 @@
-// A strict ESM TypeScript consumer of the packed mobisite (compiled by test/package.ts).
+// A strict ESM TypeScript consumer of the packed mobisite (compiled by test/packaging/package.ts).
 import express from 'express'
 import { type Engine, MemoryStore, ServiceError, type Site, apiRouter, createEngine, mobileRedirect } from 'mobisite'
 import { storeConformance, type Tap } from 'mobisite/testing'

@@ -3,7 +3,7 @@
  * as first released. FROZEN: a database that has run it never runs it again,
  * so editing this text would change new databases only. To change a table,
  * an index or a function, append a migration (`CREATE OR REPLACE FUNCTION`
- * for a function); test/postgres-migrations.ts checks that this text is
+ * for a function); test/store/postgres/migrations.ts checks that this text is
  * unchanged and that a database migrated step by step ends like a new one.
  *
  * The functions are what make a multi-statement rule one atomic call (one

@@ -1,0 +1,69 @@
+/**
+ * ua-parser-js loads on first use: importing the package (ESM or CommonJS
+ * build) and recording visits without a User-Agent never load it; the first
+ * visit with one does, and its system dimension is reduced as always.
+ * Runs the built package (`npm run build`) in a fresh process per build.
+ */
+import { execFileSync } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import t from 'tap'
+
+const probe = `
+import { createRequire } from 'node:module'
+const require = createRequire(import.meta.url)
+const loaded = () => Object.keys(require.cache).some((k) => k.includes('/ua-parser-js/'))
+const m = await import(process.argv[1])
+const steps = { imported: loaded() }
+const engine = m.createEngine()
+await engine.addMasterAccount({ user: 'u', password: 'p' })
+await engine.as('u').createSite({ site_data: { site_name: 'lazy1', original_site_url: 'https://a.example/' } })
+await engine.recordVisit({ site_name: 'lazy1', visitor_id: 'v1' })
+await engine.recordActivity({ site_name: 'lazy1', kind: 'click_to_call' })
+steps.withoutUserAgent = loaded()
+await Promise.all([1, 2, 3].map((i) => engine.recordVisit({ site_name: 'lazy1', visitor_id: 'p' + i, user_agent: process.argv[2] })))
+steps.withUserAgent = loaded()
+steps.rows = await engine.as('u').siteAnalytics('lazy1', { result: 'traffic', dimension: 'system' })
+await engine.close()
+console.log(JSON.stringify(steps))
+`
+const IPHONE =
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1'
+
+for (const build of ['esm', 'cjs']) {
+  t.test(`${build} build: ua-parser-js is loaded by the first visit with a User-Agent, not before`, async (t) => {
+    const entry = fileURLToPath(new URL(`../../dist/${build}/lib/index.js`, import.meta.url))
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', probe, entry, IPHONE], {
+      encoding: 'utf8',
+    })
+    const steps = JSON.parse(out.trim().split('\n').at(-1)!) as Record<string, unknown>
+    t.equal(steps.imported, false, 'not loaded by importing the package')
+    t.equal(steps.withoutUserAgent, false, 'not loaded by events without a User-Agent')
+    t.equal(steps.withUserAgent, true, 'loaded by the first User-Agent to reduce')
+    t.same(
+      steps.rows,
+      [
+        {
+          data: { UNIQUE_VISITORS: 3, VISITS: 3, PAGE_VIEWS: 3 },
+          dimension: { browser: 'Mobile Safari 17', os: 'iOS' },
+        },
+        { data: { UNIQUE_VISITORS: 1, VISITS: 1, PAGE_VIEWS: 1 }, dimension: { browser: 'Unknown', os: 'Unknown' } },
+      ],
+      'visits that arrived while it loaded are reduced like any other',
+    )
+  })
+}
+
+t.test(
+  'importing the package root loads neither prom-client nor pino (ops deps load with startServer / the CLI)',
+  async (t) => {
+    for (const build of ['esm', 'cjs']) {
+      const entry = fileURLToPath(new URL(`../../dist/${build}/lib/index.js`, import.meta.url))
+      const code = `import { createRequire } from 'node:module'
+const require = createRequire(import.meta.url)
+await import(process.argv[1])
+console.log(JSON.stringify(Object.keys(require.cache).filter((k) => /node_modules\\/(prom-client|pino)/.test(k))))`
+      const out = execFileSync(process.execPath, ['--input-type=module', '-e', code, entry], { encoding: 'utf8' })
+      t.same(JSON.parse(out.trim()), [], `${build} build`)
+    }
+  },
+)
