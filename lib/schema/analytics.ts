@@ -8,6 +8,7 @@ import type { FromSchema } from 'json-schema-to-ts'
 import { dateInputSchema as date } from './dates.js'
 import { compile } from './validate.js'
 import { closedObject } from './closed-object.js'
+import type { Named, NamedInput } from './typing.js'
 
 export const siteAnalyticsQuerySchema = closedObject({
   from: date,
@@ -33,13 +34,10 @@ export const siteAnalyticsQuerySchema = closedObject({
 
 export const mostTrafficQuerySchema = closedObject({ from: date, to: date })
 
-// Mapped over the schema's type so that editors show these names (see schema/sites.ts).
-type SiteAnalytics = FromSchema<typeof siteAnalyticsQuerySchema, { keepDefaultedPropertiesOptional: true }>
-type MostTraffic = FromSchema<typeof mostTrafficQuerySchema>
 /** Query of Get Site Analytics. */
-export type SiteAnalyticsQuery = { [K in keyof SiteAnalytics]: SiteAnalytics[K] }
+export type SiteAnalyticsQuery = NamedInput<typeof siteAnalyticsQuerySchema>
 /** Query of Get Sites with Most Traffic. */
-export type MostTrafficQuery = { [K in keyof MostTraffic]: MostTraffic[K] }
+export type MostTrafficQuery = Named<FromSchema<typeof mostTrafficQuerySchema>>
 
 /** Validates a Get Site Analytics query; throws InvalidInput naming the parameter. */
 export const validateSiteAnalyticsQuery = compile<SiteAnalyticsQuery>(siteAnalyticsQuerySchema, 'query')

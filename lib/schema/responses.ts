@@ -24,7 +24,7 @@ import {
 import { accountFields, type langSchema } from './accounts.js'
 import { closedObject } from './closed-object.js'
 import type { publishDataSchema, siteEventSchema, siteEventTypeSchema } from './events.js'
-import type { Same } from './same-type.js'
+import type { Same } from './typing.js'
 
 /** The properties of a site as every site response shows them. */
 const siteProperties = {

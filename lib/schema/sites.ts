@@ -3,10 +3,10 @@
  * the single source of request validation, of the request types below and of
  * the OpenAPI document.
  */
-import type { FromSchema, JSONSchema } from 'json-schema-to-ts'
 import { dateInputSchema } from './dates.js'
 import { compile } from './validate.js'
 import { closedObject } from './closed-object.js'
+import type { InputOf, NamedInput } from './typing.js'
 
 /** Free-text fields the spec gives no limit: a generous cap keeps bodies sane. */
 export const textSchema = { type: 'string', maxLength: 255 } as const
@@ -165,33 +165,21 @@ export const getManySchema = {
 /** An empty query or body: only used where an endpoint takes none. */
 export const emptyObjectSchema = { type: 'object', additionalProperties: false, properties: {} } as const
 
-/** Defaults are documented, not applied by the validator: the engine reads an absent field as its default. */
-type Input<S extends JSONSchema> = FromSchema<S, { keepDefaultedPropertiesOptional: true }>
-
-// Each object type is a mapped type over the schema's type rather than the
-// FromSchema type itself: editors then show MasterApi's parameters by these
-// names instead of their expansion. The types are the same.
-type CreateSite = Input<typeof createSiteSchema>
-type SiteDataInput = Input<typeof siteDataSchema>
-type UpdateSite = Input<typeof updateSiteSchema>
-type RecreateSite = Input<typeof recreateSiteSchema>
-type Publish = Input<typeof publishQuerySchema>
-type Period = Input<typeof periodQuerySchema>
-
+// Named (a mapped type) so that editors show MasterApi's parameters by these names instead of their expansion.
 /** The body of Create Site. */
-export type CreateSiteBody = { [K in keyof CreateSite]: CreateSite[K] }
+export type CreateSiteBody = NamedInput<typeof createSiteSchema>
 /** The `site_data` of Create Site. */
-export type SiteData = { [K in keyof SiteDataInput]: SiteDataInput[K] }
+export type SiteData = NamedInput<typeof siteDataSchema>
 /** The body of Update Site: at least one field. */
-export type UpdateSiteBody = { [K in keyof UpdateSite]: UpdateSite[K] }
+export type UpdateSiteBody = NamedInput<typeof updateSiteSchema>
 /** The optional body of Recreate Site. */
-export type RecreateSiteBody = { [K in keyof RecreateSite]: RecreateSite[K] }
+export type RecreateSiteBody = NamedInput<typeof recreateSiteSchema>
 /** The query of Publish Site. */
-export type PublishQuery = { [K in keyof Publish]: Publish[K] }
+export type PublishQuery = NamedInput<typeof publishQuerySchema>
 /** The query of the created and modified listings. */
-export type PeriodQuery = { [K in keyof Period]: Period[K] }
+export type PeriodQuery = NamedInput<typeof periodQuerySchema>
 /** The body of Retrieve Multiple Sites: 1 to 50 `{ site_name }`. */
-export type GetManyBody = Input<typeof getManySchema>
+export type GetManyBody = InputOf<typeof getManySchema>
 
 export const validateCreateSite = compile<CreateSiteBody>(createSiteSchema)
 export const validateUpdateSite = compile<UpdateSiteBody>(updateSiteSchema)

@@ -15,7 +15,7 @@
  */
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts'
 import type { ErrorCode } from '../../errors.js'
-import type { Same } from '../../schema/same-type.js'
+import type { InputOf, Same } from '../../schema/typing.js'
 import type { CallContext } from '../context.js'
 
 /** What an HTTP request carries for the rule's argument after the path parameters. */
@@ -80,7 +80,7 @@ interface InProcessOperation<F extends Rule> extends OperationBase<F> {
 export type Operation<F extends Rule = Rule> = ServedOperation<F> | InProcessOperation<F>
 
 /** The type a schema gives an input: defaults are documented, not applied (the rule reads absent as default). */
-type InputOf<S> = S extends JSONSchema ? FromSchema<S, { keepDefaultedPropertiesOptional: true }> : never
+type InputOfSchema<S> = S extends JSONSchema ? InputOf<S> : never
 
 /** `true` if some member of the union `U` is exactly `T` (`U` is naked, so the check distributes). */
 type SomeIs<U, T> = U extends unknown ? Same<U, T> : never
@@ -89,7 +89,7 @@ type SomeIs<U, T> = U extends unknown ? Same<U, T> : never
 type ArgsOf<F> = F extends (call: CallContext, ...args: infer A) => unknown ? A : never
 
 /** Whether one of the rule's parameters has exactly the request schema's type. */
-type TakesInput<F, Q> = true extends SomeIs<ArgsOf<F>[number], InputOf<Q>> ? true : false
+type TakesInput<F, Q> = true extends SomeIs<ArgsOf<F>[number], InputOfSchema<Q>> ? true : false
 
 /** Whether the rule answers exactly the response schema's type, or void without one. */
 type Answers<F, S> = F extends (...args: never[]) => Promise<infer R>

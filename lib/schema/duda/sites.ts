@@ -4,7 +4,7 @@
  * the client's types and Duda's developer docs; docs/duda-api.md lists every
  * choice made where they are silent.
  */
-import type { FromSchema, JSONSchema } from 'json-schema-to-ts'
+import type { FromSchema } from 'json-schema-to-ts'
 import { closedObject } from '../closed-object.js'
 import { dateInputSchema, dateTimeOutputSchema } from '../dates.js'
 import {
@@ -15,6 +15,7 @@ import {
   siteNameSchema,
   textSchema,
 } from '../sites.js'
+import type { NamedInput } from '../typing.js'
 import { compile } from '../validate.js'
 
 /** A count in a query: digits as text (over HTTP) or a non-negative integer (in process). */
@@ -172,23 +173,20 @@ export const dudaActivitiesSchema = closedObject(
   ['site_name', 'results'],
 )
 
-type In<S extends JSONSchema> = FromSchema<S, { keepDefaultedPropertiesOptional: true }>
-type Flat<T> = { [K in keyof T]: T[K] }
-
 /** Body of Duda's create. */
-export type DudaCreateSiteBody = Flat<In<typeof dudaCreateSiteSchema>>
+export type DudaCreateSiteBody = NamedInput<typeof dudaCreateSiteSchema>
 /** Body of Duda's update. */
-export type DudaUpdateSiteBody = Flat<In<typeof dudaUpdateSiteSchema>>
+export type DudaUpdateSiteBody = NamedInput<typeof dudaUpdateSiteSchema>
 /** Body of Duda's reset. */
-export type DudaResetSiteBody = Flat<In<typeof dudaResetSiteSchema>>
+export type DudaResetSiteBody = NamedInput<typeof dudaResetSiteSchema>
 /** Body of Duda's duplicate. */
-export type DudaDuplicateSiteBody = Flat<In<typeof dudaDuplicateSiteSchema>>
+export type DudaDuplicateSiteBody = NamedInput<typeof dudaDuplicateSiteSchema>
 /** Query of Duda's site list. */
-export type DudaListQuery = Flat<In<typeof dudaListQuerySchema>>
+export type DudaListQuery = NamedInput<typeof dudaListQuerySchema>
 /** Query of the published and unpublished listings. */
-export type DudaLastDaysQuery = Flat<In<typeof dudaLastDaysQuerySchema>>
+export type DudaLastDaysQuery = NamedInput<typeof dudaLastDaysQuerySchema>
 /** Query of the activity log. */
-export type DudaActivitiesQuery = Flat<In<typeof dudaActivitiesQuerySchema>>
+export type DudaActivitiesQuery = NamedInput<typeof dudaActivitiesQuerySchema>
 /** A site on Duda's paths. */
 export type DudaSite = FromSchema<typeof dudaSiteSchema>
 /** Answer of Duda's site list. */
