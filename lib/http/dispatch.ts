@@ -3,12 +3,13 @@
  * segments, so a request is matched by comparing a few strings instead of
  * walking Express layers and running a regular expression per route.
  *
- * Matching follows Express exactly, so behaviour does not depend on which of
- * the two answers: case-sensitive paths, one optional trailing slash, a
- * parameter is one non-empty segment, routes of a method are tried in table
- * order, HEAD is served by GET, and a parameter that is not valid
- * percent-encoding throws URIError (400) as soon as a route's shape matches,
- * whatever the method.
+ * Matching follows Express: case-sensitive paths, one optional trailing
+ * slash, a parameter is one non-empty segment, HEAD is served by GET, and a
+ * parameter that is not valid percent-encoding throws URIError (400) as soon
+ * as a route's shape matches, whatever the method. Where Express takes the
+ * first route registered, this takes the most specific one
+ * ({@link bySpecificity}), so no table has to list its routes in a careful
+ * order for `/sites/created` to win over `/sites/:site_name`.
  */
 import type { Route } from './routes.js'
 
@@ -65,26 +66,59 @@ function matchPath({ segments }: Compiled, path: string, end: number): string[] 
   return raw
 }
 
+/** A path's segments for ranking: literals as strings, parameters as null. */
+function shapeOf(path: string): (string | null)[] {
+  return path.split('/').map((part) => (part.startsWith(':') ? null : part))
+}
+
+/**
+ * Orders two Express paths (`/sites/:site_name`) most specific first:
+ * segment by segment, left to right, the first place where one has a literal
+ * and the other a parameter decides, and the literal wins. Two paths that
+ * some request matches both only ever differ that way, so sorting routes
+ * with this and taking the first match picks the most specific route,
+ * whatever order they were listed in. Other pairs (different literals,
+ * different lengths) match no request in common and are ordered only so the
+ * order is total; paths of the same shape compare equal, so a stable sort
+ * keeps their listed order.
+ */
+export function bySpecificity(a: string, b: string): number {
+  const left = shapeOf(a)
+  const right = shapeOf(b)
+  for (let i = 0; i < left.length && i < right.length; i++) {
+    const l = left[i]!
+    const r = right[i]!
+    if (l === r) continue
+    if (l === null) return 1
+    if (r === null) return -1
+    return l < r ? -1 : 1
+  }
+  return left.length - right.length
+}
+
 /** The compiled table: `match` for dispatch, `allowed` for 405 answers. */
 export interface Dispatch {
   /** The endpoint for this method and path, or undefined. Throws URIError for undecodable parameters. */
   match(method: string, path: string): Match | undefined
-  /** The methods served at this path (with HEAD where GET is), in table order; empty for an unknown path. */
+  /**
+   * The methods served at this path (with HEAD where GET is, last), in the
+   * order the endpoints were given: the Allow header keeps the spelling it
+   * always had. Empty for an unknown path.
+   */
   allowed(path: string): string[]
 }
 
 /** Compiles the endpoints once. */
 export function compileDispatch(endpoints: readonly Endpoint[]): Dispatch {
-  const compiled = endpoints.map((endpoint) => ({
-    endpoint,
-    segments: endpoint.route.path.split('/').map((part) => (part.startsWith(':') ? null : part)),
-  }))
+  const compiled = endpoints.map((endpoint) => ({ endpoint, segments: shapeOf(endpoint.route.path) }))
   const byMethod = new Map<string, Compiled[]>()
   for (const entry of compiled) {
     const list = byMethod.get(entry.endpoint.route.method) ?? []
     list.push(entry)
     byMethod.set(entry.endpoint.route.method, list)
   }
+  // Ranked once here, so the first match of a request is its most specific route.
+  for (const list of byMethod.values()) list.sort((a, b) => bySpecificity(a.endpoint.route.path, b.endpoint.route.path))
   const listed = compiled.filter(({ endpoint }) => !endpoint.unlisted)
   return {
     match(method, path) {

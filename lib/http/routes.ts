@@ -46,7 +46,7 @@ export interface RouteDoc {
   public?: boolean
 }
 
-/** One endpoint. Static paths come before parameterised ones that could shadow them. */
+/** One endpoint. */
 export interface Route extends RouteDoc {
   /**
    * Runs the operation; `params` are the decoded path parameters in order.

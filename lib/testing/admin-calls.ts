@@ -3,7 +3,9 @@
  * method and path, what it takes and answers (JSON Schemas), its words for
  * the docs and the {@link Controls} method behind it. adminRouter, its 405
  * answers, the admin part of the OpenAPI document and of docs/api.md all
- * read this table, in this order.
+ * read this table. Its order is the one the index, the documents and Allow
+ * headers list calls in; routing ranks paths itself (a literal segment beats
+ * a parameter), so the order never decides which call answers.
  */
 import type { ErrorCode } from '../errors.js'
 import {
@@ -63,7 +65,7 @@ export interface AdminCall {
   run(controls: Controls, params: readonly string[], input: unknown): unknown
 }
 
-/** Every admin call, in the router's order. */
+/** Every admin call, in the order the index and the documents list them. */
 export const ADMIN_CALLS: readonly AdminCall[] = [
   {
     method: 'GET',

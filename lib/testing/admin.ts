@@ -10,6 +10,7 @@ import type { Engine } from '../engine/types.js'
 import { ServiceError } from '../errors.js'
 import { bodyReadError, errorHandler, sendError } from '../http/errors.js'
 import { guardServerOf } from '../http/bytes-after-request.js'
+import { bySpecificity } from '../http/dispatch.js'
 import { requestGuards } from '../http/cross-site-and-content.js'
 import { isLoopbackHost, isLoopbackOrigin } from '../http/loopback.js'
 import { ADMIN_CALLS, type AdminCall } from './admin-calls.js'
@@ -142,7 +143,9 @@ export function adminRouter(target: Engine | Controls, options: AdminRouterOptio
     nothing(req)
     res.json(index)
   })
-  for (const call of ADMIN_CALLS) {
+  // Express takes the first route that matches: registered most specific first, so
+  // DELETE /webhooks/deliveries is never taken by DELETE /webhooks/:id, whatever the table's order.
+  for (const call of [...ADMIN_CALLS].sort((a, b) => bySpecificity(a.path, b.path))) {
     router[call.method.toLowerCase() as 'get' | 'put' | 'post' | 'delete'](call.path, handlerOf(call, controls))
   }
   const known = ADMIN_CALLS.map(({ method, path }) => ({ method, matches: pathMatcher(path) }))

@@ -26,8 +26,7 @@ export interface HttpBinding {
   method: 'GET' | 'POST' | 'DELETE'
   /**
    * Express path syntax, relative to where apiRouter is mounted. Each
-   * `:param` is the rule's next argument, in order. Static paths come before
-   * parameterised ones of the same method that could shadow them.
+   * `:param` is the rule's next argument, in order.
    */
   path: string
   /** Where the argument after the path parameters comes from ('none': the rule takes no more). */

@@ -1,10 +1,11 @@
 /**
  * Every operation of the API, each defined once (operation.ts says what a
  * definition holds). The key is the MasterApi method, and the comment above
- * an entry is that method's documentation. The order is the router's: a
- * static path comes before a parameterised one of the same method that could
- * shadow it. To add an endpoint: write its schemas (lib/schema/), its rule
- * (a function of this folder) and one entry here.
+ * an entry is that method's documentation. The order is the one the
+ * OpenAPI document and docs/api.md list operations in; it never decides
+ * which route answers a request (lib/http/dispatch.ts ranks them). To add an
+ * endpoint: write its schemas (lib/schema/), its rule (a function of this
+ * folder) and one entry here.
  */
 import type { ErrorCode } from '../../errors.js'
 import { createAccountSchema, updateAccountSchema } from '../../schema/accounts.js'
@@ -53,6 +54,7 @@ function listing(by: 'created' | 'modified', run: typeof sites.sitesCreated) {
   })
 }
 
+/** Every operation of the API by MasterApi method name: the one table the router, MasterApi and the documents read. */
 export const OPERATIONS = {
   /**
    * Create Site: a new site of the caller, built at once (`create_now` true,
@@ -94,7 +96,7 @@ export const OPERATIONS = {
     errors: notExist,
     run: sites.getSiteByExternalUid,
   }),
-  // Today's Duda sites paths: before getSite, whose /sites/:site_name would take GET /sites/multiscreen.
+  // Today's Duda sites paths, listed with the spec's Sites operations in the documents.
   ...DUDA_SITE_OPERATIONS,
   /** Retrieve Site: one of the caller's sites (the name is exact and case-sensitive). */
   getSite: operation({
@@ -267,6 +269,6 @@ export const OPERATIONS = {
     errors: ['DailyLimitExceeded', 'ResourceNotExist'],
     run: analytics.siteAnalytics,
   }),
-  // Today's Duda API: accounts, permissions and sign-in links (after the spec's paths they could shadow).
+  // Today's Duda API: accounts, permissions and sign-in links.
   ...DUDA_ACCOUNT_OPERATIONS,
 }

@@ -5,12 +5,17 @@
  * check runs. The counters live in the store (`incrementWithinLimit`), so
  * every instance sharing it sees them.
  *
- * Windows are whole minutes of real time (not the engine clock: a frozen test
- * clock must not freeze the limit, as with the rate limit). A login is
- * admitted while the failures of the previous and the current minute, plus
- * the checks this process has admitted and not yet counted, stay under the
- * limit; so any 60 s holds at most `limit` failures, and one process never
- * lets more than that through at once even when checks overlap.
+ * Counters are kept per whole minute of real time (not the engine clock: a
+ * frozen test clock must not freeze the limit, as with the rate limit), and
+ * read as a sliding window, as Cloudflare's rate limiting does: the previous
+ * minute's count weighted by the share of that minute still inside the last
+ * 60 s, plus the current minute's, plus the checks this process has admitted
+ * and not yet counted. A login is refused once that estimate reaches the
+ * limit, and `Retry-After` is the whole seconds until it drops below, so a
+ * per-minute limit never asks a client to wait more than a minute (fixed
+ * windows read together asked for up to two). The price is that the estimate
+ * assumes the previous minute's failures were spread evenly: any 60 s holds
+ * at most twice the limit, not the limit.
  */
 import { ServiceError } from '../../errors.js'
 import type { Store } from '../../store/contract.js'
@@ -24,6 +29,15 @@ export interface FailedLoginOptions {
 }
 
 const MINUTE_MS = 60_000
+/**
+ * The last millisecond of a window, from its start. The last 60 s are the
+ * 60,000 ms ending with the current one, so at a minute's first millisecond
+ * the previous minute weighs 59,999/60,000, not all of it: a count that just
+ * reached the limit stops refusing exactly 60 s on, within the bound.
+ */
+const LAST_MS = MINUTE_MS - 1
+/** The longest `Retry-After`, in seconds: a per-minute limit never asks for more. */
+const MAX_WAIT_S = 60
 /** Refusals remembered in process at most (see FailedLogins.refused). */
 const REFUSED_MAX = 10_000
 /** Counted with this limit, so a failure is always counted. */
@@ -33,6 +47,30 @@ const NO_LIMIT = 1_000_000_000
 export interface LoginTicket {
   readonly counters: readonly { key: string; limit: number }[]
   readonly window: number
+}
+
+/**
+ * Milliseconds from `now` until the sliding estimate of failures drops below
+ * `limit` if none is added; 0 when it is below already. `previous` and
+ * `current` are the counts of the windows before and at `now`. Counts are
+ * scaled by MINUTE_MS, so the comparisons are exact in integers.
+ */
+function msUntilBelow(now: number, previous: number, current: number, limit: number): number {
+  const start = Math.floor(now / MINUTE_MS) * MINUTE_MS
+  const elapsed = now - start
+  const scaledLimit = limit * MINUTE_MS
+  if (previous * (LAST_MS - elapsed) + current * MINUTE_MS < scaledLimit) return 0
+  if (current < limit) {
+    // Within this minute: the first elapsed ms with previous * (LAST_MS - elapsed) < (limit - current) * MINUTE_MS.
+    return start + LAST_MS - Math.floor(((limit - current) * MINUTE_MS - 1) / previous) - now
+  }
+  // Not before the next minute, where this one is the previous: current * (LAST_MS - elapsed) < scaledLimit.
+  return start + MINUTE_MS + LAST_MS - Math.floor((scaledLimit - 1) / current) - now
+}
+
+/** A wait in ms as `Retry-After`: whole seconds, rounded up, from 1 to {@link MAX_WAIT_S}. */
+function secondsOf(ms: number): number {
+  return Math.min(MAX_WAIT_S, Math.max(1, Math.ceil(ms / 1000)))
 }
 
 function limitOption(name: string, value: number | undefined, fallback: number): number {
@@ -76,15 +114,27 @@ export class FailedLogins {
   async admit(ip: string, user: string): Promise<LoginTicket> {
     const now = this.clock()
     const window = Math.floor(now / MINUTE_MS)
-    const counters: { key: string; limit: number }[] = []
-    if (this.perIp > 0) counters.push({ key: `failed-login-ip:${ip}`, limit: this.perIp })
-    if (this.perUserAndIp > 0) counters.push({ key: `failed-login-user:${user}:${ip}`, limit: this.perUserAndIp })
+    const counters: { key: string; limit: number; message: string }[] = []
+    if (this.perIp > 0) counters.push({ key: `failed-login-ip:${ip}`, limit: this.perIp, message: 'from this address' })
+    if (this.perUserAndIp > 0) {
+      counters.push({
+        key: `failed-login-user:${user}:${ip}`,
+        limit: this.perUserAndIp,
+        message: 'for this user from this address',
+      })
+    }
+    // The longest wait any refusing counter asks for: waiting less would only be refused again.
+    let refusal: { ms: number; message: string } | undefined
     for (const { key } of counters) {
       const known = this.refused.get(key)
       if (known === undefined) continue
-      if (known.until <= now) this.refused.delete(key)
-      else throw this.tooMany(known.message, Math.max(1, Math.ceil((known.until - now) / 1000)))
+      if (known.until <= now) {
+        this.refused.delete(key)
+      } else if (refusal === undefined || known.until - now > refusal.ms) {
+        refusal = { ms: known.until - now, message: known.message }
+      }
     }
+    if (refusal !== undefined) throw this.tooMany(refusal.message, refusal.ms)
     // A limit of 0 only reads the count.
     const read = (key: string, w: number) => this.store.incrementWithinLimit(`${key}:${w}`, 0, this.expiry(w))
     const counts = await Promise.all(
@@ -94,21 +144,21 @@ export class FailedLogins {
       }),
     )
     for (let i = 0; i < counters.length; i++) {
-      const { key, limit } = counters[i]!
+      const { key, limit, message: whose } = counters[i]!
       const { previous, current } = counts[i]!
-      const inFlight = this.pending.get(key) ?? 0
-      if (previous + current + inFlight < limit) continue
-      // The previous minute's failures stop counting when this minute ends; this minute's, a minute later.
-      const until = (current + inFlight >= limit ? window + 2 : window + 1) * MINUTE_MS
-      const wait = Math.max(1, Math.ceil((until - now) / 1000))
-      const message = `too many failed logins ${i === 0 && this.perIp > 0 ? 'from this address' : 'for this user from this address'}`
-      // Only what the store said: the same-process part may still settle as successes.
-      if (previous + current >= limit) {
+      // This process's admitted checks may yet fail in this window: counted as if they had.
+      const ms = msUntilBelow(now, previous, current + (this.pending.get(key) ?? 0), limit)
+      if (ms === 0) continue
+      const message = `too many failed logins ${whose}`
+      // Only what the store said is remembered: the same-process part may still settle as successes.
+      const stored = msUntilBelow(now, previous, current, limit)
+      if (stored > 0) {
         if (this.refused.size >= REFUSED_MAX) this.refused.delete(this.refused.keys().next().value as string)
-        this.refused.set(key, { until: (current >= limit ? window + 2 : window + 1) * MINUTE_MS, message })
+        this.refused.set(key, { until: now + stored, message })
       }
-      throw this.tooMany(message, wait)
+      if (refusal === undefined || ms > refusal.ms) refusal = { ms, message }
     }
+    if (refusal !== undefined) throw this.tooMany(refusal.message, refusal.ms)
     for (const { key } of counters) this.pending.set(key, (this.pending.get(key) ?? 0) + 1)
     return { counters, window }
   }
@@ -136,7 +186,8 @@ export class FailedLogins {
     }
   }
 
-  private tooMany(message: string, wait: number): ServiceError {
+  private tooMany(message: string, ms: number): ServiceError {
+    const wait = secondsOf(ms)
     return new ServiceError('TooManyRequests', `${message}; retry after ${wait} s`, { retryAfter: wait })
   }
 

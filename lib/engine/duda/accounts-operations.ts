@@ -21,7 +21,7 @@ import * as sso from '../auth/sso.js'
 /** Every Accounts operation is for partner master accounts only. */
 const partner: readonly ErrorCode[] = ['AccessForbidden', 'ResourceNotExist']
 
-/** Ordered like OPERATIONS: static paths before parameterised ones of the same method. */
+/** Today's Duda accounts, permissions and sign-in link operations, by MasterApi method name. */
 export const DUDA_ACCOUNT_OPERATIONS = {
   /** List Permissions (today's Duda API): every permission a grant can hold. */
   listPermissionNames: operation({

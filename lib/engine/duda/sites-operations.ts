@@ -1,8 +1,7 @@
 /**
  * Today's Duda sites and site-reporting calls as API operations (see
- * operations.ts for what an entry holds), spread into OPERATIONS before the
- * spec's parameterised site paths that would shadow `GET /sites/multiscreen`.
- * Within this table, static paths come before `/sites/multiscreen/:site_name`.
+ * operations.ts for what an entry holds), spread into OPERATIONS so they are
+ * routes, MasterApi methods, OpenAPI operations and docs like the spec's.
  */
 import type { ErrorCode } from '../../errors.js'
 import {
@@ -51,6 +50,7 @@ async function dudaUnpublishSite(ctx: CallContext, site_name: string): Promise<v
   await logActivity(ctx, { owner: ctx.caller.user, site_name }, 'site_unpublished', ctx.now().getTime())
 }
 
+/** Today's Duda sites and site-reporting operations, by MasterApi method name. */
 export const DUDA_SITE_OPERATIONS = {
   /** Duda's Get Sites Created: names of the caller's sites created in the period. */
   dudaSitesCreated: operation({
