@@ -18,37 +18,13 @@ import {
   dudaUpdateSiteSchema,
   siteNamesSchema,
 } from '../../schema/duda/sites.js'
-import { periodQuerySchema, type PeriodQuery } from '../../schema/sites.js'
-import type { CallContext } from '../context.js'
-import { logActivity } from './activity-log.js'
+import { periodQuerySchema } from '../../schema/sites.js'
 import * as duda from './sites.js'
-import * as lifecycle from '../rules/lifecycle.js'
 import { operation } from '../api/operation-definition.js'
 import * as sites from '../rules/sites.js'
 
 const notExist: readonly ErrorCode[] = ['ResourceNotExist']
 const TAG = 'Sites (Duda)'
-
-/** `GET /sites/multiscreen/created`: names of the caller's sites created in the period (default: the 7 days before `to`). */
-async function dudaSitesCreated(ctx: CallContext, query?: PeriodQuery): Promise<string[]> {
-  return (await sites.sitesCreated(ctx, query)).map((ref) => ref.site_name)
-}
-
-/**
- * Publish Site on Duda's path: the same first-publish charge as the spec's
- * (no `test` query), then the activity log. The spec's path does not write
- * the log: it keeps its one store round trip.
- */
-async function dudaPublishSite(ctx: CallContext, site_name: string): Promise<void> {
-  await lifecycle.publishSite(ctx, site_name)
-  await logActivity(ctx, { owner: ctx.caller.user, site_name }, 'site_published', ctx.now().getTime())
-}
-
-/** Unpublish Site on Duda's path, then the activity log (see dudaPublishSite). */
-async function dudaUnpublishSite(ctx: CallContext, site_name: string): Promise<void> {
-  await lifecycle.unpublishSite(ctx, site_name)
-  await logActivity(ctx, { owner: ctx.caller.user, site_name }, 'site_unpublished', ctx.now().getTime())
-}
 
 /** Today's Duda sites and site-reporting operations, by MasterApi method name. */
 export const DUDA_SITE_OPERATIONS = {
@@ -60,7 +36,7 @@ export const DUDA_SITE_OPERATIONS = {
     http: { method: 'GET', path: '/sites/multiscreen/created', input: 'query' },
     request: periodQuerySchema,
     response: siteNamesSchema,
-    run: dudaSitesCreated,
+    run: duda.dudaSitesCreated,
   }),
   /** Duda's Get Published Sites: still published, last published within `lastDays` (default 7). */
   dudaSitesPublished: operation({
@@ -163,7 +139,7 @@ export const DUDA_SITE_OPERATIONS = {
     summary: 'Publish Site (Duda)',
     http: { method: 'POST', path: '/sites/multiscreen/publish/:site_name', input: 'none' },
     errors: notExist,
-    run: dudaPublishSite,
+    run: duda.dudaPublishSite,
   }),
   /** Duda's Unpublish Site. */
   dudaUnpublishSite: operation({
@@ -172,7 +148,7 @@ export const DUDA_SITE_OPERATIONS = {
     summary: 'Unpublish Site (Duda)',
     http: { method: 'POST', path: '/sites/multiscreen/unpublish/:site_name', input: 'none' },
     errors: notExist,
-    run: dudaUnpublishSite,
+    run: duda.dudaUnpublishSite,
   }),
   /** Duda's Reset Site: records `template_id`; `site_data.removeBizInfos` drops the business info. */
   dudaResetSite: operation({

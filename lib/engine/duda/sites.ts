@@ -4,6 +4,21 @@
  * on the spec's paths, publishing charges the first publish once, deleting
  * cancels the subscription, and every call emits the same site events. Only
  * the shapes differ; docs/duda-api.md lists them.
+ *
+ * How today's Duda API is laid out (engine/duda/ and schema/duda/):
+ * - `<area>.ts` holds the rules and `<area>-operations.ts` only the table
+ *   entries that serve them; schema/duda/<area>.ts holds their schemas.
+ * - The public names stay as released: MasterApi methods and operation ids
+ *   `duda…` for the sites calls and the client's own names for the accounts
+ *   calls, tags `Sites (Duda)` and `Accounts`.
+ * - The few Duda hooks that stay in spec files, because the spec's data or
+ *   rule carries them: a site record's `template_id`, `unpublished_at` and
+ *   activity log, and the `permissions` a grant holds (the store's
+ *   `grantAccess`, store/contract), the welcome and reset-password links
+ *   (auth/sso.ts), `dateGranularity` of Get Site Analytics
+ *   (recording/analytics.ts, buckets from duda/granularity.ts, its bucket
+ *   shape in schema/responses.ts), and the `account_type` of an account
+ *   (schema/accounts.ts).
  */
 import { alreadyExist, invalidInput } from '../../errors.js'
 import {
@@ -29,12 +44,13 @@ import {
 import type { SiteProperties } from '../../../types/index.js'
 import type { SitePatch, SiteRecord } from '../../store/contract.js'
 import type { CallContext } from '../context.js'
+import type { PeriodQuery } from '../../schema/sites.js'
 import { formatDateTime, resolvePeriod } from '../shared/dates.js'
 import { creationLog, logActivity } from './activity-log.js'
 import { emitSiteEvent } from '../rules/events.js'
-import { build } from '../rules/lifecycle.js'
+import { build, publishSite, unpublishSite } from '../rules/lifecycle.js'
 import { ownSite, siteNotFound } from '../rules/site-ownership.js'
-import { reserveName } from '../rules/sites.js'
+import { reserveName, sitesCreated } from '../rules/sites.js'
 import { propertiesOf } from '../rules/site-view.js'
 
 const DAY_MS = 86_400_000
@@ -268,4 +284,25 @@ export async function dudaSiteActivities(
       account_name: site.owner,
     }))
   return { site_name: site.site_name, results }
+}
+
+/** `GET /sites/multiscreen/created`: names of the caller's sites created in the period (default: the 7 days before `to`). */
+export async function dudaSitesCreated(ctx: CallContext, query?: PeriodQuery): Promise<string[]> {
+  return (await sitesCreated(ctx, query)).map((ref) => ref.site_name)
+}
+
+/**
+ * Publish Site on Duda's path: the same first-publish charge as the spec's
+ * (no `test` query), then the activity log. The spec's path does not write
+ * the log: it keeps its one store round trip.
+ */
+export async function dudaPublishSite(ctx: CallContext, site_name: string): Promise<void> {
+  await publishSite(ctx, site_name)
+  await logActivity(ctx, { owner: ctx.caller.user, site_name }, 'site_published', ctx.now().getTime())
+}
+
+/** Unpublish Site on Duda's path, then the activity log (see dudaPublishSite). */
+export async function dudaUnpublishSite(ctx: CallContext, site_name: string): Promise<void> {
+  await unpublishSite(ctx, site_name)
+  await logActivity(ctx, { owner: ctx.caller.user, site_name }, 'site_unpublished', ctx.now().getTime())
 }

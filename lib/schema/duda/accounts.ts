@@ -1,7 +1,7 @@
 /**
  * JSON Schemas of today's Duda API for accounts (docs/duda-api.md):
- * site permissions, the welcome and reset-password links, and the analytics
- * date granularity. Names and shapes follow `@dudadev/partner-api` 3.3.1's
+ * site permissions and the welcome and reset-password links (the analytics
+ * date granularity is a parameter of schema/analytics.ts). Names and shapes follow `@dudadev/partner-api` 3.3.1's
  * types where Duda's docs say nothing more.
  */
 import type { FromSchema } from 'json-schema-to-ts'
