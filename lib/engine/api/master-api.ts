@@ -34,9 +34,7 @@ type Binder = <A extends unknown[], R>(
 
 /** Every operation of the table, each bound by `bind` after the strict-strings check of its arguments. */
 export function buildMasterApi(bind: Binder): MasterApi {
-  // Object.fromEntries, not a store per key: V8 turns an object that gets
-  // more than a dozen properties by keyed stores into a hash table, which
-  // every method lookup on the hot path would then pay for.
+  // One Object.fromEntries, not a store per key: docs/PERFORMANCE.md, "Object shapes on hot paths".
   const methods = (Object.entries(OPERATIONS) as [string, Operation][]).map(([name, { run }]) => [
     name,
     bind((call, ...args: unknown[]) => {

@@ -69,12 +69,7 @@ export async function createSite(ctx: CallContext, body: CreateSiteBody): Promis
   const publishNow = String(input.publish_now ?? 'false') === 'true'
   const now = ctx.now().getTime()
   const buildState = mode === 'true' ? 'built' : mode === 'false' ? 'delayed' : 'pending'
-  // `initial` is the very props object: every store copies or serialises what
-  // it is given, so a second deep copy per site would only be garbage.
-  // Object.assign and plain stores build what `{ ...props, site_name, … }`
-  // would (same keys, same order): in Node 20's V8 an object spread followed
-  // by literal properties costs microseconds per object (about 20 µs for
-  // this one, against 0.3 µs), which made it the costliest step of a create.
+  // Object.assign and plain stores, not a spread, and `initial` not copied: docs/PERFORMANCE.md, "Object shapes on hot paths".
   const record = (site_name: string): SiteRecord => {
     const site = Object.assign({}, props) as SiteRecord
     site.site_name = site_name
