@@ -46,11 +46,11 @@ import type { SitePatch, SiteRecord } from '../../store/contract.js'
 import type { CallContext } from '../context.js'
 import type { PeriodQuery } from '../../schema/sites.js'
 import { formatDateTime, resolvePeriod } from '../shared/dates.js'
-import { creationLog, logActivity } from './activity-log.js'
+import { logActivity } from './activity-log.js'
 import { emitSiteEvent } from '../rules/events.js'
 import { build, publishSite, unpublishSite } from '../rules/lifecycle.js'
 import { ownSite, siteNotFound } from '../rules/site-ownership.js'
-import { reserveName, sitesCreated } from '../rules/sites.js'
+import { newSiteRecord, reserveName, sitesCreated } from '../rules/sites.js'
 import { propertiesOf } from '../rules/site-view.js'
 
 const DAY_MS = 86_400_000
@@ -123,19 +123,8 @@ export async function dudaGetSite(ctx: CallContext, site_name: string): Promise<
 /** A new site's record, built like Create Site's with `create_now` true. */
 function recordFor(ctx: CallContext, props: (name: string) => SiteProperties, template?: string | number) {
   const now = ctx.now().getTime()
-  return (site_name: string): SiteRecord => {
-    const initial = props(site_name)
-    const site = Object.assign({}, initial) as SiteRecord
-    site.site_name = site_name
-    site.owner = ctx.caller.user
-    site.initial = initial
-    site.created_at = now
-    site.modified_at = now
-    site.build = 'built'
-    site.activity_log = creationLog(now)
-    if (template !== undefined) site.template_id = template
-    return site
-  }
+  const extras = template === undefined ? {} : { template_id: template }
+  return (site_name: string): SiteRecord => newSiteRecord(ctx, props(site_name), site_name, now, 'built', extras)
 }
 
 /** A site with no desktop URL gets one on a reserved domain: the spec's shapes need a URL. */

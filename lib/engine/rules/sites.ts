@@ -61,6 +61,35 @@ export function propertiesFrom(data: SiteData): SiteProperties {
   return props
 }
 
+/** What a new record may carry besides its properties: a build to publish when done (the spec's), a template (Duda's). */
+export type NewSiteExtras = Pick<SiteRecord, 'publish_when_built' | 'template_id'>
+
+/**
+ * A new site's record, on every path that creates one: its properties, kept
+ * as given as its `initial` ones, and its creation in the activity log.
+ */
+export function newSiteRecord(
+  ctx: CallContext,
+  props: SiteProperties,
+  site_name: string,
+  now: number,
+  build: SiteRecord['build'],
+  extras: NewSiteExtras,
+): SiteRecord {
+  // Object.assign and plain stores, not a spread, and `initial` not copied: docs/PERFORMANCE.md, "Object shapes on hot paths".
+  const site = Object.assign({}, props) as SiteRecord
+  site.site_name = site_name
+  site.owner = ctx.caller.user
+  site.initial = props
+  site.created_at = now
+  site.modified_at = now
+  site.build = build
+  if (extras.publish_when_built) site.publish_when_built = true
+  site.activity_log = creationLog(now)
+  if (extras.template_id !== undefined) site.template_id = extras.template_id
+  return site
+}
+
 /** Create Site. The name is reserved atomically before any build runs. */
 export async function createSite(ctx: CallContext, body: CreateSiteBody): Promise<SiteNameRef> {
   const input = validateCreateSite(body)
@@ -69,19 +98,15 @@ export async function createSite(ctx: CallContext, body: CreateSiteBody): Promis
   const publishNow = String(input.publish_now ?? 'false') === 'true'
   const now = ctx.now().getTime()
   const buildState = mode === 'true' ? 'built' : mode === 'false' ? 'delayed' : 'pending'
-  // Object.assign and plain stores, not a spread, and `initial` not copied: docs/PERFORMANCE.md, "Object shapes on hot paths".
-  const record = (site_name: string): SiteRecord => {
-    const site = Object.assign({}, props) as SiteRecord
-    site.site_name = site_name
-    site.owner = ctx.caller.user
-    site.initial = props
-    site.created_at = now
-    site.modified_at = now
-    site.build = buildState
-    if (publishNow && mode !== 'true') site.publish_when_built = true
-    site.activity_log = creationLog(now)
-    return site
-  }
+  const record = (site_name: string): SiteRecord =>
+    newSiteRecord(
+      ctx,
+      props,
+      site_name,
+      now,
+      buildState,
+      publishNow && mode !== 'true' ? { publish_when_built: true } : {},
+    )
 
   const site = await reserveName(ctx, input.site_data.site_name, props.original_site_url, record)
   if (mode === 'true') {
