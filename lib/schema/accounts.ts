@@ -2,6 +2,7 @@
  * JSON Schemas of the Accounts endpoints (docs/api.md, Accounts).
  */
 import type { FromSchema } from 'json-schema-to-ts'
+import type { Named } from './typing.js'
 import { compile } from './validate.js'
 import { closedObject } from './closed-object.js'
 
@@ -68,13 +69,10 @@ export const updateAccountSchema = {
   properties: { first_name: personNameSchema, last_name: personNameSchema, email: emailSchema, lang: langSchema },
 } as const
 
-// Mapped over the schema's type so that editors show these names (see schema/sites.ts).
-type CreateAccount = FromSchema<typeof createAccountSchema>
-type UpdateAccount = FromSchema<typeof updateAccountSchema>
 /** The body of Create Account. */
-export type CreateAccountBody = { [K in keyof CreateAccount]: CreateAccount[K] }
+export type CreateAccountBody = Named<FromSchema<typeof createAccountSchema>>
 /** The body of Update Account: at least one field. */
-export type UpdateAccountBody = { [K in keyof UpdateAccount]: UpdateAccount[K] }
+export type UpdateAccountBody = Named<FromSchema<typeof updateAccountSchema>>
 
 export const validateCreateAccount = compile<CreateAccountBody>(createAccountSchema)
 export const validateUpdateAccount = compile<UpdateAccountBody>(updateAccountSchema)

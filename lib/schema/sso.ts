@@ -3,6 +3,7 @@
  */
 import type { FromSchema } from 'json-schema-to-ts'
 import { siteNameSchema } from './sites.js'
+import type { Named } from './typing.js'
 import { compile } from './validate.js'
 import { closedObject } from './closed-object.js'
 
@@ -38,13 +39,10 @@ export const ssoLinkSchema = closedObject(
   ['url'],
 )
 
-// Mapped over the schema's type so that editors show these names (see schema/sites.ts).
-type SsoLinkInput = FromSchema<typeof ssoLinkQuerySchema>
-type SsoLinkAnswer = FromSchema<typeof ssoLinkSchema>
 /** Query of Get SSO Link. */
-export type SsoLinkQuery = { [K in keyof SsoLinkInput]: SsoLinkInput[K] }
+export type SsoLinkQuery = Named<FromSchema<typeof ssoLinkQuerySchema>>
 /** Answer of Get SSO Link. */
-export type SsoLink = { [K in keyof SsoLinkAnswer]: SsoLinkAnswer[K] }
+export type SsoLink = Named<FromSchema<typeof ssoLinkSchema>>
 
 /** Validates a Get SSO Link query; throws InvalidInput naming the parameter. */
 export const validateSsoLinkQuery = compile<SsoLinkQuery>(ssoLinkQuerySchema, 'query')

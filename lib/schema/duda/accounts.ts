@@ -6,6 +6,7 @@
  */
 import type { FromSchema } from 'json-schema-to-ts'
 import { closedObject } from '../closed-object.js'
+import type { Named } from '../typing.js'
 import { siteNameSchema } from '../sites.js'
 import { compile } from '../validate.js'
 
@@ -90,12 +91,10 @@ export const accountLinkSchema = closedObject(
   ['reset_url'],
 )
 
-type GrantSiteAccess = FromSchema<typeof grantSiteAccessSchema>
 /** The body of Grant Site Access. */
-export type GrantSiteAccessBody = { [K in keyof GrantSiteAccess]: GrantSiteAccess[K] }
-type SitePermissionsAnswer = FromSchema<typeof sitePermissionsSchema>
+export type GrantSiteAccessBody = Named<FromSchema<typeof grantSiteAccessSchema>>
 /** The answer of Get Site Permissions. */
-export type SitePermissions = { [K in keyof SitePermissionsAnswer]: SitePermissionsAnswer[K] }
+export type SitePermissions = Named<FromSchema<typeof sitePermissionsSchema>>
 /** One permission name. */
 export type PermissionName = (typeof PERMISSION_NAMES)[number]
 /** The answer of the welcome and reset-password links. */
