@@ -4,7 +4,7 @@
 import type { FromSchema } from 'json-schema-to-ts'
 import type { Named } from './typing.js'
 import { compile } from './validate.js'
-import { closedObject } from './closed-object.js'
+import { closedObject, patchObject } from './closed-object.js'
 
 export const accountNameSchema = {
   type: 'string',
@@ -61,18 +61,16 @@ export const createAccountSchema = closedObject(
   { ...accountFields, lang: langSchema, account_type: accountTypeSchema },
   ['account_name'],
 )
-
-export const updateAccountSchema = {
-  type: 'object',
-  additionalProperties: false,
-  minProperties: 1,
-  properties: { first_name: personNameSchema, last_name: personNameSchema, email: emailSchema, lang: langSchema },
-} as const
-
 /** The body of Create Account. */
 export type CreateAccountBody = Named<FromSchema<typeof createAccountSchema>>
+export const validateCreateAccount = compile<CreateAccountBody>(createAccountSchema)
+
+export const updateAccountSchema = patchObject({
+  first_name: personNameSchema,
+  last_name: personNameSchema,
+  email: emailSchema,
+  lang: langSchema,
+})
 /** The body of Update Account: at least one field. */
 export type UpdateAccountBody = Named<FromSchema<typeof updateAccountSchema>>
-
-export const validateCreateAccount = compile<CreateAccountBody>(createAccountSchema)
 export const validateUpdateAccount = compile<UpdateAccountBody>(updateAccountSchema)

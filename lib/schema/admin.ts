@@ -22,6 +22,8 @@ export const adminDateSchema = {
 export const text = <const N extends number>(max: N) => ({ type: 'string', minLength: 1, maxLength: max }) as const
 
 export const clockSetSchema = closedObject({ now: adminDateSchema }, ['now'])
+export type ClockSetBody = FromSchema<typeof clockSetSchema>
+export const validateClockSet = compile<ClockSetBody>(clockSetSchema)
 
 export const clockAdvanceSchema = closedObject(
   {
@@ -29,6 +31,8 @@ export const clockAdvanceSchema = closedObject(
   },
   ['seconds'],
 )
+export type ClockAdvanceBody = FromSchema<typeof clockAdvanceSchema>
+export const validateClockAdvance = compile<ClockAdvanceBody>(clockAdvanceSchema)
 
 export const builderSchema = closedObject(
   {
@@ -39,6 +43,8 @@ export const builderSchema = closedObject(
   },
   ['outcome'],
 )
+export type BuilderBody = FromSchema<typeof builderSchema>
+export const validateBuilder = compile<BuilderBody>(builderSchema)
 
 export const faultSchema = closedObject({
   method: { type: 'string', pattern: '^[A-Za-z]{1,16}$', description: 'an HTTP method name (any letter case)' },
@@ -66,6 +72,8 @@ export const faultSchema = closedObject({
   ),
   drop: { const: true },
 })
+export type FaultBody = FromSchema<typeof faultSchema>
+export const validateFault = compile<FaultBody>(faultSchema)
 
 export const journalQuerySchema = closedObject({
   method: { type: 'string', pattern: '^[A-Za-z]{1,16}$', description: 'an HTTP method name' },
@@ -74,6 +82,8 @@ export const journalQuerySchema = closedObject({
   user: { type: 'string', maxLength: 200 },
   limit: { type: 'string', pattern: '^[1-9]\\d{0,5}$', description: 'a whole number from 1 to 999999' },
 })
+export type JournalQuery = FromSchema<typeof journalQuerySchema>
+export const validateJournalQuery = compile<JournalQuery>(journalQuerySchema, 'query')
 
 /** What a recorded visit or activity may say about its visitor, for the system and geo dimensions. */
 const eventContext = {
@@ -92,6 +102,7 @@ export const visitSchema = closedObject(
   },
   ['site_name', 'visitor_id'],
 )
+export type VisitBody = FromSchema<typeof visitSchema>
 
 export const activitySchema = closedObject(
   {
@@ -102,21 +113,8 @@ export const activitySchema = closedObject(
   },
   ['site_name', 'kind'],
 )
+export type ActivityBody = FromSchema<typeof activitySchema>
 
 /** One recorded event, or an array of them (all or nothing). */
 export const events = <const E extends object>(entry: E) =>
   ({ anyOf: [entry, { type: 'array', maxItems: 1_000_000, items: entry }] }) as const
-
-export type ClockSetBody = FromSchema<typeof clockSetSchema>
-export type ClockAdvanceBody = FromSchema<typeof clockAdvanceSchema>
-export type BuilderBody = FromSchema<typeof builderSchema>
-export type FaultBody = FromSchema<typeof faultSchema>
-export type JournalQuery = FromSchema<typeof journalQuerySchema>
-export type VisitBody = FromSchema<typeof visitSchema>
-export type ActivityBody = FromSchema<typeof activitySchema>
-
-export const validateClockSet = compile<ClockSetBody>(clockSetSchema)
-export const validateClockAdvance = compile<ClockAdvanceBody>(clockAdvanceSchema)
-export const validateBuilder = compile<BuilderBody>(builderSchema)
-export const validateFault = compile<FaultBody>(faultSchema)
-export const validateJournalQuery = compile<JournalQuery>(journalQuerySchema, 'query')

@@ -31,15 +31,13 @@ export const siteAnalyticsQuerySchema = closedObject({
       "today's Duda API: the figures per UTC day, ISO week, month or year of the period, each bucket clipped to it (one call toward the daily limit)",
   },
 })
-
-export const mostTrafficQuerySchema = closedObject({ from: date, to: date })
-
 /** Query of Get Site Analytics. */
 export type SiteAnalyticsQuery = NamedInput<typeof siteAnalyticsQuerySchema>
-/** Query of Get Sites with Most Traffic. */
-export type MostTrafficQuery = Named<FromSchema<typeof mostTrafficQuerySchema>>
-
 /** Validates a Get Site Analytics query; throws InvalidInput naming the parameter. */
 export const validateSiteAnalyticsQuery = compile<SiteAnalyticsQuery>(siteAnalyticsQuerySchema, 'query')
+
+export const mostTrafficQuerySchema = closedObject({ from: date, to: date })
+/** Query of Get Sites with Most Traffic. */
+export type MostTrafficQuery = Named<FromSchema<typeof mostTrafficQuerySchema>>
 /** Validates a Get Sites with Most Traffic query; throws InvalidInput naming the parameter. */
 export const validateMostTrafficQuery = compile<MostTrafficQuery>(mostTrafficQuerySchema, 'query')

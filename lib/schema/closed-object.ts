@@ -35,3 +35,16 @@ export function closedObject(properties: Properties, required?: readonly string[
     ? { type: 'object', additionalProperties: false, properties }
     : { type: 'object', additionalProperties: false, required, properties }
 }
+
+/** A closed object schema that must hold at least one of its properties. */
+export interface PatchObject<P extends Properties> {
+  readonly type: 'object'
+  readonly additionalProperties: false
+  readonly minProperties: 1
+  readonly properties: P
+}
+
+/** The body of an update: these properties, at least one of them, and no other key (the literal it stands for, key order included). */
+export function patchObject<const P extends Properties>(properties: P): PatchObject<P> {
+  return { type: 'object', additionalProperties: false, minProperties: 1, properties }
+}

@@ -32,6 +32,7 @@ export const seedMasterSchema = closedObject(
   },
   ['user'],
 )
+export type SeedMaster = FromSchema<typeof seedMasterSchema>
 
 const siteProps = siteDataSchema.properties
 /** Create Site's site_data fields, flat, plus the owner and the state a snapshot carries. */
@@ -62,6 +63,7 @@ export const seedSiteSchema = closedObject(
   },
   ['owner', 'site_name', 'original_site_url'],
 )
+export type SeedSite = FromSchema<typeof seedSiteSchema>
 
 export const seedAccountSchema = closedObject(
   {
@@ -73,11 +75,13 @@ export const seedAccountSchema = closedObject(
   },
   ['owner', 'account_name'],
 )
+export type SeedAccount = FromSchema<typeof seedAccountSchema>
 
 export const seedGrantSchema = closedObject(
   { owner: text(200), account_name: accountNameSchema, site_name: siteNameSchema, permissions: permissionListSchema },
   ['owner', 'account_name', 'site_name'],
 )
+export type SeedGrant = FromSchema<typeof seedGrantSchema>
 
 export const seedLedgerSchema = closedObject(
   {
@@ -96,6 +100,7 @@ export const seedLedgerSchema = closedObject(
   },
   ['owner'],
 )
+export type SeedLedger = FromSchema<typeof seedLedgerSchema>
 
 const activityCounts = closedObject(
   { click_to_call: count, click_to_map: count, click_to_email: count, form_submit: count },
@@ -130,6 +135,7 @@ export const seedAnalyticsSchema = closedObject(
   },
   ['site_name', 'day', 'visits', 'page_views', 'activities', 'system', 'geo'],
 )
+export type SeedAnalyticsDay = FromSchema<typeof seedAnalyticsSchema>
 
 /** The entry schema of each seed section. */
 export const seedSections = {
@@ -174,13 +180,6 @@ export const seedBodySchema = closedObject({
     Object.entries(seedSections).map(([name, entry]) => [name, { type: 'array', maxItems: 1_000_000, items: entry }]),
   ),
 })
-
-export type SeedMaster = FromSchema<typeof seedMasterSchema>
-export type SeedSite = FromSchema<typeof seedSiteSchema>
-export type SeedAccount = FromSchema<typeof seedAccountSchema>
-export type SeedGrant = FromSchema<typeof seedGrantSchema>
-export type SeedLedger = FromSchema<typeof seedLedgerSchema>
-export type SeedAnalyticsDay = FromSchema<typeof seedAnalyticsSchema>
 
 export const validateSeedShape = compile<Record<string, unknown[] | undefined>>(seedSchema)
 /** Entry validators, by seed section; their messages are prefixed with the entry's place. */

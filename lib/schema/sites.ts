@@ -5,7 +5,7 @@
  */
 import { dateInputSchema } from './dates.js'
 import { compile } from './validate.js'
-import { closedObject } from './closed-object.js'
+import { closedObject, patchObject } from './closed-object.js'
 import type { InputOf, NamedInput } from './typing.js'
 
 /** Free-text fields the spec gives no limit: a generous cap keeps bodies sane. */
@@ -103,6 +103,8 @@ export const siteDataSchema = closedObject(
   },
   ['original_site_url'],
 )
+/** The `site_data` of Create Site. */
+export type SiteData = NamedInput<typeof siteDataSchema>
 
 export const createSiteSchema = closedObject(
   {
@@ -123,22 +125,26 @@ export const createSiteSchema = closedObject(
   },
   ['site_data'],
 )
+/** The body of Create Site. */
+export type CreateSiteBody = NamedInput<typeof createSiteSchema>
+export const validateCreateSite = compile<CreateSiteBody>(createSiteSchema)
 
-export const updateSiteSchema = {
-  type: 'object',
-  additionalProperties: false,
-  minProperties: 1,
-  properties: {
-    site_domain: domainSchema,
-    original_site_url: httpUrlSchema,
-    auto_sync_cache_ttl: ttlSchema,
-    external_uid: externalUid,
-  },
-} as const
+export const updateSiteSchema = patchObject({
+  site_domain: domainSchema,
+  original_site_url: httpUrlSchema,
+  auto_sync_cache_ttl: ttlSchema,
+  external_uid: externalUid,
+})
+/** The body of Update Site: at least one field. */
+export type UpdateSiteBody = NamedInput<typeof updateSiteSchema>
+export const validateUpdateSite = compile<UpdateSiteBody>(updateSiteSchema)
 
 export const recreateSiteSchema = closedObject({
   republish: { type: 'boolean', default: false, description: 'publish the site again after recreating it' },
 })
+/** The optional body of Recreate Site. */
+export type RecreateSiteBody = NamedInput<typeof recreateSiteSchema>
+export const validateRecreateSite = compile<RecreateSiteBody>(recreateSiteSchema)
 
 export const publishQuerySchema = closedObject({
   test: {
@@ -149,11 +155,17 @@ export const publishQuerySchema = closedObject({
       'true: a test publish, which never charges and is not a first publish (the first publish without it charges once and opens the subscription)',
   },
 })
+/** The query of Publish Site. */
+export type PublishQuery = NamedInput<typeof publishQuerySchema>
+export const validatePublishQuery = compile<PublishQuery>(publishQuerySchema, 'query')
 
 export const periodQuerySchema = closedObject({
   from: dateInputSchema,
   to: dateInputSchema,
 })
+/** The query of the created and modified listings. */
+export type PeriodQuery = NamedInput<typeof periodQuerySchema>
+export const validatePeriodQuery = compile<PeriodQuery>(periodQuerySchema, 'query')
 
 export const getManySchema = {
   type: 'array',
@@ -161,29 +173,11 @@ export const getManySchema = {
   maxItems: 50,
   items: closedObject({ site_name: { type: 'string' } }, ['site_name']),
 } as const
+/** The body of Retrieve Multiple Sites: 1 to 50 `{ site_name }`. */
+export type GetManyBody = InputOf<typeof getManySchema>
+export const validateGetMany = compile<GetManyBody>(getManySchema)
 
 /** An empty query or body: only used where an endpoint takes none. */
 export const emptyObjectSchema = { type: 'object', additionalProperties: false, properties: {} } as const
 
 // Named (a mapped type) so that editors show MasterApi's parameters by these names instead of their expansion.
-/** The body of Create Site. */
-export type CreateSiteBody = NamedInput<typeof createSiteSchema>
-/** The `site_data` of Create Site. */
-export type SiteData = NamedInput<typeof siteDataSchema>
-/** The body of Update Site: at least one field. */
-export type UpdateSiteBody = NamedInput<typeof updateSiteSchema>
-/** The optional body of Recreate Site. */
-export type RecreateSiteBody = NamedInput<typeof recreateSiteSchema>
-/** The query of Publish Site. */
-export type PublishQuery = NamedInput<typeof publishQuerySchema>
-/** The query of the created and modified listings. */
-export type PeriodQuery = NamedInput<typeof periodQuerySchema>
-/** The body of Retrieve Multiple Sites: 1 to 50 `{ site_name }`. */
-export type GetManyBody = InputOf<typeof getManySchema>
-
-export const validateCreateSite = compile<CreateSiteBody>(createSiteSchema)
-export const validateUpdateSite = compile<UpdateSiteBody>(updateSiteSchema)
-export const validateRecreateSite = compile<RecreateSiteBody>(recreateSiteSchema)
-export const validatePublishQuery = compile<PublishQuery>(publishQuerySchema, 'query')
-export const validatePeriodQuery = compile<PeriodQuery>(periodQuerySchema, 'query')
-export const validateGetMany = compile<GetManyBody>(getManySchema)

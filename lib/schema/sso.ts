@@ -27,6 +27,10 @@ export const ssoLinkQuerySchema = closedObject({
       "where the link lands; default DASHBOARD; STATS needs site_name; today's Duda targets of one site (EDITOR and the others) land where STATS does and need site_name too",
   },
 })
+/** Query of Get SSO Link. */
+export type SsoLinkQuery = Named<FromSchema<typeof ssoLinkQuerySchema>>
+/** Validates a Get SSO Link query; throws InvalidInput naming the parameter. */
+export const validateSsoLinkQuery = compile<SsoLinkQuery>(ssoLinkQuerySchema, 'query')
 
 /** The answer of Get SSO Link. */
 export const ssoLinkSchema = closedObject(
@@ -38,14 +42,8 @@ export const ssoLinkSchema = closedObject(
   },
   ['url'],
 )
-
-/** Query of Get SSO Link. */
-export type SsoLinkQuery = Named<FromSchema<typeof ssoLinkQuerySchema>>
 /** Answer of Get SSO Link. */
 export type SsoLink = Named<FromSchema<typeof ssoLinkSchema>>
-
-/** Validates a Get SSO Link query; throws InvalidInput naming the parameter. */
-export const validateSsoLinkQuery = compile<SsoLinkQuery>(ssoLinkQuerySchema, 'query')
 
 /** An absolute http(s) URL without query or fragment, or a path starting with one '/'. */
 export function isDashboardUrl(url: unknown): url is string {

@@ -60,6 +60,10 @@ export const permissionListSchema = {
 
 /** The body of Grant Site Access (today's path). */
 export const grantSiteAccessSchema = closedObject({ permissions: permissionListSchema }, ['permissions'])
+/** The body of Grant Site Access. */
+export type GrantSiteAccessBody = Named<FromSchema<typeof grantSiteAccessSchema>>
+/** Validates a Grant Site Access body; throws InvalidInput naming the field. */
+export const validateGrantSiteAccess = compile<GrantSiteAccessBody>(grantSiteAccessSchema)
 
 /** The answer of Get Site Permissions. */
 export const sitePermissionsSchema = closedObject(
@@ -73,6 +77,8 @@ export const sitePermissionsSchema = closedObject(
   },
   ['permissions'],
 )
+/** The answer of Get Site Permissions. */
+export type SitePermissions = Named<FromSchema<typeof sitePermissionsSchema>>
 
 /** The answer of List Permissions: every permission name. */
 export const permissionNamesSchema = { type: 'array', items: permissionSchema } as const
@@ -90,15 +96,8 @@ export const accountLinkSchema = closedObject(
   },
   ['reset_url'],
 )
-
-/** The body of Grant Site Access. */
-export type GrantSiteAccessBody = Named<FromSchema<typeof grantSiteAccessSchema>>
-/** The answer of Get Site Permissions. */
-export type SitePermissions = Named<FromSchema<typeof sitePermissionsSchema>>
-/** One permission name. */
-export type PermissionName = (typeof PERMISSION_NAMES)[number]
 /** The answer of the welcome and reset-password links. */
 export type AccountLink = FromSchema<typeof accountLinkSchema>
 
-/** Validates a Grant Site Access body; throws InvalidInput naming the field. */
-export const validateGrantSiteAccess = compile<GrantSiteAccessBody>(grantSiteAccessSchema)
+/** One permission name. */
+export type PermissionName = (typeof PERMISSION_NAMES)[number]

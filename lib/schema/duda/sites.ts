@@ -5,7 +5,7 @@
  * choice made where they are silent.
  */
 import type { FromSchema } from 'json-schema-to-ts'
-import { closedObject } from '../closed-object.js'
+import { closedObject, patchObject } from '../closed-object.js'
 import { dateInputSchema, dateTimeOutputSchema } from '../dates.js'
 import {
   businessInfoSchema,
@@ -51,18 +51,19 @@ export const dudaCreateSiteSchema = closedObject({
   default_domain_prefix: siteNameSchema,
   site_data: dudaSiteDataSchema,
 })
+/** Body of Duda's create. */
+export type DudaCreateSiteBody = NamedInput<typeof dudaCreateSiteSchema>
+export const validateDudaCreateSite = compile<DudaCreateSiteBody>(dudaCreateSiteSchema)
 
 /** Body of `POST /sites/multiscreen/update/{site_name}`: at least one field. */
-export const dudaUpdateSiteSchema = {
-  type: 'object',
-  additionalProperties: false,
-  minProperties: 1,
-  properties: {
-    site_domain: domainSchema,
-    external_uid: externalUidSchema,
-    site_business_info: businessInfoSchema,
-  },
-} as const
+export const dudaUpdateSiteSchema = patchObject({
+  site_domain: domainSchema,
+  external_uid: externalUidSchema,
+  site_business_info: businessInfoSchema,
+})
+/** Body of Duda's update. */
+export type DudaUpdateSiteBody = NamedInput<typeof dudaUpdateSiteSchema>
+export const validateDudaUpdateSite = compile<DudaUpdateSiteBody>(dudaUpdateSiteSchema)
 
 /** Body of `POST /sites/multiscreen/reset/{site_name}`. */
 export const dudaResetSiteSchema = closedObject({
@@ -72,6 +73,9 @@ export const dudaResetSiteSchema = closedObject({
     removeBizInfos: { type: 'boolean', description: 'also remove the business info' },
   }),
 })
+/** Body of Duda's reset. */
+export type DudaResetSiteBody = NamedInput<typeof dudaResetSiteSchema>
+export const validateDudaResetSite = compile<DudaResetSiteBody>(dudaResetSiteSchema)
 
 /** Body of `POST /sites/multiscreen/duplicate/{site_name}`. */
 export const dudaDuplicateSiteSchema = closedObject(
@@ -81,6 +85,9 @@ export const dudaDuplicateSiteSchema = closedObject(
   },
   ['new_default_domain_prefix'],
 )
+/** Body of Duda's duplicate. */
+export type DudaDuplicateSiteBody = NamedInput<typeof dudaDuplicateSiteSchema>
+export const validateDudaDuplicateSite = compile<DudaDuplicateSiteBody>(dudaDuplicateSiteSchema)
 
 /** Query of `GET /sites/multiscreen`. */
 export const dudaListQuerySchema = closedObject({
@@ -89,9 +96,15 @@ export const dudaListQuerySchema = closedObject({
   sort: { type: 'string', enum: ['CREATION_DATE', 'LAST_PUBLISHED_DATE'], description: 'the order of the sites' },
   direction: { type: 'string', enum: ['asc', 'desc'], description: 'ascending or descending' },
 })
+/** Query of Duda's site list. */
+export type DudaListQuery = NamedInput<typeof dudaListQuerySchema>
+export const validateDudaListQuery = compile<DudaListQuery>(dudaListQuerySchema, 'query')
 
 /** Query of `GET /sites/multiscreen/published` and `/unpublished`. */
 export const dudaLastDaysQuerySchema = closedObject({ lastDays: countSchema })
+/** Query of the published and unpublished listings. */
+export type DudaLastDaysQuery = NamedInput<typeof dudaLastDaysQuerySchema>
+export const validateDudaLastDaysQuery = compile<DudaLastDaysQuery>(dudaLastDaysQuerySchema, 'query')
 
 /** The activity types mobisite records (a subset of the client's ActivityType). */
 export const ACTIVITY_TYPES = ['site_created', 'site_published', 'site_unpublished', 'site_reset'] as const
@@ -109,6 +122,9 @@ export const dudaActivitiesQuerySchema = closedObject({
     description: 'activity types separated by commas',
   },
 })
+/** Query of the activity log. */
+export type DudaActivitiesQuery = NamedInput<typeof dudaActivitiesQuerySchema>
+export const validateDudaActivitiesQuery = compile<DudaActivitiesQuery>(dudaActivitiesQuerySchema, 'query')
 
 /** A site as Duda's paths show it. */
 export const dudaSiteSchema = {
@@ -135,6 +151,8 @@ export const dudaSiteSchema = {
   ),
   description: "A site as Duda's `/sites/multiscreen` paths show it.",
 } as const
+/** A site on Duda's paths. */
+export type DudaSite = FromSchema<typeof dudaSiteSchema>
 
 /** Answer of `GET /sites/multiscreen`. */
 export const dudaSiteListSchema = closedObject(
@@ -146,6 +164,8 @@ export const dudaSiteListSchema = closedObject(
   },
   ['offset', 'limit', 'total_responses', 'results'],
 )
+/** Answer of Duda's site list. */
+export type DudaSiteList = FromSchema<typeof dudaSiteListSchema>
 
 /** Answer of the listings and of by-external-id: site names. */
 export const siteNamesSchema = { type: 'array', items: siteNameSchema } as const
@@ -172,32 +192,5 @@ export const dudaActivitiesSchema = closedObject(
   },
   ['site_name', 'results'],
 )
-
-/** Body of Duda's create. */
-export type DudaCreateSiteBody = NamedInput<typeof dudaCreateSiteSchema>
-/** Body of Duda's update. */
-export type DudaUpdateSiteBody = NamedInput<typeof dudaUpdateSiteSchema>
-/** Body of Duda's reset. */
-export type DudaResetSiteBody = NamedInput<typeof dudaResetSiteSchema>
-/** Body of Duda's duplicate. */
-export type DudaDuplicateSiteBody = NamedInput<typeof dudaDuplicateSiteSchema>
-/** Query of Duda's site list. */
-export type DudaListQuery = NamedInput<typeof dudaListQuerySchema>
-/** Query of the published and unpublished listings. */
-export type DudaLastDaysQuery = NamedInput<typeof dudaLastDaysQuerySchema>
-/** Query of the activity log. */
-export type DudaActivitiesQuery = NamedInput<typeof dudaActivitiesQuerySchema>
-/** A site on Duda's paths. */
-export type DudaSite = FromSchema<typeof dudaSiteSchema>
-/** Answer of Duda's site list. */
-export type DudaSiteList = FromSchema<typeof dudaSiteListSchema>
 /** Answer of the activity log. */
 export type DudaActivities = FromSchema<typeof dudaActivitiesSchema>
-
-export const validateDudaCreateSite = compile<DudaCreateSiteBody>(dudaCreateSiteSchema)
-export const validateDudaUpdateSite = compile<DudaUpdateSiteBody>(dudaUpdateSiteSchema)
-export const validateDudaResetSite = compile<DudaResetSiteBody>(dudaResetSiteSchema)
-export const validateDudaDuplicateSite = compile<DudaDuplicateSiteBody>(dudaDuplicateSiteSchema)
-export const validateDudaListQuery = compile<DudaListQuery>(dudaListQuerySchema, 'query')
-export const validateDudaLastDaysQuery = compile<DudaLastDaysQuery>(dudaLastDaysQuerySchema, 'query')
-export const validateDudaActivitiesQuery = compile<DudaActivitiesQuery>(dudaActivitiesQuerySchema, 'query')
