@@ -321,8 +321,8 @@ export function apiRouter(engine: Engine, options: ApiRouterOptions = {}): Route
     // A hook may have answered already (an injected fault).
     if (res.headersSent || res.destroyed) return
     const result = await route.run(engine.as(caller), params, call.input, request)
-    if (route.success === 'empty') sendEmpty(res)
-    else sendJson(res, 200, result)
+    if (route.success === 204) sendEmpty(res)
+    else sendJson(res, route.success, result)
   }
 
   /** 405 with Allow for a known path and another method; 404 otherwise (or the next handler). */
