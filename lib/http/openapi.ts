@@ -6,7 +6,9 @@
  * (from the registry in lib/errors.ts) and the headers that come with it.
  *
  * The API's routes and the test-double controls' calls are one shape
- * (RouteDoc, routes.ts) and go through one builder.
+ * (RouteDoc, routes.ts) and go through one builder. The controls are in the
+ * document only when asked for, as where adminRouter is mounted: a document
+ * lists no path its server does not serve.
  */
 import { ERROR_CODES, type ErrorCode } from '../errors.js'
 import { createAccountSchema, updateAccountSchema } from '../schema/accounts.js'
@@ -268,14 +270,87 @@ Absent fields are absent, never null. Every failure answers \`{ "error_code", "m
 A path nothing serves answers 404 (components/responses/NotFound); a known path with another method
 answers 405 with \`Allow\` (components/responses/MethodNotAllowed), and OPTIONS answers 204 with \`Allow\`.`
 
-/** The OpenAPI document; `serverUrl` is where the router is mounted (default `/api`). */
-export function openApiDocument(
-  serverUrl = '/api',
-  routes: readonly RouteDoc[] = [...ROUTES, ...SERVICE_ROUTES],
-): object {
+/** Every header a response may document; the document keeps those its responses name. */
+const HEADERS: Record<string, object> = {
+  'WWW-Authenticate': {
+    description: 'The authentication scheme to use.',
+    required: true,
+    schema: { type: 'string', const: 'Basic realm="mobisite"' },
+  },
+  'WWW-Authenticate-Bearer': {
+    description: 'The admin calls ask for the bearer token.',
+    required: true,
+    schema: { type: 'string', const: 'Bearer realm="mobisite admin"' },
+  },
+  'Retry-After': {
+    description:
+      'Seconds to wait: to the next UTC midnight for the daily analytics limit (DailyLimitExceeded), to the end of the second for the rate limit, to the end of the failed-login window for the failed-login limits (TooManyRequests).',
+    required: true,
+    schema: { type: 'integer', minimum: 1 },
+  },
+  Allow: { description: 'The methods the path takes.', required: true, schema: { type: 'string' } },
+}
+
+/** Options of {@link openApiDocument}. */
+export interface OpenApiOptions {
+  /**
+   * Also describe the test-double controls, at `/__admin` beside the API:
+   * for a server that mounts adminRouter there (`startServer({ admin: true })`).
+   * Default false: the document lists only what apiRouter serves.
+   */
+  admin?: boolean
+}
+
+/** Every `$ref` target in `value`, as `#/components/<group>/<name>`. */
+function refsIn(value: unknown, into = new Set<string>()): Set<string> {
+  if (typeof value !== 'object' || value === null) return into
+  for (const [key, inner] of Object.entries(value)) {
+    if (key === '$ref' && typeof inner === 'string') into.add(inner)
+    else refsIn(inner, into)
+  }
+  return into
+}
+
+/**
+ * Keeps of `group` (components/schemas or components/headers) what `from`
+ * reaches, directly or through other components: a component only the admin
+ * calls use (SiteEvent, the bearer challenge) leaves a document without them.
+ */
+function reached<T>(group: string, all: Record<string, T>, from: unknown): Record<string, T> {
+  const seen = refsIn(from)
+  for (const ref of seen) {
+    const [, , refGroup, name] = ref.split('/')
+    if (refGroup === group && all[name!] !== undefined) refsIn(all[name!], seen)
+  }
+  return Object.fromEntries(Object.entries(all).filter(([name]) => seen.has(`#/components/${group}/${name}`)))
+}
+
+/**
+ * The OpenAPI document; `serverUrl` is where the router is mounted (default
+ * `/api`). With `admin`, the test-double controls are in it too.
+ */
+export function openApiDocument(serverUrl = '/api', options: OpenApiOptions = {}): object {
   const paths: PathItems = {}
+  const routes: RouteDoc[] = [...ROUTES, ...SERVICE_ROUTES]
   addPaths(paths, routes)
-  addPaths(paths, ADMIN_CALLS, ADMIN_MOUNT, adminServers(serverUrl))
+  if (options.admin) {
+    addPaths(paths, ADMIN_CALLS, ADMIN_MOUNT, adminServers(serverUrl))
+    routes.push(...ADMIN_CALLS)
+  }
+  const used = new Set(routes.map(({ tag }) => tag))
+  const auths = new Set(routes.map(({ auth }) => auth))
+  const responses = {
+    NotFound: errorResponse(404, [{ code: 'NotFound', meaning: ERROR_CODES.NotFound.meaning }]),
+    MethodNotAllowed: {
+      ...errorResponse(405, [{ code: 'MethodNotAllowed', meaning: ERROR_CODES.MethodNotAllowed.meaning }]),
+      headers: { Allow: { $ref: '#/components/headers/Allow' } },
+    },
+    Options: {
+      description: 'OPTIONS on a known path: no content.',
+      headers: { Allow: { $ref: '#/components/headers/Allow' } },
+    },
+    RequestTimeout: errorResponse(408, [{ code: 'RequestTimeout', meaning: ERROR_CODES.RequestTimeout.meaning }]),
+  }
   const schemas = Object.fromEntries(Object.entries(COMPONENTS).map(([name, schema]) => [name, withRefs(schema, true)]))
   return {
     openapi: '3.1.0',
@@ -286,50 +361,25 @@ export function openApiDocument(
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: serverUrl }],
-    tags: TAGS,
+    tags: TAGS.filter(({ name }) => used.has(name)),
     security: [{ basic: [] }],
     paths,
     components: {
       securitySchemes: {
         basic: { type: 'http', scheme: 'basic', description: 'A master account: user and password.' },
-        bearerAuth: {
-          type: 'http',
-          scheme: 'bearer',
-          description: 'The admin token of the test-double controls (adminToken, MOBISITE_ADMIN_TOKEN).',
-        },
+        ...(auths.has('bearer')
+          ? {
+              bearerAuth: {
+                type: 'http',
+                scheme: 'bearer',
+                description: 'The admin token of the test-double controls (adminToken, MOBISITE_ADMIN_TOKEN).',
+              },
+            }
+          : {}),
       },
-      schemas,
-      headers: {
-        'WWW-Authenticate': {
-          description: 'The authentication scheme to use.',
-          required: true,
-          schema: { type: 'string', const: 'Basic realm="mobisite"' },
-        },
-        'WWW-Authenticate-Bearer': {
-          description: 'The admin calls ask for the bearer token.',
-          required: true,
-          schema: { type: 'string', const: 'Bearer realm="mobisite admin"' },
-        },
-        'Retry-After': {
-          description:
-            'Seconds to wait: to the next UTC midnight for the daily analytics limit (DailyLimitExceeded), to the end of the second for the rate limit, to the end of the failed-login window for the failed-login limits (TooManyRequests).',
-          required: true,
-          schema: { type: 'integer', minimum: 1 },
-        },
-        Allow: { description: 'The methods the path takes.', required: true, schema: { type: 'string' } },
-      },
-      responses: {
-        NotFound: errorResponse(404, [{ code: 'NotFound', meaning: ERROR_CODES.NotFound.meaning }]),
-        MethodNotAllowed: {
-          ...errorResponse(405, [{ code: 'MethodNotAllowed', meaning: ERROR_CODES.MethodNotAllowed.meaning }]),
-          headers: { Allow: { $ref: '#/components/headers/Allow' } },
-        },
-        Options: {
-          description: 'OPTIONS on a known path: no content.',
-          headers: { Allow: { $ref: '#/components/headers/Allow' } },
-        },
-        RequestTimeout: errorResponse(408, [{ code: 'RequestTimeout', meaning: ERROR_CODES.RequestTimeout.meaning }]),
-      },
+      schemas: reached('schemas', schemas, { paths, responses }),
+      headers: reached('headers', HEADERS, { paths, responses }),
+      responses,
     },
   }
 }
