@@ -249,7 +249,8 @@ export function renderApiReference(): string {
     'Absent fields are absent from the JSON, never `null`. Every failure answers `{"error_code": "...", "message": "..."}`',
     'with the status of its code ([error codes](errors.md)). A path nothing serves answers `404 NotFound`; a known',
     'path with another method answers `405 MethodNotAllowed` naming the allowed methods in its message and in `Allow`.',
-    'The same description, machine-readable: `GET /api/openapi.json` (OpenAPI 3.1).',
+    'The same description, machine-readable: `GET /api/openapi.json` (OpenAPI 3.1), with the test-double controls',
+    'when the server serves them.',
     '',
     '| Method | Path | Operation |',
     '|---|---|---|',
@@ -268,7 +269,8 @@ export function renderApiReference(): string {
     'Steer a test double: reset, seed, snapshot, clock, builder, journal and faults. Served only when the server was',
     `started with admin on (\`startServer({ admin: true })\`, \`mobisite --admin\`), at \`${ADMIN_MOUNT}\` on the server root,`,
     'beside the API and not under it: the paths below are absolute. With an admin token every call needs',
-    '`Authorization: Bearer <token>` (401 otherwise). See [testing.md](testing.md).',
+    '`Authorization: Bearer <token>` (401 otherwise). See [testing.md](testing.md). `GET /api/openapi.json` lists them',
+    'only on such a server (in process: `openApiDocument(url, { admin: true })`).',
     '',
   )
   for (const call of ADMIN_CALLS) lines.push(...adminEndpoint(call))
