@@ -36,7 +36,7 @@ export type {
 export type { SsoLink, SsoLinkQuery } from './schema/sso.js'
 export { apiRouter, type ApiRouterOptions } from './http/router.js'
 export { RateLimit, MAX_PER_SECOND, type RateLimitOptions } from './http/rate-limit.js'
-export { openApiDocument } from './http/openapi.js'
+export { openApiDocument, type OpenApiOptions } from './http/openapi.js'
 export { dashboardRouter, SESSION_COOKIE, type DashboardRouterOptions } from './dashboard/index.js'
 export {
   analyticsCollector,

@@ -6,19 +6,17 @@
  */
 import { ERROR_CODES, type ErrorCode } from '../lib/errors.js'
 import {
-  ADMIN_MOUNT,
-  ADMIN_TAG,
   COMPONENTS,
   PATH_PARAMETERS,
-  adminBodyOf,
-  adminErrorCodesOf,
-  adminQueryOf,
+  bodyOf,
   componentName,
+  errorCodesOf,
   errorStatusesOf,
   openApiPath,
+  queryOf,
 } from '../lib/http/openapi.js'
 import { ROUTES, SERVICE_ROUTES, type RouteDoc } from '../lib/http/routes.js'
-import { ADMIN_CALLS, type AdminCall } from '../lib/testing/admin-calls.js'
+import { ADMIN_CALLS, ADMIN_MOUNT, ADMIN_TAG } from '../lib/testing/admin-calls.js'
 
 interface Schema {
   type?: string | string[]
@@ -151,7 +149,7 @@ function answerOf(schema: Schema): string {
 
 function endpoint(route: RouteDoc): string[] {
   const lines = [`### ${route.summary}`, '']
-  const auth = route.public ? 'none' : 'HTTP Basic, a master account'
+  const auth = route.auth === 'none' ? 'none' : 'HTTP Basic, a master account'
   lines.push(
     `\`${route.method} ${openApiPath(route.path)}\` · operationId \`${route.operationId}\` · auth: ${auth}`,
     '',
@@ -180,10 +178,10 @@ function endpoint(route: RouteDoc): string[] {
       '',
     )
     lines.push(...fieldTable(fieldsOf(schema ?? {}), true), '')
-  } else if (!route.public) {
+  } else if (route.auth !== 'none') {
     lines.push('Takes no query parameters and no body.', '')
   }
-  if (route.success === 'empty') lines.push('Success: `204` with no content.', '')
+  if (route.success === 204) lines.push('Success: `204` with no content.', '')
   else lines.push(`Success: \`200\` with ${answerOf((route.response ?? {}) as Schema)}.`, '')
   const errors = [...errorStatusesOf(route)]
   if (errors.length > 0) {
@@ -198,14 +196,14 @@ function endpoint(route: RouteDoc): string[] {
 }
 
 /** One admin call of the test-double controls. */
-function adminEndpoint(call: AdminCall): string[] {
+function adminEndpoint(call: RouteDoc): string[] {
   const lines = [`### ${call.summary}`, '']
   lines.push(
     `\`${call.method} ${ADMIN_MOUNT}${openApiPath(call.path)}\` · operationId \`${call.operationId}\` · auth: Bearer admin token, when the server has one`,
     '',
   )
-  const query = adminQueryOf(call)
-  const body = adminBodyOf(call) as Schema | undefined
+  const query = queryOf(call)
+  const body = bodyOf(call) as Schema | undefined
   if (query) {
     lines.push('Query parameters (all optional; any other is refused):', '', '| Name | Type | Rule |', '|---|---|---|')
     for (const { field, schema } of fieldsOf(query as Schema))
@@ -225,7 +223,7 @@ function adminEndpoint(call: AdminCall): string[] {
     )
     lines.push(`Success: \`${call.success}\` with an object: ${fields.map(({ field }) => code(field)).join(', ')}.`, '')
   }
-  const errors = adminErrorCodesOf(call).map((name) => `[\`${name}\`](errors.md#${anchor(name)})`)
+  const errors = errorCodesOf(call).map((name) => `[\`${name}\`](errors.md#${anchor(name)})`)
   lines.push(
     `Errors: ${errors.join(', ')}${call.outage ? '; `503` with the same body as 200 when the store cannot be reached' : ''}.`,
     '',
@@ -236,7 +234,7 @@ function adminEndpoint(call: AdminCall): string[] {
 /** docs/api.md */
 export function renderApiReference(): string {
   const routes: RouteDoc[] = [...ROUTES, ...SERVICE_ROUTES]
-  const tags = [...new Set(routes.map((route) => route.tag ?? 'Other'))]
+  const tags = [...new Set(routes.map((route) => route.tag))]
   const lines = [
     '# HTTP API reference',
     '',
@@ -251,7 +249,8 @@ export function renderApiReference(): string {
     'Absent fields are absent from the JSON, never `null`. Every failure answers `{"error_code": "...", "message": "..."}`',
     'with the status of its code ([error codes](errors.md)). A path nothing serves answers `404 NotFound`; a known',
     'path with another method answers `405 MethodNotAllowed` naming the allowed methods in its message and in `Allow`.',
-    'The same description, machine-readable: `GET /api/openapi.json` (OpenAPI 3.1).',
+    'The same description, machine-readable: `GET /api/openapi.json` (OpenAPI 3.1), with the test-double controls',
+    'when the server serves them.',
     '',
     '| Method | Path | Operation |',
     '|---|---|---|',
@@ -262,7 +261,7 @@ export function renderApiReference(): string {
   ]
   for (const tag of tags) {
     lines.push(`## ${tag}`, '')
-    for (const route of routes.filter((r) => (r.tag ?? 'Other') === tag)) lines.push(...endpoint(route))
+    for (const route of routes.filter((r) => r.tag === tag)) lines.push(...endpoint(route))
   }
   lines.push(
     `## ${ADMIN_TAG.name}`,
@@ -270,7 +269,8 @@ export function renderApiReference(): string {
     'Steer a test double: reset, seed, snapshot, clock, builder, journal and faults. Served only when the server was',
     `started with admin on (\`startServer({ admin: true })\`, \`mobisite --admin\`), at \`${ADMIN_MOUNT}\` on the server root,`,
     'beside the API and not under it: the paths below are absolute. With an admin token every call needs',
-    '`Authorization: Bearer <token>` (401 otherwise). See [testing.md](testing.md).',
+    '`Authorization: Bearer <token>` (401 otherwise). See [testing.md](testing.md). `GET /api/openapi.json` lists them',
+    'only on such a server (in process: `openApiDocument(url, { admin: true })`).',
     '',
   )
   for (const call of ADMIN_CALLS) lines.push(...adminEndpoint(call))

@@ -4,14 +4,19 @@
  * against, so it cannot drift. Shared schemas become components reached by
  * `$ref`; every status an operation can return is listed with its error codes
  * (from the registry in lib/errors.ts) and the headers that come with it.
+ *
+ * The API's routes and the test-double controls' calls are one shape
+ * (RouteDoc, routes.ts) and go through one builder. The controls are in the
+ * document only when asked for, as where adminRouter is mounted: a document
+ * lists no path its server does not serve.
  */
 import { ERROR_CODES, type ErrorCode } from '../errors.js'
 import { createAccountSchema, updateAccountSchema } from '../schema/accounts.js'
 import * as R from '../schema/responses.js'
 import * as S from '../schema/sites.js'
 import { siteEventSchema } from '../schema/events.js'
-import { ADMIN_CALLS, type AdminCall } from '../testing/admin-calls.js'
-import { ROUTES, SERVICE_ROUTES, type RouteDoc } from './routes.js'
+import { ADMIN_CALLS, ADMIN_MOUNT, ADMIN_TAG } from '../testing/admin-calls.js'
+import { ROUTES, SERVICE_ROUTES, type Auth, type RouteDoc } from './routes.js'
 
 /** Schemas named in components/schemas; anywhere else they appear, a `$ref` stands for them. */
 export const COMPONENTS: Readonly<Record<string, object>> = {
@@ -65,19 +70,22 @@ export const PATH_PARAMETERS: Readonly<Record<string, { description: string; sch
   external_uid: { description: 'The external_uid given to the site.', schema: { type: 'string' } },
 }
 
-/** Codes every authenticated request can be answered with, whatever the route. */
+/**
+ * The codes any route can answer with besides its own `errors`, from how it
+ * authenticates and its method: the one list of them, for the API and the
+ * test-double controls alike.
+ */
 function baseCodes(route: RouteDoc): ErrorCode[] {
-  // A public route reads no credentials, but refuses a body like every route: unreadable (415), malformed or non-empty (400), too large (413).
-  if (route.public) return ['InvalidInput', 'UnsupportedMediaType']
-  const codes: ErrorCode[] = [
-    'InvalidInput',
-    'Unauthorized',
-    'UnsupportedMediaType',
-    // Past the failed-login limits (on by default), and whenever the server sets a rate limit.
-    'TooManyRequests',
-    'InternalError',
-    'ServiceUnavailable',
-  ]
+  // Every route refuses a body it cannot read (415) and one that is malformed, too large or not wanted (400, 413).
+  const codes: ErrorCode[] = ['InvalidInput', 'UnsupportedMediaType']
+  // A public route reads no credentials and no store.
+  if (route.auth === 'none') return codes
+  codes.push('Unauthorized', 'InternalError')
+  // Master accounts' credentials meet the failed-login limits (on by default) and any rate limit; the admin token neither.
+  if (route.auth === 'basic') codes.push('TooManyRequests')
+  // A route that reports an outage in its own answer (admin health) never answers ServiceUnavailable.
+  if (!route.outage) codes.push('ServiceUnavailable')
+  // A write from another site's page (403); see docs/security.md.
   if (route.method !== 'GET') codes.push('AccessForbidden')
   return codes
 }
@@ -109,19 +117,28 @@ export function errorStatusesOf(route: RouteDoc): Map<number, { code: ErrorCode;
   return statusesOf(errorCodesOf(route))
 }
 
-/** Response headers by status, as components/headers names them. */
-const HEADERS_OF_STATUS: Record<number, Record<string, object>> = {
-  401: { 'WWW-Authenticate': { $ref: '#/components/headers/WWW-Authenticate' } },
-  429: { 'Retry-After': { $ref: '#/components/headers/Retry-After' } },
+/** The header a 401 asks for credentials with, as components/headers names it, by how the route authenticates. */
+const CHALLENGE: Readonly<Record<Exclude<Auth, 'none'>, string>> = {
+  basic: 'WWW-Authenticate',
+  bearer: 'WWW-Authenticate-Bearer',
+}
+
+/** The headers documented with an error status, as components/headers names them. */
+function headersOf(status: number, auth: Auth): Record<string, object> | undefined {
+  if (status === 401 && auth !== 'none')
+    return { 'WWW-Authenticate': { $ref: `#/components/headers/${CHALLENGE[auth]}` } }
+  if (status === 429) return { 'Retry-After': { $ref: '#/components/headers/Retry-After' } }
+  return undefined
 }
 
 const json = (schema: unknown) => ({ 'application/json': { schema } })
 
-function errorResponse(status: number, causes: { code: ErrorCode; meaning: string }[]): object {
+function errorResponse(status: number, causes: { code: ErrorCode; meaning: string }[], auth: Auth = 'basic'): object {
   const codes = [...new Set(causes.map(({ code }) => code))]
+  const headers = headersOf(status, auth)
   return {
     description: causes.map(({ code, meaning }) => `${code}: ${meaning}`).join('\n\n'),
-    ...(HEADERS_OF_STATUS[status] ? { headers: HEADERS_OF_STATUS[status] } : {}),
+    ...(headers ? { headers } : {}),
     content: json({
       allOf: [
         { $ref: '#/components/schemas/Error' },
@@ -136,14 +153,25 @@ export function openApiPath(path: string): string {
   return path.replace(/:([a-z_]+)/g, '{$1}')
 }
 
+/** The JSON Schema of a route's body, or undefined when it takes none. */
+export function bodyOf(route: RouteDoc): object | undefined {
+  return route.input === 'body' || route.input === 'optional-body' ? route.schema : undefined
+}
+
+/** The JSON Schema of a route's query, or undefined when it takes none. */
+export function queryOf(route: RouteDoc): object | undefined {
+  return route.input === 'query' ? route.schema : undefined
+}
+
 function parametersOf(route: RouteDoc): object[] {
   const path = [...route.path.matchAll(/:([a-z_]+)/g)].map(([, name]) => ({
     name,
     in: 'path',
     required: true,
-    ...PATH_PARAMETERS[name!],
+    // A parameter the table does not describe is still a string.
+    ...(PATH_PARAMETERS[name!] ?? { schema: { type: 'string' } }),
   }))
-  const properties = route.input === 'query' ? ((route.schema as { properties?: object })?.properties ?? {}) : {}
+  const properties = (queryOf(route) as { properties?: object } | undefined)?.properties ?? {}
   const query = Object.entries(properties).map(([name, schema]) => ({
     name,
     in: 'query',
@@ -156,140 +184,65 @@ function parametersOf(route: RouteDoc): object[] {
   return [...path, ...query]
 }
 
+/** Who may call, where it differs from the document's default (Basic). */
+const SECURITY: Readonly<Record<Auth, object>> = {
+  basic: {},
+  none: { security: [] },
+  // Open unless the server was given an admin token; then the bearer token is needed.
+  bearer: { security: [{ bearerAuth: [] }, {}] },
+}
+
+/** The operation object of a route, API or admin alike. */
 function operation(route: RouteDoc): object {
-  if (!route.operationId || !route.tag) throw new Error(`route ${route.method} ${route.path} has no operationId or tag`)
   const parameters = parametersOf(route)
-  const body =
-    route.schema && (route.input === 'body' || route.input === 'optional-body')
-      ? { requestBody: { required: route.input === 'body', content: json(withRefs(route.schema)) } }
-      : {}
+  const body = bodyOf(route)
   const success =
-    route.success === 'empty'
+    route.success === 204
       ? { 204: { description: 'Done; no content.' } }
-      : { 200: { description: 'The result.', content: json(withRefs(route.response ?? {})) } }
+      : {
+          [route.success]: {
+            description: route.success === 201 ? 'Created.' : 'The result.',
+            content: json(withRefs(route.response ?? {})),
+          },
+        }
+  const outage = route.outage
+    ? { 503: { description: 'The store cannot be reached.', content: json(withRefs(route.response)) } }
+    : {}
   const errors = Object.fromEntries(
-    [...errorStatusesOf(route)].map(([status, causes]) => [status, errorResponse(status, causes)]),
+    [...errorStatusesOf(route)].map(([status, causes]) => [status, errorResponse(status, causes, route.auth)]),
   )
   return {
     operationId: route.operationId,
     tags: [route.tag],
     summary: route.summary,
     ...(route.description ? { description: route.description } : {}),
-    ...(route.public ? { security: [] } : {}),
+    ...SECURITY[route.auth],
     ...(parameters.length > 0 ? { parameters } : {}),
-    ...body,
-    responses: { ...success, ...errors },
+    ...(body ? { requestBody: { required: route.input === 'body', content: json(withRefs(body)) } } : {}),
+    responses: { ...success, ...outage, ...errors },
   }
 }
 
-/** Where the standalone server mounts the test-double controls, beside the API. */
-export const ADMIN_MOUNT = '/__admin'
+type PathItems = Record<string, Record<string, unknown>>
 
-/** Codes every admin call can answer with; writes also 403 (cross-site) like the API. */
-export function adminErrorCodesOf(call: AdminCall): ErrorCode[] {
-  const codes = new Set<ErrorCode>([
-    'InvalidInput',
-    'Unauthorized',
-    'UnsupportedMediaType',
-    'InternalError',
-    ...(call.errors ?? []),
-  ])
-  if (call.method !== 'GET') codes.add('AccessForbidden')
-  // Health answers 503 with its own body; every other call fails with ServiceUnavailable when the store is down.
-  if (!call.outage) codes.add('ServiceUnavailable')
-  return (Object.keys(ERROR_CODES) as ErrorCode[]).filter((code) => codes.has(code))
-}
-
-/** The body schema of an admin call, or undefined. */
-export function adminBodyOf(call: AdminCall): object | undefined {
-  return call.input === 'body' || call.input === 'optional-body' ? call.schema : undefined
-}
-
-/** The query schema of an admin call, or undefined. */
-export function adminQueryOf(call: AdminCall): object | undefined {
-  return call.input === 'query' ? call.schema : undefined
-}
-
-function adminOperation(call: AdminCall): object {
-  const errors = Object.fromEntries(
-    [...statusesOf(adminErrorCodesOf(call))].map(([status, list]) => {
-      const response = errorResponse(status, list) as { headers?: object }
-      // The admin token is a bearer token, not the API's Basic credentials.
-      return [
-        status,
-        status === 401
-          ? { ...response, headers: { 'WWW-Authenticate': { $ref: '#/components/headers/WWW-Authenticate-Bearer' } } }
-          : response,
-      ]
-    }),
-  )
-  const success =
-    call.success === 204
-      ? { 204: { description: 'Done; no content.' } }
-      : {
-          [call.success]: {
-            description: call.success === 201 ? 'Created.' : 'The result.',
-            content: json(withRefs(call.response)),
-          },
-        }
-  const health = call.outage
-    ? { 503: { description: 'The store cannot be reached.', content: json(withRefs(call.response)) } }
-    : {}
-  const path = [...call.path.matchAll(/:([a-z_]+)/g)].map(([, name]) => ({
-    name,
-    in: 'path',
-    required: true,
-    schema: { type: 'string' },
-  }))
-  const query = Object.entries((adminQueryOf(call) as { properties?: object } | undefined)?.properties ?? {}).map(
-    ([name, schema]) => ({
-      name,
-      in: 'query',
-      required: false,
-      schema: withRefs(schema),
-    }),
-  )
-  const parameters = [...path, ...query]
-  return {
-    operationId: call.operationId,
-    tags: [ADMIN_TAG.name],
-    summary: call.summary,
-    // Open unless the server was given an admin token; then the bearer token is needed.
-    security: [{ bearerAuth: [] }, {}],
-    ...(parameters.length > 0 ? { parameters } : {}),
-    ...(adminBodyOf(call)
-      ? { requestBody: { required: call.input === 'body', content: json(withRefs(adminBodyOf(call))) } }
-      : {}),
-    responses: { ...success, ...health, ...errors },
+/** Adds the routes of one router to `paths`, below `mount`; `servers`, if given, overrides the document's. */
+function addPaths(paths: PathItems, routes: readonly RouteDoc[], mount = '', servers?: object[]): void {
+  for (const route of routes) {
+    const item = (paths[`${mount}${openApiPath(route.path)}`] ??= servers ? { servers } : {})
+    item[route.method.toLowerCase()] = operation(route)
   }
 }
 
 /**
- * The admin calls as path items. They live beside the API, not under it, so each
- * path item overrides `servers` with the server root (the origin of `serverUrl`
- * when it is absolute) and the paths carry the `/__admin` mount.
+ * Where the admin calls are served from. They live beside the API, not under
+ * it, so their path items override `servers` with the server root (the
+ * origin of `serverUrl` when it is absolute) and carry the `/__admin` mount.
  */
-function adminPaths(serverUrl: string): Record<string, Record<string, unknown>> {
+function adminServers(serverUrl: string): object[] {
   const root = /^[a-z][a-z0-9+.-]*:/i.test(serverUrl) ? `${new URL(serverUrl).origin}/` : '/'
-  const paths: Record<string, Record<string, unknown>> = {}
-  for (const call of ADMIN_CALLS) {
-    const item = (paths[`${ADMIN_MOUNT}${openApiPath(call.path)}`] ??= {
-      servers: [
-        {
-          url: root,
-          description: 'The server root: the test-double controls are mounted beside the API, not under it.',
-        },
-      ],
-    })
-    item[call.method.toLowerCase()] = adminOperation(call)
-  }
-  return paths
-}
-
-/** The tag of the test-double controls (`startServer({ admin: true })`). */
-export const ADMIN_TAG = {
-  name: 'Test-double controls',
-  description: `Steer a test double: reset, seed, snapshot, clock, builder, journal (with counts and near misses), faults, webhooks and the rate limit. Served only when the server was started with admin on, at ${ADMIN_MOUNT} beside the API (these path items override servers with the server root). With an admin token every call needs Authorization: Bearer <token>.`,
+  return [
+    { url: root, description: 'The server root: the test-double controls are mounted beside the API, not under it.' },
+  ]
 }
 
 const TAGS = [
@@ -317,14 +270,87 @@ Absent fields are absent, never null. Every failure answers \`{ "error_code", "m
 A path nothing serves answers 404 (components/responses/NotFound); a known path with another method
 answers 405 with \`Allow\` (components/responses/MethodNotAllowed), and OPTIONS answers 204 with \`Allow\`.`
 
-/** The OpenAPI document; `serverUrl` is where the router is mounted (default `/api`). */
-export function openApiDocument(
-  serverUrl = '/api',
-  routes: readonly RouteDoc[] = [...ROUTES, ...SERVICE_ROUTES],
-): object {
-  const paths: Record<string, Record<string, object>> = {}
-  for (const route of routes) (paths[openApiPath(route.path)] ??= {})[route.method.toLowerCase()] = operation(route)
-  Object.assign(paths, adminPaths(serverUrl))
+/** Every header a response may document; the document keeps those its responses name. */
+const HEADERS: Record<string, object> = {
+  'WWW-Authenticate': {
+    description: 'The authentication scheme to use.',
+    required: true,
+    schema: { type: 'string', const: 'Basic realm="mobisite"' },
+  },
+  'WWW-Authenticate-Bearer': {
+    description: 'The admin calls ask for the bearer token.',
+    required: true,
+    schema: { type: 'string', const: 'Bearer realm="mobisite admin"' },
+  },
+  'Retry-After': {
+    description:
+      'Seconds to wait: to the next UTC midnight for the daily analytics limit (DailyLimitExceeded), to the end of the second for the rate limit, to the end of the failed-login window for the failed-login limits (TooManyRequests).',
+    required: true,
+    schema: { type: 'integer', minimum: 1 },
+  },
+  Allow: { description: 'The methods the path takes.', required: true, schema: { type: 'string' } },
+}
+
+/** Options of {@link openApiDocument}. */
+export interface OpenApiOptions {
+  /**
+   * Also describe the test-double controls, at `/__admin` beside the API:
+   * for a server that mounts adminRouter there (`startServer({ admin: true })`).
+   * Default false: the document lists only what apiRouter serves.
+   */
+  admin?: boolean
+}
+
+/** Every `$ref` target in `value`, as `#/components/<group>/<name>`. */
+function refsIn(value: unknown, into = new Set<string>()): Set<string> {
+  if (typeof value !== 'object' || value === null) return into
+  for (const [key, inner] of Object.entries(value)) {
+    if (key === '$ref' && typeof inner === 'string') into.add(inner)
+    else refsIn(inner, into)
+  }
+  return into
+}
+
+/**
+ * Keeps of `group` (components/schemas or components/headers) what `from`
+ * reaches, directly or through other components: a component only the admin
+ * calls use (SiteEvent, the bearer challenge) leaves a document without them.
+ */
+function reached<T>(group: string, all: Record<string, T>, from: unknown): Record<string, T> {
+  const seen = refsIn(from)
+  for (const ref of seen) {
+    const [, , refGroup, name] = ref.split('/')
+    if (refGroup === group && all[name!] !== undefined) refsIn(all[name!], seen)
+  }
+  return Object.fromEntries(Object.entries(all).filter(([name]) => seen.has(`#/components/${group}/${name}`)))
+}
+
+/**
+ * The OpenAPI document; `serverUrl` is where the router is mounted (default
+ * `/api`). With `admin`, the test-double controls are in it too.
+ */
+export function openApiDocument(serverUrl = '/api', options: OpenApiOptions = {}): object {
+  const paths: PathItems = {}
+  const routes: RouteDoc[] = [...ROUTES, ...SERVICE_ROUTES]
+  addPaths(paths, routes)
+  if (options.admin) {
+    addPaths(paths, ADMIN_CALLS, ADMIN_MOUNT, adminServers(serverUrl))
+    routes.push(...ADMIN_CALLS)
+  }
+  const used = new Set(routes.map(({ tag }) => tag))
+  const auths = new Set(routes.map(({ auth }) => auth))
+  const responses = {
+    NotFound: errorResponse(404, [{ code: 'NotFound', meaning: ERROR_CODES.NotFound.meaning }]),
+    MethodNotAllowed: {
+      ...errorResponse(405, [{ code: 'MethodNotAllowed', meaning: ERROR_CODES.MethodNotAllowed.meaning }]),
+      headers: { Allow: { $ref: '#/components/headers/Allow' } },
+    },
+    Options: {
+      description: 'OPTIONS on a known path: no content.',
+      headers: { Allow: { $ref: '#/components/headers/Allow' } },
+    },
+    RequestTimeout: errorResponse(408, [{ code: 'RequestTimeout', meaning: ERROR_CODES.RequestTimeout.meaning }]),
+  }
   const schemas = Object.fromEntries(Object.entries(COMPONENTS).map(([name, schema]) => [name, withRefs(schema, true)]))
   return {
     openapi: '3.1.0',
@@ -335,50 +361,25 @@ export function openApiDocument(
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: serverUrl }],
-    tags: TAGS,
+    tags: TAGS.filter(({ name }) => used.has(name)),
     security: [{ basic: [] }],
     paths,
     components: {
       securitySchemes: {
         basic: { type: 'http', scheme: 'basic', description: 'A master account: user and password.' },
-        bearerAuth: {
-          type: 'http',
-          scheme: 'bearer',
-          description: 'The admin token of the test-double controls (adminToken, MOBISITE_ADMIN_TOKEN).',
-        },
+        ...(auths.has('bearer')
+          ? {
+              bearerAuth: {
+                type: 'http',
+                scheme: 'bearer',
+                description: 'The admin token of the test-double controls (adminToken, MOBISITE_ADMIN_TOKEN).',
+              },
+            }
+          : {}),
       },
-      schemas,
-      headers: {
-        'WWW-Authenticate': {
-          description: 'The authentication scheme to use.',
-          required: true,
-          schema: { type: 'string', const: 'Basic realm="mobisite"' },
-        },
-        'WWW-Authenticate-Bearer': {
-          description: 'The admin calls ask for the bearer token.',
-          required: true,
-          schema: { type: 'string', const: 'Bearer realm="mobisite admin"' },
-        },
-        'Retry-After': {
-          description:
-            'Seconds to wait: to the next UTC midnight for the daily analytics limit (DailyLimitExceeded), to the end of the second for the rate limit, to the end of the failed-login window for the failed-login limits (TooManyRequests).',
-          required: true,
-          schema: { type: 'integer', minimum: 1 },
-        },
-        Allow: { description: 'The methods the path takes.', required: true, schema: { type: 'string' } },
-      },
-      responses: {
-        NotFound: errorResponse(404, [{ code: 'NotFound', meaning: ERROR_CODES.NotFound.meaning }]),
-        MethodNotAllowed: {
-          ...errorResponse(405, [{ code: 'MethodNotAllowed', meaning: ERROR_CODES.MethodNotAllowed.meaning }]),
-          headers: { Allow: { $ref: '#/components/headers/Allow' } },
-        },
-        Options: {
-          description: 'OPTIONS on a known path: no content.',
-          headers: { Allow: { $ref: '#/components/headers/Allow' } },
-        },
-        RequestTimeout: errorResponse(408, [{ code: 'RequestTimeout', meaning: ERROR_CODES.RequestTimeout.meaning }]),
-      },
+      schemas: reached('schemas', schemas, { paths, responses }),
+      headers: reached('headers', HEADERS, { paths, responses }),
+      responses,
     },
   }
 }

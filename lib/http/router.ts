@@ -50,6 +50,8 @@ export interface ApiRouterOptions extends GuardOptions {
   notFound?: boolean
   /** The server URL written into `GET /openapi.json`. Default '/api'. */
   openApiServerUrl?: string
+  /** Whether it lists the test-double controls too: adminRouter is at `/__admin` beside the API. Default false. */
+  openApiAdmin?: boolean
   /**
    * Where dashboardRouter is served, for the links of Get SSO Link: an
    * absolute http(s) URL (it wins), or a path starting with '/' (default
@@ -256,7 +258,7 @@ export function apiRouter(engine: Engine, options: ApiRouterOptions = {}): Route
   const hooks: ApiStep[] = [utf8Query]
 
   // The API description is public, like the documentation it is.
-  const document = openApiDocument(options.openApiServerUrl)
+  const document = openApiDocument(options.openApiServerUrl, { admin: options.openApiAdmin === true })
   // The routes the router serves itself are described in routes.ts like the others.
   const service = (path: string, run: () => Promise<unknown>): Route => ({
     ...SERVICE_ROUTES.find((r) => r.path === path)!,
@@ -321,8 +323,8 @@ export function apiRouter(engine: Engine, options: ApiRouterOptions = {}): Route
     // A hook may have answered already (an injected fault).
     if (res.headersSent || res.destroyed) return
     const result = await route.run(engine.as(caller), params, call.input, request)
-    if (route.success === 'empty') sendEmpty(res)
-    else sendJson(res, 200, result)
+    if (route.success === 204) sendEmpty(res)
+    else sendJson(res, route.success, result)
   }
 
   /** 405 with Allow for a known path and another method; 404 otherwise (or the next handler). */

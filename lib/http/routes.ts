@@ -1,9 +1,11 @@
 /**
- * The endpoints of the API as the router, the OpenAPI document
- * (lib/http/openapi.ts) and the reference in docs/api.md read them: one
- * route per operation of the engine's table (lib/engine/api/operations.ts, where
- * an endpoint is declared) that has an HTTP binding, in the table's order,
- * plus the two endpoints the router serves itself (SERVICE_ROUTES).
+ * The one shape every HTTP endpoint is described in: the API's routes (one
+ * per operation of the engine's table, lib/engine/api/operations.ts, that
+ * has an HTTP binding, plus the two endpoints the router serves itself,
+ * SERVICE_ROUTES) and the calls of the test-double controls
+ * (lib/testing/admin-calls.ts). apiRouter, adminRouter, the OpenAPI document
+ * (lib/http/openapi.ts) and the reference in docs/api.md all read it, so one
+ * builder describes both surfaces.
  *
  * The test suite checks every response it receives against the document, so
  * a route that answers something it does not declare fails the tests.
@@ -21,39 +23,61 @@ export interface RouteRequest {
   readonly dashboardUrl: string
 }
 
-/** How an endpoint is described: everything but how it runs. */
+/**
+ * How a caller proves who it is: `basic` a master account's credentials
+ * (the API), `bearer` the admin token when the server has one (the
+ * test-double controls), `none` nothing (the OpenAPI document).
+ */
+export type Auth = 'basic' | 'bearer' | 'none'
+
+/** How an endpoint of the API or of the test-double controls is described: everything but how it runs. */
 export interface RouteDoc {
-  method: 'GET' | 'POST' | 'DELETE'
-  /** Express path syntax, relative to where the router is mounted. */
+  method: 'GET' | 'PUT' | 'POST' | 'DELETE'
+  /** Express path syntax, relative to where its router is mounted. */
   path: string
   summary: string
   /** Unique name of the operation: the OpenAPI operationId and the docs anchor. */
-  operationId?: string
+  operationId: string
   /** The group the operation is listed under. */
-  tag?: string
+  tag: string
   /** What a caller must know beyond the schemas. */
   description?: string
+  /** What the request carries; anything else it carries is refused (a body, a query parameter). */
   input: Input
-  /** The JSON Schema of the body or query the engine validates it with. */
+  /** The JSON Schema of the body or query, which the input is validated with. */
   schema?: object
-  /** 'json': 200 with the result; 'empty': 204 with no content. */
-  success: 'json' | 'empty'
-  /** The JSON Schema of the 200 body. */
+  /** The status of a success: 200 or 201 with `response` as JSON, 204 with no content. */
+  success: 200 | 201 | 204
+  /** The JSON Schema of a 200 or 201 body. */
   response?: object
-  /** Error codes answered besides those of every authenticated request. */
+  /**
+   * Error codes answered besides those every request of its `auth` and
+   * method can get (lib/http/openapi.ts lists those once).
+   */
   errors?: readonly ErrorCode[]
-  /** Served without credentials. */
-  public?: boolean
+  auth: Auth
+  /**
+   * Whether the answer reports an outage of the store, and is then sent
+   * with status 503 (admin health). Such a route never answers
+   * ServiceUnavailable: its own body says what is down.
+   */
+  outage?: (answer: never) => boolean
 }
 
-/** One endpoint. */
-export interface Route extends RouteDoc {
-  /**
-   * Runs the operation; `params` are the decoded path parameters in order.
-   * `input` is the request's body or query as received: the engine validates
-   * it against the route's schema before reading it.
-   */
-  run: (api: MasterApi, params: string[], input: unknown, request: RouteRequest) => Promise<unknown>
+/**
+ * How an API route runs. `params` are the decoded path parameters in order.
+ * `input` is the request's body or query as received: the engine validates
+ * it against the route's schema before reading it.
+ */
+export type ApiRun = (api: MasterApi, params: string[], input: unknown, request: RouteRequest) => Promise<unknown>
+
+/**
+ * One endpoint: its description and how it runs. `Run` is what it runs
+ * against: an API route a caller's MasterApi (the default), an admin call
+ * the test-double controls (`AdminCall`, lib/testing/admin-calls.ts).
+ */
+export interface Route<Run = ApiRun> extends RouteDoc {
+  run: Run
 }
 
 /**
@@ -62,7 +86,7 @@ export interface Route extends RouteDoc {
  * closure per route, made once; for the shapes the table has, a request
  * allocates no argument list.
  */
-function runnerOf(name: string, http: HttpBinding): Route['run'] {
+function runnerOf(name: string, http: HttpBinding): ApiRun {
   // A member call, so a method of another Engine's MasterApi still gets its `this`.
   const methods = (api: MasterApi) => api as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>
   const params = http.path.split('/').filter((part) => part.startsWith(':')).length
@@ -85,28 +109,32 @@ function runnerOf(name: string, http: HttpBinding): Route['run'] {
   }
 }
 
+/** An operation of the table that is served over HTTP. */
+type ServedOperation = Extract<Operation, { http: HttpBinding }>
+
 /** The route of an operation that has an HTTP binding. */
-function routeOf(name: string, operation: Operation, http: HttpBinding): Route {
-  const { summary, operationId, tag, description, request, response, errors } = operation
+function routeOf(name: string, operation: ServedOperation): Route {
+  const { http, summary, operationId, tag, description, request, response, errors } = operation
   return {
     method: http.method,
     path: http.path,
     summary,
-    ...(operationId === undefined ? {} : { operationId }),
-    ...(tag === undefined ? {} : { tag }),
+    operationId,
+    tag,
     ...(description === undefined ? {} : { description }),
     input: http.input,
     ...(request === undefined ? {} : { schema: request as object }),
-    success: response === undefined ? 'empty' : 'json',
+    success: response === undefined ? 204 : 200,
     ...(response === undefined ? {} : { response: response as object }),
     ...(errors === undefined ? {} : { errors }),
+    auth: 'basic',
     run: runnerOf(name, http),
   }
 }
 
 /** Every operation served over HTTP, in the table's order. */
 export const ROUTES: readonly Route[] = (Object.entries(OPERATIONS) as [string, Operation][]).flatMap(
-  ([name, operation]) => (operation.http ? [routeOf(name, operation, operation.http)] : []),
+  ([name, operation]) => (operation.http ? [routeOf(name, operation)] : []),
 )
 
 /** GET /agents is served from the engine itself, not on behalf of a caller. */
@@ -125,8 +153,9 @@ export const SERVICE_ROUTES: readonly RouteDoc[] = [
     summary: 'Retrieve Supported Agents',
     description: 'The regular expression source (case-insensitive) matching the User-Agents sent to the mobile site.',
     input: 'none',
-    success: 'json',
+    success: 200,
     response: { type: 'string', description: 'a regular expression source' },
+    auth: 'basic',
   },
   {
     method: 'GET',
@@ -137,8 +166,8 @@ export const SERVICE_ROUTES: readonly RouteDoc[] = [
     description:
       'The OpenAPI 3.1 description of this API, as JSON. Served without credentials. Like every GET, it takes no body: a non-empty one is InvalidInput (an empty object is none).',
     input: 'none',
-    success: 'json',
+    success: 200,
     response: { type: 'object', description: 'an OpenAPI 3.1 document' },
-    public: true,
+    auth: 'none',
   },
 ]

@@ -239,7 +239,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   }
   if (options.admin) {
     const { adminRouter } = await import('../testing/admin.js')
-    app.use('/api', apiRouter(engine, { ...router, hooks: controls!.apiHooks }))
+    // The document served lists the admin calls only here, where they are mounted.
+    app.use('/api', apiRouter(engine, { openApiAdmin: true, ...router, hooks: controls!.apiHooks }))
     app.use('/__admin', adminRouter(controls!, options.adminToken === undefined ? {} : { token: options.adminToken }))
   } else {
     const rateLimit = options.rateLimit ?? options.router?.rateLimit

@@ -7,7 +7,7 @@
  * headers list calls in; routing ranks paths itself (a literal segment beats
  * a parameter), so the order never decides which call answers.
  */
-import type { ErrorCode } from '../errors.js'
+import type { Route } from '../http/routes.js'
 import {
   activitySchema,
   builderSchema,
@@ -40,33 +40,25 @@ import {
 import { seedBodySchema } from '../schema/seed.js'
 import type { Controls, Health } from './controls.js'
 
-/** One admin call. */
-export interface AdminCall {
-  method: 'GET' | 'PUT' | 'POST' | 'DELETE'
-  /** Express path syntax, below the admin mount (`/__admin` on the standalone server). */
-  path: string
-  operationId: string
-  summary: string
-  /** What the request carries; anything else it carries is refused (a body, a query parameter). */
-  input: 'none' | 'body' | 'optional-body' | 'query'
-  /** The JSON Schema of the body or query, which the controls validate it with. */
-  schema?: object
-  success: 200 | 201 | 204
-  /** The JSON answer of a 200 or 201. */
-  response?: object
-  /** Error codes beyond those every admin call can answer with. */
-  errors?: readonly ErrorCode[]
-  /**
-   * For health: whether its answer reports a store outage, which is then
-   * sent with status 503 (the call never answers ServiceUnavailable).
-   */
-  outage?: (answer: never) => boolean
-  /** Runs the call: the path parameters in order, and the input it takes. */
-  run(controls: Controls, params: readonly string[], input: unknown): unknown
+/** Where the standalone server mounts the test-double controls, beside the API. */
+export const ADMIN_MOUNT = '/__admin'
+
+/** The group the admin calls are listed under in the OpenAPI document and docs/api.md. */
+export const ADMIN_TAG = {
+  name: 'Test-double controls',
+  description: `Steer a test double: reset, seed, snapshot, clock, builder, journal (with counts and near misses), faults, webhooks and the rate limit. Served only when the server was started with admin on, at ${ADMIN_MOUNT} beside the API (these path items override servers with the server root). With an admin token every call needs Authorization: Bearer <token>.`,
 }
 
-/** Every admin call, in the order the index and the documents list them. */
-export const ADMIN_CALLS: readonly AdminCall[] = [
+/**
+ * One admin call: a route like the API's (lib/http/routes.ts), run against
+ * the controls. `path` is below the admin mount.
+ */
+export type AdminCall = Route<(controls: Controls, params: readonly string[], input: unknown) => unknown>
+
+/** An entry of the table below: what every admin call shares is added once. */
+type Entry = Omit<AdminCall, 'tag' | 'auth'>
+
+const ENTRIES: readonly Entry[] = [
   {
     method: 'GET',
     path: '/health',
@@ -388,3 +380,10 @@ export const ADMIN_CALLS: readonly AdminCall[] = [
     run: (c) => c.clearRateLimit(),
   },
 ]
+
+/** Every admin call, in the order the index and the documents list them; each answers to the admin token. */
+export const ADMIN_CALLS: readonly AdminCall[] = ENTRIES.map((entry) => ({
+  ...entry,
+  tag: ADMIN_TAG.name,
+  auth: 'bearer',
+}))

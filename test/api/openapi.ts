@@ -30,7 +30,7 @@ type Operation = {
   summary: string
   responses: Record<string, { content?: Record<string, { schema: unknown }>; headers?: Record<string, unknown> }>
 }
-const doc = openApiDocument() as {
+const doc = openApiDocument('/api', { admin: true }) as {
   paths: Record<string, Record<string, Operation>>
   components: Record<string, Record<string, unknown>>
 }

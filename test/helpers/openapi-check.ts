@@ -33,8 +33,8 @@ interface Doc {
   }
 }
 
-/** The document as the router serves it. */
-export const DOCUMENT = openApiDocument('/api') as Doc
+/** The document as a server with the test-double controls serves it: the API's paths and `/__admin`'s. */
+export const DOCUMENT = openApiDocument('/api', { admin: true }) as Doc
 
 const ajv = new Ajv({ strict: false, allErrors: true, allowUnionTypes: true })
 ajv.addFormat('http-url', { type: 'string', validate: isHttpUrl })

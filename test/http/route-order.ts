@@ -81,9 +81,9 @@ function contestedPaths(paths: readonly string[]): string[] {
 
 /** The API's endpoints as apiRouter lists them: the document, the operations, /agents (never run here). */
 const API: readonly Endpoint[] = [
-  ...SERVICE_ROUTES.filter((route) => route.public).map((route) => ({ route: route as Route, public: true })),
+  ...SERVICE_ROUTES.filter((route) => route.auth === 'none').map((route) => ({ route: route as Route, public: true })),
   ...ROUTES.map((route) => ({ route })),
-  ...SERVICE_ROUTES.filter((route) => !route.public).map((route) => ({ route: route as Route })),
+  ...SERVICE_ROUTES.filter((route) => route.auth !== 'none').map((route) => ({ route: route as Route })),
 ]
 
 const nameOf = (endpoint: Endpoint | undefined): string =>

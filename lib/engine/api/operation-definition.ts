@@ -50,9 +50,8 @@ interface OperationBase<F extends Rule> {
   response?: JSONSchema
   /**
    * Error codes it answers besides those every authenticated request can get
-   * (InvalidInput, Unauthorized, UnsupportedMediaType, InternalError,
-   * ServiceUnavailable, and AccessForbidden for POST and DELETE). Each code's
-   * status comes from the registry in lib/errors.ts.
+   * (listed once, in lib/http/openapi.ts). Each code's status comes from the
+   * registry in lib/errors.ts.
    */
   errors?: readonly ErrorCode[]
   /** The engine rule; its parameters after the call context are the method's. */
