@@ -53,19 +53,23 @@ export function grantPermissionGroups(t: Tap, factory: StoreFactory): void {
     const store = await open(t, factory)
     await store.createAccount(accountRecord('a1', 'alice'))
     await store.createSite(siteRecord('site', 'alice'))
-    await store.grantAccess('alice', 'a1', 'site', ['EDIT'])
-    await store.deleteSite('alice', 'site')
-    await store.createSite(siteRecord('site', 'alice'))
-    t.equal(await store.getGrant('alice', 'a1', 'site'), 'no-grant', 'a recreated site is not granted')
-    await store.grantAccess('alice', 'a1', 'site')
-    t.strictSame(await store.getGrant('alice', 'a1', 'site'), { permissions: null }, 'nothing of the old list')
-
-    await store.grantAccess('alice', 'a1', 'site', ['BLOG'])
-    await store.deleteAccount('alice', 'a1')
-    await store.createAccount(accountRecord('a1', 'alice'))
-    t.equal(await store.getGrant('alice', 'a1', 'site'), 'no-grant', 'a recreated account is not granted')
-    await store.grantAccess('alice', 'a1', 'site')
-    t.strictSame(await store.getGrant('alice', 'a1', 'site'), { permissions: null }, 'nothing of the old list')
+    const recreations = {
+      site: async () => {
+        await store.deleteSite('alice', 'site')
+        await store.createSite(siteRecord('site', 'alice'))
+      },
+      account: async () => {
+        await store.deleteAccount('alice', 'a1')
+        await store.createAccount(accountRecord('a1', 'alice'))
+      },
+    }
+    for (const [what, recreate] of Object.entries(recreations)) {
+      await store.grantAccess('alice', 'a1', 'site', ['EDIT'])
+      await recreate()
+      t.equal(await store.getGrant('alice', 'a1', 'site'), 'no-grant', `a recreated ${what} is not granted`)
+      await store.grantAccess('alice', 'a1', 'site')
+      t.strictSame(await store.getGrant('alice', 'a1', 'site'), { permissions: null }, 'nothing of the old list')
+    }
   })
 
   t.test('permissions: tricky names, and export/import keeps them', async (t) => {
