@@ -29,7 +29,8 @@ import { instrumentsFor } from '../http/metrics.js'
 import type { Store } from '../store/contract.js'
 import { MemoryStore } from '../store/memory/store.js'
 import { bannerLines } from './banner.js'
-import { type FlagValues, helpText, parseFlags, UsageError } from './flags.js'
+import { helpText } from './flags.js'
+import { type FlagValues, parseFlags, UsageError } from './parse-flags.js'
 import { messageOf, storeAnswers, timedStore } from '../server/observability.js'
 
 /** A start-up failure whose message says what to do. */

@@ -7,7 +7,7 @@
  * DATABASE_URL for other reasons; name the store explicitly to be sure.
  */
 import type { Store } from '../store/contract.js'
-import { UsageError } from './flags.js'
+import { UsageError } from './parse-flags.js'
 
 /** The store the command line and environment ask for. */
 export type StoreChoice = { kind: 'memory' } | { kind: 'redis'; url: string } | { kind: 'postgres'; url: string }

@@ -18,8 +18,6 @@
  * Where deliveries may go, and how URLs are shown (credentials masked):
  * webhook-destination.ts.
  */
-import { request as httpRequest } from 'node:http'
-import { request as httpsRequest } from 'node:https'
 import { SITE_EVENT_TYPES, type SiteEvent, type SiteEventType } from '../../types/index.js'
 import type { EventHub } from '../engine/rules/events.js'
 import { ServiceError } from '../errors.js'
@@ -33,6 +31,7 @@ import {
   maskUrl,
 } from './webhook-destination.js'
 import { SIGNATURE_HEADER, SIGNATURE_TIMESTAMP_HEADER, signWebhook } from './webhook-signature.js'
+import { failureOf, post } from './webhook-post.js'
 
 /** A webhook as it is registered: `POST /__admin/webhooks`. */
 export interface WebhookSpec {
@@ -89,7 +88,6 @@ export interface Deliveries {
 const MAX_WEBHOOKS = 100
 const MAX_PENDING = 1000
 const MAX_IN_FLIGHT = 8
-const ATTEMPT_TIMEOUT_MS = 10_000
 /** Attempts kept per webhook. */
 const LOG_PER_WEBHOOK = 100
 const DEFAULT_RETRIES = 3
@@ -113,42 +111,6 @@ interface Job {
   attempt: number
   /** The reset generation it belongs to; a reset abandons older jobs. */
   generation: number
-}
-
-/** Why an attempt got no answer, in a few words. */
-function failureOf(error: unknown): string {
-  const { name, message, code } = error as { name?: string; message?: string; code?: string }
-  if (name === 'AbortError' || name === 'TimeoutError') return `no answer within ${ATTEMPT_TIMEOUT_MS / 1000} s`
-  return code ? `${code}: ${message}` : (message ?? String(error))
-}
-
-/**
- * POSTs the body and resolves with the answer's status, on node:http rather
- * than fetch, which refuses some ports (6000, 6665...) a local receiver may
- * use. No connection is kept alive; the answer's body is read and dropped.
- */
-function post(
-  url: string,
-  headers: Record<string, string>,
-  body: string,
-  lookup: ReturnType<typeof guardedLookup>,
-): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const request = (url.toLowerCase().startsWith('https:') ? httpsRequest : httpRequest)(url, {
-      method: 'POST',
-      headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-      agent: false,
-      lookup,
-      signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
-    })
-    request.once('response', (answer) => {
-      answer.resume()
-      answer.once('error', () => {})
-      resolve(answer.statusCode ?? 0)
-    })
-    request.once('error', reject)
-    request.end(body)
-  })
 }
 
 /** The webhooks of one engine, their delivery queue and the log of attempts. */
