@@ -18,6 +18,7 @@ import { fork, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
+import { deleteRedisPrefixes } from './lib/cleanup.js'
 import { figure } from './lib/report.js'
 
 interface CannonRequest {
@@ -313,15 +314,5 @@ try {
   reportSaturated()
 } finally {
   for (const server of allServers) server.child.disconnect()
-  if (REDIS_URL) {
-    const { Redis } = await import('ioredis')
-    const admin = new Redis(REDIS_URL)
-    let cursor = '0'
-    do {
-      const [next, keys] = await admin.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000)
-      if (keys.length) await admin.del(...keys)
-      cursor = next
-    } while (cursor !== '0')
-    await admin.quit()
-  }
+  if (REDIS_URL) await deleteRedisPrefixes(REDIS_URL, [prefix])
 }

@@ -20,12 +20,12 @@ import { randomBytes } from 'node:crypto'
 import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
-import { Redis } from 'ioredis'
 import { createEngine, startServer } from '../lib/index.js'
 import type { Store, VisitEvent } from '../lib/store/contract.js'
 import { MemoryStore } from '../lib/store/memory/store.js'
 import { PostgresStore } from '../lib/store/postgres/store.js'
 import { RedisStore } from '../lib/store/redis/store.js'
+import { deleteRedisPrefixes } from './lib/cleanup.js'
 import { figure } from './lib/report.js'
 
 interface CannonResult {
@@ -396,16 +396,5 @@ try {
 } finally {
   for (const s of schemas) await admin.query(`DROP SCHEMA IF EXISTS "${s}" CASCADE`)
   await admin.end()
-  if (REDIS_URL && prefixes.length) {
-    const r = new Redis(REDIS_URL)
-    for (const prefix of prefixes) {
-      let cursor = '0'
-      do {
-        const [next, keys] = await r.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000)
-        if (keys.length) await r.del(...keys)
-        cursor = next
-      } while (cursor !== '0')
-    }
-    await r.quit()
-  }
+  if (REDIS_URL && prefixes.length) await deleteRedisPrefixes(REDIS_URL, prefixes)
 }
