@@ -11,22 +11,9 @@
  *   npm run build && npx tsx benchmark/admin.ts     (BENCH_DURATION s, BENCH_ROUNDS)
  */
 import { fork, type ChildProcess } from 'node:child_process'
-import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
+import { autocannon, checked } from './lib/autocannon.js'
 import { figure } from './lib/report.js'
-
-type Autocannon = (opts: {
-  url: string
-  connections: number
-  duration: number
-  headers: Record<string, string>
-}) => Promise<{
-  requests: { average: number }
-  non2xx: number
-  errors: number
-}>
-// autocannon ships no types; this is the part used here.
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 1)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7)
@@ -70,7 +57,7 @@ async function run(server: Server, duration: number): Promise<Sample> {
     headers: HEADERS,
   })
   const after = await stats(server)
-  if (r.errors > 0 || r.non2xx > 0) throw new Error(`${server.label}: ${r.errors} errors, ${r.non2xx} non-2xx`)
+  checked(r, server.label)
   return { rps: r.requests.average, cpu: (after.cpuMicros - before.cpuMicros) / (after.requests - before.requests) }
 }
 

@@ -14,10 +14,10 @@
  * Express's CPU per request over HTTP in the same run.
  */
 import { fork, type ChildProcess } from 'node:child_process'
-import { createRequire } from 'node:module'
 import type { CorpusRow } from '../test/helpers/agents-corpus.js'
 import { buildServer } from './agents-build.js'
 import { passThroughCostNs } from './agents-inprocess.js'
+import { autocannon, type CannonOptions, type CannonResult } from './lib/autocannon.js'
 import { figure } from './lib/report.js'
 
 const median = (xs: number[]): number => {
@@ -25,23 +25,6 @@ const median = (xs: number[]): number => {
   const mid = Math.floor(s.length / 2)
   return s.length % 2 === 1 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2
 }
-
-interface CannonResult {
-  requests: { average: number }
-  non2xx: number
-  errors: number
-}
-type Autocannon = (opts: {
-  url: string
-  connections: number
-  duration?: number
-  amount?: number
-  overallRate?: number
-  headers: Record<string, string>
-}) => Promise<CannonResult>
-
-// autocannon ships no types; this is the part used here.
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon
 
 type Mode = 'bare' | 'redirect' | 'empty'
 
@@ -230,7 +213,7 @@ export async function throughput(corpus: CorpusRow[]): Promise<void> {
 async function run(
   url: string,
   headers: Record<string, string>,
-  load: { duration?: number; amount?: number; overallRate?: number },
+  load: Pick<CannonOptions, 'duration' | 'amount' | 'overallRate'>,
 ): Promise<CannonResult> {
   const r = await autocannon({ url, connections: 10, headers, ...load })
   if (r.errors > 0) throw new Error(`autocannon saw ${r.errors} errors on ${url}`)

@@ -9,22 +9,9 @@
  * commit; by default it measures this worktree's dist (run `npm run build` first).
  */
 import { fork, type ChildProcess } from 'node:child_process'
-import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
+import { rps } from './lib/autocannon.js'
 import { figure } from './lib/report.js'
-
-interface CannonResult {
-  requests: { average: number }
-  non2xx: number
-  errors: number
-}
-type Autocannon = (opts: {
-  url: string
-  connections: number
-  duration: number
-  headers: Record<string, string>
-}) => Promise<CannonResult>
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 3)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4)
@@ -41,11 +28,8 @@ async function start(mode: 'bare' | 'api', entry: string): Promise<{ url: string
   return { url: `http://127.0.0.1:${port}/api/sites/benchsite`, child }
 }
 
-async function run(url: string, duration: number): Promise<number> {
-  const r = await autocannon({ url, connections: 10, duration, headers: AUTH })
-  if (r.errors > 0 || r.non2xx > 0) throw new Error(`${url}: ${r.errors} errors, ${r.non2xx} non-2xx`)
-  return r.requests.average
-}
+const run = (url: string, duration: number): Promise<number> =>
+  rps({ url, connections: 10, duration, headers: AUTH }, url)
 
 const variants = [['bare Express', ''], ...process.argv.slice(2).map((arg) => arg.split('=') as [string, string])]
 if (variants.length === 1) variants.push(['apiRouter', here])

@@ -16,32 +16,10 @@
  */
 import { fork, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
+import { autocannon, type CannonRequest, checked } from './lib/autocannon.js'
 import { deleteRedisPrefixes } from './lib/cleanup.js'
 import { figure } from './lib/report.js'
-
-interface CannonRequest {
-  method?: string
-  path?: string
-  body?: string
-  headers?: Record<string, string>
-  setupRequest?: (req: CannonRequest, context: Record<string, unknown>) => CannonRequest
-}
-interface CannonResult {
-  requests: { average: number; total: number }
-  non2xx: number
-  errors: number
-}
-type Autocannon = (opts: {
-  url: string
-  connections: number
-  duration: number
-  headers: Record<string, string>
-  requests?: CannonRequest[]
-}) => Promise<CannonResult>
-// autocannon ships no types; this is the part used here.
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 1)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15)
@@ -128,7 +106,7 @@ async function run(server: Server, load: string, duration: number): Promise<Samp
   const connections = load === GET_SATURATED ? SATURATED : CONNECTIONS
   const r = await autocannon({ ...spec, connections, duration, headers: HEADERS })
   const after = await stats(server)
-  if (r.errors > 0 || r.non2xx > 0) throw new Error(`${server.label}, ${load}: ${r.errors} errors, ${r.non2xx} non-2xx`)
+  checked(r, `${server.label}, ${load}`)
   return {
     rps: r.requests.average,
     cpuPerRequest: (after.cpuMicros - before.cpuMicros) / (after.requests - before.requests),

@@ -9,18 +9,9 @@
  *   npm run build && npx tsx benchmark/ops.ts     BENCH_DURATION (s), BENCH_ROUNDS
  */
 import { fork, type ChildProcess } from 'node:child_process'
-import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
+import { autocannon } from './lib/autocannon.js'
 import { figure } from './lib/report.js'
-
-type Autocannon = (opts: {
-  url: string
-  connections: number
-  duration: number
-  headers: Record<string, string>
-}) => Promise<{ requests: { average: number }; non2xx: number; errors: number }>
-// autocannon ships no types; this is the part used here.
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 2)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7)

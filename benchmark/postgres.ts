@@ -17,7 +17,6 @@
  */
 import { fork, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { createEngine, startServer } from '../lib/index.js'
@@ -25,21 +24,9 @@ import type { Store, VisitEvent } from '../lib/store/contract.js'
 import { MemoryStore } from '../lib/store/memory/store.js'
 import { PostgresStore } from '../lib/store/postgres/store.js'
 import { RedisStore } from '../lib/store/redis/store.js'
+import { rps } from './lib/autocannon.js'
 import { deleteRedisPrefixes } from './lib/cleanup.js'
 import { figure } from './lib/report.js'
-
-interface CannonResult {
-  requests: { average: number }
-  non2xx: number
-  errors: number
-}
-type Autocannon = (opts: {
-  url: string
-  connections: number
-  duration: number
-  headers: Record<string, string>
-}) => Promise<CannonResult>
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon
 
 const DATABASE_URL = process.env.DATABASE_URL
 const REDIS_URL = process.env.REDIS_URL
@@ -105,11 +92,8 @@ async function serve(kind: 'memory' | 'postgres'): Promise<{ url: string; child:
   return { url: `http://127.0.0.1:${port}/api/sites/benchsite`, child }
 }
 
-async function cannon(url: string, duration: number): Promise<number> {
-  const r = await autocannon({ url, connections: 10, duration, headers: AUTH })
-  if (r.errors > 0 || r.non2xx > 0) throw new Error(`${url}: ${r.errors} errors, ${r.non2xx} non-2xx`)
-  return r.requests.average
-}
+const cannon = (url: string, duration: number): Promise<number> =>
+  rps({ url, connections: 10, duration, headers: AUTH }, url)
 
 async function apiGet(): Promise<void> {
   const servers = [await serve('memory'), await serve('postgres')]
