@@ -10,10 +10,11 @@
  *
  *   npm run build && npx tsx benchmark/admin.ts     (BENCH_DURATION s, BENCH_ROUNDS)
  */
-import { fork, type ChildProcess } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { autocannon, checked } from './lib/autocannon.js'
 import { figure } from './lib/report.js'
+import { serverStats, spawnServer } from './lib/spawn-server.js'
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 1)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7)
@@ -33,30 +34,18 @@ interface Sample {
 }
 
 async function start(label: string, mode: string): Promise<Server> {
-  const child = fork(script, [mode, lib], { execArgv: [] })
-  const port = await new Promise<number>((resolve, reject) => {
-    child.once('message', (m) => resolve((m as { port: number }).port))
-    child.once('exit', (code) => reject(new Error(`${label} server exited with ${code}`)))
-  })
-  return { label, origin: `http://127.0.0.1:${port}`, child }
-}
-
-function stats(server: Server): Promise<{ cpuMicros: number; requests: number }> {
-  return new Promise((resolve) => {
-    server.child.once('message', (m) => resolve(m as { cpuMicros: number; requests: number }))
-    server.child.send('stats')
-  })
+  return { label, ...(await spawnServer(script, [mode, lib], label)) }
 }
 
 async function run(server: Server, duration: number): Promise<Sample> {
-  const before = await stats(server)
+  const before = await serverStats(server.child)
   const r = await autocannon({
     url: `${server.origin}/api/sites/benchsite`,
     connections: CONNECTIONS,
     duration,
     headers: HEADERS,
   })
-  const after = await stats(server)
+  const after = await serverStats(server.child)
   checked(r, server.label)
   return { rps: r.requests.average, cpu: (after.cpuMicros - before.cpuMicros) / (after.requests - before.requests) }
 }

@@ -8,10 +8,11 @@
  * e.g. `before=/tmp/old/dist/esm/lib/index.js` for a build from an older
  * commit; by default it measures this worktree's dist (run `npm run build` first).
  */
-import { fork, type ChildProcess } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { rps } from './lib/autocannon.js'
 import { figure } from './lib/report.js'
+import { spawnServer } from './lib/spawn-server.js'
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 3)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4)
@@ -20,12 +21,8 @@ const script = fileURLToPath(new URL('./api-auth-server.mjs', import.meta.url))
 const here = fileURLToPath(new URL('../dist/esm/lib/index.js', import.meta.url))
 
 async function start(mode: 'bare' | 'api', entry: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = fork(script, [mode, entry], { execArgv: [] })
-  const port = await new Promise<number>((resolve, reject) => {
-    child.once('message', (m) => resolve((m as { port: number }).port))
-    child.once('exit', (code) => reject(new Error(`${mode} server exited with ${code}`)))
-  })
-  return { url: `http://127.0.0.1:${port}/api/sites/benchsite`, child }
+  const { child, origin } = await spawnServer(script, [mode, entry], mode)
+  return { url: `${origin}/api/sites/benchsite`, child }
 }
 
 const run = (url: string, duration: number): Promise<number> =>

@@ -15,7 +15,7 @@
  * in random `mobisite_bench_<hex>` schemas / `mobisite-bench:<hex>:` prefixes,
  * dropped at the end.
  */
-import { fork, type ChildProcess } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
@@ -27,6 +27,7 @@ import { RedisStore } from '../lib/store/redis/store.js'
 import { rps } from './lib/autocannon.js'
 import { deleteRedisPrefixes } from './lib/cleanup.js'
 import { figure } from './lib/report.js'
+import { spawnServer } from './lib/spawn-server.js'
 
 const DATABASE_URL = process.env.DATABASE_URL
 const REDIS_URL = process.env.REDIS_URL
@@ -84,12 +85,9 @@ async function run(n: number, op: (i: number) => Promise<unknown>, concurrency =
 
 async function serve(kind: 'memory' | 'postgres'): Promise<{ url: string; child: ChildProcess }> {
   const script = fileURLToPath(new URL('./postgres-server.mjs', import.meta.url))
-  const child = fork(script, kind === 'postgres' ? [kind, DATABASE_URL!, newSchema()] : [kind], { execArgv: [] })
-  const port = await new Promise<number>((resolve, reject) => {
-    child.once('message', (m) => resolve(Number((m as { port: string }).port)))
-    child.once('exit', (code) => reject(new Error(`${kind} server exited with ${code}`)))
-  })
-  return { url: `http://127.0.0.1:${port}/api/sites/benchsite`, child }
+  const args = kind === 'postgres' ? [kind, DATABASE_URL!, newSchema()] : [kind]
+  const { child, origin } = await spawnServer(script, args, kind)
+  return { url: `${origin}/api/sites/benchsite`, child }
 }
 
 const cannon = (url: string, duration: number): Promise<number> =>
