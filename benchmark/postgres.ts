@@ -20,7 +20,7 @@ import { randomBytes } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { createEngine, startServer } from '../lib/index.js'
-import type { Store, VisitEvent } from '../lib/store/contract.js'
+import type { SiteRecord, Store, VisitEvent } from '../lib/store/contract.js'
 import { MemoryStore } from '../lib/store/memory/store.js'
 import { PostgresStore } from '../lib/store/postgres/store.js'
 import { RedisStore } from '../lib/store/redis/store.js'
@@ -208,20 +208,22 @@ function* busyVisits(): Generator<VisitEvent> {
   }
 }
 
+/** A built site as the store keeps it, created at T0 (what seeding and the round trips write directly). */
+const siteRecord = (site_name: string, owner: string): SiteRecord => ({
+  site_name,
+  owner,
+  original_site_url: 'https://a.example/',
+  auto_sync_cache_ttl: 'SHORT',
+  initial: { original_site_url: 'https://a.example/', auto_sync_cache_ttl: 'SHORT' },
+  created_at: T0,
+  modified_at: T0,
+  build: 'built',
+})
+
 async function seed(store: Store): Promise<number> {
   const names = Array.from({ length: SITES }, (_, i) => `s${i}`)
-  const site = (name: string, owner: string) => ({
-    site_name: name,
-    owner,
-    original_site_url: 'https://a.example/',
-    auto_sync_cache_ttl: 'SHORT' as const,
-    initial: { original_site_url: 'https://a.example/', auto_sync_cache_ttl: 'SHORT' as const },
-    created_at: T0,
-    modified_at: T0,
-    build: 'built' as const,
-  })
-  await run(SITES, (i) => store.createSite(site(names[i]!, 'ranker')), 64)
-  await store.createSite(site('busy', 'owner-busy'))
+  await run(SITES, (i) => store.createSite(siteRecord(names[i]!, 'ranker')), 64)
+  await store.createSite(siteRecord('busy', 'owner-busy'))
   const events = [...monthVisits(), ...busyVisits()]
   const start = Date.now()
   await run(events.length, (i) => store.recordVisit(events[i]!), 64)
@@ -313,16 +315,7 @@ async function roundTrips(): Promise<void> {
     country: 'c',
     region: 'r',
   }
-  const site = {
-    site_name: 'rt2',
-    owner: 'bench',
-    original_site_url: 'https://a.example/',
-    auto_sync_cache_ttl: 'SHORT' as const,
-    initial: { original_site_url: 'https://a.example/', auto_sync_cache_ttl: 'SHORT' as const },
-    created_at: T0,
-    modified_at: T0,
-    build: 'built' as const,
-  }
+  const site = siteRecord('rt2', 'bench')
   await http('GET', '/sites/created') // authenticates once, migrates: the credential cache then holds the caller
   const calls: [string, () => Promise<unknown>][] = [
     ['store: createSite', () => store.createSite(site)],
