@@ -25,6 +25,7 @@ import { MemoryStore } from '../lib/store/memory/store.js'
 import { PostgresStore } from '../lib/store/postgres/store.js'
 import { RedisStore } from '../lib/store/redis/store.js'
 import { rps } from './lib/autocannon.js'
+import { callsPerSecond } from './lib/calls-per-second.js'
 import { deleteRedisPrefixes } from './lib/cleanup.js'
 import { figure } from './lib/report.js'
 import { spawnServer } from './lib/spawn-server.js'
@@ -69,17 +70,9 @@ pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
   return (clientQuery as (...a: unknown[]) => unknown).apply(this, args)
 } as typeof clientQuery
 
-/** Runs `op(i)` for i < n with `CONCURRENCY` in flight; returns calls per second. */
-async function run(n: number, op: (i: number) => Promise<unknown>, concurrency = CONCURRENCY): Promise<number> {
-  let next = 0
-  const start = process.hrtime.bigint()
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < n) await op(next++)
-    }),
-  )
-  return n / (Number(process.hrtime.bigint() - start) / 1e9)
-}
+/** Calls per second of `op(i)` for i < n, `CONCURRENCY` in flight unless told. */
+const run = (n: number, op: (i: number) => Promise<unknown>, concurrency = CONCURRENCY): Promise<number> =>
+  callsPerSecond(n, op, concurrency)
 
 // ------------------------------------------------------------ 1. API GET
 

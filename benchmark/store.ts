@@ -13,6 +13,7 @@ import { createEngine, startServer } from '../lib/index.js'
 import type { SiteRecord, Store } from '../lib/store/contract.js'
 import { MemoryStore } from '../lib/store/memory/store.js'
 import { RedisStore } from '../lib/store/redis/store.js'
+import { callsPerSecond } from './lib/calls-per-second.js'
 import { deleteRedisPrefixes } from './lib/cleanup.js'
 import { figure } from './lib/report.js'
 
@@ -48,17 +49,8 @@ function counter(store: Store): { reset(): void; readonly count: number } {
   }
 }
 
-/** Runs `op(i)` for i < n with `CONCURRENCY` calls in flight; returns ops/s. */
-async function run(n: number, op: (i: number) => Promise<unknown>): Promise<number> {
-  let next = 0
-  const start = process.hrtime.bigint()
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < n) await op(next++)
-    }),
-  )
-  return n / (Number(process.hrtime.bigint() - start) / 1e9)
-}
+/** Ops per second of `op(i)` for i < n with `CONCURRENCY` calls in flight. */
+const run = (n: number, op: (i: number) => Promise<unknown>): Promise<number> => callsPerSecond(n, op, CONCURRENCY)
 
 interface Row {
   name: string
