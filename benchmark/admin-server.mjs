@@ -6,6 +6,7 @@
 //   on:   apiRouter with the test-double journal and fault hooks (admin mode).
 import http from 'node:http'
 import express from 'express'
+import { serveParent } from './lib/child-server.mjs'
 
 const [mode, lib] = process.argv.slice(2)
 const SITE = { site_name: 'benchsite', original_site_url: 'https://www.example.com/', auto_sync_cache_ttl: 'SHORT' }
@@ -33,12 +34,4 @@ if (mode === 'bare') {
     app.use('/api', mobisite.apiRouter(engine))
   }
 }
-const server = http.createServer(app)
-server.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }))
-let requests = 0
-server.on('request', () => requests++)
-process.on('message', () => {
-  const { user, system } = process.cpuUsage()
-  process.send({ cpuMicros: user + system, requests })
-})
-process.on('disconnect', () => process.exit(0))
+serveParent(http.createServer(app))

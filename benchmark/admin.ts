@@ -10,23 +10,11 @@
  *
  *   npm run build && npx tsx benchmark/admin.ts     (BENCH_DURATION s, BENCH_ROUNDS)
  */
-import { fork, type ChildProcess } from 'node:child_process'
-import { createRequire } from 'node:module'
+import type { ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
+import { autocannon, checked } from './lib/autocannon.js'
 import { figure } from './lib/report.js'
-
-type Autocannon = (opts: {
-  url: string
-  connections: number
-  duration: number
-  headers: Record<string, string>
-}) => Promise<{
-  requests: { average: number }
-  non2xx: number
-  errors: number
-}>
-// autocannon ships no types; this is the part used here.
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon
+import { serverStats, spawnServer } from './lib/spawn-server.js'
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 1)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7)
@@ -46,31 +34,19 @@ interface Sample {
 }
 
 async function start(label: string, mode: string): Promise<Server> {
-  const child = fork(script, [mode, lib], { execArgv: [] })
-  const port = await new Promise<number>((resolve, reject) => {
-    child.once('message', (m) => resolve((m as { port: number }).port))
-    child.once('exit', (code) => reject(new Error(`${label} server exited with ${code}`)))
-  })
-  return { label, origin: `http://127.0.0.1:${port}`, child }
-}
-
-function stats(server: Server): Promise<{ cpuMicros: number; requests: number }> {
-  return new Promise((resolve) => {
-    server.child.once('message', (m) => resolve(m as { cpuMicros: number; requests: number }))
-    server.child.send('stats')
-  })
+  return { label, ...(await spawnServer(script, [mode, lib], label)) }
 }
 
 async function run(server: Server, duration: number): Promise<Sample> {
-  const before = await stats(server)
+  const before = await serverStats(server.child)
   const r = await autocannon({
     url: `${server.origin}/api/sites/benchsite`,
     connections: CONNECTIONS,
     duration,
     headers: HEADERS,
   })
-  const after = await stats(server)
-  if (r.errors > 0 || r.non2xx > 0) throw new Error(`${server.label}: ${r.errors} errors, ${r.non2xx} non-2xx`)
+  const after = await serverStats(server.child)
+  checked(r, server.label)
   return { rps: r.requests.average, cpu: (after.cpuMicros - before.cpuMicros) / (after.requests - before.requests) }
 }
 
@@ -102,36 +78,24 @@ try {
   const note = `medians of ${ROUNDS} interleaved ${DURATION} s autocannon runs, ${CONNECTIONS} connections; ratio = median of per-round ratios`
   const rps = (s: Sample) => s.rps
   const cpu = (s: Sample) => 1 / s.cpu
-  figure({
-    group: 'Test double',
-    name: 'GET /sites/{site_name}: admin off',
-    value: Math.round(median(off.map(rps))),
-    unit: 'req/s',
-    anchor: 'bare Express',
-    anchorValue: Math.round(median(bare.map(rps))),
-    ratio: r3(paired(off, bare, rps)),
-    note,
-  })
-  figure({
-    group: 'Test double',
-    name: 'GET /sites/{site_name}: admin on (journal + fault check)',
-    value: Math.round(median(on.map(rps))),
-    unit: 'req/s',
-    anchor: 'bare Express',
-    anchorValue: Math.round(median(bare.map(rps))),
-    ratio: r3(paired(on, bare, rps)),
-    note,
-  })
-  figure({
-    group: 'Test double',
-    name: 'GET /sites/{site_name}: admin on',
-    value: Math.round(median(on.map(rps))),
-    unit: 'req/s',
-    anchor: 'admin off',
-    anchorValue: Math.round(median(off.map(rps))),
-    ratio: r3(paired(on, off, rps)),
-    note,
-  })
+  // req/s of each variant against its anchor, in the same rounds.
+  const rpsFigures: [string, Sample[], string, Sample[]][] = [
+    ['admin off', off, 'bare Express', bare],
+    ['admin on (journal + fault check)', on, 'bare Express', bare],
+    ['admin on', on, 'admin off', off],
+  ]
+  for (const [name, list, anchor, anchorList] of rpsFigures) {
+    figure({
+      group: 'Test double',
+      name: `GET /sites/{site_name}: ${name}`,
+      value: Math.round(median(list.map(rps))),
+      unit: 'req/s',
+      anchor,
+      anchorValue: Math.round(median(anchorList.map(rps))),
+      ratio: r3(paired(list, anchorList, rps)),
+      note,
+    })
+  }
   figure({
     group: 'Test double',
     name: 'GET /sites/{site_name}: admin on, server CPU per request',

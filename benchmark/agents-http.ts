@@ -13,35 +13,19 @@
  * through Express's own dispatch, against the bare app), set against bare
  * Express's CPU per request over HTTP in the same run.
  */
-import { fork, type ChildProcess } from 'node:child_process'
-import { createRequire } from 'node:module'
+import type { ChildProcess } from 'node:child_process'
 import type { CorpusRow } from '../test/helpers/agents-corpus.js'
 import { buildServer } from './agents-build.js'
 import { passThroughCostNs } from './agents-inprocess.js'
+import { autocannon, type CannonOptions, type CannonResult } from './lib/autocannon.js'
 import { figure } from './lib/report.js'
+import { forkServer, serverStats } from './lib/spawn-server.js'
 
 const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b)
   const mid = Math.floor(s.length / 2)
   return s.length % 2 === 1 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2
 }
-
-interface CannonResult {
-  requests: { average: number }
-  non2xx: number
-  errors: number
-}
-type Autocannon = (opts: {
-  url: string
-  connections: number
-  duration?: number
-  amount?: number
-  overallRate?: number
-  headers: Record<string, string>
-}) => Promise<CannonResult>
-
-// autocannon ships no types; this is the part used here.
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon
 
 type Mode = 'bare' | 'redirect' | 'empty'
 
@@ -50,22 +34,10 @@ interface Server {
   child: ChildProcess
 }
 
-/** CPU µs the server process spent and requests it served so far. */
-function stats(server: Server): Promise<{ cpuMicros: number; requests: number }> {
-  return new Promise((resolve) => {
-    server.child.once('message', (m) => resolve(m as { cpuMicros: number; requests: number }))
-    server.child.send('stats')
-  })
-}
-
 /** One process serving every variant, one port each. */
 async function startServers(script: string): Promise<Record<Mode, Server>> {
-  const child = fork(script, [], { execArgv: [] })
-  const ports = await new Promise<Record<Mode, number>>((resolve, reject) => {
-    child.once('message', (m) => resolve((m as { ports: Record<Mode, number> }).ports))
-    child.once('exit', (code) => reject(new Error(`the benchmark server exited with ${code}`)))
-  })
-  const server = (mode: Mode): Server => ({ url: `http://127.0.0.1:${ports[mode]}/products/42?ref=home`, child })
+  const { child, ready } = await forkServer<{ ports: Record<Mode, number> }>(script, [], 'the benchmark')
+  const server = (mode: Mode): Server => ({ url: `http://127.0.0.1:${ready.ports[mode]}/products/42?ref=home`, child })
   return { bare: server('bare'), redirect: server('redirect'), empty: server('empty') }
 }
 
@@ -155,9 +127,9 @@ export async function throughput(corpus: CorpusRow[]): Promise<void> {
       // three variants of a round alike and the per-round ratios cancel it.
       for (let round = 0; round < CPU_ROUNDS; round++) {
         for (const mode of orderOf(round)) {
-          const before = await stats(servers[mode])
+          const before = await serverStats(servers[mode].child)
           await run(servers[mode].url, headers, { amount: CPU_REQUESTS, overallRate: FIXED_RATE })
-          const after = await stats(servers[mode])
+          const after = await serverStats(servers[mode].child)
           cpu[mode].push((after.cpuMicros - before.cpuMicros) / Math.max(1, after.requests - before.requests))
         }
       }
@@ -230,7 +202,7 @@ export async function throughput(corpus: CorpusRow[]): Promise<void> {
 async function run(
   url: string,
   headers: Record<string, string>,
-  load: { duration?: number; amount?: number; overallRate?: number },
+  load: Pick<CannonOptions, 'duration' | 'amount' | 'overallRate'>,
 ): Promise<CannonResult> {
   const r = await autocannon({ url, connections: 10, headers, ...load })
   if (r.errors > 0) throw new Error(`autocannon saw ${r.errors} errors on ${url}`)

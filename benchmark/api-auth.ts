@@ -8,23 +8,11 @@
  * e.g. `before=/tmp/old/dist/esm/lib/index.js` for a build from an older
  * commit; by default it measures this worktree's dist (run `npm run build` first).
  */
-import { fork, type ChildProcess } from 'node:child_process'
-import { createRequire } from 'node:module'
+import type { ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
+import { rps } from './lib/autocannon.js'
 import { figure } from './lib/report.js'
-
-interface CannonResult {
-  requests: { average: number }
-  non2xx: number
-  errors: number
-}
-type Autocannon = (opts: {
-  url: string
-  connections: number
-  duration: number
-  headers: Record<string, string>
-}) => Promise<CannonResult>
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon
+import { spawnServer } from './lib/spawn-server.js'
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 3)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4)
@@ -33,19 +21,12 @@ const script = fileURLToPath(new URL('./api-auth-server.mjs', import.meta.url))
 const here = fileURLToPath(new URL('../dist/esm/lib/index.js', import.meta.url))
 
 async function start(mode: 'bare' | 'api', entry: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = fork(script, [mode, entry], { execArgv: [] })
-  const port = await new Promise<number>((resolve, reject) => {
-    child.once('message', (m) => resolve((m as { port: number }).port))
-    child.once('exit', (code) => reject(new Error(`${mode} server exited with ${code}`)))
-  })
-  return { url: `http://127.0.0.1:${port}/api/sites/benchsite`, child }
+  const { child, origin } = await spawnServer(script, [mode, entry], mode)
+  return { url: `${origin}/api/sites/benchsite`, child }
 }
 
-async function run(url: string, duration: number): Promise<number> {
-  const r = await autocannon({ url, connections: 10, duration, headers: AUTH })
-  if (r.errors > 0 || r.non2xx > 0) throw new Error(`${url}: ${r.errors} errors, ${r.non2xx} non-2xx`)
-  return r.requests.average
-}
+const run = (url: string, duration: number): Promise<number> =>
+  rps({ url, connections: 10, duration, headers: AUTH }, url)
 
 const variants = [['bare Express', ''], ...process.argv.slice(2).map((arg) => arg.split('=') as [string, string])]
 if (variants.length === 1) variants.push(['apiRouter', here])

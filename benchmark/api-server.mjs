@@ -6,6 +6,7 @@
 //   GET /api/sites/benchsite, POST /api/sites/create, DELETE /api/sites/:name
 import http from 'node:http'
 import express from 'express'
+import { serveParent } from './lib/child-server.mjs'
 
 const [mode, entry, storeKind, prefix] = process.argv.slice(2)
 const SITE = {
@@ -75,13 +76,4 @@ if (mode === 'raw') {
   }
   server = http.createServer(app)
 }
-server.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }))
-// CPU time per request is steadier than req/s on a shared machine: the
-// parent asks for this process's CPU usage and request count around each run.
-let requests = 0
-server.on('request', () => requests++)
-process.on('message', () => {
-  const { user, system } = process.cpuUsage()
-  process.send({ cpuMicros: user + system, requests })
-})
-process.on('disconnect', () => process.exit(0))
+serveParent(server)

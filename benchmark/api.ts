@@ -14,33 +14,13 @@
  * MemoryStore to the same rounds. BENCH_DURATION (s) and BENCH_ROUNDS tune it.
  * Redis keys go under a random `mobisite-bench:<hex>:` prefix, deleted after.
  */
-import { fork, type ChildProcess } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
+import { autocannon, type CannonRequest, checked } from './lib/autocannon.js'
+import { deleteRedisPrefixes } from './lib/cleanup.js'
 import { figure } from './lib/report.js'
-
-interface CannonRequest {
-  method?: string
-  path?: string
-  body?: string
-  headers?: Record<string, string>
-  setupRequest?: (req: CannonRequest, context: Record<string, unknown>) => CannonRequest
-}
-interface CannonResult {
-  requests: { average: number; total: number }
-  non2xx: number
-  errors: number
-}
-type Autocannon = (opts: {
-  url: string
-  connections: number
-  duration: number
-  headers: Record<string, string>
-  requests?: CannonRequest[]
-}) => Promise<CannonResult>
-// autocannon ships no types; this is the part used here.
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon
+import { serverStats, spawnServer } from './lib/spawn-server.js'
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 1)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15)
@@ -70,20 +50,7 @@ interface Server extends Variant {
 }
 
 async function start(variant: Variant): Promise<Server> {
-  const child = fork(script, variant.args, { execArgv: [] })
-  const port = await new Promise<number>((resolve, reject) => {
-    child.once('message', (m) => resolve((m as { port: number }).port))
-    child.once('exit', (code) => reject(new Error(`${variant.label} server exited with ${code}`)))
-  })
-  return { ...variant, origin: `http://127.0.0.1:${port}`, child }
-}
-
-/** CPU µs the server process spent and requests it served so far. */
-function stats(server: Server): Promise<{ cpuMicros: number; requests: number }> {
-  return new Promise((resolve) => {
-    server.child.once('message', (m) => resolve(m as { cpuMicros: number; requests: number }))
-    server.child.send('stats')
-  })
+  return { ...variant, ...(await spawnServer(script, variant.args, variant.label)) }
 }
 
 let created = 0
@@ -122,12 +89,12 @@ interface Sample {
 }
 
 async function run(server: Server, load: string, duration: number): Promise<Sample> {
-  const before = await stats(server)
+  const before = await serverStats(server.child)
   const spec = LOADS[load]!(server.origin)
   const connections = load === GET_SATURATED ? SATURATED : CONNECTIONS
   const r = await autocannon({ ...spec, connections, duration, headers: HEADERS })
-  const after = await stats(server)
-  if (r.errors > 0 || r.non2xx > 0) throw new Error(`${server.label}, ${load}: ${r.errors} errors, ${r.non2xx} non-2xx`)
+  const after = await serverStats(server.child)
+  checked(r, `${server.label}, ${load}`)
   return {
     rps: r.requests.average,
     cpuPerRequest: (after.cpuMicros - before.cpuMicros) / (after.requests - before.requests),
@@ -313,15 +280,5 @@ try {
   reportSaturated()
 } finally {
   for (const server of allServers) server.child.disconnect()
-  if (REDIS_URL) {
-    const { Redis } = await import('ioredis')
-    const admin = new Redis(REDIS_URL)
-    let cursor = '0'
-    do {
-      const [next, keys] = await admin.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000)
-      if (keys.length) await admin.del(...keys)
-      cursor = next
-    } while (cursor !== '0')
-    await admin.quit()
-  }
+  if (REDIS_URL) await deleteRedisPrefixes(REDIS_URL, [prefix])
 }

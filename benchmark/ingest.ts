@@ -14,24 +14,15 @@
  *   npm run build && npx tsx benchmark/ingest.ts   (REDIS_URL, DATABASE_URL for those stores;
  *   BENCH_DURATION s per round, BENCH_ROUNDS, RECORD_SECONDS; INGEST_ONLY=bytes for part 3 alone)
  */
-import { createRequire } from 'node:module'
 import { Redis } from 'ioredis'
 import pg from 'pg'
 import { createEngine } from '../lib/index.js'
 import type { Store } from '../lib/store/contract.js'
 import { PostgresStore } from '../lib/store/postgres/store.js'
 import { RedisStore } from '../lib/store/redis/store.js'
+import { rps } from './lib/autocannon.js'
 import { askIngest, drainIngest, type IngestServer, type IngestStats, startIngest } from './lib/beacon-flood.js'
 import { figure } from './lib/report.js'
-
-type Autocannon = (opts: {
-  url: string
-  method: string
-  connections: number
-  duration: number
-}) => Promise<{ requests: { average: number; total: number }; non2xx: number; errors: number }>
-// autocannon ships no types; this is the part used here.
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 2)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7)
@@ -48,14 +39,10 @@ const ask = askIngest
 const drain = drainIngest
 
 async function load(server: Server, duration: number): Promise<number> {
-  const r = await autocannon({
-    url: `${server.origin}/collect/benchsite`,
-    method: 'POST',
-    connections: CONNECTIONS,
-    duration,
-  })
-  if (r.errors > 0 || r.non2xx > 0) throw new Error(`${server.label}: ${r.errors} errors, ${r.non2xx} non-2xx`)
-  return r.requests.average
+  return rps(
+    { url: `${server.origin}/collect/benchsite`, method: 'POST', connections: CONNECTIONS, duration },
+    server.label,
+  )
 }
 
 const median = (xs: number[]): number => {

@@ -8,19 +8,11 @@
  *
  *   npm run build && npx tsx benchmark/ops.ts     BENCH_DURATION (s), BENCH_ROUNDS
  */
-import { fork, type ChildProcess } from 'node:child_process'
-import { createRequire } from 'node:module'
+import { type ChildProcess, fork } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
+import { autocannon } from './lib/autocannon.js'
 import { figure } from './lib/report.js'
-
-type Autocannon = (opts: {
-  url: string
-  connections: number
-  duration: number
-  headers: Record<string, string>
-}) => Promise<{ requests: { average: number }; non2xx: number; errors: number }>
-// autocannon ships no types; this is the part used here.
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon
+import { serverStats } from './lib/spawn-server.js'
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 2)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7)
@@ -38,17 +30,10 @@ async function start(mode: 'plain' | 'observed'): Promise<Server> {
   return { child, url: `http://127.0.0.1:${port}/api/sites/benchsite` }
 }
 
-function stats(server: Server): Promise<{ cpuMicros: number; requests: number }> {
-  return new Promise((resolve) => {
-    server.child.once('message', (m) => resolve(m as { cpuMicros: number; requests: number }))
-    server.child.send('stats')
-  })
-}
-
 async function measure(server: Server): Promise<{ rps: number; cpu: number }> {
-  const before = await stats(server)
+  const before = await serverStats(server.child)
   const result = await autocannon({ url: server.url, connections: 10, duration: DURATION, headers: HEADERS })
-  const after = await stats(server)
+  const after = await serverStats(server.child)
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${result.non2xx} non-2xx, ${result.errors} errors`)
   return {
     rps: result.requests.average,

@@ -15,31 +15,20 @@
  * in random `mobisite_bench_<hex>` schemas / `mobisite-bench:<hex>:` prefixes,
  * dropped at the end.
  */
-import { fork, type ChildProcess } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
-import { Redis } from 'ioredis'
 import { createEngine, startServer } from '../lib/index.js'
-import type { Store, VisitEvent } from '../lib/store/contract.js'
+import type { SiteRecord, Store, VisitEvent } from '../lib/store/contract.js'
 import { MemoryStore } from '../lib/store/memory/store.js'
 import { PostgresStore } from '../lib/store/postgres/store.js'
 import { RedisStore } from '../lib/store/redis/store.js'
+import { rps } from './lib/autocannon.js'
+import { callsPerSecond } from './lib/calls-per-second.js'
+import { deleteRedisPrefixes } from './lib/cleanup.js'
 import { figure } from './lib/report.js'
-
-interface CannonResult {
-  requests: { average: number }
-  non2xx: number
-  errors: number
-}
-type Autocannon = (opts: {
-  url: string
-  connections: number
-  duration: number
-  headers: Record<string, string>
-}) => Promise<CannonResult>
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon
+import { spawnServer } from './lib/spawn-server.js'
 
 const DATABASE_URL = process.env.DATABASE_URL
 const REDIS_URL = process.env.REDIS_URL
@@ -81,35 +70,21 @@ pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
   return (clientQuery as (...a: unknown[]) => unknown).apply(this, args)
 } as typeof clientQuery
 
-/** Runs `op(i)` for i < n with `CONCURRENCY` in flight; returns calls per second. */
-async function run(n: number, op: (i: number) => Promise<unknown>, concurrency = CONCURRENCY): Promise<number> {
-  let next = 0
-  const start = process.hrtime.bigint()
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < n) await op(next++)
-    }),
-  )
-  return n / (Number(process.hrtime.bigint() - start) / 1e9)
-}
+/** Calls per second of `op(i)` for i < n, `CONCURRENCY` in flight unless told. */
+const run = (n: number, op: (i: number) => Promise<unknown>, concurrency = CONCURRENCY): Promise<number> =>
+  callsPerSecond(n, op, concurrency)
 
 // ------------------------------------------------------------ 1. API GET
 
 async function serve(kind: 'memory' | 'postgres'): Promise<{ url: string; child: ChildProcess }> {
   const script = fileURLToPath(new URL('./postgres-server.mjs', import.meta.url))
-  const child = fork(script, kind === 'postgres' ? [kind, DATABASE_URL!, newSchema()] : [kind], { execArgv: [] })
-  const port = await new Promise<number>((resolve, reject) => {
-    child.once('message', (m) => resolve(Number((m as { port: string }).port)))
-    child.once('exit', (code) => reject(new Error(`${kind} server exited with ${code}`)))
-  })
-  return { url: `http://127.0.0.1:${port}/api/sites/benchsite`, child }
+  const args = kind === 'postgres' ? [kind, DATABASE_URL!, newSchema()] : [kind]
+  const { child, origin } = await spawnServer(script, args, kind)
+  return { url: `${origin}/api/sites/benchsite`, child }
 }
 
-async function cannon(url: string, duration: number): Promise<number> {
-  const r = await autocannon({ url, connections: 10, duration, headers: AUTH })
-  if (r.errors > 0 || r.non2xx > 0) throw new Error(`${url}: ${r.errors} errors, ${r.non2xx} non-2xx`)
-  return r.requests.average
-}
+const cannon = (url: string, duration: number): Promise<number> =>
+  rps({ url, connections: 10, duration, headers: AUTH }, url)
 
 async function apiGet(): Promise<void> {
   const servers = [await serve('memory'), await serve('postgres')]
@@ -226,20 +201,22 @@ function* busyVisits(): Generator<VisitEvent> {
   }
 }
 
+/** A built site as the store keeps it, created at T0 (what seeding and the round trips write directly). */
+const siteRecord = (site_name: string, owner: string): SiteRecord => ({
+  site_name,
+  owner,
+  original_site_url: 'https://a.example/',
+  auto_sync_cache_ttl: 'SHORT',
+  initial: { original_site_url: 'https://a.example/', auto_sync_cache_ttl: 'SHORT' },
+  created_at: T0,
+  modified_at: T0,
+  build: 'built',
+})
+
 async function seed(store: Store): Promise<number> {
   const names = Array.from({ length: SITES }, (_, i) => `s${i}`)
-  const site = (name: string, owner: string) => ({
-    site_name: name,
-    owner,
-    original_site_url: 'https://a.example/',
-    auto_sync_cache_ttl: 'SHORT' as const,
-    initial: { original_site_url: 'https://a.example/', auto_sync_cache_ttl: 'SHORT' as const },
-    created_at: T0,
-    modified_at: T0,
-    build: 'built' as const,
-  })
-  await run(SITES, (i) => store.createSite(site(names[i]!, 'ranker')), 64)
-  await store.createSite(site('busy', 'owner-busy'))
+  await run(SITES, (i) => store.createSite(siteRecord(names[i]!, 'ranker')), 64)
+  await store.createSite(siteRecord('busy', 'owner-busy'))
   const events = [...monthVisits(), ...busyVisits()]
   const start = Date.now()
   await run(events.length, (i) => store.recordVisit(events[i]!), 64)
@@ -331,16 +308,7 @@ async function roundTrips(): Promise<void> {
     country: 'c',
     region: 'r',
   }
-  const site = {
-    site_name: 'rt2',
-    owner: 'bench',
-    original_site_url: 'https://a.example/',
-    auto_sync_cache_ttl: 'SHORT' as const,
-    initial: { original_site_url: 'https://a.example/', auto_sync_cache_ttl: 'SHORT' as const },
-    created_at: T0,
-    modified_at: T0,
-    build: 'built' as const,
-  }
+  const site = siteRecord('rt2', 'bench')
   await http('GET', '/sites/created') // authenticates once, migrates: the credential cache then holds the caller
   const calls: [string, () => Promise<unknown>][] = [
     ['store: createSite', () => store.createSite(site)],
@@ -396,16 +364,5 @@ try {
 } finally {
   for (const s of schemas) await admin.query(`DROP SCHEMA IF EXISTS "${s}" CASCADE`)
   await admin.end()
-  if (REDIS_URL && prefixes.length) {
-    const r = new Redis(REDIS_URL)
-    for (const prefix of prefixes) {
-      let cursor = '0'
-      do {
-        const [next, keys] = await r.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000)
-        if (keys.length) await r.del(...keys)
-        cursor = next
-      } while (cursor !== '0')
-    }
-    await r.quit()
-  }
+  if (REDIS_URL && prefixes.length) await deleteRedisPrefixes(REDIS_URL, prefixes)
 }

@@ -9,11 +9,12 @@
  * Writes only under a random `mobisite-bench:<hex>:` prefix and deletes it at the end.
  */
 import { randomBytes } from 'node:crypto'
-import { Redis } from 'ioredis'
 import { createEngine, startServer } from '../lib/index.js'
 import type { SiteRecord, Store } from '../lib/store/contract.js'
 import { MemoryStore } from '../lib/store/memory/store.js'
 import { RedisStore } from '../lib/store/redis/store.js'
+import { callsPerSecond } from './lib/calls-per-second.js'
+import { deleteRedisPrefixes } from './lib/cleanup.js'
 import { figure } from './lib/report.js'
 
 if (!process.env.REDIS_URL) {
@@ -48,17 +49,8 @@ function counter(store: Store): { reset(): void; readonly count: number } {
   }
 }
 
-/** Runs `op(i)` for i < n with `CONCURRENCY` calls in flight; returns ops/s. */
-async function run(n: number, op: (i: number) => Promise<unknown>): Promise<number> {
-  let next = 0
-  const start = process.hrtime.bigint()
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < n) await op(next++)
-    }),
-  )
-  return n / (Number(process.hrtime.bigint() - start) / 1e9)
-}
+/** Ops per second of `op(i)` for i < n with `CONCURRENCY` calls in flight. */
+const run = (n: number, op: (i: number) => Promise<unknown>): Promise<number> => callsPerSecond(n, op, CONCURRENCY)
 
 interface Row {
   name: string
@@ -239,14 +231,5 @@ try {
   table('Store call', await storeBench(() => new MemoryStore()), await storeBench(redisStore))
   table('HTTP API call (startServer)', await httpBench(() => new MemoryStore()), await httpBench(redisStore))
 } finally {
-  const admin = new Redis(URL_)
-  for (const prefix of prefixes) {
-    let cursor = '0'
-    do {
-      const [next, keys] = await admin.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000)
-      if (keys.length) await admin.del(...keys)
-      cursor = next
-    } while (cursor !== '0')
-  }
-  await admin.quit()
+  await deleteRedisPrefixes(URL_, prefixes)
 }

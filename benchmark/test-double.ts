@@ -12,10 +12,10 @@
  */
 import { createServer, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { createRequire } from 'node:module'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { createEngine, startServer } from '../lib/index.js'
+import { autocannon } from './lib/autocannon.js'
 import { figure } from './lib/report.js'
 
 setFlagsFromString('--expose_gc')
@@ -25,14 +25,6 @@ const heapMB = (): number => {
   gc()
   return process.memoryUsage().heapUsed / 1024 / 1024
 }
-
-type Autocannon = (opts: {
-  url: string
-  connections: number
-  duration: number
-  headers: Record<string, string>
-}) => Promise<{ requests: { total: number }; statusCodeStats: Record<string, { count: number }> }>
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon
 
 const EVENTS = Number(process.env.TD_EVENTS ?? 20_000)
 const FLOOD_SECONDS = Number(process.env.TD_FLOOD_SECONDS ?? 5)

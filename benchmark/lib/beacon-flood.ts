@@ -10,7 +10,7 @@
  * - the standalone collector as a child process (ingest-server.mjs) with
  *   helpers to ask its recording stats.
  */
-import { type ChildProcess, fork } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
 import { Redis } from 'ioredis'
@@ -18,6 +18,7 @@ import { createEngine, type Engine } from '../../lib/index.js'
 import type { Store } from '../../lib/store/contract.js'
 import { MemoryStore } from '../../lib/store/memory/store.js'
 import { RedisStore } from '../../lib/store/redis/store.js'
+import { spawnServer } from './spawn-server.js'
 
 /** The flood's day, fixed so every visit lands in one site-day. */
 export const FLOOD_DAY = '2025-03-10'
@@ -167,12 +168,7 @@ const lib = fileURLToPath(new URL('../../dist/esm/lib', import.meta.url))
  */
 export async function startIngest(label: string, mode: string, maxPendingRecordings?: number): Promise<IngestServer> {
   const args = [mode, lib, ...(maxPendingRecordings === undefined ? [] : [String(maxPendingRecordings)])]
-  const child = fork(script, args, { execArgv: [] })
-  const port = await new Promise<number>((resolve, reject) => {
-    child.once('message', (m) => resolve((m as { port: number }).port))
-    child.once('exit', (code) => reject(new Error(`${label} server exited with ${code}`)))
-  })
-  return { label, origin: `http://127.0.0.1:${port}`, child }
+  return { label, ...(await spawnServer(script, args, label)) }
 }
 
 /** Sends `message` ('stats' or 'close') to an ingest server and waits for its answer. */

@@ -5,6 +5,7 @@
  * dropped at the end).
  */
 import { randomBytes } from 'node:crypto'
+import { dropPgSchema } from '../lib/cleanup.js'
 import type { AuthFigures } from './auth.js'
 import type { ChildConfig } from './common.js'
 import type { OwnRedis } from './redis.js'
@@ -27,13 +28,7 @@ export async function authStores(Redis: typeof OwnRedis): Promise<AuthStore[]> {
     stores.push({
       store: 'PostgresStore',
       config: { databaseUrl, schema },
-      cleanup: async () => {
-        const pg = (await import('pg')).default
-        const client = new pg.Client({ connectionString: databaseUrl })
-        await client.connect()
-        await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)
-        await client.end()
-      },
+      cleanup: () => dropPgSchema(databaseUrl, schema),
     })
   }
   return stores

@@ -12,7 +12,6 @@
  *    beacon load (autocannon, 50 connections) for `backlogSeconds`: the most
  *    recordings pending, sampled every 100 ms; before = the bound lifted.
  */
-import { createRequire } from 'node:module'
 import pg from 'pg'
 import {
   askIngest,
@@ -25,17 +24,9 @@ import {
   redisFlood,
   startIngest,
 } from '../lib/beacon-flood.js'
+import { autocannon } from '../lib/autocannon.js'
 import { sleep } from './common.js'
 import type { OwnRedis } from './redis.js'
-
-type Autocannon = (opts: {
-  url: string
-  method: string
-  connections: number
-  duration: number
-}) => Promise<{ requests: { total: number }; non2xx: number; errors: number }>
-// autocannon ships no types; this is the part used here.
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon
 
 /** The collector's default bound of pending recordings. */
 export const MAX_PENDING = 10_000

@@ -19,6 +19,7 @@ import { Agent, request } from 'node:http'
 import { get as httpsGet } from 'node:https'
 import { connect, type Socket } from 'node:net'
 import { fileURLToPath } from 'node:url'
+import { deleteRedisPrefixes, dropPgSchema } from '../lib/cleanup.js'
 import { sleep } from './common.js'
 
 const CLI = process.env.RELIABILITY_CLI ?? fileURLToPath(new URL('../../dist/esm/lib/cli/index.js', import.meta.url))
@@ -191,17 +192,7 @@ export function drainStores(): DrainStore[] {
     stores.push({
       store: 'RedisStore',
       env: { MOBISITE_STORE: redisUrl, MOBISITE_REDIS_PREFIX: prefix },
-      cleanup: async () => {
-        const { Redis } = await import('ioredis')
-        const redis = new Redis(redisUrl)
-        for (let cursor = '0'; ; ) {
-          const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000)
-          if (keys.length > 0) await redis.del(...keys)
-          cursor = next
-          if (cursor === '0') break
-        }
-        redis.disconnect()
-      },
+      cleanup: () => deleteRedisPrefixes(redisUrl, [prefix]),
     })
   }
   const databaseUrl = process.env.DATABASE_URL
@@ -210,13 +201,7 @@ export function drainStores(): DrainStore[] {
     stores.push({
       store: 'PostgresStore',
       env: { MOBISITE_STORE: databaseUrl, MOBISITE_PG_SCHEMA: schema },
-      cleanup: async () => {
-        const pg = (await import('pg')).default
-        const client = new pg.Client({ connectionString: databaseUrl })
-        await client.connect()
-        await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)
-        await client.end()
-      },
+      cleanup: () => dropPgSchema(databaseUrl, schema),
     })
   }
   return stores

@@ -4,32 +4,9 @@
  * closed by the headers deadline while normal requests keep being answered.
  */
 import { once } from 'node:events'
-import { createRequire } from 'node:module'
 import { connect, type Socket } from 'node:net'
+import { autocannon, type CannonRequest } from '../lib/autocannon.js'
 import { basic, send, sleep, type Child } from './common.js'
-
-interface CannonResult {
-  requests: { average: number; total: number }
-  non2xx: number
-  errors: number
-  timeouts: number
-  statusCodeStats: Record<string, { count: number }>
-}
-type Request = {
-  method: string
-  path: string
-  headers?: Record<string, string>
-  body?: string
-  setupRequest?: (req: Request, context: Record<string, unknown>) => Request
-}
-type Autocannon = (opts: {
-  url: string
-  connections: number
-  duration: number
-  requests: Request[]
-  headers: Record<string, string>
-}) => Promise<CannonResult>
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon
 
 export interface LoadFigures {
   seconds: number
@@ -43,7 +20,7 @@ export interface LoadFigures {
 let counter = 0
 
 /** One connection's cycle: create a site, read it, list, record a visit-free read, delete it. */
-function cycle(): Request[] {
+function cycle(): CannonRequest[] {
   return [
     {
       method: 'POST',

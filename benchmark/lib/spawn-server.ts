@@ -1,0 +1,60 @@
+/**
+ * The parent's side of a benchmark server child process: the server under
+ * load runs in a process of its own, so autocannon (in the parent) does not
+ * share its event loop, and its CPU time can be read on its own. The child's
+ * side, for the plain-JS servers, is child-server.mjs.
+ */
+import { type ChildProcess, fork } from 'node:child_process'
+
+/**
+ * Forks `script` with `args` and resolves with the child and the first
+ * message it sends (the port or ports it listens on); rejects with
+ * "`label` server exited with <code>" if it exits before sending one.
+ *
+ * `execArgv: []`: the child does not inherit the parent's `--import tsx`, so
+ * no TypeScript loader runs, and spends CPU, in the measured process.
+ */
+export async function forkServer<T>(
+  script: string,
+  args: string[],
+  label: string,
+): Promise<{ child: ChildProcess; ready: T }> {
+  const child = fork(script, args, { execArgv: [] })
+  const ready = await new Promise<T>((resolve, reject) => {
+    child.once('message', (m) => resolve(m as T))
+    child.once('exit', (code) => reject(new Error(`${label} server exited with ${code}`)))
+  })
+  return { child, ready }
+}
+
+/**
+ * `forkServer` for a child that sends `{ port }` (a number, or a string as
+ * `new URL(...).port` gives it) once it listens on 127.0.0.1; resolves with
+ * its origin, `http://127.0.0.1:<port>`.
+ */
+export async function spawnServer(
+  script: string,
+  args: string[],
+  label: string,
+): Promise<{ child: ChildProcess; origin: string }> {
+  const { child, ready } = await forkServer<{ port: number | string }>(script, args, label)
+  return { child, origin: `http://127.0.0.1:${Number(ready.port)}` }
+}
+
+/** What a server child answers to 'stats': its CPU time (user + system, µs) and the requests it has served. */
+export interface ServerStats {
+  cpuMicros: number
+  requests: number
+}
+
+/**
+ * Asks a server child for its CPU time and request count. Read around each
+ * run, the difference gives CPU per request: steadier than req/s on a shared
+ * machine, where req/s also counts the time the server waited for a core.
+ */
+export function serverStats(child: ChildProcess): Promise<ServerStats> {
+  return new Promise((resolve) => {
+    child.once('message', (m) => resolve(m as ServerStats))
+    child.send('stats')
+  })
+}
