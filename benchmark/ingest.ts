@@ -17,7 +17,7 @@
 import { Redis } from 'ioredis'
 import pg from 'pg'
 import { createEngine } from '../lib/index.js'
-import type { Store } from '../lib/store/contract.js'
+import type { Store } from '../lib/store/contract/index.js'
 import { PostgresStore } from '../lib/store/postgres/store.js'
 import { RedisStore } from '../lib/store/redis/store.js'
 import { rps } from './lib/autocannon.js'

@@ -10,7 +10,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { createEngine, startServer } from '../lib/index.js'
-import type { SiteRecord, Store } from '../lib/store/contract.js'
+import type { SiteRecord, Store } from '../lib/store/contract/index.js'
 import { MemoryStore } from '../lib/store/memory/store.js'
 import { RedisStore } from '../lib/store/redis/store.js'
 import { callsPerSecond } from './lib/calls-per-second.js'

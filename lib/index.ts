@@ -53,7 +53,7 @@ export {
 } from './collector/index.js'
 export { startServer, type RunningServer, type ServerOptions, type ServerTimeouts } from './server/index.js'
 export { MemoryStore, type MemoryStoreOptions } from './store/memory/store.js'
-export * from './store/contract.js'
+export * from './store/contract/index.js'
 export * from './agents/index.js'
 export * from './redirect/index.js'
 export type * from '../types/index.js'

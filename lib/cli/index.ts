@@ -26,7 +26,7 @@ import { checkDestination, maskUrl } from '../testing/webhook-destination.js'
 
 const CDN_PROVIDERS: readonly string[] = ['cloudflare', 'cloudfront', 'vercel', 'appengine']
 import { instrumentsFor } from '../http/metrics.js'
-import type { Store } from '../store/contract.js'
+import type { Store } from '../store/contract/index.js'
 import { MemoryStore } from '../store/memory/store.js'
 import { bannerLines } from './banner.js'
 import { helpText } from './flags.js'

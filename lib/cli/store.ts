@@ -6,7 +6,7 @@
  * REDIS_URL comes before DATABASE_URL because many environments set
  * DATABASE_URL for other reasons; name the store explicitly to be sure.
  */
-import type { Store } from '../store/contract.js'
+import type { Store } from '../store/contract/index.js'
 import { UsageError } from './parse-flags.js'
 
 /** The store the command line and environment ask for. */

@@ -7,7 +7,7 @@ import { PERIODS } from '../engine/rules/dashboard.js'
 import { SERIES, count, trafficChart } from './chart.js'
 import { type HtmlValue, type SafeHtml, html } from './html.js'
 import { STYLESHEET_VERSION } from './style.js'
-import { OTHER } from '../store/contract.js'
+import { OTHER } from '../store/contract/index.js'
 
 /** What every page knows about where it is served. */
 export interface PageContext {

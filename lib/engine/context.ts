@@ -4,7 +4,7 @@
  * small file and none of them knows about HTTP.
  */
 import type { Site } from '../../types/index.js'
-import type { Store } from '../store/contract.js'
+import type { Store } from '../store/contract/index.js'
 import type { EventHub } from './rules/events.js'
 import type { Caller, MasterRegistry } from './auth/masters.js'
 import type { RecordingQueue } from './recording/recording-queue.js'

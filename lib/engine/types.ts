@@ -4,7 +4,7 @@
  * all go through it and get the same validation and the same errors.
  */
 import type { ActivityKind, Billing, Site } from '../../types/index.js'
-import type { Store } from '../store/contract.js'
+import type { Store } from '../store/contract/index.js'
 import type { FailedLoginOptions } from './auth/failed-logins.js'
 import type { MasterApi } from './api/master-api.js'
 import type { Caller, CredentialCacheOptions } from './auth/masters.js'

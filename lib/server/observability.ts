@@ -8,7 +8,7 @@ import type { IncomingMessage } from 'node:http'
 import type { Express, Request, Response } from 'express'
 import type { Registry } from 'prom-client'
 import type { Instruments } from '../http/metrics.js'
-import type { Store } from '../store/contract.js'
+import type { Store } from '../store/contract/index.js'
 
 /** How long the store has to answer a readiness probe. */
 export const READY_TIMEOUT_MS = 1_000

@@ -19,7 +19,7 @@ import {
   validateFault,
   validateJournalQuery,
 } from '../schema/admin.js'
-import type { MasterRecord } from '../store/contract.js'
+import type { MasterRecord } from '../store/contract/index.js'
 import { asServiceError, isOutage } from '../engine/shared/outage.js'
 import { BuilderControl, type BuilderOverride } from './builder.js'
 import { ClockControl, type ClockState } from './clock.js'

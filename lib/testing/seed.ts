@@ -13,8 +13,14 @@ import { ServiceError } from '../errors.js'
 import { seedEntryValidators, seedSchema, seedSections, validateSeedShape, type SeedSite } from '../schema/seed.js'
 import { allProblems } from '../schema/validate.js'
 import { validateCreateSite } from '../schema/sites.js'
-import type { AnalyticsDayDump, MasterRecord, SiteActivityEntry, SiteRecord, StateDump } from '../store/contract.js'
-import { StateConflictError } from '../store/contract.js'
+import type {
+  AnalyticsDayDump,
+  MasterRecord,
+  SiteActivityEntry,
+  SiteRecord,
+  StateDump,
+} from '../store/contract/index.js'
+import { StateConflictError } from '../store/contract/index.js'
 import { accountEntry, HASH_PREFIX, ledgerEntry, masterEntry, siteEntry, TIME_FIELDS } from './snapshot-entries.js'
 
 /** A seed body; `GET /__admin/snapshot` answers one. */

@@ -5,7 +5,7 @@
  * with them a slice at a time. Each builds a new object and changes nothing.
  */
 import { propertiesOf } from '../engine/rules/site-view.js'
-import type { AccountRecord, LedgerDump, MasterRecord, SiteRecord } from '../store/contract.js'
+import type { AccountRecord, LedgerDump, MasterRecord, SiteRecord } from '../store/contract/index.js'
 
 /** What starts a `password_hash` that a snapshot gave (seed.ts reads it back). */
 export const HASH_PREFIX = 'record:'

@@ -1,4 +1,4 @@
-import { type RecordOptions, type RecordedEvent, StoreUnavailableError } from '../../lib/store/contract.js'
+import { type RecordOptions, type RecordedEvent, StoreUnavailableError } from '../../lib/store/contract/index.js'
 import { MemoryStore } from '../../lib/store/memory/store.js'
 
 /** A MemoryStore that remembers each recordEvents call and can be made to fail or to wait. */

@@ -9,7 +9,7 @@ import type {
   PeriodRow,
   TrafficTotals,
   VisitEvent,
-} from '../../lib/store/contract.js'
+} from '../../lib/store/contract/index.js'
 import { MemoryAnalytics } from '../../lib/store/memory/analytics-buckets.js'
 import { DistinctCounter, addInt, type IntSet } from '../../lib/store/memory/visitor-set.js'
 import { visitEvent } from '../../lib/testing/conformance/fixtures.js'

@@ -63,8 +63,8 @@ function importsOf(file: string, text: string): string[] {
  */
 function storeScope(file: string): string[] | undefined {
   const adapter = /^lib\/store\/(memory|redis|postgres)\//.exec(file)?.[1]
-  if (adapter) return ['lib/store/contract.ts', 'lib/store/shared/', `lib/store/${adapter}/`]
-  if (file.startsWith('lib/store/shared/')) return ['lib/store/contract.ts', 'lib/store/shared/']
+  if (adapter) return ['lib/store/contract/', 'lib/store/shared/', `lib/store/${adapter}/`]
+  if (file.startsWith('lib/store/shared/')) return ['lib/store/contract/', 'lib/store/shared/']
   return undefined
 }
 
@@ -126,7 +126,7 @@ t.test('the checker sees every form of import that could run upward', async (t) 
     ['lib/engine/x.ts', "const m = await import('../testing/index.js')", 'lib/testing/index.ts'],
     ['lib/store/x.ts', "import { createEngine } from '../engine/index.js'", 'lib/engine/index.ts'],
     ['lib/store/x.ts', "import { startServer } from '../server/index.js'", 'lib/server/index.ts'],
-    ['lib/agents/x.ts', "import type { Store } from '../store/contract.js'", 'lib/store/contract.ts'],
+    ['lib/agents/x.ts', "import type { Store } from '../store/contract/index.js'", 'lib/store/contract/index.ts'],
     ['lib/redirect/x.ts', "import { startServer } from '../server/index.js'", 'lib/server/index.ts'],
     ['lib/store/redis/x.ts', "import { MemoryStore } from '../memory/store.js'", 'lib/store/memory/store.ts'],
     ['lib/store/postgres/x.ts', "import type { RedisConn } from '../redis/conn.js'", 'lib/store/redis/conn.ts'],
@@ -142,12 +142,13 @@ t.test('the checker sees every form of import that could run upward', async (t) 
     ['lib/http/x.ts', "import type { Engine } from '../engine/types.js'"],
     ['lib/server/index.ts', "import { apiRouter } from './http/router.js'"],
     ['lib/engine/x.ts', "import express from 'express'"],
-    ['lib/store/redis/x.ts', "import type { Store } from '../contract.js'"],
+    ['lib/store/redis/x.ts', "import type { Store } from '../contract/index.js'"],
+    ['lib/store/memory/x.ts', "import type { SitesStore } from '../contract/sites.js'"],
     ['lib/store/redis/x.ts', "import { foldName } from '../shared/name-fold.js'"],
     ['lib/store/redis/lua/x.ts', "import { lua } from '../conn.js'"],
     ['lib/store/postgres/x.ts', "import { ACTIVITY_KINDS } from '../../../types/index.js'"],
     ['lib/store/memory/x.ts', "import { ServiceError } from '../../errors.js'"],
-    ['lib/store/shared/x.ts', "import type { Store } from '../contract.js'"],
+    ['lib/store/shared/x.ts', "import type { Store } from '../contract/index.js'"],
     ['lib/engine/x.ts', "import { RedisStore } from '../store/redis/store.js'"],
   ]
   for (const [file, text] of allowed) t.same(violations(new Map([[file, text]])), [], text)

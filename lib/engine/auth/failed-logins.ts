@@ -18,7 +18,7 @@
  * at most twice the limit, not the limit.
  */
 import { ServiceError } from '../../errors.js'
-import type { Store } from '../../store/contract.js'
+import type { Store } from '../../store/contract/index.js'
 
 /** Engine option `failedLogins`: failed logins allowed per minute; 0 turns a limit off. */
 export interface FailedLoginOptions {

@@ -30,7 +30,7 @@
 import * as crypto from 'node:crypto'
 import { createHmac, randomBytes } from 'node:crypto'
 import { invalidInput } from '../../errors.js'
-import type { MasterRecord, Store } from '../../store/contract.js'
+import type { MasterRecord, Store } from '../../store/contract/index.js'
 import { FailedLogins, type FailedLoginOptions } from './failed-logins.js'
 import { ClientGoneError, PasswordGate, type PasswordGateOptions } from './password-gate.js'
 import { DECOY_HASH, hashPassword, needsRehash, verifyPassword } from './password-hash.js'

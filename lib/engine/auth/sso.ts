@@ -9,7 +9,7 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { ServiceError, invalidInput, notExist } from '../../errors.js'
 import { type SsoLink, type SsoLinkQuery, isDashboardUrl, validateSsoLinkQuery } from '../../schema/sso.js'
-import type { AccountRecord, SsoGrant, SsoRecord, SsoTarget } from '../../store/contract.js'
+import type { AccountRecord, SsoGrant, SsoRecord, SsoTarget } from '../../store/contract/index.js'
 import { requirePartner } from '../rules/accounts.js'
 import type { CallContext, EngineContext } from '../context.js'
 import { ownSite } from '../rules/site-ownership.js'

@@ -5,7 +5,7 @@
  * their single store round trip and write none). The store keeps the last {@link ACTIVITY_LOG_MAX} entries
  * per site, in the site's record, so the log goes with the site.
  */
-import type { SiteActivityEntry, SiteRecord } from '../../store/contract.js'
+import type { SiteActivityEntry, SiteRecord } from '../../store/contract/index.js'
 import type { EngineContext } from '../context.js'
 
 /** The most entries a site's log keeps; older ones are dropped. */

@@ -42,7 +42,7 @@ import {
   validateDudaUpdateSite,
 } from '../../schema/duda/sites.js'
 import type { SiteProperties } from '../../../types/index.js'
-import type { SitePatch, SiteRecord } from '../../store/contract.js'
+import type { SitePatch, SiteRecord } from '../../store/contract/index.js'
 import type { CallContext } from '../context.js'
 import type { PeriodQuery } from '../../schema/sites.js'
 import { formatDateTime, resolvePeriod } from '../shared/dates.js'

@@ -37,7 +37,7 @@ import type {
   RecordedEvent,
   TrafficTotals,
   VisitEvent,
-} from '../../store/contract.js'
+} from '../../store/contract/index.js'
 import type { analyticsBucketSchema } from '../../schema/responses.js'
 import { retentionStart } from '../../store/shared/analytics-rows.js'
 import type { CallContext, EngineContext } from '../context.js'

@@ -8,7 +8,7 @@
  * one callback. What is recorded, and every error, is the same as through
  * `engine.recordVisit` / `engine.recordActivity`.
  */
-import type { RecordOutcome, RecordedEvent } from '../../store/contract.js'
+import type { RecordOutcome, RecordedEvent } from '../../store/contract/index.js'
 import { activityOf, afterRecorded, visitOf } from './analytics.js'
 import type { EngineContext } from '../context.js'
 import { asServiceError } from '../shared/outage.js'

@@ -17,7 +17,7 @@
  * collector) bounds what it leaves here with `maxPendingRecordings` and
  * counts what it drops through {@link RecordingQueue.countDropped}.
  */
-import type { RecordOutcome, RecordedEvent, Store } from '../../store/contract.js'
+import type { RecordOutcome, RecordedEvent, Store } from '../../store/contract/index.js'
 
 /** At most this many events per store call, so one call holds a shared store only briefly. */
 export const MAX_BATCH = 1000

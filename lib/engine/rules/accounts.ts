@@ -13,7 +13,7 @@ import {
   validateUpdateAccount,
 } from '../../schema/accounts.js'
 import { siteNameSchema } from '../../schema/sites.js'
-import type { GrantOutcome } from '../../store/contract.js'
+import type { GrantOutcome } from '../../store/contract/index.js'
 import type { CallContext } from '../context.js'
 
 /** Sub-user operations (every Accounts call) are for partner master accounts only. */

@@ -11,7 +11,7 @@
 import type { ActivityMetrics, TrafficMetrics } from '../../../types/index.js'
 import { invalidInput, notExist } from '../../errors.js'
 import { guard } from '../shared/outage.js'
-import type { SiteRecord } from '../../store/contract.js'
+import type { SiteRecord } from '../../store/contract/index.js'
 import { readSiteAnalytics } from '../recording/analytics.js'
 import type { EngineContext } from '../context.js'
 import { DAY_MS, formatDateTime, formatDay, startOfDay } from '../shared/dates.js'

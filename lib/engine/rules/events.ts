@@ -7,7 +7,7 @@
  * no extra store read for an event.
  */
 import type { PublishData, SiteEvent, SiteEventType } from '../../../types/index.js'
-import type { SiteRecord } from '../../store/contract.js'
+import type { SiteRecord } from '../../store/contract/index.js'
 
 export type { PublishData, SiteEvent, SiteEventType }
 

@@ -11,7 +11,7 @@ import {
   validatePublishQuery,
   validateRecreateSite,
 } from '../../schema/sites.js'
-import type { SitePatch, SiteRecord } from '../../store/contract.js'
+import type { SitePatch, SiteRecord } from '../../store/contract/index.js'
 import type { CallContext, EngineContext } from '../context.js'
 import { emitSiteEvent, publishData } from './events.js'
 import { ownSite, siteNotFound } from './site-ownership.js'

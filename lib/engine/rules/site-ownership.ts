@@ -3,7 +3,7 @@
  * account's site answers exactly as a missing one does.
  */
 import { type ServiceError, notExist } from '../../errors.js'
-import type { SiteRecord } from '../../store/contract.js'
+import type { SiteRecord } from '../../store/contract/index.js'
 import type { CallContext } from '../context.js'
 
 /** The ResourceNotExist every site operation answers for a missing (or foreign) site. */

@@ -3,7 +3,7 @@
  * does not list, and fields not set, are absent (never null).
  */
 import type { Site, SiteProperties, SiteSummary } from '../../../types/index.js'
-import type { SiteRecord } from '../../store/contract.js'
+import type { SiteRecord } from '../../store/contract/index.js'
 import { formatDateTime } from '../shared/dates.js'
 
 /** The property keys of a site, in the order responses list them. */

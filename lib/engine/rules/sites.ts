@@ -15,7 +15,7 @@ import {
   validatePeriodQuery,
   validateUpdateSite,
 } from '../../schema/sites.js'
-import type { SitePatch, SiteRecord } from '../../store/contract.js'
+import type { SitePatch, SiteRecord } from '../../store/contract/index.js'
 import type { CallContext } from '../context.js'
 import { resolvePeriod } from '../shared/dates.js'
 import { ownSite, siteNotFound } from './site-ownership.js'

@@ -7,7 +7,7 @@
  * instead of knowing the store's error class.
  */
 import { ServiceError } from '../../errors.js'
-import { StoreUnavailableError } from '../../store/contract.js'
+import { StoreUnavailableError } from '../../store/contract/index.js'
 
 /** Whether a failure is a store outage (for health checks that report it rather than fail). */
 export function isOutage(error: unknown): boolean {

@@ -3,7 +3,7 @@
  * Grants are kept both ways (account → sites, site → accounts), so deleting
  * either side cascades without a scan.
  */
-import type { GrantOutcome } from '../contract.js'
+import type { GrantOutcome } from '../contract/index.js'
 import type { AccountOps } from '../shared/composed-store.js'
 import { foldName } from '../shared/name-fold.js'
 import { accountPatchEntries } from '../shared/patch-checks.js'

@@ -36,7 +36,7 @@ import {
   type TrafficTotals,
   type VisitEvent,
   type VisitorsDump,
-} from '../contract.js'
+} from '../contract/index.js'
 import { ACTIVITIES, TRAFFIC, activityTotals as totalsOf, dimensionRows } from '../shared/analytics-rows.js'
 import { compareKeys, compareText } from '../shared/order.js'
 import {

@@ -5,7 +5,7 @@
  * a site not yet dumped, that site is dumped as it still is, so every site
  * comes out as it was at the capture and no write waits for the writer.
  */
-import type { AnalyticsDayDump } from '../contract.js'
+import type { AnalyticsDayDump } from '../contract/index.js'
 
 /** A capture of the analytics; see the module comment. */
 export class AnalyticsCapture<Site> {

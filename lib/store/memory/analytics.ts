@@ -3,7 +3,7 @@
  * reads in the same synchronous step. The day buckets, rankings and visitor
  * sets behind them are in analytics-buckets.ts.
  */
-import type { ActivityEvent, VisitEvent } from '../contract.js'
+import type { ActivityEvent, VisitEvent } from '../contract/index.js'
 import { isVisit, retentionStart } from '../shared/analytics-rows.js'
 import type { AnalyticsOps } from '../shared/composed-store.js'
 import type { MemoryData } from './data.js'

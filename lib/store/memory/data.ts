@@ -8,8 +8,8 @@
  * interleave. Everything keyed by user input is a `Map`, so `__proto__` or
  * `constructor` are ordinary names.
  */
-import type { AccountRecord, BillingRecord, MasterRecord, SiteRecord } from '../contract.js'
-import { StoreUnavailableError } from '../contract.js'
+import type { AccountRecord, BillingRecord, MasterRecord, SiteRecord } from '../contract/index.js'
+import { StoreUnavailableError } from '../contract/index.js'
 import { MemoryAnalytics } from './analytics-buckets.js'
 import { ExpiringRecords } from './expiring-records.js'
 import { OrderedIndex } from './ordered-index.js'

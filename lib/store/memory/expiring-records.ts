@@ -3,7 +3,7 @@
  * die at `expires_at` on the engine clock, swept now and then so dead ones do
  * not pile up.
  */
-import type { SsoRecord } from '../contract.js'
+import type { SsoRecord } from '../contract/index.js'
 
 /** Records kept before a sweep of the expired ones is considered. */
 const SWEEP_FLOOR = 1024

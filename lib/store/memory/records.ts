@@ -3,7 +3,7 @@
  * applied to a copy, and expectations compared against the stored record.
  */
 import type { SiteProperties } from '../../../types/index.js'
-import type { SiteRecord } from '../contract.js'
+import type { SiteRecord } from '../contract/index.js'
 
 /**
  * Deep copy with JSON semantics. Used both ways: stored records then look

@@ -2,7 +2,7 @@
  * MemoryStore's sites and billing. Records go in and come out as deep copies
  * (records.ts); listings come from per-owner ordered indexes, never a scan.
  */
-import type { SiteRecord } from '../contract.js'
+import type { SiteRecord } from '../contract/index.js'
 import type { SiteOps } from '../shared/composed-store.js'
 import { foldName } from '../shared/name-fold.js'
 import { expectationEntries, sitePatchEntries } from '../shared/patch-checks.js'

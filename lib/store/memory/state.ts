@@ -2,8 +2,15 @@
  * MemoryStore's state operations (clear, export, import) for the test-double
  * controls.
  */
-import type { AccountRecord, AnalyticsDayDump, LedgerDump, MasterRecord, SiteRecord, StateDump } from '../contract.js'
-import { StateConflictError } from '../contract.js'
+import type {
+  AccountRecord,
+  AnalyticsDayDump,
+  LedgerDump,
+  MasterRecord,
+  SiteRecord,
+  StateDump,
+} from '../contract/index.js'
+import { StateConflictError } from '../contract/index.js'
 import type { AccountOps, SiteOps, StateOps } from '../shared/composed-store.js'
 import { checkDump } from '../shared/dump-checks.js'
 import { Hll } from './hll.js'

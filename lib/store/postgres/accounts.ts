@@ -3,7 +3,7 @@
  * Each method is one statement (grants and the limit call a function from
  * migrations/): one round trip.
  */
-import type { AccountRecord, GrantOutcome, MasterRecord } from '../contract.js'
+import type { AccountRecord, GrantOutcome, MasterRecord } from '../contract/index.js'
 import type { AccountOps } from '../shared/composed-store.js'
 import { accountPatchEntries } from '../shared/patch-checks.js'
 import { type PgConn, statement } from './conn.js'

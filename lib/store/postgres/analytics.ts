@@ -8,7 +8,7 @@
  * `record_events` (migrations/): one statement, one round trip.
  */
 import { ACTIVITY_KINDS, type ActivityKind } from '../../../types/index.js'
-import type { BuildState, Dimension, RecordOutcome, RecordedEvent, TrafficTotals } from '../contract.js'
+import type { BuildState, Dimension, RecordOutcome, RecordedEvent, TrafficTotals } from '../contract/index.js'
 import {
   type Measure,
   activityTotals,

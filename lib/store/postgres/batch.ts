@@ -9,7 +9,7 @@
  * trip and one flush for the whole group. Each row is still decided alone by
  * the unique indexes, and each caller is answered only after the commit.
  */
-import { StoreUnavailableError } from '../contract.js'
+import { StoreUnavailableError } from '../contract/index.js'
 import { foldName } from '../shared/name-fold.js'
 
 /** The failure of one item of a group, which fails only that item's caller. */

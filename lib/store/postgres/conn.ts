@@ -12,7 +12,7 @@
 import { createHash } from 'node:crypto'
 import pg from 'pg'
 import type { Pool, PoolClient, PoolConfig, QueryResultRow } from 'pg'
-import { StoreUnavailableError } from '../contract.js'
+import { StoreUnavailableError } from '../contract/index.js'
 import { migrate } from './migrate.js'
 
 /** The application_name of connections the store opens itself; tests and operators find them by it. */

@@ -5,7 +5,7 @@
  * (`rec - removed || set`), so the generated columns and indexes follow in the
  * same statement. Each method is one statement: one round trip.
  */
-import type { BillingRecord, SiteExpectation, SiteRecord } from '../contract.js'
+import type { BillingRecord, SiteExpectation, SiteRecord } from '../contract/index.js'
 import type { SiteOps } from '../shared/composed-store.js'
 import { expectationEntries, sitePatchEntries } from '../shared/patch-checks.js'
 import { Batcher, TurnGroup, insertGroup } from './batch.js'

@@ -7,7 +7,7 @@
  * (their remaining life plus a margin), past which the writes sweep them; the
  * engine clock alone decides expiry.
  */
-import type { SsoGrant } from '../contract.js'
+import type { SsoGrant } from '../contract/index.js'
 import type { SsoOps } from '../shared/composed-store.js'
 import { grantOf, keepFor } from '../shared/sso-records.js'
 import { type PgConn, statement } from './conn.js'

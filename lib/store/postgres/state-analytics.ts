@@ -17,7 +17,7 @@
  */
 import type { PoolClient } from 'pg'
 import { ACTIVITY_KINDS, type ActivityKind } from '../../../types/index.js'
-import type { AnalyticsCellDump, AnalyticsDayDump, StateDump, VisitorsDump } from '../contract.js'
+import type { AnalyticsCellDump, AnalyticsDayDump, StateDump, VisitorsDump } from '../contract/index.js'
 import { activityTotals } from '../shared/analytics-rows.js'
 import { byText } from '../shared/order.js'
 

@@ -6,8 +6,8 @@
  * imports; a dump with exact ids imports too.
  */
 import type { PoolClient } from 'pg'
-import type { StateDump } from '../contract.js'
-import { StateConflictError } from '../contract.js'
+import type { StateDump } from '../contract/index.js'
+import { StateConflictError } from '../contract/index.js'
 import type { StateOps } from '../shared/composed-store.js'
 import { checkDump, referencedNames } from '../shared/dump-checks.js'
 import { byText } from '../shared/order.js'

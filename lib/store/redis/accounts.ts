@@ -4,8 +4,8 @@
  * each way (with the permissions of each grant in a hash on the account's
  * side); each conditional write is one Lua script (lua/accounts.ts).
  */
-import type { AccountRecord, GrantLookup, GrantOutcome, LimitOutcome, MasterRecord } from '../contract.js'
-import { StoreUnavailableError } from '../contract.js'
+import type { AccountRecord, GrantLookup, GrantOutcome, LimitOutcome, MasterRecord } from '../contract/index.js'
+import { StoreUnavailableError } from '../contract/index.js'
 import type { AccountOps } from '../shared/composed-store.js'
 import { foldName } from '../shared/name-fold.js'
 import { claimName, releaseName } from './claims.js'

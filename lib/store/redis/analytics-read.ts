@@ -13,7 +13,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { ACTIVITY_KINDS } from '../../../types/index.js'
-import type { Dimension } from '../contract.js'
+import type { Dimension } from '../contract/index.js'
 import type { RedisConn } from './conn.js'
 import type { RedisKeys } from './keys.js'
 import { VALUE_VISITORS } from './lua/analytics.js'

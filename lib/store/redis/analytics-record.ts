@@ -8,7 +8,13 @@
  * (the visits summed per site and day), in the owner's `{o:owner}` slot.
  * Outcomes come back per event, in the batch's order, either way.
  */
-import { type BuildState, OTHER, type RecordOptions, type RecordOutcome, type RecordedEvent } from '../contract.js'
+import {
+  type BuildState,
+  OTHER,
+  type RecordOptions,
+  type RecordOutcome,
+  type RecordedEvent,
+} from '../contract/index.js'
 import { isVisit, retentionStart } from '../shared/analytics-rows.js'
 import type { RedisConn } from './conn.js'
 import type { RedisKeys } from './keys.js'

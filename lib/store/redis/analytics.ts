@@ -19,7 +19,7 @@
  * slot, all sent at once), then one RANK_VISITS per owner whose sites got
  * visits (the visits summed per site and day), on the owner's slot.
  */
-import type { Dimension, TrafficTotals } from '../contract.js'
+import type { Dimension, TrafficTotals } from '../contract/index.js'
 import { type Measure, activityTotals, byVisits, dimensionRows, periodMethods } from '../shared/analytics-rows.js'
 import type { AnalyticsOps } from '../shared/composed-store.js'
 import { readDimension } from './analytics-read.js'

@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto'
 import { Cluster, Redis, type RedisOptions } from 'ioredis'
-import { StoreUnavailableError } from '../contract.js'
+import { StoreUnavailableError } from '../contract/index.js'
 
 /** The ioredis client a RedisStore talks through: one server, or a Redis Cluster. */
 export type RedisClient = Redis | Cluster

@@ -4,7 +4,7 @@
  * bookkeeping (`#xkey`, `#sub`, `#obase`, `#claim`; see keys.ts). Encoders for the script
  * arguments that write them, and decoders for the replies that read them.
  */
-import type { SiteExpectation } from '../contract.js'
+import type { SiteExpectation } from '../contract/index.js'
 import { accountPatchEntries, expectationEntries, sitePatchEntries } from '../shared/patch-checks.js'
 
 /**

@@ -21,8 +21,8 @@
  * On a single Redis each of these rules is one script instead (lua/single.ts):
  * one round trip, as atomic as a script is.
  */
-import { StoreUnavailableError } from '../contract.js'
-import type { BillingRecord, SiteRecord } from '../contract.js'
+import { StoreUnavailableError } from '../contract/index.js'
+import type { BillingRecord, SiteRecord } from '../contract/index.js'
 import type { SiteOps } from '../shared/composed-store.js'
 import { foldName } from '../shared/name-fold.js'
 import { claimName, releaseName } from './claims.js'

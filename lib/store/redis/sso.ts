@@ -5,7 +5,7 @@
  * margin, only so that dead records do not pile up; the engine clock alone
  * decides expiry.
  */
-import type { SsoGrant } from '../contract.js'
+import type { SsoGrant } from '../contract/index.js'
 import type { SsoOps } from '../shared/composed-store.js'
 import { grantOf, keepFor } from '../shared/sso-records.js'
 import type { RedisConn } from './conn.js'

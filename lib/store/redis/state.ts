@@ -21,8 +21,8 @@ import type {
   SiteRecord,
   StateDump,
   VisitorsDump,
-} from '../contract.js'
-import { OTHER, StateConflictError } from '../contract.js'
+} from '../contract/index.js'
+import { OTHER, StateConflictError } from '../contract/index.js'
 import { zeroActivities } from '../shared/analytics-rows.js'
 import type { StateOps } from '../shared/composed-store.js'
 import { checkDump, referencedNames } from '../shared/dump-checks.js'

@@ -4,7 +4,14 @@
  * the order of the most-traffic ranking.
  */
 import { ACTIVITY_KINDS } from '../../../types/index.js'
-import type { ActivityTotals, Dimension, PeriodRow, RecordedEvent, TrafficTotals, VisitEvent } from '../contract.js'
+import type {
+  ActivityTotals,
+  Dimension,
+  PeriodRow,
+  RecordedEvent,
+  TrafficTotals,
+  VisitEvent,
+} from '../contract/index.js'
 import type { AnalyticsOps } from './composed-store.js'
 import { compareKeys, compareText } from './order.js'
 

@@ -31,7 +31,7 @@ import type {
   VisitEvent,
   RecordedEvent,
   RecordOptions,
-} from '../contract.js'
+} from '../contract/index.js'
 
 /** Master accounts, sub-user accounts, grants and the limit counters. */
 export type AccountOps = Pick<

@@ -4,7 +4,7 @@
  * nothing). A store looks up the owners of the names the dump refers to, in
  * whatever way is cheap for it, and hands them in.
  */
-import type { StateDump } from '../contract.js'
+import type { StateDump } from '../contract/index.js'
 import { foldName } from './name-fold.js'
 
 /** Owners of the sites and accounts already in the store, by name (absent: no such record). */

@@ -3,7 +3,7 @@
  * changes. The engine never sends such input; the checks keep a bug from
  * corrupting stored records, and make every adapter fail the same way.
  */
-import type { SiteExpectation } from '../contract.js'
+import type { SiteExpectation } from '../contract/index.js'
 
 /** Keys a patch may never touch: identity, creation time, and the once-only first publish. */
 const FROZEN_SITE_KEYS: ReadonlySet<string> = new Set([

@@ -3,7 +3,7 @@
  * fields, nothing else a caller passed, and (for stores that expire records
  * on their own clock) a life long enough that the engine clock decides.
  */
-import type { SsoGrant } from '../contract.js'
+import type { SsoGrant } from '../contract/index.js'
 
 /** Kept past a record's remaining life, so an engine clock a little behind the store's never loses one early. */
 const TTL_MARGIN_MS = 60_000

@@ -5,7 +5,7 @@
  * before the kept window are neither recorded nor, once a later day is
  * recorded, kept).
  */
-import { OTHER, type RecordOptions } from '../../store/contract.js'
+import { OTHER, type RecordOptions } from '../../store/contract/index.js'
 import { NONE, analyticsChecks, traffic } from './analytics-checks.js'
 import { type Settings, type StoreFactory, type Tap, activityEvent, open, siteRecord, visitEvent } from './fixtures.js'
 

@@ -3,7 +3,7 @@
  * figure is exact for every store except distinct visitors, which a store
  * may estimate (see ConformanceOptions.uniqueVisitors).
  */
-import type { PeriodRow, Store, TrafficTotals, VisitEvent } from '../../store/contract.js'
+import type { PeriodRow, Store, TrafficTotals, VisitEvent } from '../../store/contract/index.js'
 import { type Settings, type Tap, siteRecord } from './fixtures.js'
 
 /** Traffic totals, in the contract's order: visits, page views, unique visitors. */

@@ -3,7 +3,7 @@
  * half: period queries with and without a dimension, and the most-traffic
  * ranking. Recording is in analytics.ts.
  */
-import type { VisitEvent } from '../../store/contract.js'
+import type { VisitEvent } from '../../store/contract/index.js'
 import { NONE, analyticsChecks, traffic } from './analytics-checks.js'
 import { type Settings, type StoreFactory, type Tap, activityEvent, open, visitEvent } from './fixtures.js'
 

@@ -8,7 +8,7 @@
  * about 0.81 % standard error): ConformanceOptions.uniqueVisitors says which
  * the store does. Every other figure is exact for every store.
  */
-import type { SiteRecord } from '../../store/contract.js'
+import type { SiteRecord } from '../../store/contract/index.js'
 import { NONE, analyticsChecks, traffic } from './analytics-checks.js'
 import { batchGroups } from './analytics-batches.js'
 import { periodGroups } from './analytics-periods.js'

@@ -3,7 +3,7 @@
  * deleteSite apply only when the stored site holds the expected created_at
  * and build, checked in the same atomic step as the mutation.
  */
-import type { SiteExpectation, SiteRecord, Store } from '../../store/contract.js'
+import type { SiteExpectation, SiteRecord, Store } from '../../store/contract/index.js'
 import { accountRecord, at, open, siteRecord } from './fixtures.js'
 import type { StoreFactory, Tap } from './fixtures.js'
 

@@ -2,7 +2,14 @@
  * Shared pieces of the store conformance suite: how a test opens a store, and
  * record builders with sensible defaults.
  */
-import type { AccountRecord, ActivityEvent, MasterRecord, SiteRecord, Store, VisitEvent } from '../../store/contract.js'
+import type {
+  AccountRecord,
+  ActivityEvent,
+  MasterRecord,
+  SiteRecord,
+  Store,
+  VisitEvent,
+} from '../../store/contract/index.js'
 
 /**
  * The part of a test object the suite uses. node-tap's `Test` (the root `t` or

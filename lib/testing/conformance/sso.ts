@@ -3,7 +3,7 @@
  * issue, single-use redemption (also under parallel calls), expiry on the
  * engine clock, sessions, and the account incarnation sessions depend on.
  */
-import type { SsoRecord } from '../../store/contract.js'
+import type { SsoRecord } from '../../store/contract/index.js'
 import { T0, TRICKY_NAMES, accountRecord, at, open } from './fixtures.js'
 import type { StoreFactory, Tap } from './fixtures.js'
 

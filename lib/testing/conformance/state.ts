@@ -4,8 +4,8 @@
  * importState gives back the same state and the same answer to every read,
  * and importState is all or nothing.
  */
-import type { StateDump, Store } from '../../store/contract.js'
-import { StateConflictError } from '../../store/contract.js'
+import type { StateDump, Store } from '../../store/contract/index.js'
+import { StateConflictError } from '../../store/contract/index.js'
 import {
   type Settings,
   type StoreFactory,

@@ -7,7 +7,7 @@
  * overflow with the day. Needs DATABASE_URL; without it the file skips.
  */
 import t from 'tap'
-import type { RecordedEvent } from '../../../lib/store/contract.js'
+import type { RecordedEvent } from '../../../lib/store/contract/index.js'
 import { PostgresStore } from '../../../lib/store/postgres/store.js'
 import { siteRecord } from '../../../lib/testing/conformance/fixtures.js'
 import { DATABASE_URL, dropSchema, postgresOrSkip, randomSchema } from '../../helpers/postgres.js'

@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto'
 import t from 'tap'
 import { createEngine, startServer } from '../../../lib/index.js'
-import { StoreUnavailableError } from '../../../lib/store/contract.js'
+import { StoreUnavailableError } from '../../../lib/store/contract/index.js'
 import { PostgresStore } from '../../../lib/store/postgres/store.js'
 import { siteRecord } from '../../../lib/testing/conformance/fixtures.js'
 import type { Test } from 'tap'

@@ -7,7 +7,7 @@
  */
 import t from 'tap'
 import pg from 'pg'
-import { StoreUnavailableError } from '../../../lib/store/contract.js'
+import { StoreUnavailableError } from '../../../lib/store/contract/index.js'
 import { PostgresStore } from '../../../lib/store/postgres/store.js'
 import { MIGRATIONS } from '../../../lib/store/postgres/migrate.js'
 import { accountRecord, siteRecord } from '../../../lib/testing/conformance/fixtures.js'

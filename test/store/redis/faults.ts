@@ -7,7 +7,7 @@
  */
 import t from 'tap'
 import { createEngine, startServer } from '../../../lib/index.js'
-import type { Store } from '../../../lib/store/contract.js'
+import type { Store } from '../../../lib/store/contract/index.js'
 import { RedisStore } from '../../../lib/store/redis/store.js'
 import type { Test as Tap } from 'tap'
 import {

@@ -6,7 +6,7 @@
  */
 import t from 'tap'
 import { Redis } from 'ioredis'
-import { StoreUnavailableError } from '../../../lib/store/contract.js'
+import { StoreUnavailableError } from '../../../lib/store/contract/index.js'
 import { RedisStore } from '../../../lib/store/redis/store.js'
 import { accountRecord, masterRecord, siteRecord } from '../../../lib/testing/conformance/fixtures.js'
 import { storeConformance } from '../../../lib/testing/conformance/index.js'
