@@ -4,14 +4,14 @@
  * either side cascades without a scan.
  */
 import type { GrantOutcome } from '../contract/index.js'
-import type { AccountOps } from '../shared/composed-store.js'
+import type { AccountsStore } from '../contract/accounts.js'
 import { foldName } from '../shared/name-fold.js'
 import { accountPatchEntries } from '../shared/patch-checks.js'
 import { grantKey, type MemoryData, setOf } from './data.js'
 import { applyPatch, copy } from './records.js'
 
 /** The master, account, grant and limit methods of the Store contract, in memory. */
-export function memoryAccounts(data: MemoryData): AccountOps {
+export function memoryAccounts(data: MemoryData): AccountsStore {
   /** The account is checked first: when neither is the owner's the answer is 'no-account'. */
   const checkGrant = (owner: string, account_name: string, site_name: string): GrantOutcome => {
     if (data.ownedAccount(owner, account_name) === undefined) return 'no-account'

@@ -5,11 +5,11 @@
  */
 import type { ActivityEvent, VisitEvent } from '../contract/index.js'
 import { isVisit, retentionStart } from '../shared/analytics-rows.js'
-import type { AnalyticsOps } from '../shared/composed-store.js'
+import type { AnalyticsStore } from '../contract/analytics.js'
 import type { MemoryData } from './data.js'
 
 /** The analytics methods of the Store contract, in memory. */
-export function memoryAnalytics(data: MemoryData): AnalyticsOps {
+export function memoryAnalytics(data: MemoryData): AnalyticsStore {
   /** Finds the event's site and records the event under its owner, in one synchronous step. */
   const record = <E extends { site_name: string }>(event: E, add: (event: E, owner: string) => void) => {
     data.ensureOpen()

@@ -3,14 +3,14 @@
  * (records.ts); listings come from per-owner ordered indexes, never a scan.
  */
 import type { SiteRecord } from '../contract/index.js'
-import type { SiteOps } from '../shared/composed-store.js'
+import type { SitesStore } from '../contract/sites.js'
 import { foldName } from '../shared/name-fold.js'
 import { expectationEntries, sitePatchEntries } from '../shared/patch-checks.js'
 import { grantKey, type MemoryData, type OwnerIndexes, setOf } from './data.js'
 import { applyPatch, copy, copySite, meets, shallowCopy } from './records.js'
 
 /** The site and billing methods of the Store contract, in memory. */
-export function memorySites(data: MemoryData): SiteOps {
+export function memorySites(data: MemoryData): SitesStore {
   return {
     async createSite(site) {
       data.ensureOpen()

@@ -3,12 +3,12 @@
  * is synchronous from its read to its write, so a redemption is atomic: no
  * other call can run between finding the token and removing it.
  */
-import type { SsoOps } from '../shared/composed-store.js'
+import type { SsoStore } from '../contract/sso.js'
 import { grantOf } from '../shared/sso-records.js'
 import type { MemoryData } from './data.js'
 
 /** The SSO methods of the Store contract, in memory. */
-export function memorySso(data: MemoryData): SsoOps {
+export function memorySso(data: MemoryData): SsoStore {
   return {
     async issueSsoToken(digest, token, now) {
       data.ensureOpen()

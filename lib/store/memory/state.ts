@@ -11,7 +11,9 @@ import type {
   StateDump,
 } from '../contract/index.js'
 import { StateConflictError } from '../contract/index.js'
-import type { AccountOps, SiteOps, StateOps } from '../shared/composed-store.js'
+import type { AccountsStore } from '../contract/accounts.js'
+import type { SitesStore } from '../contract/sites.js'
+import type { StateStore } from '../contract/state.js'
 import { checkDump } from '../shared/dump-checks.js'
 import { Hll } from './hll.js'
 import { byText } from '../shared/order.js'
@@ -24,7 +26,7 @@ import { copy } from './records.js'
  * `accounts` parts (async in signature, they do their work before their first,
  * absent, await), so no other call sees half of it.
  */
-export function memoryState(data: MemoryData, parts: { sites: SiteOps; accounts: AccountOps }): StateOps {
+export function memoryState(data: MemoryData, parts: { sites: SitesStore; accounts: AccountsStore }): StateStore {
   return {
     async clearState() {
       data.ensureOpen()

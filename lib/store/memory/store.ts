@@ -3,7 +3,7 @@
  * state is in data.ts; each area of the contract is served by the file of
  * that name in this folder (see lib/store/shared/composed-store.ts).
  */
-import { ComposedStore } from '../shared/composed-store.js'
+import { ComposedStore, PART_OPERATIONS } from '../shared/composed-store.js'
 import { memoryAccounts } from './accounts.js'
 import { memoryAnalytics } from './analytics.js'
 import { MemoryData } from './data.js'
@@ -13,23 +13,12 @@ import { captureState, memoryState, type StateCapture } from './state.js'
 
 export type { StateCapture } from './state.js'
 
-/** The methods of the parts that only read; every other call counts toward {@link MemoryStore.revision}. */
-const READS: ReadonlySet<string> = new Set([
-  'getMaster',
-  'getAccount',
-  'listGrants',
-  'getGrant',
-  'getSite',
-  'getSites',
-  'findSiteByExternalUid',
-  'listSites',
-  'getBilling',
-  'siteTraffic',
-  'siteActivities',
-  'mostTraffic',
-  'getSession',
-  'exportState',
-])
+/** The methods of the parts that only read (as each part's table marks them); every other call counts toward {@link MemoryStore.revision}. */
+const READS: ReadonlySet<string> = new Set(
+  Object.values(PART_OPERATIONS).flatMap((operations) =>
+    Object.entries(operations).flatMap(([name, access]) => (access === 'read' ? [name] : [])),
+  ),
+)
 
 /** What the writing methods of every part report to: the count, and who wants to hear of each call. */
 interface Changes {

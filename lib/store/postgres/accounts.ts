@@ -4,13 +4,13 @@
  * migrations/): one round trip.
  */
 import type { AccountRecord, GrantOutcome, MasterRecord } from '../contract/index.js'
-import type { AccountOps } from '../shared/composed-store.js'
+import type { AccountsStore } from '../contract/accounts.js'
 import { accountPatchEntries } from '../shared/patch-checks.js'
 import { type PgConn, statement } from './conn.js'
 import { encodePatch } from './sites.js'
 
 /** The master, account, grant and limit methods of the Store contract, on PostgreSQL. */
-export function pgAccounts(conn: PgConn): AccountOps {
+export function pgAccounts(conn: PgConn): AccountsStore {
   const S = conn.s
   const st = {
     putMaster: statement(

@@ -18,7 +18,7 @@ import {
   periodMethods,
   retentionStart,
 } from '../shared/analytics-rows.js'
-import type { AnalyticsOps } from '../shared/composed-store.js'
+import type { AnalyticsStore } from '../contract/analytics.js'
 import { type PgConn, statement } from './conn.js'
 
 type Row = Record<string, unknown>
@@ -83,7 +83,7 @@ function groupEvents(events: readonly RecordedEvent[]): { groups: EventGroup[]; 
 }
 
 /** The analytics methods of the Store contract, on PostgreSQL. */
-export function pgAnalytics(conn: PgConn): AnalyticsOps {
+export function pgAnalytics(conn: PgConn): AnalyticsStore {
   const S = conn.s
   const q = analyticsQueries(S)
   const st = {

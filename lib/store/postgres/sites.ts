@@ -6,7 +6,7 @@
  * same statement. Each method is one statement: one round trip.
  */
 import type { BillingRecord, SiteExpectation, SiteRecord } from '../contract/index.js'
-import type { SiteOps } from '../shared/composed-store.js'
+import type { SitesStore } from '../contract/sites.js'
 import { expectationEntries, sitePatchEntries } from '../shared/patch-checks.js'
 import { Batcher, TurnGroup, insertGroup } from './batch.js'
 import { type PgConn, type Statement, statement } from './conn.js'
@@ -82,7 +82,7 @@ export function siteStatements(S: string): Record<string, Statement> {
 }
 
 /** The site and billing methods of the Store contract, on PostgreSQL. */
-export function pgSites(conn: PgConn): SiteOps {
+export function pgSites(conn: PgConn): SitesStore {
   const st = siteStatements(conn.s)
 
   const getSites = async (site_names: string[]): Promise<(SiteRecord | undefined)[]> => {

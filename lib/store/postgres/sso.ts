@@ -8,12 +8,12 @@
  * engine clock alone decides expiry.
  */
 import type { SsoGrant } from '../contract/index.js'
-import type { SsoOps } from '../shared/composed-store.js'
+import type { SsoStore } from '../contract/sso.js'
 import { grantOf, keepFor } from '../shared/sso-records.js'
 import { type PgConn, statement } from './conn.js'
 
 /** The SSO methods of the Store contract, on PostgreSQL. */
-export function pgSso(conn: PgConn): SsoOps {
+export function pgSso(conn: PgConn): SsoStore {
   const S = conn.s
   const st = {
     issue: statement(

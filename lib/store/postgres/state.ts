@@ -8,7 +8,7 @@
 import type { PoolClient } from 'pg'
 import type { StateDump } from '../contract/index.js'
 import { StateConflictError } from '../contract/index.js'
-import type { StateOps } from '../shared/composed-store.js'
+import type { StateStore } from '../contract/state.js'
 import { checkDump, referencedNames } from '../shared/dump-checks.js'
 import { byText } from '../shared/order.js'
 import type { PgConn } from './conn.js'
@@ -29,7 +29,7 @@ const TABLES = [
 ]
 
 /** The state methods of the Store contract, on PostgreSQL: each one transaction. */
-export function pgState(conn: PgConn): StateOps {
+export function pgState(conn: PgConn): StateStore {
   const S = conn.s
   return {
     /** TRUNCATEs every table of the store's schema. */

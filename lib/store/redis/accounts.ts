@@ -6,7 +6,7 @@
  */
 import type { AccountRecord, GrantLookup, GrantOutcome, LimitOutcome, MasterRecord } from '../contract/index.js'
 import { StoreUnavailableError } from '../contract/index.js'
-import type { AccountOps } from '../shared/composed-store.js'
+import type { AccountsStore } from '../contract/accounts.js'
 import { foldName } from '../shared/name-fold.js'
 import { claimName, releaseName } from './claims.js'
 import type { RedisConn } from './conn.js'
@@ -26,7 +26,7 @@ import {
 import { CREATE_ACCOUNT_1, DELETE_ACCOUNT_1, GET_GRANT_1, GRANT_1, LIST_GRANTS_1 } from './lua/single.js'
 
 /** The master, account, grant and limit methods of the Store contract, on Redis. */
-export function redisAccounts(conn: RedisConn, k: RedisKeys, claimTimeout: number): AccountOps {
+export function redisAccounts(conn: RedisConn, k: RedisKeys, claimTimeout: number): AccountsStore {
   // On a single Redis each rule below is one script (lua/single.ts).
   const cluster = conn.cluster
   const accountOwner = (name: string) => conn.call((c) => c.hget(k.account(name), 'owner'))

@@ -21,7 +21,7 @@
  */
 import type { Dimension, TrafficTotals } from '../contract/index.js'
 import { type Measure, activityTotals, byVisits, dimensionRows, periodMethods } from '../shared/analytics-rows.js'
-import type { AnalyticsOps } from '../shared/composed-store.js'
+import type { AnalyticsStore } from '../contract/analytics.js'
 import { readDimension } from './analytics-read.js'
 import { recordBatch } from './analytics-record.js'
 import type { RedisConn } from './conn.js'
@@ -50,7 +50,7 @@ const READ: Record<Measure<unknown>['name'], (sums: Map<string, number>, visitor
 const SINGLE = { maxDimensionValues: Number.MAX_SAFE_INTEGER }
 
 /** The analytics methods of the Store contract, on Redis. */
-export function redisAnalytics(conn: RedisConn, keys: RedisKeys): AnalyticsOps {
+export function redisAnalytics(conn: RedisConn, keys: RedisKeys): AnalyticsStore {
   /** One PERIOD call without a dimension; with one, the rows of analytics-read.ts. */
   async function period<T>(measure: Measure<T>, site: string, from: string, to: string, dimension?: Dimension) {
     const read = READ[measure.name] as (sums: Map<string, number>, visitors: unknown) => T

@@ -23,7 +23,7 @@
  */
 import { StoreUnavailableError } from '../contract/index.js'
 import type { BillingRecord, SiteRecord } from '../contract/index.js'
-import type { SiteOps } from '../shared/composed-store.js'
+import type { SitesStore } from '../contract/sites.js'
 import { foldName } from '../shared/name-fold.js'
 import { claimName, releaseName } from './claims.js'
 import type { RedisConn } from './conn.js'
@@ -57,7 +57,7 @@ import {
 } from './lua/single.js'
 
 /** The site and billing methods of the Store contract, on Redis. */
-export function redisSites(conn: RedisConn, k: RedisKeys, claimTimeout: number): SiteOps {
+export function redisSites(conn: RedisConn, k: RedisKeys, claimTimeout: number): SitesStore {
   const cluster = conn.cluster
   const getSite = (site_name: string) => {
     // One key needs no script: a plain HGETALL is the same single read, and

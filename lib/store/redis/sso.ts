@@ -6,14 +6,14 @@
  * decides expiry.
  */
 import type { SsoGrant } from '../contract/index.js'
-import type { SsoOps } from '../shared/composed-store.js'
+import type { SsoStore } from '../contract/sso.js'
 import { grantOf, keepFor } from '../shared/sso-records.js'
 import type { RedisConn } from './conn.js'
 import type { RedisKeys } from './keys.js'
 import { TAKE_TOKEN } from './lua/sso.js'
 
 /** The SSO methods of the Store contract, on Redis. */
-export function redisSso(conn: RedisConn, keys: RedisKeys): SsoOps {
+export function redisSso(conn: RedisConn, keys: RedisKeys): SsoStore {
   return {
     async issueSsoToken(digest, token, now) {
       const key = keys.ssoToken(digest)

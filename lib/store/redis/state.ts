@@ -24,7 +24,7 @@ import type {
 } from '../contract/index.js'
 import { OTHER, StateConflictError } from '../contract/index.js'
 import { zeroActivities } from '../shared/analytics-rows.js'
-import type { StateOps } from '../shared/composed-store.js'
+import type { StateStore } from '../contract/state.js'
 import { checkDump, referencedNames } from '../shared/dump-checks.js'
 import { foldName } from '../shared/name-fold.js'
 import { byText } from '../shared/order.js'
@@ -54,7 +54,7 @@ async function replies(pipeline: ReturnType<Redis['pipeline']>): Promise<unknown
 }
 
 /** The state methods of the Store contract, on Redis. */
-export function redisState(conn: RedisConn, k: RedisKeys): StateOps {
+export function redisState(conn: RedisConn, k: RedisKeys): StateStore {
   return {
     /** UNLINKs every key under the prefix. */
     clearState() {

@@ -12,7 +12,7 @@ import type {
   TrafficTotals,
   VisitEvent,
 } from '../contract/index.js'
-import type { AnalyticsOps } from './composed-store.js'
+import type { AnalyticsStore } from '../contract/analytics.js'
 import { compareKeys, compareText } from './order.js'
 
 /** What a period query adds up, and which dimension values it reports. */
@@ -63,7 +63,7 @@ export type PeriodQuery = <T>(
 ) => Promise<PeriodRow<T>[]>
 
 /** siteTraffic and siteActivities of a store that answers both with one {@link PeriodQuery}. */
-export function periodMethods(query: PeriodQuery): Pick<AnalyticsOps, 'siteTraffic' | 'siteActivities'> {
+export function periodMethods(query: PeriodQuery): Pick<AnalyticsStore, 'siteTraffic' | 'siteActivities'> {
   return {
     siteTraffic: (site_name, from, to, dimension) => query(TRAFFIC, site_name, from, to, dimension),
     siteActivities: (site_name, from, to, dimension) => query(ACTIVITIES, site_name, from, to, dimension),
