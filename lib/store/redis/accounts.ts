@@ -14,20 +14,24 @@ import { checkAccountPatch, decodeFieldBuffers, encodeFields, encodePatch } from
 import type { RedisKeys } from './keys.js'
 import {
   CREATE_ACCOUNT,
+  CREATE_ACCOUNT_1,
   DELETE_ACCOUNT,
+  DELETE_ACCOUNT_1,
+  GET_GRANT_1,
   GET_GRANT_ACCOUNT,
   GET_GRANT_SITE,
+  GRANT_1,
   GRANT_SIDE,
   INCREMENT_WITHIN_LIMIT,
   LIST_GRANTS,
+  LIST_GRANTS_1,
   PUT_MASTER_IF,
   UPDATE_ACCOUNT,
 } from './lua/accounts.js'
-import { CREATE_ACCOUNT_1, DELETE_ACCOUNT_1, GET_GRANT_1, GRANT_1, LIST_GRANTS_1 } from './lua/single.js'
 
 /** The master, account, grant and limit methods of the Store contract, on Redis. */
 export function redisAccounts(conn: RedisConn, k: RedisKeys, claimTimeout: number): AccountsStore {
-  // On a single Redis each rule below is one script (lua/single.ts).
+  // On a single Redis each rule below is one script (the `_1` forms in lua/accounts.ts).
   const cluster = conn.cluster
   const accountOwner = (name: string) => conn.call((c) => c.hget(k.account(name), 'owner'))
   /**

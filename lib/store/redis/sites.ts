@@ -18,8 +18,8 @@
  *   many race; a test publish, without charge, is none), then the owner's
  *   ledger and modified index.
  *
- * On a single Redis each of these rules is one script instead (lua/single.ts):
- * one round trip, as atomic as a script is.
+ * On a single Redis each of these rules is one script instead (the `_1` forms
+ * beside the steps in lua/sites.ts): one round trip, as atomic as a script is.
  */
 import { StoreUnavailableError } from '../contract/index.js'
 import type { BillingRecord, SiteRecord } from '../contract/index.js'
@@ -37,24 +37,22 @@ import {
 } from './hash-fields.js'
 import type { RedisKeys } from './keys.js'
 import {
-  CREATE_SITE,
-  DELETE_SITE,
-  GET_BILLING,
-  NOTE_SUBSCRIPTION,
-  PUBLISH_SITE,
-  RECORD_PUBLISH,
-  UPDATE_SITE,
   APPEND_SITE_ACTIVITY,
-} from './lua/sites.js'
-import {
+  CREATE_SITE,
   CREATE_SITE_1,
+  DELETE_SITE,
   DELETE_SITE_1,
   FIND_BY_EXTERNAL_UID_1,
+  GET_BILLING,
   GET_HASHES_1,
   LIST_SITES_1,
+  NOTE_SUBSCRIPTION,
+  PUBLISH_SITE,
   PUBLISH_SITE_1,
+  RECORD_PUBLISH,
+  UPDATE_SITE,
   UPDATE_SITE_1,
-} from './lua/single.js'
+} from './lua/sites.js'
 
 /** The site and billing methods of the Store contract, on Redis. */
 export function redisSites(conn: RedisConn, k: RedisKeys, claimTimeout: number): SitesStore {

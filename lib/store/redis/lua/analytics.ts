@@ -17,6 +17,7 @@
  * RANK_VISITS, once per owner.
  */
 import { lua } from '../conn.js'
+import { KEY_LUA } from './keys.js'
 
 /** Lua helpers shared by the analytics scripts; `B` is the site's key base. */
 const HELPERS = `
@@ -131,91 +132,93 @@ redis.call('DEL', tmp)
 return 1
 `)
 
-// KEYS: the owner's days index. ARGV: owner base, from, to, limit. Returns { site, visits, ... }:
-// the top \`limit\` by visits in the owner's rankings, ties broken by name (Redis orders equal
-// scores by member bytes). analytics.ts then reads each site's own totals (SITE_TRAFFIC).
-export const TOP_SITES = lua(`
-local O, from, to, limit = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
-local days = redis.call('ZRANGEBYLEX', KEYS[1], '[' .. from, '[' .. to)
-if #days == 0 or limit < 1 then return {} end
-local tmp = O .. 'tmp:rank'
-redis.call('DEL', tmp)
-for i = 1, #days, 500 do
-  local keys = {}
-  for j = i, math.min(i + 499, #days) do keys[#keys + 1] = O .. 'rank:' .. days[j] end
-  if i == 1 then
-    redis.call('ZUNIONSTORE', tmp, #keys, unpack(keys))
-  else
-    redis.call('ZUNIONSTORE', tmp, #keys + 1, tmp, unpack(keys))
+/**
+ * `top_sites(O, days, from, to, limit)`: the top `limit` sites by visits in
+ * the owner's rankings (owner base `O`, days index `days`) over [from, to],
+ * as { site, visits, ... }, ties broken by name (Redis orders equal scores
+ * by member bytes).
+ */
+const TOP_SITES_LUA = `
+local function top_sites(O, days_key, from, to, limit)
+  local days = redis.call('ZRANGEBYLEX', days_key, '[' .. from, '[' .. to)
+  if #days == 0 or limit < 1 then return {} end
+  local tmp = O .. 'tmp:rank'
+  redis.call('DEL', tmp)
+  for i = 1, #days, 500 do
+    local keys = {}
+    for j = i, math.min(i + 499, #days) do keys[#keys + 1] = O .. 'rank:' .. days[j] end
+    if i == 1 then
+      redis.call('ZUNIONSTORE', tmp, #keys, unpack(keys))
+    else
+      redis.call('ZUNIONSTORE', tmp, #keys + 1, tmp, unpack(keys))
+    end
   end
+  local picked
+  if redis.call('ZCARD', tmp) <= limit then
+    picked = redis.call('ZRANGE', tmp, 0, -1, 'WITHSCORES')
+  else
+    local nth = redis.call('ZREVRANGE', tmp, limit - 1, limit - 1, 'WITHSCORES')[2]
+    picked = redis.call('ZRANGEBYSCORE', tmp, '(' .. nth, '+inf', 'WITHSCORES')
+    local ties = redis.call('ZRANGEBYSCORE', tmp, nth, nth, 'WITHSCORES', 'LIMIT', 0, limit - #picked / 2)
+    for _, v in ipairs(ties) do picked[#picked + 1] = v end
+  end
+  redis.call('DEL', tmp)
+  return picked
 end
-local picked
-if redis.call('ZCARD', tmp) <= limit then
-  picked = redis.call('ZRANGE', tmp, 0, -1, 'WITHSCORES')
-else
-  local nth = redis.call('ZREVRANGE', tmp, limit - 1, limit - 1, 'WITHSCORES')[2]
-  picked = redis.call('ZRANGEBYSCORE', tmp, '(' .. nth, '+inf', 'WITHSCORES')
-  local ties = redis.call('ZRANGEBYSCORE', tmp, nth, nth, 'WITHSCORES', 'LIMIT', 0, limit - #picked / 2)
-  for _, v in ipairs(ties) do picked[#picked + 1] = v end
+`
+
+/**
+ * `site_traffic(B, from, to, owner)`: the page views and distinct visitors
+ * of a site (key base `B`) over [from, to], or nil when its analytics are
+ * not the owner's (stored form): a ranking entry left by a deleted site, or
+ * one recreated by another owner, is skipped.
+ */
+const SITE_TRAFFIC_LUA = `${HELPERS}
+local function site_traffic(B, from, to, owner)
+  if redis.call('GET', B .. 'aowner') ~= owner then return nil end
+  local pv, hlls = 0, {}
+  for _, d in ipairs(redis.call('ZRANGEBYLEX', B .. 'days', '[' .. from, '[' .. to)) do
+    pv = pv + tonumber(redis.call('HGET', B .. 'day:' .. d, 'page_views') or '0')
+    hlls[#hlls + 1] = B .. 'dayu:' .. d
+  end
+  return pv, pfcount(B, hlls)
 end
-redis.call('DEL', tmp)
-return picked
+`
+
+/**
+ * Most traffic on a cluster, first step, in the owner's slot. KEYS: the
+ * owner's days index. ARGV: owner base, from, to, limit. Returns
+ * `top_sites`'; analytics.ts then reads each site's own totals (SITE_TRAFFIC).
+ */
+export const TOP_SITES = lua(`${TOP_SITES_LUA}
+return top_sites(ARGV[1], KEYS[1], ARGV[2], ARGV[3], tonumber(ARGV[4]))
 `)
 
-// KEYS: the site's days index. ARGV: site base, from, to, owner (stored form).
-// Returns { page_views, visitors } over the period, or nil when the site's analytics are not the owner's.
-export const SITE_TRAFFIC = lua(`${HELPERS}
-local B, from, to = ARGV[1], ARGV[2], ARGV[3]
-if redis.call('GET', B .. 'aowner') ~= ARGV[4] then return false end
-local pv, hlls = 0, {}
-for _, d in ipairs(redis.call('ZRANGEBYLEX', KEYS[1], '[' .. from, '[' .. to)) do
-  pv = pv + tonumber(redis.call('HGET', B .. 'day:' .. d, 'page_views') or '0')
-  hlls[#hlls + 1] = B .. 'dayu:' .. d
-end
-return { pv, pfcount(B, hlls) }
+/**
+ * Most traffic on a cluster, second step, once per picked site, in its slot.
+ * KEYS: the site's days index. ARGV: site base, from, to, owner (stored
+ * form). Returns { page_views, visitors }, or nil (see `site_traffic`).
+ */
+export const SITE_TRAFFIC = lua(`${SITE_TRAFFIC_LUA}
+local pv, visitors = site_traffic(ARGV[1], ARGV[2], ARGV[3], ARGV[4])
+if not pv then return false end
+return { pv, visitors }
 `)
 
-// The single-Redis form of most traffic (every key on one server): TOP_SITES, then SITE_TRAFFIC for
-// each picked site, in one script. KEYS: the owner's days index. ARGV: owner base, from, to, limit,
-// prefix, owner (stored form). Returns { {site, visits, page_views, visitors}, ... }; the caller sorts.
-export const MOST_TRAFFIC_1 = lua(`${HELPERS}
-local O, from, to, limit, P, owner = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[5], ARGV[6]
-local days = redis.call('ZRANGEBYLEX', KEYS[1], '[' .. from, '[' .. to)
-if #days == 0 or limit < 1 then return {} end
-local tmp = O .. 'tmp:rank'
-redis.call('DEL', tmp)
-for i = 1, #days, 500 do
-  local keys = {}
-  for j = i, math.min(i + 499, #days) do keys[#keys + 1] = O .. 'rank:' .. days[j] end
-  if i == 1 then
-    redis.call('ZUNIONSTORE', tmp, #keys, unpack(keys))
-  else
-    redis.call('ZUNIONSTORE', tmp, #keys + 1, tmp, unpack(keys))
-  end
-end
-local picked
-if redis.call('ZCARD', tmp) <= limit then
-  picked = redis.call('ZRANGE', tmp, 0, -1, 'WITHSCORES')
-else
-  local nth = redis.call('ZREVRANGE', tmp, limit - 1, limit - 1, 'WITHSCORES')[2]
-  picked = redis.call('ZRANGEBYSCORE', tmp, '(' .. nth, '+inf', 'WITHSCORES')
-  local ties = redis.call('ZRANGEBYSCORE', tmp, nth, nth, 'WITHSCORES', 'LIMIT', 0, limit - #picked / 2)
-  for _, v in ipairs(ties) do picked[#picked + 1] = v end
-end
-redis.call('DEL', tmp)
+/**
+ * Most traffic on a single Redis: both steps in one script. KEYS: the
+ * owner's days index. ARGV: owner base, from, to, limit, prefix, owner
+ * (stored form). Returns { {site, visits, page_views, visitors}, ... }; the
+ * caller sorts.
+ */
+export const MOST_TRAFFIC_1 = lua(`${TOP_SITES_LUA}${SITE_TRAFFIC_LUA}${KEY_LUA}
+local from, to = ARGV[2], ARGV[3]
+local picked = top_sites(ARGV[1], KEYS[1], from, to, tonumber(ARGV[4]))
 local out = {}
 for i = 1, #picked, 2 do
   local site = picked[i]
-  local n = string.gsub(site, '[%%{}]', function(c) return string.format('%%%02X', string.byte(c)) end)
-  local B = P .. '{s:' .. n .. '}:'
-  if redis.call('GET', B .. 'aowner') == owner then
-    local pv, hlls = 0, {}
-    for _, d in ipairs(redis.call('ZRANGEBYLEX', B .. 'days', '[' .. from, '[' .. to)) do
-      pv = pv + tonumber(redis.call('HGET', B .. 'day:' .. d, 'page_views') or '0')
-      hlls[#hlls + 1] = B .. 'dayu:' .. d
-    end
-    out[#out + 1] = { site, tonumber(picked[i + 1]), pv, pfcount(B, hlls) }
-  end
+  local pv, visitors = site_traffic(key(ARGV[5], 's', site, ':'), from, to, ARGV[6])
+  if pv then out[#out + 1] = { site, tonumber(picked[i + 1]), pv, visitors } end
 end
 return out
 `)
