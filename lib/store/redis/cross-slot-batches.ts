@@ -85,6 +85,11 @@ export function writeMulti(c: RedisClient): Multi {
   })
 }
 
+/** `text` with the glob characters of SCAN's MATCH escaped, so that the pattern matches it literally. */
+export function globLiteral(text: string): string {
+  return text.replace(/[*?[\]\\]/g, (c) => `\\${c}`)
+}
+
 /** Every key matching `pattern` (SCAN, never KEYS), on every primary of a cluster. */
 export async function scanKeys(c: RedisClient, pattern: string): Promise<string[]> {
   const nodes = c instanceof Redis ? [c] : c.nodes('master')

@@ -42,7 +42,11 @@ export function checkPrefix(prefix: string): string {
   return prefix
 }
 
-/** Builds the keys RedisStore computes on the client side. */
+/**
+ * Builds the keys RedisStore computes on the client side: one line per key
+ * of the table above, grouped by the tag the keys share (the scripts in
+ * lua/analytics.ts build the analytics keys of a site base in Lua too).
+ */
 export class RedisKeys {
   constructor(readonly prefix: string) {
     checkPrefix(prefix)
@@ -53,95 +57,48 @@ export class RedisKeys {
     return `${this.prefix}{${kind}:${tagPart(name)}}`
   }
 
-  master(user: string): string {
-    return this.tag('m', user)
-  }
-  siteClaim(folded: string): string {
-    return this.tag('n', folded)
-  }
-  accountClaim(folded: string): string {
-    return this.tag('na', folded)
-  }
-  /** `prefix{s:site}:`: the start of the site's keys (its analytics scripts append to it). */
-  siteBase(name: string): string {
-    return `${this.tag('s', name)}:`
-  }
-  site(name: string): string {
-    return `${this.siteBase(name)}site`
-  }
-  siteGrants(site: string): string {
-    return `${this.siteBase(site)}grants`
-  }
-  /** `prefix{o:owner}:`: the start of the owner's keys. */
-  ownerBase(owner: string): string {
-    return `${this.tag('o', owner)}:`
-  }
-  created(owner: string): string {
-    return `${this.ownerBase(owner)}created`
-  }
-  modified(owner: string): string {
-    return `${this.ownerBase(owner)}modified`
-  }
-  externalUid(owner: string, uid: string): string {
-    return `${this.ownerBase(owner)}xuid:${uid}`
-  }
-  charges(owner: string): string {
-    return `${this.ownerBase(owner)}charges`
-  }
-  subscriptions(owner: string): string {
-    return `${this.ownerBase(owner)}subs`
-  }
-  account(name: string): string {
-    return `${this.tag('a', name)}:acct`
-  }
-  accountGrants(account: string): string {
-    return `${this.tag('a', account)}:grants`
-  }
-  /** Kept with the account's side of each grant (accounts.ts). */
-  grantPermissions(account: string): string {
-    return `${this.tag('a', account)}:gperm`
-  }
-  limit(key: string): string {
-    return this.tag('l', key)
-  }
-  ssoToken(digest: string): string {
-    return this.tag('t', digest)
-  }
-  session(digest: string): string {
-    return this.tag('x', digest)
-  }
+  // Records that are a slot of their own.
+  readonly master = (user: string): string => this.tag('m', user)
+  readonly siteClaim = (folded: string): string => this.tag('n', folded)
+  readonly accountClaim = (folded: string): string => this.tag('na', folded)
+  readonly limit = (key: string): string => this.tag('l', key)
+  readonly ssoToken = (digest: string): string => this.tag('t', digest)
+  readonly session = (digest: string): string => this.tag('x', digest)
 
-  // Analytics keys, for an export or import (the scripts in lua/analytics.ts build the same in Lua).
-  analyticsOwner(site: string): string {
-    return `${this.siteBase(site)}aowner`
-  }
-  siteDays(site: string): string {
-    return `${this.siteBase(site)}days`
-  }
-  day(day: string, site: string): string {
-    return `${this.siteBase(site)}day:${day}`
-  }
-  dayVisitors(day: string, site: string): string {
-    return `${this.siteBase(site)}dayu:${day}`
-  }
+  /** `prefix{s:site}:`: the start of the site's keys (its analytics scripts append to it). */
+  readonly siteBase = (site: string): string => `${this.tag('s', site)}:`
+  readonly site = (site: string): string => `${this.siteBase(site)}site`
+  readonly siteGrants = (site: string): string => `${this.siteBase(site)}grants`
+  // The site's analytics, for an export or import (RECORD_EVENTS writes them).
+  readonly analyticsOwner = (site: string): string => `${this.siteBase(site)}aowner`
+  readonly siteDays = (site: string): string => `${this.siteBase(site)}days`
+  readonly day = (day: string, site: string): string => `${this.siteBase(site)}day:${day}`
+  readonly dayVisitors = (day: string, site: string): string => `${this.siteBase(site)}dayu:${day}`
   /** A hash of the day's dimension values' HyperLogLogs, by the values' field names in `day`. */
-  dayValues(day: string, site: string): string {
-    return `${this.siteBase(site)}du:${day}`
-  }
+  readonly dayValues = (day: string, site: string): string => `${this.siteBase(site)}du:${day}`
   /** The previous layout's per-dimension hash of a day: read by migrateRedisLayout only. */
-  legacyDimension(day: string, dim: string, site: string): string {
-    return `${this.siteBase(site)}dv:${day}:${dim}`
-  }
+  readonly legacyDimension = (day: string, dim: string, site: string): string =>
+    `${this.siteBase(site)}dv:${day}:${dim}`
   /** The previous layout's HyperLogLog of one dimension value: read by migrateRedisLayout only. */
-  legacyDimensionVisitors(day: string, dim: string, site: string, jsonKey: string): string {
-    return `${this.siteBase(site)}dvu:${day}:${dim}:${jsonKey}`
-  }
-  ownerDays(owner: string): string {
-    return `${this.ownerBase(owner)}odays`
-  }
-  rank(day: string, owner: string): string {
-    return `${this.ownerBase(owner)}rank:${day}`
-  }
+  readonly legacyDimensionVisitors = (day: string, dim: string, site: string, jsonKey: string): string =>
+    `${this.siteBase(site)}dvu:${day}:${dim}:${jsonKey}`
+
+  /** `prefix{o:owner}:`: the start of the owner's keys. */
+  readonly ownerBase = (owner: string): string => `${this.tag('o', owner)}:`
+  readonly created = (owner: string): string => `${this.ownerBase(owner)}created`
+  readonly modified = (owner: string): string => `${this.ownerBase(owner)}modified`
+  readonly externalUid = (owner: string, uid: string): string => `${this.ownerBase(owner)}xuid:${uid}`
+  readonly charges = (owner: string): string => `${this.ownerBase(owner)}charges`
+  readonly subscriptions = (owner: string): string => `${this.ownerBase(owner)}subs`
+  readonly ownerDays = (owner: string): string => `${this.ownerBase(owner)}odays`
+  readonly rank = (day: string, owner: string): string => `${this.ownerBase(owner)}rank:${day}`
+
+  // An account's keys, under {a:account}.
+  readonly account = (name: string): string => `${this.tag('a', name)}:acct`
+  readonly accountGrants = (account: string): string => `${this.tag('a', account)}:grants`
+  /** Kept with the account's side of each grant (accounts.ts). */
+  readonly grantPermissions = (account: string): string => `${this.tag('a', account)}:gperm`
+
   /** A scratch key in the slot of `base` (a key or key start) that one step writes and deletes. */
   scratch(name: string, base = `${this.prefix}{tmp}:`): string {
     return `${base}tmp:${name}`

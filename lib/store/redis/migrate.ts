@@ -27,7 +27,7 @@ import type { RedisClient } from './conn.js'
 import { DIMENSION_FIELD, PACKED_METRICS, packCounters, unpackCounters } from './analytics-read.js'
 import { RedisKeys } from './keys.js'
 import { VISITORS_INTO_FIELD } from './lua/analytics.js'
-import { scanKeys } from './cross-slot-batches.js'
+import { globLiteral, scanKeys } from './cross-slot-batches.js'
 
 /** Options of {@link migrateRedisLayout}. */
 export interface MigrateOptions {
@@ -129,16 +129,7 @@ export async function migrateRedisLayout(client: RedisClient, options: MigrateOp
     report.folded = await foldDimensionHashes(client, P)
     return report
   }
-  const pattern = `${P.replace(/[*?[\]\\]/g, (c) => `\\${c}`)}*`
-  const keys: string[] = []
-  let cursor = '0'
-  do {
-    const [next, batch] = await client.scan(cursor, 'MATCH', pattern, 'COUNT', 1000)
-    keys.push(...batch)
-    cursor = next
-  } while (cursor !== '0')
-
-  for (const key of new Set(keys)) {
+  for (const key of await scanKeys(client, `${globLiteral(P)}*`)) {
     const rest = key.slice(P.length)
     if (rest.startsWith('{')) continue // the new layout already
     const colon = rest.indexOf(':')
@@ -186,7 +177,7 @@ const LEGACY_DIMENSION = /^(.*\}:)dv:(\d{4}-\d{2}-\d{2}):(sys|geo)$/
  * hashes moved.
  */
 async function foldDimensionHashes(client: RedisClient, P: string): Promise<number> {
-  const glob = `${P.replace(/[*?[\]\\]/g, (c) => `\\${c}`)}{s:*}:dv:*`
+  const glob = `${globLiteral(P)}{s:*}:dv:*`
   let folded = 0
   for (const key of await scanKeys(client, glob)) {
     const parsed = LEGACY_DIMENSION.exec(key)

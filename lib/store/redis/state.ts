@@ -33,16 +33,11 @@ import { decodeFields, encodeFields } from './hash-fields.js'
 import type { RedisKeys } from './keys.js'
 import { DIMENSION_FIELD, packCounters, unpackCounters } from './analytics-read.js'
 import { VISITORS_INTO_FIELD } from './lua/analytics.js'
-import { readPipe, scanKeys, tagOf, untag, writeMulti } from './cross-slot-batches.js'
+import { globLiteral, readPipe, scanKeys, tagOf, untag, writeMulti } from './cross-slot-batches.js'
 
 const DIMENSIONS = ['system', 'geo'] as const
 
 type Multi = ReturnType<Redis['multi']>
-
-/** A glob pattern matching exactly the keys that start with `prefix`. */
-function globOf(prefix: string): string {
-  return `${prefix.replace(/[*?[\]\\]/g, (c) => `\\${c}`)}*`
-}
 
 /** Runs a pipeline and returns its replies, throwing the first command error. */
 async function replies(pipeline: ReturnType<Redis['pipeline']>): Promise<unknown[]> {
@@ -60,7 +55,7 @@ export function redisState(conn: RedisConn, k: RedisKeys): StateStore {
     clearState() {
       return conn.call(async (c) => {
         const bySlot = new Map<string, string[]>()
-        for (const key of await scanKeys(c, globOf(k.prefix))) {
+        for (const key of await scanKeys(c, `${globLiteral(k.prefix)}*`)) {
           const tag = tagOf(key)
           bySlot.set(tag, [...(bySlot.get(tag) ?? []), key])
         }
@@ -95,7 +90,7 @@ async function exportAll(c: RedisClient, k: RedisKeys): Promise<StateDump> {
   /** The names in tags of `kind` whose key ends with `rest`. */
   const names = async (kind: string, rest: string): Promise<string[]> => {
     const start = `${P}{${kind}:`
-    const found = await scanKeys(c, `${globOf(start).slice(0, -1)}*}${rest}`)
+    const found = await scanKeys(c, `${globLiteral(start)}*}${rest}`)
     return found.filter((key) => key.indexOf('}', start.length) === key.length - rest.length - 1).map(untag)
   }
   const masterNames = await names('m', '')
@@ -150,7 +145,7 @@ async function exportAll(c: RedisClient, k: RedisKeys): Promise<StateDump> {
 async function exportAnalytics(c: RedisClient, k: RedisKeys): Promise<AnalyticsDayDump[]> {
   const out: AnalyticsDayDump[] = []
   const start = `${k.prefix}{s:`
-  const sites = (await scanKeys(c, `${globOf(start).slice(0, -1)}*}:aowner`))
+  const sites = (await scanKeys(c, `${globLiteral(start)}*}:aowner`))
     .filter((key) => key.indexOf('}', start.length) === key.length - ':aowner'.length - 1)
     .map(untag)
     .sort()
