@@ -1,7 +1,8 @@
 /**
  * The connection side of PostgresStore: the pool, a deadline on every call,
- * prepared statements, migrations run once before the first call, and the
- * mapping of connection failures to {@link StoreUnavailableError}.
+ * prepared statements, and migrations run once before the first call. What
+ * a failure means (an outage, {@link StoreUnavailableError}, or a
+ * statement's own error) is connection-failures.ts'.
  *
  * Every call has ONE deadline covering both getting a connection and running
  * the statement, so a database that is down, restarting or silent (a frozen
@@ -13,6 +14,7 @@ import { createHash } from 'node:crypto'
 import pg from 'pg'
 import type { Pool, PoolClient, PoolConfig, QueryResultRow } from 'pg'
 import { StoreUnavailableError } from '../contract/index.js'
+import { brokenConnection, discard, listen, toStoreError, UNAVAILABLE_CODE } from './connection-failures.js'
 import { migrate } from './migrate.js'
 
 /** The application_name of connections the store opens itself; tests and operators find them by it. */
@@ -32,23 +34,6 @@ export interface PostgresConnOptions {
   max?: number
   /** application_name of the connections the store creates. Default `mobisite`. */
   applicationName?: string
-}
-
-/** SQLSTATE classes and codes that mean "the database cannot serve now", not "the statement is wrong". */
-const UNAVAILABLE_CODE = /^(08|53|57P0[1-4]|57014|55P03|58|XX000$)/
-
-/**
- * Turns a connection failure into StoreUnavailableError. A server error with
- * a SQLSTATE outside the "unavailable" classes (a constraint or a bug) is
- * passed on unchanged, so it surfaces as a 500, not as an outage.
- */
-export function toStoreError(err: unknown): unknown {
-  if (err instanceof StoreUnavailableError || err instanceof TypeError) return err
-  const code = (err as { code?: unknown } | null)?.code
-  const fromServer = err instanceof pg.DatabaseError
-  if (fromServer && typeof code === 'string' && !UNAVAILABLE_CODE.test(code)) return err
-  const message = err instanceof Error ? err.message : String(err)
-  return new StoreUnavailableError(`PostgreSQL unavailable: ${message}`, { cause: err })
 }
 
 /** Quotes an identifier (the schema name) for SQL text. */
@@ -380,35 +365,4 @@ export class PgConn {
     }
     if (this.owned) await this.pool.end().catch(() => {})
   }
-}
-
-/** Connections that already carry the store's error listener. */
-const listening = new WeakSet<object>()
-
-/** Gives a connection the error listener without which an ended backend would crash the process. */
-function listen(client: { on(event: 'error', fn: () => void): unknown }): void {
-  if (listening.has(client)) return
-  listening.add(client)
-  client.on('error', () => {})
-}
-
-/** Removes a connection from the pool for good, closing its socket at once. */
-function discard(client: PoolClient): void {
-  const stream = (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream
-  try {
-    client.release(new Error('mobisite: connection discarded'))
-  } catch {
-    // already released
-  }
-  stream?.destroy()
-}
-
-/** Whether an error says the connection itself broke (as opposed to a timeout or a refused connect). */
-function brokenConnection(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code
-  if (typeof code === 'string' && /^(57P01|57P02|08006|08003|ECONNRESET|EPIPE)$/.test(code)) return true
-  const message = err instanceof Error ? err.message : ''
-  return /Connection terminated|terminating connection|Client has encountered a connection error|not queryable/i.test(
-    message,
-  )
 }
