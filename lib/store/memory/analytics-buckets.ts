@@ -23,114 +23,51 @@
  * period holds all of the owner's visits, reading about as many sites as it
  * returns; otherwise it sums per-owner day lists of (site slot, visits), plain
  * numbers for every site.
+ *
+ * The records a site and an owner are kept in, and a site's days as the
+ * state export and import see them, are analytics-site.ts'.
  */
-import type { ActivityKind } from '../../../types/index.js'
 import {
   OTHER,
   type ActivityEvent,
   type ActivityTotals,
-  type AnalyticsCellDump,
   type AnalyticsDayDump,
   type Dimension,
   type PeriodRow,
   type TrafficTotals,
   type VisitEvent,
-  type VisitorsDump,
 } from '../contract/index.js'
-import { ACTIVITIES, TRAFFIC, activityTotals as totalsOf, dimensionRows } from '../shared/analytics-rows.js'
-import { compareKeys, compareText } from '../shared/order.js'
+import { ACTIVITIES, TRAFFIC, dimensionRows } from '../shared/analytics-rows.js'
+import { compareText } from '../shared/order.js'
 import {
-  Dim,
-  addToSketch,
-  cellsOf,
   countActivity,
   countSketchedVisit,
   countVisit,
-  loadCell,
-  membersIn,
   sketchCells,
   sumCells,
   uniteVisitors,
   PairDictionary,
   type CellTotals,
-  type Cells,
 } from './analytics-cells.js'
 import { AnalyticsCapture } from './analytics-capture.js'
+import {
+  activityTotals,
+  Bucket,
+  carriesSketch,
+  dumpSite,
+  KIND_INDEX,
+  loadDay,
+  namesOf,
+  type OwnerData,
+  type SiteData,
+} from './analytics-site.js'
 import { DayPeriod } from './day-period.js'
-import { Hll, hashVisitor } from './hll.js'
-import { membersOf, VisitorUnion } from './visitor-set.js'
+import { hashVisitor } from './hll.js'
+import { VisitorUnion } from './visitor-set.js'
 import { OwnerDay, VisitRanking, rankWinners } from './visit-ranking.js'
 
 /** MemoryStore's default `exactVisitors`: honest sites stay exact. */
 export const DEFAULT_EXACT_VISITORS = 10_000
-
-/** A dumped cell's or day's sketch, when it has no exact list (validated by the state import). */
-function sketchOnly(cell: VisitorsDump): Hll | undefined {
-  return cell.visitors === undefined && cell.visitors_sketch !== undefined
-    ? Hll.fromDump(cell.visitors_sketch)
-    : undefined
-}
-
-/** The site's visitor ids by interned id (ids are dense and Map order is insertion order). */
-function namesOf(site: SiteData): string[] {
-  if (site.names.length !== site.visitorIds.size) site.names = [...site.visitorIds.keys()]
-  return site.names
-}
-
-const KIND_INDEX: Readonly<Record<ActivityKind, number>> = {
-  click_to_call: 0,
-  click_to_map: 1,
-  click_to_email: 2,
-  form_submit: 3,
-}
-
-/** One site on one UTC day. */
-class Bucket {
-  visits = 0
-  page_views = 0
-  acts: number[] | undefined = undefined
-  readonly sys = new Dim()
-  readonly geo = new Dim()
-  /** Where this bucket's visits sit in its owner's day list (set on the first visit). */
-  ownerDay: OwnerDay | undefined = undefined
-  rank = -1
-  /** Visitors in the system cells, added up (at least the distinct visitors): what the threshold bounds. */
-  members = 0
-  /** The day's visitors once past the threshold; then every cell's visitors are sketches too. */
-  sketch: Hll | undefined = undefined
-}
-
-/** Everything recorded for one site. */
-interface SiteData {
-  name: string
-  owner: string
-  ownerData: OwnerData
-  slot: number
-  days: Map<string, Bucket>
-  /** visitor_id → interned integer, dense from 0. */
-  visitorIds: Map<string, number>
-  /**
-   * The interned ids' visitor ids, by interned id: built when a sketch needs
-   * them (see namesOf), not kept up to date, which would cost 8 bytes an id.
-   */
-  names: string[]
-  /** The bucket written last: consecutive events mostly share a day. */
-  lastDay: string
-  last: Bucket | undefined
-}
-
-/** Per-owner ranking state: each site has a slot; slots of dropped sites are reused. */
-interface OwnerData {
-  sites: (SiteData | undefined)[]
-  free: number[]
-  days: Map<string, OwnerDay>
-  /** The slots by all-time visits. */
-  ranking: VisitRanking
-}
-
-function activityTotals(counts: readonly number[] | undefined): ActivityTotals {
-  return totalsOf((kind) => counts?.[KIND_INDEX[kind]])
-}
 
 /** In-memory analytics: one day bucket per site. All methods are synchronous. */
 export class MemoryAnalytics {
@@ -304,7 +241,7 @@ export class MemoryAnalytics {
   /** Every site-day, sorted by site then day, visitors by id (a state export). */
   dump(): AnalyticsDayDump[] {
     const bySite = [...this.sites.values()].sort((a, b) => compareText(a.name, b.name))
-    return bySite.flatMap((site) => this.dumpSite(site))
+    return bySite.flatMap((site) => dumpSite(site, this.systems, this.geos))
   }
 
   /**
@@ -315,7 +252,7 @@ export class MemoryAnalytics {
   capture(): AnalyticsCapture<SiteData> {
     const capture: AnalyticsCapture<SiteData> = new AnalyticsCapture(
       this.sites,
-      (site) => this.dumpSite(site),
+      (site) => dumpSite(site, this.systems, this.geos),
       () => this.captures.delete(capture),
     )
     this.captures.add(capture)
@@ -325,45 +262,6 @@ export class MemoryAnalytics {
   /** Before a change to the site's analytics: the captures in progress dump it first. */
   private touch(site_name: string): void {
     if (this.captures.size > 0) for (const capture of this.captures) capture.keep(site_name)
-  }
-
-  /** One site's days, sorted by day, visitors by id. */
-  private dumpSite(site: SiteData): AnalyticsDayDump[] {
-    const out: AnalyticsDayDump[] = []
-    const ids = [...site.visitorIds.keys()]
-    const cells = (flat: Cells, dictionary: PairDictionary): AnalyticsCellDump[] =>
-      cellsOf(flat)
-        .map((cell) => ({
-          key: dictionary.pair(cell.id),
-          visits: cell.visits,
-          page_views: cell.page_views,
-          activities: activityTotals(cell.acts),
-          ...(cell.visitors instanceof Hll
-            ? { visitors_sketch: cell.visitors.toDump() }
-            : {
-                visitors: membersOf(cell.visitors)
-                  .map((n) => ids[n]!)
-                  .sort(),
-              }),
-        }))
-        .sort((a, b) => compareKeys(a.key, b.key))
-    for (const day of [...site.days.keys()].sort()) {
-      const bucket = site.days.get(day)!
-      const system = cells(bucket.sys.cells, this.systems)
-      out.push({
-        site_name: site.name,
-        day,
-        visits: bucket.visits,
-        page_views: bucket.page_views,
-        activities: activityTotals(bucket.acts),
-        ...(bucket.sketch !== undefined
-          ? { visitors_sketch: bucket.sketch.toDump() }
-          : { visitors: [...new Set(system.flatMap((cell) => cell.visitors!))].sort() }),
-        system,
-        geo: cells(bucket.geo.cells, this.geos),
-      })
-    }
-    return out
   }
 
   /**
@@ -376,47 +274,10 @@ export class MemoryAnalytics {
     this.touch(day.site_name)
     const site = this.siteData(day.site_name, owner)
     const bucket = this.bucket(site, day.day)
-    const sketched = [day, ...day.system, ...day.geo].some((cell) => sketchOnly(cell) !== undefined)
-    if (sketched && bucket.sketch === undefined) this.toSketch(site, bucket)
-    const intern = (id: string): number => {
-      let n = site.visitorIds.get(id)
-      if (n === undefined) site.visitorIds.set(id, (n = site.visitorIds.size))
-      return n
-    }
-    const counts = (a: ActivityTotals): number[] => [a.click_to_call, a.click_to_map, a.click_to_email, a.form_submit]
-    const view = (cell: AnalyticsCellDump) => ({
-      visits: cell.visits,
-      page_views: cell.page_views,
-      visitors: bucket.sketch === undefined ? (cell.visitors ?? []).map(intern) : undefined,
-      acts: counts(cell.activities).some((n) => n > 0) ? counts(cell.activities) : undefined,
-    })
-    bucket.visits += day.visits
-    bucket.page_views += day.page_views
-    if (counts(day.activities).some((n) => n > 0)) {
-      const acts = (bucket.acts ??= [0, 0, 0, 0])
-      counts(day.activities).forEach((n, k) => (acts[k]! += n))
-    }
-    // An import keeps every value it is given: the cap applies to recording.
-    const all = Number.POSITIVE_INFINITY
-    const sketch = bucket.sketch
-    for (const cell of day.system) {
-      const at = bucket.sys.at(this.systems, ...cell.key, all, this.otherSystem)
-      loadCell(bucket.sys.cells, at, view(cell))
-      if (sketch !== undefined) sketch.merge(addToSketch(bucket.sys.cells, at, cell.visitors ?? [], sketchOnly(cell)))
-    }
-    for (const cell of day.geo) {
-      const at = bucket.geo.at(this.geos, ...cell.key, all, this.otherGeo)
-      loadCell(bucket.geo.cells, at, view(cell))
-      if (sketch !== undefined) addToSketch(bucket.geo.cells, at, cell.visitors ?? [], sketchOnly(cell))
-    }
-    if (sketch !== undefined) {
-      for (const id of day.visitors ?? []) sketch.add(id)
-      const own = sketchOnly(day)
-      if (own !== undefined) sketch.merge(own)
-    } else {
-      bucket.members = membersIn(bucket.sys.cells)
-      if (bucket.members > this.exactVisitors) this.toSketch(site, bucket)
-    }
+    if (carriesSketch(day) && bucket.sketch === undefined) this.toSketch(site, bucket)
+    const { systems, geos, otherSystem, otherGeo } = this
+    loadDay(site, bucket, day, { systems, geos, otherSystem, otherGeo })
+    if (bucket.sketch === undefined && bucket.members > this.exactVisitors) this.toSketch(site, bucket)
     if (day.visits > 0) this.countOwnerVisits(site, bucket, day.day, day.visits)
   }
 
