@@ -64,8 +64,10 @@ local function claim(B, owner)
 end
 `
 
-// KEYS: the site's days index. ARGV: site base, from, to, count visitors ('1' | '0'). Returns
-// { {metric, n, ...}, visitors }: the day totals (a dimension's are analytics-read.ts', in short commands).
+/**
+ * KEYS: the site's days index. ARGV: site base, from, to, count visitors ('1' | '0'). Returns
+ * { {metric, n, ...}, visitors }: the day totals (a dimension's are analytics-read.ts', in short commands).
+ */
 export const PERIOD = lua(`${HELPERS}
 local B, from, to, want = ARGV[1], ARGV[2], ARGV[3], ARGV[4] == '1'
 local FIELDS = { 'visits', 'page_views', 'click_to_call', 'click_to_map', 'click_to_email', 'form_submit' }
