@@ -4,13 +4,12 @@
  * an activity kind, or `e=redirect` setting last_confirmed_redirected_date.
  * Exempt from the API's JSON-only rules: a beacon sends what it sends.
  */
-import { Writable } from 'node:stream'
-import { pino } from 'pino'
 import t, { type Test } from 'tap'
 import { cdnGeo } from '../../lib/collector/index.js'
 import type { CollectRouteOptions } from '../../lib/collector/route.js'
 import { createEngine } from '../../lib/engine/index.js'
 import { startServer } from '../../lib/server/index.js'
+import { capturedLogger } from '../helpers/log-lines.js'
 import { checkedFetch } from '../helpers/openapi-check.js'
 
 const IPHONE =
@@ -138,16 +137,7 @@ t.test('the collector answers /collect/{site_name} (and a trailing slash), no ot
 })
 
 t.test('startServer passes its logger to the collector: dropped beacons are logged', async (t) => {
-  const lines: string[] = []
-  const logger = pino(
-    { level: 'info' },
-    new Writable({
-      write(chunk, _enc, done) {
-        lines.push(String(chunk))
-        done()
-      },
-    }),
-  )
+  const { logger, lines } = capturedLogger()
   const engine = createEngine()
   await engine.addMasterAccount({ user: 'alice', password: 'pw' })
   const { site_name } = await engine
@@ -159,7 +149,7 @@ t.test('startServer passes its logger to the collector: dropped beacons are logg
     await engine.close()
   })
   for (let i = 0; i < 3; i++) t.equal((await fetch(`${server.url}/collect/${site_name}`)).status, 204)
-  const warnings = lines.map((line) => JSON.parse(line)).filter((line) => line.level === 40)
+  const warnings = lines.filter((line) => line.level === 40)
   t.equal(warnings.length, 1, 'one warning for the first drop; the next waits for the interval')
   t.match(warnings[0], { dropped_rate: 1, dropped_queue: 0, msg: /collector dropped 1 beacon/ })
 })
