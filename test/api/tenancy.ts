@@ -105,14 +105,9 @@ t.test('billing is per master: bob’s publishes never charge alice', async (t) 
   await seed(t, f)
   await createSite(t, f.bob, 'bobsite', {}, { publish_now: true })
   await f.alice.post('/sites/publish/alicesite')
-  t.same(
-    (await f.engine.billing('alice')).charges.map((c) => c.site_name),
-    ['alicesite'],
-  )
-  t.same(
-    (await f.engine.billing('bob')).charges.map((c) => c.site_name),
-    ['bobsite'],
-  )
+  const charged = async (user: string) => (await f.engine.billing(user)).charges.map((c) => c.site_name)
+  t.same(await charged('alice'), ['alicesite'])
+  t.same(await charged('bob'), ['bobsite'])
   await f.bob.del('/sites/alicesite')
   t.same(
     (await f.engine.billing('alice')).subscriptions,

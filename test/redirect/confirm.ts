@@ -8,9 +8,9 @@ import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import request from 'supertest'
 import t, { type Test } from 'tap'
-import { createEngine } from '../../lib/engine/index.js'
-import { startServer } from '../../lib/server/index.js'
+import type { RemoteAgentsOptions } from '../../lib/redirect/remote.js'
 import { phones, redirectApp } from '../helpers/redirect-app.js'
+import { serverWithSite } from '../helpers/site-server.js'
 
 const IPHONE = phones['iPhone Safari'] as string
 const MOBILE = 'https://m.example.com'
@@ -19,23 +19,21 @@ type Tap = Test
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 async function service(t: Tap) {
-  const clock = { now: Date.parse('2025-06-01T10:00:00Z') }
-  const engine = createEngine({ now: () => new Date(clock.now) })
-  await engine.addMasterAccount({ user: 'alice', password: 'pw' })
-  const { site_name } = await engine
-    .as('alice')
-    .createSite({ site_data: { original_site_url: 'https://shop.example.com' } })
-  const server = await startServer({ engine })
-  t.teardown(async () => {
-    await server.close()
-    await engine.close()
-  })
+  const { engine, server, site_name, clock } = await serverWithSite(t, '2025-06-01T10:00:00Z')
   const confirmed = async () => (await engine.as('alice').getSite(site_name)).last_confirmed_redirected_date
   const until = async (expected: string | undefined) => {
     for (let i = 0; i < 200 && (await confirmed()) !== expected; i++) await sleep(10)
     return confirmed()
   }
-  return { engine, server, site_name, clock, confirmed, until, baseUrl: `${server.url}/api` }
+  const baseUrl = `${server.url}/api`
+  /** redirectApp's `remote`: this service, as alice, with `extra`. */
+  const remote = (extra: Partial<RemoteAgentsOptions> = {}): RemoteAgentsOptions => ({
+    baseUrl,
+    user: 'alice',
+    password: 'pw',
+    ...extra,
+  })
+  return { engine, server, site_name, clock, confirmed, until, baseUrl, remote }
 }
 
 /** A collector stand-in that records hits and answers as told (or never). */
@@ -62,7 +60,7 @@ t.test('the first redirect confirms at once through the service collector; then 
   const { app, mw } = redirectApp({
     mobileUrl: MOBILE,
     site_name: s.site_name,
-    remote: { baseUrl: s.baseUrl, user: 'alice', password: 'pw', refreshInterval: 3_600_000 },
+    remote: s.remote({ refreshInterval: 3_600_000 }),
     now: () => now.ms,
     onError: (e) => errors.push(e),
   })
@@ -75,7 +73,7 @@ t.test('the first redirect confirms at once through the service collector; then 
   const second = redirectApp({
     mobileUrl: MOBILE,
     siteName: s.site_name,
-    remote: { baseUrl: s.baseUrl, user: 'alice', password: 'pw' },
+    remote: s.remote(),
     now: () => now.ms,
   })
   t.teardown(() => second.mw.close())
@@ -98,7 +96,7 @@ t.test('no confirmation without a redirect', async (t) => {
   const { app, mw } = redirectApp({
     mobileUrl: MOBILE,
     siteName: 'noredirects',
-    remote: { baseUrl: s.baseUrl, user: 'alice', password: 'pw', collectUrl: `${collector.url}/c` },
+    remote: s.remote({ collectUrl: `${collector.url}/c` }),
   })
   t.teardown(() => mw.close())
   await request(app).get('/p').set('User-Agent', 'curl/8.0')
@@ -114,12 +112,9 @@ t.test('remote.collectUrl overrides the address; a POST without a body', async (
   const { app, mw } = redirectApp({
     mobileUrl: MOBILE,
     siteName: 'elsewhere',
-    remote: {
-      baseUrl: s.baseUrl,
-      user: 'alice',
-      password: 'pw',
+    remote: s.remote({
       collectUrl: `${collector.url}/beacon/elsewhere?e=redirect&k=1`,
-    },
+    }),
   })
   t.teardown(() => mw.close())
   await request(app).get('/p').set('User-Agent', IPHONE)
@@ -148,13 +143,10 @@ t.test('a hanging or failing collector never delays a redirect; failures go to o
     const { app, mw } = redirectApp({
       mobileUrl: MOBILE,
       site_name: name, // the deprecated spelling, still accepted
-      remote: {
-        baseUrl: s.baseUrl,
-        user: 'alice',
-        password: 'pw',
+      remote: s.remote({
         timeout: 3000,
         collectUrl: `${collector.url}/c/${name}`,
-      },
+      }),
       onError: (e) => errors.push(e),
     })
     t.teardown(() => mw.close())
