@@ -4,7 +4,7 @@
  * cascade, and the account's dashboard is `engine.as(user).accountSites(name)`.
  */
 import t from 'tap'
-import { isEmpty, isError, rejectsWith, setup, siteBody, type Fixture } from '../helpers/api.js'
+import { type Fixture, isEmpty, isInvalid, isMissing, rejectsWith, setup, siteBody } from '../helpers/api.js'
 
 async function seed(f: Fixture): Promise<void> {
   for (const name of ['siteone', 'sitetwo', 'sitethree']) await f.alice.api.createSite(siteBody(name))
@@ -40,21 +40,9 @@ t.test('grant and revoke need an existing account and site: ResourceNotExist nam
   const f = await setup(t)
   await seed(f)
   for (const op of ['grant-access', 'revoke-access']) {
-    t.match(
-      isError(
-        t,
-        await f.alice.post(`/accounts/${op}/nobody/sites/siteone`),
-        400,
-        'ResourceNotExist',
-        `${op} no account`,
-      ),
-      /nobody/,
-    )
-    t.match(
-      isError(t, await f.alice.post(`/accounts/${op}/ann/sites/nosuchsite`), 400, 'ResourceNotExist', `${op} no site`),
-      /nosuchsite/,
-    )
-    isError(t, await f.alice.post(`/accounts/${op}/nobody/sites/nosuchsite`), 400, 'ResourceNotExist', `${op} neither`)
+    t.match(isMissing(t, await f.alice.post(`/accounts/${op}/nobody/sites/siteone`), `${op} no account`), /nobody/)
+    t.match(isMissing(t, await f.alice.post(`/accounts/${op}/ann/sites/nosuchsite`), `${op} no site`), /nosuchsite/)
+    isMissing(t, await f.alice.post(`/accounts/${op}/nobody/sites/nosuchsite`), `${op} neither`)
   }
   t.same(await dashboard(f, 'ann'), [])
 })
@@ -63,55 +51,19 @@ t.test('grant and revoke with malformed names: InvalidInput', async (t) => {
   const f = await setup(t)
   await seed(f)
   for (const op of ['grant-access', 'revoke-access']) {
-    isError(t, await f.alice.post(`/accounts/${op}/ann/sites/abc`), 400, 'InvalidInput', `${op} site_name too short`)
-    isError(
-      t,
-      await f.alice.post(`/accounts/${op}/ann/sites/${'s'.repeat(46)}`),
-      400,
-      'InvalidInput',
-      `${op} site_name too long`,
-    )
-    isError(
-      t,
-      await f.alice.post(`/accounts/${op}/ann/sites/bad%20name`),
-      400,
-      'InvalidInput',
-      `${op} site_name with a space`,
-    )
-    isError(
-      t,
-      await f.alice.post(`/accounts/${op}/${'a'.repeat(46)}/sites/siteone`),
-      400,
-      'InvalidInput',
-      `${op} account_name too long`,
-    )
-    isError(
-      t,
-      await f.alice.post(`/accounts/${op}/bad%20name/sites/siteone`),
-      400,
-      'InvalidInput',
-      `${op} account_name with a space`,
-    )
+    isInvalid(t, await f.alice.post(`/accounts/${op}/ann/sites/abc`), `${op} site_name too short`)
+    isInvalid(t, await f.alice.post(`/accounts/${op}/ann/sites/${'s'.repeat(46)}`), `${op} site_name too long`)
+    isInvalid(t, await f.alice.post(`/accounts/${op}/ann/sites/bad%20name`), `${op} site_name with a space`)
+    isInvalid(t, await f.alice.post(`/accounts/${op}/${'a'.repeat(46)}/sites/siteone`), `${op} account_name too long`)
+    isInvalid(t, await f.alice.post(`/accounts/${op}/bad%20name/sites/siteone`), `${op} account_name with a space`)
   }
 })
 
 t.test('grant and revoke take no body and no query', async (t) => {
   const f = await setup(t)
   await seed(f)
-  isError(
-    t,
-    await f.alice.post('/accounts/grant-access/ann/sites/siteone', { role: 'admin' }),
-    400,
-    'InvalidInput',
-    'grant with a body',
-  )
-  isError(
-    t,
-    await f.alice.post('/accounts/grant-access/ann/sites/siteone?role=admin'),
-    400,
-    'InvalidInput',
-    'grant with a query',
-  )
+  isInvalid(t, await f.alice.post('/accounts/grant-access/ann/sites/siteone', { role: 'admin' }), 'grant with a body')
+  isInvalid(t, await f.alice.post('/accounts/grant-access/ann/sites/siteone?role=admin'), 'grant with a query')
   t.same(await dashboard(f, 'ann'), [], 'not granted')
   isEmpty(t, await f.alice.post('/accounts/grant-access/ann/sites/siteone', {}), 'an empty JSON object is no body')
 })
@@ -171,20 +123,8 @@ t.test('__proto__ and constructor are ordinary account and site names in grants'
   isEmpty(t, await f.alice.post('/accounts/grant-access/__proto__/sites/constructor'))
   t.same(await dashboard(f, 'constructor'), ['__proto__'])
   t.same(await dashboard(f, '__proto__'), ['constructor'])
-  isError(
-    t,
-    await f.alice.post('/accounts/grant-access/toString/sites/__proto__'),
-    400,
-    'ResourceNotExist',
-    'toString account',
-  )
-  isError(
-    t,
-    await f.alice.post('/accounts/grant-access/constructor/sites/hasOwnProperty'),
-    400,
-    'ResourceNotExist',
-    'hasOwnProperty site',
-  )
+  isMissing(t, await f.alice.post('/accounts/grant-access/toString/sites/__proto__'), 'toString account')
+  isMissing(t, await f.alice.post('/accounts/grant-access/constructor/sites/hasOwnProperty'), 'hasOwnProperty site')
   isEmpty(t, await f.alice.del('/sites/__proto__'))
   t.same(await dashboard(f, 'constructor'), [])
 })

@@ -4,7 +4,7 @@
  * Limits and input validation are in sites-limits.ts.
  */
 import t from 'tap'
-import { createSite, isEmpty, isError, setup, siteBody } from '../helpers/api.js'
+import { createSite, isEmpty, isError, isInvalid, isMissing, setup, siteBody } from '../helpers/api.js'
 
 const FULL = {
   original_site_url: 'https://www.example.com/',
@@ -54,23 +54,23 @@ t.test('retrieve by external id: the summary fields, no preview_site_url', async
   t.equal(res.status, 200)
   const { preview_site_url: _omitted, ...summary } = FULL
   t.strictSame(res.body, { site_name: 'fullsite', ...summary })
-  isError(t, await alice.get('/sites/byexternal/nope'), 400, 'ResourceNotExist', 'unknown external_uid')
+  isMissing(t, await alice.get('/sites/byexternal/nope'), 'unknown external_uid')
 })
 
 t.test('retrieve by external id follows updates of external_uid', async (t) => {
   const { alice } = await setup(t)
   await createSite(t, alice, 'movable', { external_uid: 'old-uid' })
   isEmpty(t, await alice.post('/sites/update/movable', { external_uid: 'new-uid' }))
-  isError(t, await alice.get('/sites/byexternal/old-uid'), 400, 'ResourceNotExist', 'old uid gone')
+  isMissing(t, await alice.get('/sites/byexternal/old-uid'), 'old uid gone')
   const res = await alice.get('/sites/byexternal/new-uid')
   t.equal(res.body.site_name, 'movable')
   isEmpty(t, await alice.del('/sites/movable'))
-  isError(t, await alice.get('/sites/byexternal/new-uid'), 400, 'ResourceNotExist', 'deleted site not found by uid')
+  isMissing(t, await alice.get('/sites/byexternal/new-uid'), 'deleted site not found by uid')
 })
 
 t.test('retrieve of a missing site is 400 ResourceNotExist naming it', async (t) => {
   const { alice } = await setup(t)
-  const message = isError(t, await alice.get('/sites/ghostsite'), 400, 'ResourceNotExist')
+  const message = isMissing(t, await alice.get('/sites/ghostsite'))
   t.match(message, /ghostsite/)
 })
 
@@ -99,7 +99,7 @@ t.test('generated names derive from the desktop host and stay unique', async (t)
 t.test('site lookups are exact and case-sensitive; names are unique regardless of case', async (t) => {
   const { alice } = await setup(t)
   await createSite(t, alice, 'CaseName')
-  isError(t, await alice.get('/sites/casename'), 400, 'ResourceNotExist', 'other case is another name')
+  isMissing(t, await alice.get('/sites/casename'), 'other case is another name')
   isError(
     t,
     await alice.post('/sites/create', siteBody('casename')),
@@ -129,9 +129,9 @@ t.test('__proto__, constructor and other Object names are ordinary site names an
     many.body.map((s: { site_name: string }) => s.site_name),
     names,
   )
-  isError(t, await alice.get('/sites/valueOf'), 400, 'ResourceNotExist', 'valueOf was never created')
+  isMissing(t, await alice.get('/sites/valueOf'), 'valueOf was never created')
   isEmpty(t, await alice.del('/sites/__proto__'))
-  isError(t, await alice.get('/sites/__proto__'), 400, 'ResourceNotExist', 'deleted __proto__')
+  isMissing(t, await alice.get('/sites/__proto__'), 'deleted __proto__')
   t.equal((await alice.get('/sites/constructor')).status, 200, 'others untouched')
 })
 
@@ -161,47 +161,17 @@ t.test('update: each field changes, others stay, modified listing aside', async 
 t.test('update: missing site, empty body, fields it does not take', async (t) => {
   const { alice } = await setup(t)
   await createSite(t, alice, 'editme')
-  isError(t, await alice.post('/sites/update/nosuchsite', { site_domain: 'a.example.com' }), 400, 'ResourceNotExist')
-  isError(t, await alice.post('/sites/update/editme', {}), 400, 'InvalidInput', 'no field')
-  isError(t, await alice.post('/sites/update/editme'), 400, 'InvalidInput', 'no body')
+  isMissing(t, await alice.post('/sites/update/nosuchsite', { site_domain: 'a.example.com' }))
+  isInvalid(t, await alice.post('/sites/update/editme', {}), 'no field')
+  isInvalid(t, await alice.post('/sites/update/editme'), 'no body')
   for (const field of ['site_name', 'preview_site_url', 'site_vertical', 'site_business_info', 'color']) {
-    const message = isError(
-      t,
-      await alice.post('/sites/update/editme', { [field]: 'x' }),
-      400,
-      'InvalidInput',
-      `update ${field}`,
-    )
+    const message = isInvalid(t, await alice.post('/sites/update/editme', { [field]: 'x' }), `update ${field}`)
     t.match(message, new RegExp(field), `message names ${field}`)
   }
-  isError(
-    t,
-    await alice.post('/sites/update/editme', { auto_sync_cache_ttl: 'FOREVER' }),
-    400,
-    'InvalidInput',
-    'bad ttl',
-  )
-  isError(
-    t,
-    await alice.post('/sites/update/editme', { site_domain: 'not a domain' }),
-    400,
-    'InvalidInput',
-    'bad domain',
-  )
-  isError(
-    t,
-    await alice.post('/sites/update/editme', { original_site_url: 'ftp://example.com/' }),
-    400,
-    'InvalidInput',
-    'ftp url',
-  )
-  isError(
-    t,
-    await alice.post('/sites/update/editme', [{ site_domain: 'a.example.com' }]),
-    400,
-    'InvalidInput',
-    'array body',
-  )
+  isInvalid(t, await alice.post('/sites/update/editme', { auto_sync_cache_ttl: 'FOREVER' }), 'bad ttl')
+  isInvalid(t, await alice.post('/sites/update/editme', { site_domain: 'not a domain' }), 'bad domain')
+  isInvalid(t, await alice.post('/sites/update/editme', { original_site_url: 'ftp://example.com/' }), 'ftp url')
+  isInvalid(t, await alice.post('/sites/update/editme', [{ site_domain: 'a.example.com' }]), 'array body')
   const got = await alice.get('/sites/editme')
   t.strictSame(
     got.body,
@@ -214,22 +184,10 @@ t.test('delete: 204, then gone everywhere, then the name is free again', async (
   const { alice } = await setup(t)
   await createSite(t, alice, 'doomed', { external_uid: 'd-1', site_domain: 'old.example.com' })
   isEmpty(t, await alice.del('/sites/doomed'))
-  isError(t, await alice.get('/sites/doomed'), 400, 'ResourceNotExist', 'retrieve after delete')
-  isError(t, await alice.del('/sites/doomed'), 400, 'ResourceNotExist', 'delete twice')
-  isError(
-    t,
-    await alice.post('/sites/update/doomed', { external_uid: 'x' }),
-    400,
-    'ResourceNotExist',
-    'update after delete',
-  )
-  isError(
-    t,
-    await alice.post('/sites/get-many', [{ site_name: 'doomed' }]),
-    400,
-    'ResourceNotExist',
-    'get-many after delete',
-  )
+  isMissing(t, await alice.get('/sites/doomed'), 'retrieve after delete')
+  isMissing(t, await alice.del('/sites/doomed'), 'delete twice')
+  isMissing(t, await alice.post('/sites/update/doomed', { external_uid: 'x' }), 'update after delete')
+  isMissing(t, await alice.post('/sites/get-many', [{ site_name: 'doomed' }]), 'get-many after delete')
   await createSite(t, alice, 'doomed')
   t.strictSame(
     (await alice.get('/sites/doomed')).body,
@@ -278,45 +236,37 @@ t.test('get-many: 1 and 50 names pass, 0 and 51 are InvalidInput', async (t) => 
     names.slice(0, 50),
     '50 names, in order',
   )
-  t.match(isError(t, await ask(51), 400, 'InvalidInput', '51 names'), /50/)
-  isError(t, await ask(0), 400, 'InvalidInput', 'empty array')
+  t.match(isInvalid(t, await ask(51), '51 names'), /50/)
+  isInvalid(t, await ask(0), 'empty array')
 })
 
 t.test('get-many: malformed bodies and missing names', async (t) => {
   const { alice } = await setup(t)
   await createSite(t, alice, 'present')
-  const missing = isError(
+  const missing = isMissing(
     t,
     await alice.post('/sites/get-many', [{ site_name: 'present' }, { site_name: 'absent1' }, { site_name: 'absent2' }]),
-    400,
-    'ResourceNotExist',
   )
   t.match(missing, /absent1/)
   t.match(missing, /absent2/)
   t.notMatch(missing, /present/, 'names only the missing ones')
-  isError(t, await alice.post('/sites/get-many', { site_name: 'present' }), 400, 'InvalidInput', 'object, not array')
-  isError(t, await alice.post('/sites/get-many', [{}]), 400, 'InvalidInput', 'entry without site_name')
-  isError(
-    t,
-    await alice.post('/sites/get-many', [{ site_name: 'present', extra: 1 }]),
-    400,
-    'InvalidInput',
-    'entry with unknown field',
-  )
-  isError(t, await alice.post('/sites/get-many', ['present']), 400, 'InvalidInput', 'bare strings')
-  isError(t, await alice.post('/sites/get-many', [{ site_name: 42 }]), 400, 'InvalidInput', 'non-string name')
-  isError(t, await alice.post('/sites/get-many'), 400, 'InvalidInput', 'no body')
+  isInvalid(t, await alice.post('/sites/get-many', { site_name: 'present' }), 'object, not array')
+  isInvalid(t, await alice.post('/sites/get-many', [{}]), 'entry without site_name')
+  isInvalid(t, await alice.post('/sites/get-many', [{ site_name: 'present', extra: 1 }]), 'entry with unknown field')
+  isInvalid(t, await alice.post('/sites/get-many', ['present']), 'bare strings')
+  isInvalid(t, await alice.post('/sites/get-many', [{ site_name: 42 }]), 'non-string name')
+  isInvalid(t, await alice.post('/sites/get-many'), 'no body')
 })
 
 t.test('created and modified are reserved: GET /sites/{name} serves the listings there', async (t) => {
   const { alice } = await setup(t)
   for (const name of ['created', 'modified']) {
     const res = await alice.post('/sites/create', siteBody(name))
-    isError(t, res, 400, 'InvalidInput', `${name} is refused`)
+    isInvalid(t, res, `${name} is refused`)
     t.match(res.body.message, /reserved/)
   }
   // Reserved in any letter case, since names are unique regardless of case.
-  isError(t, await alice.post('/sites/create', siteBody('Created')), 400, 'InvalidInput', 'Created is refused')
+  isInvalid(t, await alice.post('/sites/create', siteBody('Created')), 'Created is refused')
   const generated = await alice.post('/sites/create', { site_data: { original_site_url: 'http://created/' } })
   t.equal(generated.status, 200)
   t.match(generated.body.site_name, /^created-[a-z0-9]{4}$/, 'a generated name steps around the reserved one')

@@ -4,18 +4,21 @@
  * reservation_info placement, unknown fields and Object-prototype keys.
  */
 import t from 'tap'
-import { chars, createSite, domainOfLength, isError, setup, siteBody, urlOfLength } from '../helpers/api.js'
+import {
+  chars,
+  createSite,
+  domainOfLength,
+  isInvalid,
+  isMissing,
+  setup,
+  siteBody,
+  urlOfLength,
+} from '../helpers/api.js'
 
 t.test('site_name: 3 and 46 chars rejected, 4 and 45 accepted', async (t) => {
   const { alice } = await setup(t)
-  t.match(
-    isError(t, await alice.post('/sites/create', siteBody(chars(3))), 400, 'InvalidInput', '3 chars'),
-    /site_name/,
-  )
-  t.match(
-    isError(t, await alice.post('/sites/create', siteBody(chars(46))), 400, 'InvalidInput', '46 chars'),
-    /site_name/,
-  )
+  t.match(isInvalid(t, await alice.post('/sites/create', siteBody(chars(3))), '3 chars'), /site_name/)
+  t.match(isInvalid(t, await alice.post('/sites/create', siteBody(chars(46))), '46 chars'), /site_name/)
   t.equal(await createSite(t, alice, chars(4)), chars(4))
   t.equal(await createSite(t, alice, chars(45, 'b')), chars(45, 'b'))
   t.equal((await alice.get(`/sites/${chars(45, 'b')}`)).status, 200)
@@ -25,20 +28,16 @@ t.test('site_name: letters, digits, - and _ only', async (t) => {
   const { alice } = await setup(t)
   await createSite(t, alice, 'Ok_Name-09')
   for (const bad of ['has space', 'dot.name', 'slash/name', 'ünïcode', 'semi;colon', '']) {
-    isError(t, await alice.post('/sites/create', siteBody(bad)), 400, 'InvalidInput', JSON.stringify(bad))
+    isInvalid(t, await alice.post('/sites/create', siteBody(bad)), JSON.stringify(bad))
   }
-  isError(
+  isInvalid(
     t,
     await alice.post('/sites/create', { site_data: { original_site_url: 'https://a.example.com', site_name: 1234 } }),
-    400,
-    'InvalidInput',
     'number',
   )
-  isError(
+  isInvalid(
     t,
     await alice.post('/sites/create', { site_data: { original_site_url: 'https://a.example.com', site_name: null } }),
-    400,
-    'InvalidInput',
     'null',
   )
 })
@@ -52,19 +51,15 @@ t.test('original_site_url and preview_site_url: 2048 accepted, 2049 rejected', a
   const got = await alice.get(`/sites/${name}`)
   t.equal(got.body.original_site_url.length, 2048)
   t.equal(got.body.preview_site_url.length, 2048)
-  const m1 = isError(
+  const m1 = isInvalid(
     t,
     await alice.post('/sites/create', siteBody('toolong1', { original_site_url: urlOfLength(2049) })),
-    400,
-    'InvalidInput',
     'original 2049',
   )
   t.match(m1, /original_site_url/)
-  const m2 = isError(
+  const m2 = isInvalid(
     t,
     await alice.post('/sites/create', siteBody('toolong2', { preview_site_url: urlOfLength(2049) })),
-    400,
-    'InvalidInput',
     'preview 2049',
   )
   t.match(m2, /preview_site_url/)
@@ -73,13 +68,7 @@ t.test('original_site_url and preview_site_url: 2048 accepted, 2049 rejected', a
     204,
     'update 2048',
   )
-  isError(
-    t,
-    await alice.post('/sites/update/longurls', { original_site_url: urlOfLength(2049) }),
-    400,
-    'InvalidInput',
-    'update 2049',
-  )
+  isInvalid(t, await alice.post('/sites/update/longurls', { original_site_url: urlOfLength(2049) }), 'update 2049')
 })
 
 t.test('URLs must be absolute http(s)', async (t) => {
@@ -93,30 +82,24 @@ t.test('URLs must be absolute http(s)', async (t) => {
     'http://',
     '',
   ]) {
-    isError(
+    isInvalid(
       t,
       await alice.post('/sites/create', siteBody('badurl', { original_site_url: bad })),
-      400,
-      'InvalidInput',
       `original ${JSON.stringify(bad)}`,
     )
-    isError(
+    isInvalid(
       t,
       await alice.post('/sites/create', siteBody('badurl', { preview_site_url: bad })),
-      400,
-      'InvalidInput',
       `preview ${JSON.stringify(bad)}`,
     )
   }
-  const missing = isError(
+  const missing = isInvalid(
     t,
     await alice.post('/sites/create', { site_data: { site_name: 'nourl' } }),
-    400,
-    'InvalidInput',
     'missing original',
   )
   t.match(missing, /original_site_url/)
-  isError(t, await alice.get('/sites/badurl'), 400, 'ResourceNotExist', 'nothing was created')
+  isMissing(t, await alice.get('/sites/badurl'), 'nothing was created')
 })
 
 t.test('preview_site_url null means "use original": accepted, then absent', async (t) => {
@@ -132,13 +115,7 @@ t.test('site_domain: 253 accepted, 254 rejected, must be a FQDN', async (t) => {
   await createSite(t, alice, 'dom253', { site_domain: domainOfLength(253) })
   t.equal((await alice.get('/sites/dom253')).body.site_domain.length, 253)
   t.match(
-    isError(
-      t,
-      await alice.post('/sites/create', siteBody('dom254', { site_domain: domainOfLength(254) })),
-      400,
-      'InvalidInput',
-      '254',
-    ),
+    isInvalid(t, await alice.post('/sites/create', siteBody('dom254', { site_domain: domainOfLength(254) })), '254'),
     /site_domain/,
   )
   for (const bad of [
@@ -149,22 +126,10 @@ t.test('site_domain: 253 accepted, 254 rejected, must be a FQDN', async (t) => {
     `${'x'.repeat(64)}.com`,
     'http://m.example.com',
   ]) {
-    isError(
-      t,
-      await alice.post('/sites/create', siteBody('baddom', { site_domain: bad })),
-      400,
-      'InvalidInput',
-      JSON.stringify(bad),
-    )
+    isInvalid(t, await alice.post('/sites/create', siteBody('baddom', { site_domain: bad })), JSON.stringify(bad))
   }
   t.equal((await alice.post('/sites/update/dom253', { site_domain: domainOfLength(253) })).status, 204, 'update 253')
-  isError(
-    t,
-    await alice.post('/sites/update/dom253', { site_domain: domainOfLength(254) }),
-    400,
-    'InvalidInput',
-    'update 254',
-  )
+  isInvalid(t, await alice.post('/sites/update/dom253', { site_domain: domainOfLength(254) }), 'update 254')
 })
 
 t.test('external_uid: 45 accepted, 46 rejected, on create and update', async (t) => {
@@ -172,17 +137,11 @@ t.test('external_uid: 45 accepted, 46 rejected, on create and update', async (t)
   await createSite(t, alice, 'uidsite', { external_uid: chars(45, 'u') })
   t.equal((await alice.get(`/sites/byexternal/${chars(45, 'u')}`)).body.site_name, 'uidsite')
   t.match(
-    isError(
-      t,
-      await alice.post('/sites/create', siteBody('uidsite2', { external_uid: chars(46) })),
-      400,
-      'InvalidInput',
-      'create 46',
-    ),
+    isInvalid(t, await alice.post('/sites/create', siteBody('uidsite2', { external_uid: chars(46) })), 'create 46'),
     /external_uid/,
   )
   t.equal((await alice.post('/sites/update/uidsite', { external_uid: chars(45, 'v') })).status, 204)
-  isError(t, await alice.post('/sites/update/uidsite', { external_uid: chars(46) }), 400, 'InvalidInput', 'update 46')
+  isInvalid(t, await alice.post('/sites/update/uidsite', { external_uid: chars(46) }), 'update 46')
   t.equal((await alice.get('/sites/uidsite')).body.external_uid, chars(45, 'v'), 'the rejected update changed nothing')
 })
 
@@ -193,11 +152,9 @@ t.test('auto_sync_cache_ttl: the four values, nothing else', async (t) => {
     t.equal((await alice.get(`/sites/${name}`)).body.auto_sync_cache_ttl, ttl)
   }
   for (const bad of ['short', 'MEDIUM', '', 7200]) {
-    isError(
+    isInvalid(
       t,
       await alice.post('/sites/create', siteBody('ttlbad', { auto_sync_cache_ttl: bad })),
-      400,
-      'InvalidInput',
       JSON.stringify(bad),
     )
   }
@@ -213,26 +170,20 @@ t.test('publish_now and create_now accept booleans and their text forms only', a
     await createSite(t, alice, `cre-${i++}`, {}, { create_now })
   }
   for (const bad of ['yes', 1, 'TRUE', null]) {
-    isError(
+    isInvalid(
       t,
       await alice.post('/sites/create', siteBody('flagbad', {}, { publish_now: bad })),
-      400,
-      'InvalidInput',
       `publish_now ${JSON.stringify(bad)}`,
     )
-    isError(
+    isInvalid(
       t,
       await alice.post('/sites/create', siteBody('flagbad', {}, { create_now: bad })),
-      400,
-      'InvalidInput',
       `create_now ${JSON.stringify(bad)}`,
     )
   }
-  isError(
+  isInvalid(
     t,
     await alice.post('/sites/create', siteBody('flagbad', {}, { publish_now: 'async' })),
-    400,
-    'InvalidInput',
     'publish_now async',
   )
 })
@@ -252,15 +203,13 @@ t.test('business info: either key in, site_business_info out; both keys InvalidI
       `${name}: get-many`,
     )
   }
-  const both = isError(
+  const both = isInvalid(
     t,
     await alice.post('/sites/create', siteBody('bothkeys', { business_site_info: info, site_business_info: info })),
-    400,
-    'InvalidInput',
     'both keys',
   )
   t.match(both, /business/)
-  isError(t, await alice.get('/sites/bothkeys'), 400, 'ResourceNotExist', 'not created')
+  isMissing(t, await alice.get('/sites/bothkeys'), 'not created')
 })
 
 t.test('reservation_info: top-level goes into the business info; both places InvalidInput', async (t) => {
@@ -282,42 +231,32 @@ t.test('reservation_info: top-level goes into the business info; both places Inv
   await createSite(t, alice, 'nested', { site_business_info: { reservation_info: spots } })
   t.strictSame((await alice.get('/sites/nested')).body.site_business_info, { reservation_info: spots })
 
-  isError(
+  isInvalid(
     t,
     await alice.post(
       '/sites/create',
       siteBody('twice', { site_business_info: { reservation_info: spots }, reservation_info: spots }),
     ),
-    400,
-    'InvalidInput',
     'both places',
   )
-  isError(
+  isInvalid(
     t,
     await alice.post('/sites/create', siteBody('emptyres', { reservation_info: [] })),
-    400,
-    'InvalidInput',
     'empty top-level list',
   )
-  isError(
+  isInvalid(
     t,
     await alice.post('/sites/create', siteBody('emptyres', { site_business_info: { reservation_info: [] } })),
-    400,
-    'InvalidInput',
     'empty nested list',
   )
-  isError(
+  isInvalid(
     t,
     await alice.post('/sites/create', siteBody('resobj', { reservation_info: spots[0] })),
-    400,
-    'InvalidInput',
     'an object, not a list',
   )
-  isError(
+  isInvalid(
     t,
     await alice.post('/sites/create', siteBody('resextra', { reservation_info: [{ restaurant_id: 'r', table: 4 }] })),
-    400,
-    'InvalidInput',
     'unknown reservation field',
   )
 })
@@ -326,19 +265,15 @@ t.test('address: zip_code is a numeric string; unknown keys rejected', async (t)
   const { alice } = await setup(t)
   await createSite(t, alice, 'zipok', { site_business_info: { address: { zip_code: '75001' } } })
   for (const zip of ['ABC12', 75001, '']) {
-    isError(
+    isInvalid(
       t,
       await alice.post('/sites/create', siteBody('zipbad', { site_business_info: { address: { zip_code: zip } } })),
-      400,
-      'InvalidInput',
       `zip ${JSON.stringify(zip)}`,
     )
   }
-  const m = isError(
+  const m = isInvalid(
     t,
     await alice.post('/sites/create', siteBody('addrx', { site_business_info: { address: { planet: 'Mars' } } })),
-    400,
-    'InvalidInput',
     'unknown address key',
   )
   t.match(m, /planet/)
@@ -358,17 +293,11 @@ t.test('unknown fields are InvalidInput naming the field, at every level', async
     ],
   ]
   for (const [label, body, names] of cases) {
-    t.match(isError(t, await alice.post('/sites/create', body), 400, 'InvalidInput', label), names, `${label}: named`)
+    t.match(isInvalid(t, await alice.post('/sites/create', body), label), names, `${label}: named`)
   }
-  isError(
-    t,
-    await alice.post('/sites/create', { site_data: 'https://www.example.com' }),
-    400,
-    'InvalidInput',
-    'site_data a string',
-  )
-  isError(t, await alice.post('/sites/create', {}), 400, 'InvalidInput', 'no site_data')
-  isError(t, await alice.post('/sites/create', [siteBody('arr')]), 400, 'InvalidInput', 'array body')
+  isInvalid(t, await alice.post('/sites/create', { site_data: 'https://www.example.com' }), 'site_data a string')
+  isInvalid(t, await alice.post('/sites/create', {}), 'no site_data')
+  isInvalid(t, await alice.post('/sites/create', [siteBody('arr')]), 'array body')
   const listed = await alice.get('/sites/created')
   t.same(listed.body, [], 'none of them was created')
 })
@@ -395,13 +324,13 @@ t.test('__proto__ and constructor as body keys are unknown fields, never prototy
     ],
   ]
   for (const [label, json] of cases) {
-    t.match(isError(t, await raw(json!), 400, 'InvalidInput', label), /__proto__|constructor/, `${label}: named`)
+    t.match(isInvalid(t, await raw(json!), label), /__proto__|constructor/, `${label}: named`)
   }
   const update = await alice
     .post('/sites/update/whatever')
     .set('content-type', 'application/json')
     .send('{"__proto__":{"site_domain":"x.example.com"}}')
-  isError(t, update, 400, 'InvalidInput', 'update with __proto__')
+  isInvalid(t, update, 'update with __proto__')
   t.equal(({} as Record<string, unknown>).site_domain, undefined, 'Object.prototype untouched')
   t.equal(({} as Record<string, unknown>).publish_now, undefined, 'Object.prototype untouched')
 })

@@ -4,7 +4,7 @@
  * HTTP (docs/api.md: Publish Site, Recreate Site).
  */
 import t from 'tap'
-import { createSite, isEmpty, isError, setup, type Fixture } from '../helpers/api.js'
+import { createSite, type Fixture, isEmpty, isInvalid, isMissing, setup } from '../helpers/api.js'
 
 async function site(f: Fixture, name: string): Promise<Record<string, unknown>> {
   return (await f.alice.get(`/sites/${name}`)).body
@@ -82,21 +82,15 @@ t.test('?test=true charges nothing and is not a first publish: the first real pu
   )
 
   for (const query of ['test=yes', 'test=1', 'test=true&test=true', 'dry_run=true']) {
-    isError(t, await f.alice.post(`/sites/publish/realpub?${query}`), 400, 'InvalidInput', query)
+    isInvalid(t, await f.alice.post(`/sites/publish/realpub?${query}`), query)
   }
-  isError(
-    t,
-    await f.alice.post('/sites/publish/nosuchsite?test=true'),
-    400,
-    'ResourceNotExist',
-    'missing site with test',
-  )
+  isMissing(t, await f.alice.post('/sites/publish/nosuchsite?test=true'), 'missing site with test')
 })
 
 t.test('publish, unpublish, resetcache and recreate of a missing site: ResourceNotExist', async (t) => {
   const f = await setup(t)
   for (const op of ['publish', 'unpublish', 'resetcache', 'recreate']) {
-    t.match(isError(t, await f.alice.post(`/sites/${op}/nosuchsite`), 400, 'ResourceNotExist', op), /nosuchsite/)
+    t.match(isMissing(t, await f.alice.post(`/sites/${op}/nosuchsite`), op), /nosuchsite/)
   }
 })
 
@@ -147,7 +141,7 @@ t.test('recreate restores the creation properties, runs the builder, and unpubli
   t.strictSame(await site(f, 'redo'), { site_name: 'redo', ...original }, 'edits lost, unpublished')
   t.equal(f.builder.calls.length, builds + 1, 'rebuilt')
   t.equal((await f.alice.get('/sites/byexternal/orig-uid')).body.site_name, 'redo', 'found by the restored uid')
-  isError(t, await f.alice.get('/sites/byexternal/new-uid'), 400, 'ResourceNotExist', 'the edited uid is gone')
+  isMissing(t, await f.alice.get('/sites/byexternal/new-uid'), 'the edited uid is gone')
   t.same(
     (await f.engine.billing('alice')).subscriptions,
     [{ site_name: 'redo', status: 'active' }],
@@ -170,19 +164,13 @@ t.test('recreate with republish: published again, never charged a second time', 
 t.test('recreate body: republish must be a boolean; no unknown fields', async (t) => {
   const f = await setup(t)
   await createSite(t, f.alice, 'redobad')
-  isError(t, await f.alice.post('/sites/recreate/redobad', { republish: 'yes' }), 400, 'InvalidInput', 'republish yes')
-  isError(t, await f.alice.post('/sites/recreate/redobad', { republish: null }), 400, 'InvalidInput', 'republish null')
+  isInvalid(t, await f.alice.post('/sites/recreate/redobad', { republish: 'yes' }), 'republish yes')
+  isInvalid(t, await f.alice.post('/sites/recreate/redobad', { republish: null }), 'republish null')
   t.match(
-    isError(
-      t,
-      await f.alice.post('/sites/recreate/redobad', { republish: true, hard: true }),
-      400,
-      'InvalidInput',
-      'unknown field',
-    ),
+    isInvalid(t, await f.alice.post('/sites/recreate/redobad', { republish: true, hard: true }), 'unknown field'),
     /hard/,
   )
-  isError(t, await f.alice.post('/sites/recreate/redobad', [true]), 400, 'InvalidInput', 'array body')
+  isInvalid(t, await f.alice.post('/sites/recreate/redobad', [true]), 'array body')
   t.notOk('last_published_date' in (await site(f, 'redobad')), 'nothing happened')
 })
 

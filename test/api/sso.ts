@@ -9,7 +9,7 @@ import express from 'express'
 import { checkedRequest } from '../helpers/openapi-check.js'
 import t from 'tap'
 import { apiRouter, createEngine } from '../../lib/index.js'
-import { isError, rejectsWith } from '../helpers/api.js'
+import { isError, isInvalid, isMissing, rejectsWith } from '../helpers/api.js'
 import { PASSWORDS, dashboardFixture, grantedSites } from '../helpers/dashboard.js'
 
 const TOKEN = /^[A-Za-z0-9_-]{43}$/
@@ -45,20 +45,14 @@ t.test('only partners; only their own sub-accounts', async (t) => {
     'Unauthorized',
     'wrong password',
   )
-  const foreign = isError(t, await f.api('alice', '/accounts/sso/bobs/link'), 400, 'ResourceNotExist', "bob's account")
-  const missing = isError(
-    t,
-    await f.api('alice', '/accounts/sso/nobody/link'),
-    400,
-    'ResourceNotExist',
-    'no such account',
-  )
+  const foreign = isMissing(t, await f.api('alice', '/accounts/sso/bobs/link'), "bob's account")
+  const missing = isMissing(t, await f.api('alice', '/accounts/sso/nobody/link'), 'no such account')
   t.equal(
     foreign.replace('bobs', 'X'),
     missing.replace('nobody', 'X'),
     "another partner's account answers exactly as a missing one",
   )
-  isError(t, await f.api('bob', '/accounts/sso/acc/link'), 400, 'ResourceNotExist', "alice's account, asked by bob")
+  isMissing(t, await f.api('bob', '/accounts/sso/acc/link'), "alice's account, asked by bob")
   await rejectsWith(t, f.engine.as('carol').ssoLink('acc'), 'AccessForbidden', 'in-process, not a partner')
 })
 
@@ -77,60 +71,32 @@ t.test('target and site_name: STATS needs a granted site of the caller', async (
     t.equal(res.status, 200, `${query || '(no query)'}: 200`)
   }
   t.match(
-    isError(t, await f.api('alice', '/accounts/sso/acc/link?target=STATS'), 400, 'InvalidInput'),
+    isInvalid(t, await f.api('alice', '/accounts/sso/acc/link?target=STATS')),
     /site_name/,
     'STATS without site_name',
   )
   t.match(
-    isError(t, await f.api('alice', '/accounts/sso/acc/link?target=stats&site_name=siteone'), 400, 'InvalidInput'),
+    isInvalid(t, await f.api('alice', '/accounts/sso/acc/link?target=stats&site_name=siteone')),
     /target/,
     'target is case-sensitive',
   )
-  t.match(isError(t, await f.api('alice', '/accounts/sso/acc/link?target=ADMIN'), 400, 'InvalidInput'), /target/)
+  t.match(isInvalid(t, await f.api('alice', '/accounts/sso/acc/link?target=ADMIN')), /target/)
   t.match(
-    isError(
-      t,
-      await f.api('alice', '/accounts/sso/acc/link?target=STATS&target=STATS&site_name=siteone'),
-      400,
-      'InvalidInput',
-    ),
+    isInvalid(t, await f.api('alice', '/accounts/sso/acc/link?target=STATS&target=STATS&site_name=siteone')),
     /target/,
     'repeated',
   )
+  t.match(isInvalid(t, await f.api('alice', '/accounts/sso/acc/link?token=abc')), /unknown query parameter token/)
+  t.match(isInvalid(t, await f.api('alice', '/accounts/sso/acc/link?site_name=ab')), /site_name/, 'malformed site name')
   t.match(
-    isError(t, await f.api('alice', '/accounts/sso/acc/link?token=abc'), 400, 'InvalidInput'),
-    /unknown query parameter token/,
-  )
-  t.match(
-    isError(t, await f.api('alice', '/accounts/sso/acc/link?site_name=ab'), 400, 'InvalidInput'),
-    /site_name/,
-    'malformed site name',
-  )
-  t.match(
-    isError(t, await f.api('alice', '/accounts/sso/acc/link?target=STATS&site_name=notgranted'), 400, 'InvalidInput'),
+    isInvalid(t, await f.api('alice', '/accounts/sso/acc/link?target=STATS&site_name=notgranted')),
     /not granted/,
     "the caller's site, not granted to the account",
   )
-  isError(
-    t,
-    await f.api('alice', '/accounts/sso/acc/link?site_name=bobsite'),
-    400,
-    'ResourceNotExist',
-    "another partner's site",
-  )
-  isError(
-    t,
-    await f.api('alice', '/accounts/sso/acc/link?site_name=nosuchsite'),
-    400,
-    'ResourceNotExist',
-    'a missing site',
-  )
+  isMissing(t, await f.api('alice', '/accounts/sso/acc/link?site_name=bobsite'), "another partner's site")
+  isMissing(t, await f.api('alice', '/accounts/sso/acc/link?site_name=nosuchsite'), 'a missing site')
   await f.engine.as('alice').revokeAccess('acc', 'siteone')
-  t.match(
-    isError(t, await f.api('alice', '/accounts/sso/acc/link?site_name=siteone'), 400, 'InvalidInput'),
-    /not granted/,
-    'after revoke',
-  )
+  t.match(isInvalid(t, await f.api('alice', '/accounts/sso/acc/link?site_name=siteone')), /not granted/, 'after revoke')
   t.same(f.errors, [], 'nothing unexpected')
 })
 

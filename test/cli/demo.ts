@@ -4,49 +4,9 @@
  * seeds a sub-account, a granted site and 30 days of visits and prints a
  * ready link that opens a filled dashboard.
  */
-import { exec, spawn, type ChildProcess } from 'node:child_process'
-import t, { type Test } from 'tap'
-import { TSX_CHILD_ENV } from '../helpers/tsx-child.js'
-
-const root = new URL('../..', import.meta.url).pathname
-
-/** Starts the CLI and resolves with its output once `until` matches a line. */
-async function startCli(t: Test, args: string[], until: RegExp): Promise<{ child: ChildProcess; lines: string[] }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'lib/cli/index.ts', ...args], {
-    cwd: root,
-    env: {
-      ...TSX_CHILD_ENV,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      REDIS_URL: '',
-      DATABASE_URL: '',
-      MOBISITE_STORE: '',
-      MOBISITE_USER: '',
-      MOBISITE_PASSWORD: '',
-      MOBISITE_DEMO: '',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  t.teardown(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
-  })
-  const lines: string[] = []
-  // The banner is on stderr; stdout carries only JSON log lines.
-  let stdout = ''
-  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
-  await new Promise<void>((resolve, reject) => {
-    let buffered = ''
-    child.stderr!.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString()
-      const parts = buffered.split('\n')
-      buffered = parts.pop()!
-      lines.push(...parts)
-      if (lines.some((line) => until.test(line))) resolve()
-    })
-    child.once('exit', (code) => reject(new Error(`cli exited early with ${code}: ${lines.join('\n')}${stdout}`)))
-  })
-  return { child, lines }
-}
+import { exec } from 'node:child_process'
+import t from 'tap'
+import { lines as linesOf, root, startCli } from '../helpers/cli.js'
 
 const sh = (command: string): Promise<string> =>
   new Promise((resolve, reject) =>
@@ -60,7 +20,8 @@ async function signIn(link: string): Promise<{ cookie: string; location: string 
 }
 
 t.test('npm start prints how to get an SSO link, and the printed commands give one with a granted site', async (t) => {
-  const { lines } = await startCli(t, [], /^ {10}prints a link into a sub-account's dashboard/)
+  const cli = await startCli(t, [], /^ {10}prints a link into a sub-account's dashboard/)
+  const lines = linesOf(cli.stderr())
   const sso = lines.find((line) => line.startsWith('sso:'))
   t.ok(sso, 'an sso: line beside the try: line')
   t.match(lines.join('\n'), /--demo/, 'and a pointer to --demo')
@@ -76,8 +37,8 @@ t.test('npm start prints how to get an SSO link, and the printed commands give o
 })
 
 t.test('--demo: one command to a filled dashboard', async (t) => {
-  const { lines } = await startCli(t, ['--demo'], /a fresh one: /)
-  const text = lines.join('\n')
+  const cli = await startCli(t, ['--demo'], /a fresh one: /)
+  const text = linesOf(cli.stderr()).join('\n')
   t.match(text, /demo: +sub-account demo@example\.com with site demo-bistro \(granted\) and 30 days of visits/)
   const link = /^open: +(\S+)$/m.exec(text)?.[1] ?? ''
   t.match(link, /^http:\/\/127\.0\.0\.1:\d+\/dashboard\/sso\?token=[A-Za-z0-9_-]{43}$/, 'a ready link')

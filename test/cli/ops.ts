@@ -4,76 +4,13 @@
  * say what to do, JSON log lines on stdout without secrets, the banner on
  * stderr, metrics labels, health probes, and the drain on SIGTERM.
  */
-import { type ChildProcess, spawn } from 'node:child_process'
 import { request as httpsRequest } from 'node:https'
 import { createServer } from 'node:net'
 import { checkServerIdentity, type PeerCertificate } from 'node:tls'
 import t, { type Test } from 'tap'
-import { freePort, OwnRedis, ownRedisOrSkip } from '../helpers/redis.js'
-import { TSX_CHILD_ENV } from '../helpers/tsx-child.js'
-
-const root = new URL('../..', import.meta.url).pathname
-
-/** The environment of every run: no store, user or password from the caller's. */
-const BASE_ENV = {
-  PORT: '0',
-  HOST: '127.0.0.1',
-  REDIS_URL: '',
-  DATABASE_URL: '',
-  MOBISITE_STORE: '',
-  MOBISITE_USER: '',
-  MOBISITE_PASSWORD: '',
-  MOBISITE_DEMO: '',
-  MOBISITE_ADMIN: '',
-  MOBISITE_ADMIN_TOKEN: '',
-  LOG_LEVEL: '',
-}
-
-interface Cli {
-  child: ChildProcess
-  stdout(): string
-  stderr(): string
-  exited: Promise<number | null>
-}
-
-function runCli(t: Test, args: string[], env: Record<string, string> = {}): Cli {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'lib/cli/index.ts', ...args], {
-    cwd: root,
-    env: { ...TSX_CHILD_ENV, ...BASE_ENV, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  t.teardown(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
-  })
-  let out = ''
-  let err = ''
-  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()))
-  child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()))
-  // 'close', not 'exit': 'exit' can come before the last of stdout has been read.
-  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)))
-  return { child, stdout: () => out, stderr: () => err, exited }
-}
-
-/** Starts a server and resolves with its base URL once the banner (or, with --quiet, the log) says it listens. */
-async function serve(t: Test, args: string[], env: Record<string, string> = {}): Promise<Cli & { url: string }> {
-  const port = await freePort()
-  const cli = runCli(t, args, { ...env, PORT: String(port) })
-  const url = `http://127.0.0.1:${port}`
-  // Polled, since neither the banner (--quiet) nor the log line (--log-level warn) may be there.
-  for (let i = 0; ; i++) {
-    if (cli.child.exitCode !== null) throw new Error(`exited with ${cli.child.exitCode}: ${cli.stderr()}`)
-    if (i > 600) throw new Error(`not serving after 30 s: ${cli.stderr()}`)
-    const up = await fetch(`${url}/healthz`).then(
-      (r) => r.ok,
-      () => false,
-    )
-    if (up) break
-    await new Promise((r) => setTimeout(r, 50))
-  }
-  // The banner follows the listening line.
-  if (!args.includes('--quiet')) while (!/logs: /.test(cli.stderr())) await new Promise((r) => setTimeout(r, 20))
-  return { ...cli, url }
-}
+import { freePort, root, runCli, serveCli as serve, waitFor } from '../helpers/cli.js'
+import { OwnRedis, ownRedisOrSkip } from '../helpers/redis.js'
+import { basic } from '../helpers/testing.js'
 
 /** The JSON lines of stdout, each parsed (a line that is not JSON fails the test). */
 function logLines(t: Test, stdout: string): Array<Record<string, unknown>> {
@@ -89,8 +26,6 @@ function logLines(t: Test, stdout: string): Array<Record<string, unknown>> {
       }
     })
 }
-
-const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`
 
 t.test('--help: examples first, then every flag with its environment twin and default; exit 0', async (t) => {
   const cli = runCli(t, ['--help'])
@@ -294,10 +229,7 @@ t.test(
       PORT: String(port),
       MOBISITE_PASSWORD: 'pw',
     })
-    while (!/END CERTIFICATE-----/.test(cli.stderr())) {
-      if (cli.child.exitCode !== null) throw new Error(`exited with ${cli.child.exitCode}: ${cli.stderr()}`)
-      await new Promise((r) => setTimeout(r, 50))
-    }
+    await waitFor(cli, 'printing its certificate', () => /END CERTIFICATE-----/.test(cli.stderr()))
     const ca = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/.exec(cli.stderr())![0]
     t.match(cli.stderr(), `https://127.0.0.1:${port}/api`, 'the banner names the https URL')
     const call = (method: string, path: string, body?: unknown) =>

@@ -3,13 +3,10 @@
  * DATABASE_URL), and that the line it prints never shows a store password.
  * The last test starts the real CLI on Redis (skipped without REDIS_URL).
  */
-import { spawn } from 'node:child_process'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { chooseStore, shownUrl } from '../../lib/cli/store.js'
+import { startCli, stop } from '../helpers/cli.js'
 import { deleteUnder, randomPrefix, REDIS_URL, redisOrSkip } from '../helpers/redis.js'
-import { TSX_CHILD_ENV } from '../helpers/tsx-child.js'
-
-const root = new URL('../..', import.meta.url).pathname
 
 t.test('the store choice: --store, then MOBISITE_STORE, then REDIS_URL, then DATABASE_URL', async (t) => {
   const env = { REDIS_URL: 'redis://r', DATABASE_URL: 'postgres://d', MOBISITE_STORE: 'postgres://m' }
@@ -48,55 +45,22 @@ t.test('npm start on Redis does not print the Redis password', async (t) => {
   url.password = 'sekret-in-url'
   const prefix = randomPrefix('cli')
   t.teardown(() => deleteUnder(admin, prefix))
-  const child = spawn(process.execPath, ['--import', 'tsx', 'lib/cli/index.ts', '--store', url.toString()], {
-    cwd: root,
-    env: { ...TSX_CHILD_ENV, PORT: '0', MOBISITE_REDIS_PREFIX: prefix, MOBISITE_PASSWORD: '', MOBISITE_STORE: '' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let output = ''
-  const started = new Promise<void>((resolve, reject) => {
-    const read = (chunk: Buffer) => {
-      output += chunk.toString()
-      if (/^try:/m.test(output)) resolve()
-    }
-    child.stdout.on('data', read)
-    child.stderr.on('data', read)
-    child.once('exit', (code) => reject(new Error(`cli exited with ${code}: ${output}`)))
-  })
-  await started
-  const exited = new Promise((resolve) => child.once('exit', resolve))
-  child.kill('SIGTERM')
-  await exited
+  const cli = await startCli(t, ['--store', url.toString()], /^try:/, { MOBISITE_REDIS_PREFIX: prefix })
+  await stop(cli)
+  const output = cli.output()
   t.match(output, /mobisite API: .*Redis store at redis:\/\/:\*\*\*@/, 'the store line names Redis, password hidden')
   t.match(output, `key prefix ${prefix}`, 'and the key prefix')
   t.notMatch(output, /sekret-in-url/, 'the password appears nowhere')
 })
 
 /** Starts the CLI on `store`, waits for the end of its banner, stops it; resolves with what it printed on stderr. */
-async function bannerOf(store: string, prefix: string, password = ''): Promise<string> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'lib/cli/index.ts', '--store', store], {
-    cwd: root,
-    env: {
-      ...TSX_CHILD_ENV,
-      PORT: '0',
-      MOBISITE_REDIS_PREFIX: prefix,
-      MOBISITE_PASSWORD: password,
-      MOBISITE_STORE: '',
-    },
-    stdio: ['ignore', 'ignore', 'pipe'],
+async function bannerOf(t: Test, store: string, prefix: string, password?: string): Promise<string> {
+  const cli = await startCli(t, ['--store', store], /^logs:/, {
+    MOBISITE_REDIS_PREFIX: prefix,
+    ...(password === undefined ? {} : { MOBISITE_PASSWORD: password }),
   })
-  let banner = ''
-  await new Promise<void>((resolve, reject) => {
-    child.stderr.on('data', (chunk: Buffer) => {
-      banner += chunk.toString()
-      if (/^logs:/m.test(banner)) resolve()
-    })
-    child.once('exit', (code) => reject(new Error(`cli exited with ${code}: ${banner}`)))
-  })
-  const exited = new Promise((resolve) => child.once('exit', resolve))
-  child.kill('SIGTERM')
-  await exited
-  return banner
+  await stop(cli)
+  return cli.stderr()
 }
 
 t.test('a restart on Redis with a generated password: no command that cannot work, and how to set one', async (t) => {
@@ -104,18 +68,18 @@ t.test('a restart on Redis with a generated password: no command that cannot wor
   if (!admin) return
   const prefix = randomPrefix('cli-banner')
   t.teardown(() => deleteUnder(admin, prefix))
-  const first = await bannerOf(REDIS_URL!, prefix)
+  const first = await bannerOf(t, REDIS_URL!, prefix)
   const generated = /^password: ([0-9a-f]+) \(generated\)$/m.exec(first)?.[1]
   t.ok(generated, 'the first start generates and shows a password')
   t.match(first, `curl -u 'admin:${generated}'`, 'and its curl lines use it')
 
-  const second = await bannerOf(REDIS_URL!, prefix)
+  const second = await bannerOf(t, REDIS_URL!, prefix)
   t.notMatch(second, generated!, 'the restart does not know (or show) the password')
   t.notMatch(second, /curl/, 'so it prints no curl line: none could work')
   t.notMatch(second, /\$MOBISITE_PASSWORD/, 'nor one that reads a variable nobody set')
   t.match(second, /restart with MOBISITE_PASSWORD=/, 'it says how to set a password instead')
 
-  const third = await bannerOf(REDIS_URL!, prefix, 'chosen-pw')
+  const third = await bannerOf(t, REDIS_URL!, prefix, 'chosen-pw')
   t.match(third, 'password: from MOBISITE_PASSWORD (not shown)', 'a password given at restart applies')
   t.match(third, `curl -u 'admin:'"$MOBISITE_PASSWORD"`, 'and the curl lines read it from the shell')
 })

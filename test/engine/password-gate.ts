@@ -49,21 +49,48 @@ async function serve(t: Test, engine: Engine): Promise<string> {
 
 const get = (base: string, authorization: string) => fetch(`${base}/api/agents`, { headers: { authorization } })
 
+const MASTERS = {
+  alice: { user: 'alice', password: 'alice-secret' },
+  bob: { user: 'bob', password: 'bob-secret' },
+}
+
+/**
+ * An engine on a {@link HeldStore} with one password check at a time, no
+ * failed-login limits and the named masters, served over HTTP.
+ */
+async function heldGate(t: Test, masters: Array<keyof typeof MASTERS>, maxQueuedPasswordChecks?: number) {
+  const store = new HeldStore()
+  const engine = createEngine({
+    store,
+    maxPasswordChecks: 1,
+    ...(maxQueuedPasswordChecks === undefined ? {} : { maxQueuedPasswordChecks }),
+    failedLogins: { perIp: 0, perUserAndIp: 0 },
+  })
+  t.teardown(() => engine.close())
+  for (const name of masters) await engine.addMasterAccount(MASTERS[name])
+  const base = await serve(t, engine)
+  return { store, gate: contextOf(engine).masters.gate, base, port: Number(new URL(base).port) }
+}
+
+/**
+ * A raw socket that sends bob's wrong password and stays open, or, with
+ * `halfClose`, ends its side in the same write (the FIN right behind the request).
+ */
+async function guessOnSocket(port: number, halfClose = false): Promise<net.Socket> {
+  const socket = net.connect({ port, host: '127.0.0.1', allowHalfOpen: halfClose })
+  // A half-closed socket may see the server reset it; that is not what is checked.
+  if (halfClose) socket.on('error', () => {})
+  await new Promise((resolve) => socket.once('connect', resolve))
+  const request = `GET /api/agents HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${basic('bob', 'guess')}\r\n\r\n`
+  if (halfClose) socket.end(request)
+  else socket.write(request)
+  return socket
+}
+
 t.test(
   'past the queue a login is refused at once with 503 and Retry-After; a cached valid credential never waits',
   async (t) => {
-    const store = new HeldStore()
-    const engine = createEngine({
-      store,
-      maxPasswordChecks: 1,
-      maxQueuedPasswordChecks: 1,
-      failedLogins: { perIp: 0, perUserAndIp: 0 },
-    })
-    t.teardown(() => engine.close())
-    await engine.addMasterAccount({ user: 'alice', password: 'alice-secret' })
-    await engine.addMasterAccount({ user: 'bob', password: 'bob-secret' })
-    const gate = contextOf(engine).masters.gate
-    const base = await serve(t, engine)
+    const { store, gate, base } = await heldGate(t, ['alice', 'bob'], 1)
     t.equal((await get(base, basic('alice', 'alice-secret'))).status, 200, 'alice is verified once, and cached')
 
     store.hold()
@@ -88,25 +115,12 @@ t.test(
 )
 
 t.test('a queued check whose client closed its socket is never run', async (t) => {
-  const store = new HeldStore()
-  const engine = createEngine({
-    store,
-    maxPasswordChecks: 1,
-    maxQueuedPasswordChecks: 4,
-    failedLogins: { perIp: 0, perUserAndIp: 0 },
-  })
-  t.teardown(() => engine.close())
-  await engine.addMasterAccount({ user: 'bob', password: 'bob-secret' })
-  const gate = contextOf(engine).masters.gate
-  const base = await serve(t, engine)
-  const { port } = new URL(base)
+  const { store, gate, base, port } = await heldGate(t, ['bob'], 4)
 
   store.hold()
   const running = get(base, basic('bob', 'bob-secret'))
   t.ok(await eventually(() => gate.load.running === 1), 'one check in flight')
-  const socket = net.connect(Number(port), '127.0.0.1')
-  await new Promise((resolve) => socket.once('connect', resolve))
-  socket.write(`GET /api/agents HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${basic('bob', 'guess')}\r\n\r\n`)
+  const socket = await guessOnSocket(port)
   t.ok(await eventually(() => gate.load.queued === 1), 'the guess waits in the queue')
   socket.destroy()
   t.ok(await eventually(() => gate.load.queued === 0, 2000), 'its client gone, it leaves the queue at once')
@@ -120,18 +134,10 @@ t.test('a queued check whose client closed its socket is never run', async (t) =
 })
 
 t.test('a running check whose client closed while its record was read runs no scrypt', async (t) => {
-  const store = new HeldStore()
-  const engine = createEngine({ store, maxPasswordChecks: 1, failedLogins: { perIp: 0, perUserAndIp: 0 } })
-  t.teardown(() => engine.close())
-  await engine.addMasterAccount({ user: 'bob', password: 'bob-secret' })
-  const gate = contextOf(engine).masters.gate
-  const base = await serve(t, engine)
-  const { port } = new URL(base)
+  const { store, gate, base, port } = await heldGate(t, ['bob'])
 
   store.hold()
-  const socket = net.connect(Number(port), '127.0.0.1')
-  await new Promise((resolve) => socket.once('connect', resolve))
-  socket.write(`GET /api/agents HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${basic('bob', 'guess')}\r\n\r\n`)
+  const socket = await guessOnSocket(port)
   t.ok(await eventually(() => gate.load.running === 1), 'the check started: its master read is held')
   const closed = new Promise((resolve) => socket.once('close', resolve))
   socket.destroy()
@@ -144,23 +150,14 @@ t.test('a running check whose client closed while its record was read runs no sc
 })
 
 t.test('a request whose client half-closed (FIN) before its check is never queued', async (t) => {
-  const store = new HeldStore()
-  const engine = createEngine({ store, maxPasswordChecks: 1, failedLogins: { perIp: 0, perUserAndIp: 0 } })
-  t.teardown(() => engine.close())
-  await engine.addMasterAccount({ user: 'bob', password: 'bob-secret' })
-  const gate = contextOf(engine).masters.gate
-  const base = await serve(t, engine)
-  const { port } = new URL(base)
+  const { store, gate, base, port } = await heldGate(t, ['bob'])
 
   store.hold()
   const running = get(base, basic('bob', 'bob-secret'))
   t.ok(await eventually(() => gate.load.running === 1), 'one check in flight')
   const started = gate.stats.started
   // Request and FIN in one go: by the time the credential is looked at, the socket has ended.
-  const socket = net.connect({ port: Number(port), host: '127.0.0.1', allowHalfOpen: true })
-  socket.on('error', () => {})
-  await new Promise((resolve) => socket.once('connect', resolve))
-  socket.end(`GET /api/agents HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${basic('bob', 'guess')}\r\n\r\n`)
+  const socket = await guessOnSocket(port, true)
   t.ok(await eventually(() => gate.stats.skipped === 1, 2000), 'skipped, not queued')
   t.equal(gate.load.queued, 0)
   store.let()

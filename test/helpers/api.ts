@@ -242,6 +242,12 @@ export function isError(t: Test, res: Res, status: number, error_code: string, l
   return message
 }
 
+/** {@link isError} for a 400 InvalidInput, the answer to input the API refuses. */
+export const isInvalid = (t: Test, res: Res, label = ''): string => isError(t, res, 400, 'InvalidInput', label)
+
+/** {@link isError} for a 400 ResourceNotExist, the answer about a site or account that is not there (for this caller). */
+export const isMissing = (t: Test, res: Res, label = ''): string => isError(t, res, 400, 'ResourceNotExist', label)
+
 /** Asserts a 204 with no content. */
 export function isEmpty(t: Test, res: Res, label = ''): void {
   t.equal(res.status, 204, `${label || 'success'}: 204`)

@@ -1,31 +1,59 @@
 /**
- * The two-process suite of test/store/redis/multi-instance.ts, run on a single Redis
- * or a Redis Cluster (test/store/redis/cluster-races.ts): two mobisite servers in
- * separate processes on one store (one random prefix) race each other.
+ * The two-process suite: two mobisite servers in separate processes on one
+ * store race each other. Run on a single Redis (test/store/redis/multi-instance.ts),
+ * a Redis Cluster (test/store/redis/cluster-races.ts), each under a random
+ * prefix, and PostgreSQL (test/store/postgres/multi-instance.ts, a random schema).
  */
 import type { Test as Tap } from 'tap'
+import type { Store } from '../../lib/store/contract.js'
 import { RedisStore } from '../../lib/store/redis/store.js'
 import { type ApiResponse, type MobisiteProcess, randomPrefix, request, spawnMobisite } from './redis.js'
 
-/** Runs the suite against the store at `url`; `cleanup(prefix)` deletes what it wrote. */
-export async function multiInstanceSuite(t: Tap, url: string, cleanup: (prefix: string) => Promise<void>) {
-  const REDIS_URL = url
-  const prefix = randomPrefix('multi')
+/** Two mobisite processes on one store, and how a test talks to them. */
+export interface Pair {
+  A: MobisiteProcess
+  B: MobisiteProcess
+  /** The partner master both start with. */
+  user: string
+  auth: [string, string]
+  /** The environment both were started with. */
+  env: Record<string, string>
+  /** A third client of the same store, reading the shared state directly. */
+  store: Pick<Store, 'getBilling' | 'listGrants'>
+  call(server: MobisiteProcess, method: string, path: string, body?: unknown): Promise<ApiResponse>
+  /** A for even `i`, B for odd: spreads a burst over both. */
+  either(i: number): MobisiteProcess
+  createBody(site_name: string, extra?: object): object
+}
+
+/** What {@link twoProcessSuite} runs on. */
+export interface TwoProcessOptions {
+  /** The store settings of both processes (REDIS_URL and a prefix, MOBISITE_STORE and a schema, …). */
+  env: Record<string, string>
+  /** A third client of that store; closed at teardown. */
+  store: Pick<Store, 'getBilling' | 'listGrants' | 'close'>
+  /** Deletes what the suite wrote; runs at teardown. */
+  cleanup: () => Promise<void>
+  /** Tests of this store's own, registered after the shared races (before the check that both still run). */
+  more?: (pair: Pair) => void
+}
+
+/**
+ * Starts two mobisite processes at the same moment on one store and races
+ * them: what one does the other sees; one winner of concurrent creates of a
+ * name (sites, accounts), exactly 300 of 400 analytics calls, one
+ * first-publish charge, grants against deletes, nothing lost.
+ */
+export async function twoProcessSuite(t: Tap, options: TwoProcessOptions): Promise<void> {
+  const { store } = options
   const user = 'partner'
   const auth: [string, string] = [user, 'correct horse: battery']
-  const env = {
-    REDIS_URL,
-    MOBISITE_REDIS_PREFIX: prefix,
-    MOBISITE_USER: user,
-    MOBISITE_PASSWORD: auth[1],
-  }
-  // Read the shared state directly, as a third client of the same Redis.
-  const store = new RedisStore({ url: REDIS_URL, prefix })
+  const env = { ...options.env, MOBISITE_USER: user, MOBISITE_PASSWORD: auth[1] }
   const servers: MobisiteProcess[] = []
   t.teardown(async () => {
     await Promise.all(servers.map((s) => s.stop()))
     await store.close()
-    await cleanup(prefix)
+    await options.cleanup()
   })
   const started = await Promise.allSettled([spawnMobisite(env), spawnMobisite(env)])
   for (const s of started) if (s.status === 'fulfilled') servers.push(s.value)
@@ -185,8 +213,20 @@ export async function multiInstanceSuite(t: Tap, url: string, cleanup: (prefix: 
     t.strictSame(await store.listGrants(user, 'granted@example.com'), [], 'no grant survives its deleted site')
   })
 
+  options.more?.({ A, B, user, auth, env, store, call, either, createBody })
+
   t.test('both processes are still running', async (t) => {
     t.equal(A.child.exitCode, null, A.output())
     t.equal(B.child.exitCode, null, B.output())
+  })
+}
+
+/** The suite on the Redis (or Redis Cluster) at `url`, under a random prefix; `cleanup(prefix)` deletes what it wrote. */
+export async function multiInstanceSuite(t: Tap, url: string, cleanup: (prefix: string) => Promise<void>) {
+  const prefix = randomPrefix('multi')
+  await twoProcessSuite(t, {
+    env: { REDIS_URL: url, MOBISITE_REDIS_PREFIX: prefix },
+    store: new RedisStore({ url, prefix }),
+    cleanup: () => cleanup(prefix),
   })
 }

@@ -6,6 +6,7 @@
 import { Cluster } from 'ioredis'
 import type { Test as Tap } from 'tap'
 import { parseClusterUrl } from '../../lib/store/redis/conn.js'
+import { keysUnder } from './redis.js'
 
 /** The Redis Cluster under test (`redis-cluster://host:port,...`), or undefined to skip. */
 export const REDIS_CLUSTER_URL: string | undefined = process.env.REDIS_CLUSTER_URL || undefined
@@ -37,14 +38,7 @@ export async function clusterOrSkip(t: Tap, what: string): Promise<Cluster | und
 /** Every key under `prefix`, on every primary. */
 export async function clusterKeysUnder(admin: Cluster, prefix: string): Promise<string[]> {
   const found: string[] = []
-  for (const node of admin.nodes('master')) {
-    let cursor = '0'
-    do {
-      const [next, keys] = await node.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000)
-      found.push(...keys)
-      cursor = next
-    } while (cursor !== '0')
-  }
+  for (const node of admin.nodes('master')) found.push(...(await keysUnder(node, prefix)))
   return found
 }
 

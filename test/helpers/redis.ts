@@ -2,13 +2,12 @@
  * Shared pieces of the Redis tests: the REDIS_URL gate, random key prefixes,
  * cleanup of exactly the keys a test wrote, and a redis-server the test owns.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { createServer } from 'node:net'
 import { Redis } from 'ioredis'
-import { assertConforms } from './openapi-check.js'
 import type { Test as Tap } from 'tap'
-import { TSX_CHILD_ENV } from './tsx-child.js'
+import { freePort, runCli, startChild, stop as stopChild, waitFor } from './cli.js'
+import { assertConforms } from './openapi-check.js'
 
 /** The Redis under test, or undefined when the Redis suites are to be skipped. */
 export const REDIS_URL: string | undefined = process.env.REDIS_URL || undefined
@@ -61,17 +60,7 @@ export async function deleteUnder(admin: Redis, prefix: string): Promise<void> {
   for (let i = 0; i < keys.length; i += 500) await admin.del(...keys.slice(i, i + 500))
 }
 
-/** A free TCP port on 127.0.0.1 (free at the time of asking). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer()
-    srv.once('error', reject)
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number }
-      srv.close(() => resolve(port))
-    })
-  })
-}
+export { freePort }
 
 /**
  * Gate for a test that starts redis-server processes of its own (an outage,
@@ -85,12 +74,6 @@ export function ownRedisOrSkip(t: Tap, what: string): boolean {
   return false
 }
 
-/** Child processes started here; killed if the test process exits without stopping them. */
-const running = new Set<ChildProcess>()
-process.once('exit', () => {
-  for (const child of running) child.kill('SIGKILL')
-})
-
 /** A redis-server owned by a test: started, stopped and restarted on one port. */
 export class OwnRedis {
   private child: ChildProcess | undefined
@@ -102,12 +85,9 @@ export class OwnRedis {
 
   /** Starts the server (no persistence) and waits until it answers PING. */
   async start(): Promise<void> {
-    const child = spawn('redis-server', ['--port', String(this.port), '--save', '', '--appendonly', 'no'], {
-      stdio: 'ignore',
-    })
+    const args = ['--port', String(this.port), '--save', '', '--appendonly', 'no']
+    const { child } = startChild(undefined, 'redis-server', args, { env: process.env })
     this.child = child
-    running.add(child)
-    child.once('exit', () => running.delete(child))
     const probe = new Redis(this.url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null })
     probe.on('error', () => {})
     try {
@@ -155,52 +135,29 @@ export interface MobisiteProcess {
   stop(): Promise<void>
 }
 
-/** Kills a child process and waits for its exit (SIGTERM, then SIGKILL after 3 s). */
-async function kill(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return
-  const exited = new Promise((r) => child.once('exit', r))
-  child.kill('SIGTERM')
-  const timer = setTimeout(() => child.kill('SIGKILL'), 3000)
-  await exited
-  clearTimeout(timer)
-}
-
 /**
- * Starts `node --import tsx lib/cli/index.ts` with `env` added (PORT=0 HOST=127.0.0.1
- * by default) and resolves once it prints its API URL. Rejects if it exits or
- * stays silent for 60 s. Register `stop` as a teardown before awaiting more.
+ * Starts `mobisite ...args` from source (cli.ts's {@link runCli}: none of the
+ * caller's store or master settings) with `env` added and resolves once it
+ * prints its API URL. Rejects, having killed it, if it exits or stays silent
+ * for 60 s. Register `stop` as a teardown before awaiting more.
  */
-export function spawnMobisite(env: Record<string, string>, args: string[] = []): Promise<MobisiteProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'lib/cli/index.ts', ...args], {
-    cwd: new URL('../..', import.meta.url).pathname,
-    env: { ...TSX_CHILD_ENV, PORT: '0', HOST: '127.0.0.1', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  running.add(child)
-  child.once('exit', () => running.delete(child))
-  let out = ''
-  const stop = () => kill(child)
-  return new Promise((resolve, reject) => {
-    const fail = (why: string) => {
-      clearTimeout(timer)
-      void stop().then(() => reject(new Error(`mobisite process ${why}; output:\n${out}`)))
-    }
-    const timer = setTimeout(() => fail('printed no API URL within 60 s'), 60_000)
-    const onData = (chunk: Buffer) => {
-      out += chunk.toString()
-      const m = /(http:\/\/\S+\/api)\b/.exec(out)
-      if (m) {
-        clearTimeout(timer)
-        child.off('exit', onExit)
-        resolve({ api: m[1]!, child, output: () => out, stop })
-      }
-    }
-    const onExit = (code: number | null) => fail(`exited with ${code}`)
-    // The banner (with the API URL) is on stderr; stdout has the JSON log lines.
-    child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()))
-    child.stderr!.on('data', onData)
-    child.once('exit', onExit)
-  })
+export async function spawnMobisite(env: Record<string, string>, args: string[] = []): Promise<MobisiteProcess> {
+  const cli = runCli(undefined, args, env)
+  // SIGTERM, then SIGKILL if it has not exited within 3 s.
+  const stop = async () => {
+    if (cli.ended()) return
+    const timer = setTimeout(() => cli.child.kill('SIGKILL'), 3000)
+    await stopChild(cli)
+    clearTimeout(timer)
+  }
+  const apiUrl = () => /(http:\/\/\S+\/api)\b/.exec(cli.stderr())?.[1]
+  try {
+    await waitFor(cli, 'printing its API URL', () => apiUrl() !== undefined)
+  } catch (error) {
+    await stop()
+    throw new Error(`mobisite process ${(error as Error).message}`)
+  }
+  return { api: apiUrl()!, child: cli.child, output: cli.output, stop }
 }
 
 /** Result of {@link request}. */

@@ -10,7 +10,7 @@ import request from 'supertest'
 import t, { type Test } from 'tap'
 import { createEngine, type Engine } from '../../lib/index.js'
 import { RedisStore } from '../../lib/store/redis/store.js'
-import { isError, rejectsWith, setup } from '../helpers/api.js'
+import { isError, isInvalid, isMissing, rejectsWith, setup } from '../helpers/api.js'
 import { deleteUnder, randomPrefix, redisOrSkip } from '../helpers/redis.js'
 
 const URL_OK = 'https://www.example.com/'
@@ -28,7 +28,7 @@ t.test('invalid UTF-8 is 400 InvalidInput, in the body and in the query', async 
     .set('content-type', 'application/json')
     .serialize((raw) => raw)
     .send(bytes)
-  isError(t, res, 400, 'InvalidInput', 'a body with invalid UTF-8')
+  isInvalid(t, res, 'a body with invalid UTF-8')
   t.match(res.body.message, /UTF-8/)
   const badKey = await request(f.server)
     .post('/api/sites/create')
@@ -36,10 +36,10 @@ t.test('invalid UTF-8 is 400 InvalidInput, in the body and in the query', async 
     .set('content-type', 'application/json; charset=utf-8')
     .serialize((raw) => raw)
     .send(Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d]))
-  isError(t, badKey, 400, 'InvalidInput', 'a key with invalid UTF-8')
+  isInvalid(t, badKey, 'a key with invalid UTF-8')
   t.same((await f.alice.get('/sites/created?from=2000-01-01')).body, [], 'nothing was created')
-  isError(t, await f.alice.get('/sites/created?from=%FF'), 400, 'InvalidInput', 'a query value that is not UTF-8')
-  isError(t, await f.alice.get('/sites/created?%C3%28=1'), 400, 'InvalidInput', 'a query key that is not UTF-8')
+  isInvalid(t, await f.alice.get('/sites/created?from=%FF'), 'a query value that is not UTF-8')
+  isInvalid(t, await f.alice.get('/sites/created?%C3%28=1'), 'a query key that is not UTF-8')
   t.equal((await f.alice.get('/sites/created?from=%32%30%32%30-01-01')).status, 200, 'valid percent-encoding is read')
   t.same(f.errors, [], 'nothing reached onError')
 })
@@ -55,46 +55,32 @@ t.test('lone surrogates and C0 controls are InvalidInput wherever a string goes'
       .auth('alice', 'alice-secret')
       .set('content-type', 'application/json')
       .send(json)
-  isError(
+  isInvalid(
     t,
     await raw('{"site_data":{"original_site_url":"https://x.example/","site_vertical":"\\ud800"}}'),
-    400,
-    'InvalidInput',
     'a lone high surrogate',
   )
-  isError(
+  isInvalid(
     t,
     await raw('{"site_data":{"original_site_url":"https://x.example/","site_vertical":"a\\udc00b"}}'),
-    400,
-    'InvalidInput',
     'a lone low surrogate',
   )
-  isError(
+  isInvalid(
     t,
     await raw('{"site_data":{"original_site_url":"https://x.example/\\u0000","site_name":"nulsite"}}'),
-    400,
-    'InvalidInput',
     'a NUL inside original_site_url',
   )
-  isError(
+  isInvalid(
     t,
     await raw('{"site_data":{"original_site_url":"https://x.example/","site_vertical":"x","\\u0001":"y"}}'),
-    400,
-    'InvalidInput',
     'a control character in a key',
   )
   const named = await raw('{"site_data":{"original_site_url":"https://x.example/","site_vertical":"bad\\u001bvalue"}}')
-  isError(t, named, 400, 'InvalidInput', 'an escape character')
+  isInvalid(t, named, 'an escape character')
   t.match(named.body.message, /site_data\.site_vertical/, 'the message names the field')
-  isError(t, await create({ site_vertical: 'two\nlines' }), 400, 'InvalidInput', 'LF outside business info')
-  isError(t, await create({ site_vertical: 'tab\there' }), 400, 'InvalidInput', 'TAB outside business info')
-  isError(
-    t,
-    await create({ site_business_info: { business_name: 'Caf\u0000e' } }),
-    400,
-    'InvalidInput',
-    'NUL inside business info',
-  )
+  isInvalid(t, await create({ site_vertical: 'two\nlines' }), 'LF outside business info')
+  isInvalid(t, await create({ site_vertical: 'tab\there' }), 'TAB outside business info')
+  isInvalid(t, await create({ site_business_info: { business_name: 'Caf\u0000e' } }), 'NUL inside business info')
 
   const ok = await create({
     site_name: 'freetext',
@@ -105,10 +91,10 @@ t.test('lone surrogates and C0 controls are InvalidInput wherever a string goes'
   const site = await f.alice.get('/sites/freetext')
   t.equal(site.body.site_business_info.address.street, '1 Main St\r\nBuilding B', 'and stored as given')
 
-  isError(t, await f.alice.get('/sites/created?from=2020-01-01%00'), 400, 'InvalidInput', 'a NUL in a query value')
-  isError(t, await f.alice.get('/sites/created?%01=x'), 400, 'InvalidInput', 'a control character in a query key')
-  isError(t, await f.alice.get('/sites/free%00text'), 400, 'InvalidInput', 'a NUL in a path parameter')
-  isError(t, await f.alice.get('/sites/%ED%A0%80'), 400, 'InvalidInput', 'an encoded surrogate in the path')
+  isInvalid(t, await f.alice.get('/sites/created?from=2020-01-01%00'), 'a NUL in a query value')
+  isInvalid(t, await f.alice.get('/sites/created?%01=x'), 'a control character in a query key')
+  isInvalid(t, await f.alice.get('/sites/free%00text'), 'a NUL in a path parameter')
+  isInvalid(t, await f.alice.get('/sites/%ED%A0%80'), 'an encoded surrogate in the path')
   await rejectsWith(t, f.alice.api.getSite('free\u0000text'), 'InvalidInput', 'in-process: a path parameter')
   await rejectsWith(t, f.alice.api.sitesCreated({ from: '\ud800' }), 'InvalidInput', 'in-process: a query value')
   await rejectsWith(
@@ -138,13 +124,11 @@ t.test('names are unique regardless of letter case; reserved names in any case',
       `${client.user} creating ${name}`,
     )
   }
-  isError(t, await f.alice.get('/sites/ALICESITE'), 400, 'ResourceNotExist', 'lookups are exact')
+  isMissing(t, await f.alice.get('/sites/ALICESITE'), 'lookups are exact')
   for (const name of ['created', 'Created', 'MODIFIED', 'mOdIfIeD']) {
-    isError(
+    isInvalid(
       t,
       await f.alice.post('/sites/create', { site_data: { site_name: name, original_site_url: URL_OK } }),
-      400,
-      'InvalidInput',
       `reserved ${name}`,
     )
   }
@@ -156,7 +140,7 @@ t.test('names are unique regardless of letter case; reserved names in any case',
     'ResourceAlreadyExist',
     'ALICE.SUB beside alice.sub',
   )
-  isError(t, await f.alice.get('/accounts/Alice.Sub'), 400, 'ResourceNotExist', 'account lookups are exact')
+  isMissing(t, await f.alice.get('/accounts/Alice.Sub'), 'account lookups are exact')
 
   // A generated name avoids a name taken in another case.
   t.equal(

@@ -8,9 +8,10 @@ import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import request from 'supertest'
 import t, { type Test } from 'tap'
-import { createEngine } from '../../lib/engine/index.js'
-import { startServer } from '../../lib/server/index.js'
+import type { MobileRedirectOptions } from '../../lib/redirect/middleware.js'
+import type { RemoteAgentsOptions } from '../../lib/redirect/remote.js'
 import { phones, redirectApp } from '../helpers/redirect-app.js'
+import { serverWithSite } from '../helpers/site-server.js'
 
 const IPHONE = phones['iPhone Safari'] as string
 const MOBILE = 'https://m.example.com'
@@ -19,23 +20,21 @@ type Tap = Test
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 async function service(t: Tap) {
-  const clock = { now: Date.parse('2025-06-01T10:00:00Z') }
-  const engine = createEngine({ now: () => new Date(clock.now) })
-  await engine.addMasterAccount({ user: 'alice', password: 'pw' })
-  const { site_name } = await engine
-    .as('alice')
-    .createSite({ site_data: { original_site_url: 'https://shop.example.com' } })
-  const server = await startServer({ engine })
-  t.teardown(async () => {
-    await server.close()
-    await engine.close()
-  })
+  const { engine, server, site_name, clock } = await serverWithSite(t, '2025-06-01T10:00:00Z')
   const confirmed = async () => (await engine.as('alice').getSite(site_name)).last_confirmed_redirected_date
   const until = async (expected: string | undefined) => {
     for (let i = 0; i < 200 && (await confirmed()) !== expected; i++) await sleep(10)
     return confirmed()
   }
-  return { engine, server, site_name, clock, confirmed, until, baseUrl: `${server.url}/api` }
+  const baseUrl = `${server.url}/api`
+  /** redirectApp's `remote`: this service, as alice, with `extra`. */
+  const remote = (extra: Partial<RemoteAgentsOptions> = {}): RemoteAgentsOptions => ({
+    baseUrl,
+    user: 'alice',
+    password: 'pw',
+    ...extra,
+  })
+  return { engine, server, site_name, clock, confirmed, until, baseUrl, remote }
 }
 
 /** A collector stand-in that records hits and answers as told (or never). */
@@ -55,30 +54,33 @@ async function fakeCollector(t: Tap, answer: 'ok' | '500' | 'hang') {
   return { hits, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }
 }
 
+/** redirectApp to {@link MOBILE} with `options`, its middleware closed at teardown. */
+function appFor(t: Tap, options: Omit<MobileRedirectOptions, 'mobileUrl'>) {
+  const made = redirectApp({ mobileUrl: MOBILE, ...options })
+  t.teardown(() => made.mw.close())
+  return made
+}
+
 t.test('the first redirect confirms at once through the service collector; then at most once a minute', async (t) => {
   const s = await service(t)
   const now = { ms: 5_000_000 }
   const errors: Error[] = []
-  const { app, mw } = redirectApp({
-    mobileUrl: MOBILE,
+  const { app } = appFor(t, {
     site_name: s.site_name,
-    remote: { baseUrl: s.baseUrl, user: 'alice', password: 'pw', refreshInterval: 3_600_000 },
+    remote: s.remote({ refreshInterval: 3_600_000 }),
     now: () => now.ms,
     onError: (e) => errors.push(e),
   })
-  t.teardown(() => mw.close())
   t.equal((await request(app).get('/p').set('User-Agent', IPHONE)).status, 302)
   t.equal(await s.until('2025-06-01T10:00:00'), '2025-06-01T10:00:00', 'confirmed at once')
   s.clock.now += 3_600_000
   now.ms += 59_000
   for (let i = 0; i < 5; i++) t.equal((await request(app).get('/p').set('User-Agent', IPHONE)).status, 302)
-  const second = redirectApp({
-    mobileUrl: MOBILE,
+  const second = appFor(t, {
     siteName: s.site_name,
-    remote: { baseUrl: s.baseUrl, user: 'alice', password: 'pw' },
+    remote: s.remote(),
     now: () => now.ms,
   })
-  t.teardown(() => second.mw.close())
   await request(second.app).get('/p').set('User-Agent', IPHONE)
   await sleep(150)
   t.equal(
@@ -95,12 +97,10 @@ t.test('the first redirect confirms at once through the service collector; then 
 t.test('no confirmation without a redirect', async (t) => {
   const collector = await fakeCollector(t, 'ok')
   const s = await service(t)
-  const { app, mw } = redirectApp({
-    mobileUrl: MOBILE,
+  const { app } = appFor(t, {
     siteName: 'noredirects',
-    remote: { baseUrl: s.baseUrl, user: 'alice', password: 'pw', collectUrl: `${collector.url}/c` },
+    remote: s.remote({ collectUrl: `${collector.url}/c` }),
   })
-  t.teardown(() => mw.close())
   await request(app).get('/p').set('User-Agent', 'curl/8.0')
   await request(app).get('/p?no_redirect=1').set('User-Agent', IPHONE)
   await request(app).get('/img').set('User-Agent', IPHONE).set('Sec-Fetch-Dest', 'image')
@@ -111,17 +111,12 @@ t.test('no confirmation without a redirect', async (t) => {
 t.test('remote.collectUrl overrides the address; a POST without a body', async (t) => {
   const collector = await fakeCollector(t, 'ok')
   const s = await service(t)
-  const { app, mw } = redirectApp({
-    mobileUrl: MOBILE,
+  const { app } = appFor(t, {
     siteName: 'elsewhere',
-    remote: {
-      baseUrl: s.baseUrl,
-      user: 'alice',
-      password: 'pw',
+    remote: s.remote({
       collectUrl: `${collector.url}/beacon/elsewhere?e=redirect&k=1`,
-    },
+    }),
   })
-  t.teardown(() => mw.close())
   await request(app).get('/p').set('User-Agent', IPHONE)
   for (let i = 0; i < 100 && collector.hits.length === 0; i++) await sleep(10)
   t.same(collector.hits, [{ method: 'POST', url: '/beacon/elsewhere?e=redirect&k=1' }])
@@ -145,19 +140,14 @@ t.test('a hanging or failing collector never delays a redirect; failures go to o
     ['hangsite', hanging],
     ['failsite', failing],
   ] as const) {
-    const { app, mw } = redirectApp({
-      mobileUrl: MOBILE,
+    const { app } = appFor(t, {
       site_name: name, // the deprecated spelling, still accepted
-      remote: {
-        baseUrl: s.baseUrl,
-        user: 'alice',
-        password: 'pw',
+      remote: s.remote({
         timeout: 3000,
         collectUrl: `${collector.url}/c/${name}`,
-      },
+      }),
       onError: (e) => errors.push(e),
     })
-    t.teardown(() => mw.close())
     const started = performance.now()
     const res = await request(app).get('/p').set('User-Agent', IPHONE)
     t.equal(res.status, 302, name)

@@ -46,22 +46,9 @@ t.test('every phone fixture redirects; every non-phone passes with Vary set', as
 })
 
 t.test('bots are not exempted: Googlebot smartphone is a phone, Googlebot desktop is not', async (t) => {
-  t.equal(
-    (
-      await request(app)
-        .get('/')
-        .set('User-Agent', phones['Googlebot smartphone'] as string)
-    ).status,
-    302,
-  )
-  t.equal(
-    (
-      await request(app)
-        .get('/')
-        .set('User-Agent', notPhones['Googlebot desktop'] as string)
-    ).status,
-    200,
-  )
+  const status = async (userAgent: string) => (await request(app).get('/').set('User-Agent', userAgent)).status
+  t.equal(await status(phones['Googlebot smartphone'] as string), 302)
+  t.equal(await status(notPhones['Googlebot desktop'] as string), 200)
 })
 
 t.test('a request without User-Agent passes', async (t) => {

@@ -4,30 +4,18 @@
  * an activity kind, or `e=redirect` setting last_confirmed_redirected_date.
  * Exempt from the API's JSON-only rules: a beacon sends what it sends.
  */
-import { Writable } from 'node:stream'
-import { pino } from 'pino'
 import t, { type Test } from 'tap'
 import { cdnGeo } from '../../lib/collector/index.js'
 import type { CollectRouteOptions } from '../../lib/collector/route.js'
-import { createEngine } from '../../lib/engine/index.js'
-import { startServer } from '../../lib/server/index.js'
+import { capturedLogger } from '../helpers/log-lines.js'
 import { checkedFetch } from '../helpers/openapi-check.js'
+import { serverWithSite } from '../helpers/site-server.js'
 
 const IPHONE =
   'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1'
 
 async function service(t: Tap, collector?: CollectRouteOptions) {
-  const clock = { now: Date.parse('2025-05-01T08:30:00Z') }
-  const engine = createEngine({ now: () => new Date(clock.now) })
-  await engine.addMasterAccount({ user: 'alice', password: 'pw' })
-  const { site_name } = await engine
-    .as('alice')
-    .createSite({ site_data: { original_site_url: 'https://shop.example.com' } })
-  const server = await startServer({ engine, collector })
-  t.teardown(async () => {
-    await server.close()
-    await engine.close()
-  })
+  const { engine, server, site_name, clock } = await serverWithSite(t, '2025-05-01T08:30:00Z', { collector })
   /** Polls until `check` holds (the collector records after answering). */
   const eventually = async (check: () => Promise<boolean>): Promise<boolean> => {
     for (let i = 0; i < 100; i++) {
@@ -138,28 +126,10 @@ t.test('the collector answers /collect/{site_name} (and a trailing slash), no ot
 })
 
 t.test('startServer passes its logger to the collector: dropped beacons are logged', async (t) => {
-  const lines: string[] = []
-  const logger = pino(
-    { level: 'info' },
-    new Writable({
-      write(chunk, _enc, done) {
-        lines.push(String(chunk))
-        done()
-      },
-    }),
-  )
-  const engine = createEngine()
-  await engine.addMasterAccount({ user: 'alice', password: 'pw' })
-  const { site_name } = await engine
-    .as('alice')
-    .createSite({ site_data: { original_site_url: 'https://shop.example.com' } })
-  const server = await startServer({ engine, logger, collector: { beaconsPerMinute: 1 } })
-  t.teardown(async () => {
-    await server.close()
-    await engine.close()
-  })
+  const { logger, lines } = capturedLogger()
+  const { server, site_name } = await serverWithSite(t, undefined, { logger, collector: { beaconsPerMinute: 1 } })
   for (let i = 0; i < 3; i++) t.equal((await fetch(`${server.url}/collect/${site_name}`)).status, 204)
-  const warnings = lines.map((line) => JSON.parse(line)).filter((line) => line.level === 40)
+  const warnings = lines.filter((line) => line.level === 40)
   t.equal(warnings.length, 1, 'one warning for the first drop; the next waits for the interval')
   t.match(warnings[0], { dropped_rate: 1, dropped_queue: 0, msg: /collector dropped 1 beacon/ })
 })

@@ -8,17 +8,17 @@ import t from 'tap'
 import { DAILY_LIMIT } from '../../lib/engine/recording/analytics.js'
 import { startServer } from '../../lib/server/index.js'
 
+/** Sends `body` as JSON; resolves with the status and the JSON answer. */
+async function sendJson<T>(method: string, url: string, body: unknown): Promise<{ status: number; body: T }> {
+  const res = await fetch(url, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  return { status: res.status, body: (await res.json()) as T }
+}
+
 t.test('PUT /__admin/clock accepts RFC 3339: Z, offsets, fractional seconds', async (t) => {
   const server = await startServer({ admin: true })
   t.teardown(() => server.close())
-  const put = async (now: string) => {
-    const res = await fetch(`${server.url}/__admin/clock`, {
-      method: 'PUT',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ now }),
-    })
-    return { status: res.status, body: (await res.json()) as { now?: string; error_code?: string } }
-  }
+  const put = (now: string) =>
+    sendJson<{ now?: string; error_code?: string }>('PUT', `${server.url}/__admin/clock`, { now })
   for (const [given, now] of [
     ['2025-03-01T08:30:00Z', '2025-03-01T08:30:00'],
     ['2025-03-01T08:30:00+00:00', '2025-03-01T08:30:00'],
@@ -67,14 +67,8 @@ t.test("the analytics daily limit is in api.md's 429 rows", async (t) => {
 t.test('a seed with 3 problems reports all 3 at once', async (t) => {
   const server = await startServer({ admin: true })
   t.teardown(() => server.close())
-  const seed = async (body: unknown) => {
-    const res = await fetch(`${server.url}/__admin/seed`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    })
-    return { status: res.status, body: (await res.json()) as { error_code: string; message: string } }
-  }
+  const seed = (body: unknown) =>
+    sendJson<{ error_code: string; message: string }>('POST', `${server.url}/__admin/seed`, body)
   const inOneEntry = await seed({
     masters: [{ user: 'seeder', password: 'seeder-pw' }],
     sites: [

@@ -3,18 +3,15 @@
  * prints a curl line that answers 200 with a site_name, and SIGTERM stops it
  * with exit code 0.
  */
-import { exec, spawn, type ChildProcess } from 'node:child_process'
-import { once } from 'node:events'
-import { fileURLToPath } from 'node:url'
+import { exec } from 'node:child_process'
 import { promisify } from 'node:util'
 import t, { type Test } from 'tap'
 import { createEngine, startServer } from '../../lib/index.js'
 import { FakeClock, RecordingBuilder } from '../helpers/api.js'
+import { type Cli, lines as linesOf, root, startCli, stop } from '../helpers/cli.js'
 import { checkedFetch } from '../helpers/openapi-check.js'
-import { TSX_CHILD_ENV } from '../helpers/tsx-child.js'
 
 const run = promisify(exec)
-const root = fileURLToPath(new URL('../..', import.meta.url))
 const auth = (user: string, password: string) => ({
   authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`,
 })
@@ -95,49 +92,17 @@ t.test('startServer rejects when the port is taken', async (t) => {
   await t.rejects(startServer({ engine: first.engine, port }), { code: 'EADDRINUSE' })
 })
 
-/** Starts the CLI and resolves with its first lines once the curl line is printed. */
-async function startCli(t: Test, env: Record<string, string>): Promise<{ child: ChildProcess; lines: string[] }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'lib/cli/index.ts'], {
-    cwd: root,
-    env: {
-      ...TSX_CHILD_ENV,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      REDIS_URL: '',
-      DATABASE_URL: '',
-      MOBISITE_STORE: '',
-      MOBISITE_USER: '',
-      MOBISITE_PASSWORD: '',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  t.teardown(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
-  })
-  const lines: string[] = []
-  // The banner is on stderr; stdout carries only JSON log lines.
-  let stdout = ''
-  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
-  await new Promise<void>((resolve, reject) => {
-    let buffered = ''
-    child.stderr!.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString()
-      const parts = buffered.split('\n')
-      buffered = parts.pop()!
-      lines.push(...parts)
-      if (lines.some((line) => line.startsWith('try:'))) resolve()
-    })
-    child.once('exit', (code) => reject(new Error(`cli exited early with ${code}: ${lines.join('\n')}${stdout}`)))
-  })
-  return { child, lines }
+/** Starts the CLI with `env` and resolves with it and its banner's lines (the curl line among them) once all are out. */
+async function startWithCurl(t: Test, env: Record<string, string>): Promise<{ cli: Cli; lines: string[] }> {
+  const cli = await startCli(t, [], /^logs:/, env)
+  return { cli, lines: linesOf(cli.stderr()) }
 }
 
 /** The command of the printed `try:` line. */
 const curlOf = (lines: string[]): string => lines.find((line) => line.startsWith('try:'))!.replace(/^try:\s*/, '')
 
 t.test('the CLI prints a curl line that answers 200 with a site_name; SIGTERM exits 0', async (t) => {
-  const { child, lines } = await startCli(t, {})
+  const { cli, lines } = await startWithCurl(t, {})
   const api = /mobisite API: (http:\/\/127\.0\.0\.1:(\d+)\/api)/.exec(lines.join('\n'))
   t.ok(api, 'prints the API address')
   t.not(api?.[2], '0', 'the real port, not 0')
@@ -155,15 +120,13 @@ t.test('the CLI prints a curl line that answers 200 with a site_name; SIGTERM ex
   const site = await checkedFetch(`${api![1]}/sites/examplecom`, { headers: auth('admin', password!) })
   t.equal(site.status, 200, 'the printed credentials work')
 
-  child.kill('SIGTERM')
-  const [code, signal] = await once(child, 'exit')
-  t.equal(code, 0, 'exit code 0')
-  t.equal(signal, null)
+  t.equal(await stop(cli), 0, 'exit code 0')
+  t.equal(cli.child.signalCode, null)
 })
 
 t.test('the CLI never prints a password from the environment; its curl line reads it from the shell', async (t) => {
   const password = `it's a "pass":word $HOME \`x\``
-  const { child, lines } = await startCli(t, { MOBISITE_USER: 'ops', MOBISITE_PASSWORD: password })
+  const { cli, lines } = await startWithCurl(t, { MOBISITE_USER: 'ops', MOBISITE_PASSWORD: password })
   t.match(lines.join('\n'), /user:\s+ops/)
   t.notMatch(lines.join('\n'), 'pass":word', 'the password is not printed')
   const res = await run(`${curlOf(lines)} -s -w '\\n%{http_code}'`, {
@@ -173,7 +136,5 @@ t.test('the CLI never prints a password from the environment; its curl line read
   const [json, code] = res.stdout.split('\n')
   t.equal(code, '200')
   t.equal(JSON.parse(json!).site_name, 'examplecom')
-  child.kill('SIGINT')
-  const [exitCode] = await once(child, 'exit')
-  t.equal(exitCode, 0, 'SIGINT exits 0 too')
+  t.equal(await stop(cli, 'SIGINT'), 0, 'SIGINT exits 0 too')
 })

@@ -5,32 +5,8 @@
  * so `import type`, `export … from` and dynamic `import()` all count: a
  * type-only cycle still ties two files together for a reader and a refactor.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs'
-import { dirname, join, relative, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import t from 'tap'
-import ts from 'typescript'
-
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
-
-function sources(dir: string): string[] {
-  const out: string[] = []
-  for (const name of readdirSync(join(root, dir))) {
-    const path = `${dir}/${name}`
-    if (statSync(join(root, path)).isDirectory()) out.push(...sources(path))
-    else if (name.endsWith('.ts')) out.push(path)
-  }
-  return out
-}
-
-/** Repository-relative paths of the local files `file` imports or re-exports. */
-function importsOf(file: string, text: string): string[] {
-  return ts
-    .preProcessFile(text, true, true)
-    .importedFiles.map((f) => f.fileName)
-    .filter((name) => name.startsWith('.'))
-    .map((name) => relative(root, resolve(root, dirname(file), name)).replace(/\.js$/, '.ts'))
-}
+import { importsOf, readSources } from '../helpers/source-files.js'
 
 /**
  * Every cycle of the import graph, one per strongly connected component
@@ -98,7 +74,7 @@ function closedPath(start: string, component: ReadonlySet<string>, edges: Readon
 }
 
 t.test('no import cycle among the files of lib/ and types/', async (t) => {
-  const files = new Map([...sources('lib'), ...sources('types')].map((f) => [f, readFileSync(join(root, f), 'utf8')]))
+  const files = readSources('lib', 'types')
   t.ok(files.size > 40, `read ${files.size} files`)
   t.same(cycles(files), [])
 })

@@ -5,13 +5,9 @@
  * TypeScript API, so `import type`, `export … from` and dynamic `import()`
  * all count.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs'
-import { dirname, join, relative, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import ts from 'typescript'
-
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..')
+import { importsOf, readSources } from '../helpers/source-files.js'
 
 /** Rank of each layer: a file may import only its own rank or lower. */
 const RANKS: ReadonlyArray<readonly [prefix: string, rank: number]> = [
@@ -35,25 +31,6 @@ const TOP = 5
 function rankOf(file: string): number {
   for (const [prefix, rank] of RANKS) if (file === prefix || file.startsWith(prefix)) return rank
   return TOP
-}
-
-function sources(dir: string): string[] {
-  const out: string[] = []
-  for (const name of readdirSync(join(root, dir))) {
-    const path = `${dir}/${name}`
-    if (statSync(join(root, path)).isDirectory()) out.push(...sources(path))
-    else if (name.endsWith('.ts')) out.push(path)
-  }
-  return out
-}
-
-/** Repository-relative paths of the local files `file` imports or re-exports. */
-function importsOf(file: string, text: string): string[] {
-  const info = ts.preProcessFile(text, true, true)
-  return info.importedFiles
-    .map((f) => f.fileName)
-    .filter((name) => name.startsWith('.'))
-    .map((name) => relative(root, resolve(root, dirname(file), name)).replace(/\.js$/, '.ts'))
 }
 
 /**
@@ -108,7 +85,7 @@ function cycles(files: ReadonlyMap<string, string>): string[] {
 }
 
 t.test('no file under lib/ imports from a layer above its own', async (t) => {
-  const files = new Map(sources('lib').map((f) => [f, readFileSync(join(root, f), 'utf8')]))
+  const files = readSources('lib')
   t.ok(files.size > 40, `read ${files.size} files`)
   t.ok(
     [...files.keys()].some((f) => f.startsWith('lib/engine/')),
@@ -155,7 +132,7 @@ t.test('the checker sees every form of import that could run upward', async (t) 
 })
 
 t.test('no import cycle in lib/store, type-only imports included', async (t) => {
-  const files = new Map(sources('lib/store').map((f) => [f, readFileSync(join(root, f), 'utf8')]))
+  const files = readSources('lib/store')
   t.ok(files.size > 30, `read ${files.size} files`)
   t.same(cycles(files), [])
 })
@@ -175,10 +152,8 @@ t.test('the cycle finder sees a cycle through type-only imports and re-exports',
 })
 
 t.test('the engine never imports express', async (t) => {
-  for (const file of sources('lib/engine')) {
-    const names = ts
-      .preProcessFile(readFileSync(join(root, file), 'utf8'), true, true)
-      .importedFiles.map((f) => f.fileName)
+  for (const [file, text] of readSources('lib/engine')) {
+    const names = ts.preProcessFile(text, true, true).importedFiles.map((f) => f.fileName)
     t.notOk(names.includes('express'), file)
   }
 })

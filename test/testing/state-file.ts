@@ -5,33 +5,15 @@
  * state. A bad file stops the start with a clear error and is left as it
  * was; write-back is atomic and happens only while the state changes.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import t, { type Test } from 'tap'
+import t from 'tap'
 import { createEngine, startServer } from '../../lib/index.js'
 import { PostgresStore } from '../../lib/store/postgres/store.js'
+import { root, stop } from '../helpers/cli.js'
 import { checkedFetch } from '../helpers/openapi-check.js'
+import { folder, runCli, serveCli, sleep, until } from '../helpers/state-file.js'
 import { ALICE, basic } from '../helpers/testing.js'
-import { TSX_CHILD_ENV } from '../helpers/tsx-child.js'
-
-const root = new URL('../..', import.meta.url).pathname
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-function folder(t: Test): string {
-  const dir = mkdtempSync(join(tmpdir(), 'mobisite-state-'))
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  return dir
-}
-
-/** Waits (polling, at most 20 s) until `check` holds. */
-async function until(what: string, check: () => boolean): Promise<void> {
-  for (let waited = 0; !check(); waited += 20) {
-    if (waited > 20_000) throw new Error(`gave up waiting: ${what}`)
-    await sleep(20)
-  }
-}
 
 const fileHas = (path: string, text: string) => () => {
   try {
@@ -154,96 +136,42 @@ t.test('a bad file stops the start with a clear error, and is left untouched', a
   await t.rejects(startServer({ engine: shared, stateFile: join(dir, 'x.json') }), /MemoryStore/)
 })
 
-/** Starts the CLI with a state file; resolves with its URL once it serves. */
-async function startCli(t: Test, args: string[]): Promise<{ child: ChildProcess; url: string; output: string[] }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'lib/cli/index.ts', ...args], {
-    cwd: root,
-    env: {
-      ...TSX_CHILD_ENV,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      REDIS_URL: '',
-      DATABASE_URL: '',
-      MOBISITE_STORE: '',
-      MOBISITE_USER: 'tester',
-      MOBISITE_PASSWORD: 'tester-pw',
-      MOBISITE_DEMO: '',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  t.teardown(() => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
-  })
-  const output: string[] = []
-  const url = await new Promise<string>((resolve, reject) => {
-    const read = (chunk: Buffer) => {
-      output.push(chunk.toString())
-      const found = /mobisite API: (http:\/\/\S+)\/api/.exec(output.join(''))
-      if (found && /state: /.test(output.join(''))) resolve(found[1]!)
-    }
-    // The banner is on stderr, the JSON log lines on stdout.
-    child.stdout!.on('data', read)
-    child.stderr!.on('data', read)
-    child.once('exit', (code) => reject(new Error(`the CLI exited with ${code}: ${output.join('')}`)))
-  })
-  return { child, url, output }
-}
-
-/** Resolves once the child has exited and its output has all been read ('exit' can come first); call it while the child runs. */
-const exited = (child: ChildProcess) =>
-  new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)))
-
 t.test('a killed and restarted CLI finds its state', async (t) => {
   const file = join(folder(t), 'cli-state.json')
   const auth = basic('tester', 'tester-pw')
   const args = ['--admin', '--state', file, '--state-interval', '0.2']
 
-  const first = await startCli(t, args)
-  t.match(first.output.join(''), /state: +\S+cli-state\.json \(new; a change is in it within 0\.2 s/)
+  const first = await serveCli(t, args)
+  t.match(first.output(), /state: +\S+cli-state\.json \(new; a change is in it within 0\.2 s/)
   t.equal((await createSite(first.url, auth, 'survivor')).status, 200)
   await until('the interval wrote the site', fileHas(file, 'survivor'))
-  first.child.kill('SIGKILL')
-  await exited(first.child)
+  await stop(first, 'SIGKILL')
 
-  const second = await startCli(t, args)
-  t.match(second.output.join(''), /state: +\S+cli-state\.json \(loaded/)
+  const second = await serveCli(t, args)
+  t.match(second.output(), /state: +\S+cli-state\.json \(loaded/)
   const found = await checkedFetch(`${second.url}/api/sites/survivor`, { headers: { authorization: auth } })
   t.equal(found.status, 200, 'killed with SIGKILL: the site written within the interval is back')
   // Shut down with SIGTERM right after a change: the last state is written on the way out.
   t.equal((await createSite(second.url, auth, 'last-call')).status, 200)
-  second.child.kill('SIGTERM')
-  t.equal(await exited(second.child), 0)
+  t.equal(await stop(second), 0)
 
-  const third = await startCli(t, [...args, '--seed', join(root, 'examples/testing/fixtures.json')])
-  t.match(third.output.join(''), /not seeded from \S+fixtures\.json: the state file holds the state/)
+  const third = await serveCli(t, [...args, '--seed', join(root, 'examples/testing/fixtures.json')])
+  t.match(third.output(), /not seeded from \S+fixtures\.json: the state file holds the state/)
   for (const name of ['survivor', 'last-call']) {
     const res = await checkedFetch(`${third.url}/api/sites/${name}`, { headers: { authorization: auth } })
     t.equal(res.status, 200, `${name} is back`)
   }
-  third.child.kill('SIGTERM')
-  await exited(third.child)
+  await stop(third)
 })
 
 t.test('the CLI refuses a bad state file, naming it, and leaves it untouched', async (t) => {
   const file = join(folder(t), 'broken.json')
   writeFileSync(file, 'not json at all')
-  const child = spawn(process.execPath, ['--import', 'tsx', 'lib/cli/index.ts', '--state', file], {
-    cwd: root,
-    env: { ...TSX_CHILD_ENV, PORT: '0', HOST: '127.0.0.1', REDIS_URL: '', DATABASE_URL: '', MOBISITE_STORE: '' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let stderr = ''
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-  t.equal(await exited(child), 1)
-  t.match(stderr, /could not start: state file \S+broken\.json is not valid JSON/)
+  const cli = runCli(t, ['--state', file])
+  t.equal(await cli.exited, 1)
+  t.match(cli.stderr(), /could not start: state file \S+broken\.json is not valid JSON/)
   t.equal(readFileSync(file, 'utf8'), 'not json at all')
-  const bad = spawn(process.execPath, ['--import', 'tsx', 'lib/cli/index.ts', '--rate-limit', 'fast'], {
-    cwd: root,
-    env: { ...TSX_CHILD_ENV, PORT: '0', HOST: '127.0.0.1', REDIS_URL: '', DATABASE_URL: '', MOBISITE_STORE: '' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let badErr = ''
-  bad.stderr.on('data', (chunk: Buffer) => (badErr += chunk.toString()))
-  t.equal(await exited(bad), 2, 'a command-line mistake: exit code 2')
-  t.match(badErr, /--rate-limit must be a whole number/)
+  const bad = runCli(t, ['--rate-limit', 'fast'])
+  t.equal(await bad.exited, 2, 'a command-line mistake: exit code 2')
+  t.match(bad.stderr(), /--rate-limit must be a whole number/)
 })
