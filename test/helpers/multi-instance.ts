@@ -5,7 +5,7 @@
  * prefix, and PostgreSQL (test/store/postgres/multi-instance.ts, a random schema).
  */
 import type { Test as Tap } from 'tap'
-import type { Store } from '../../lib/store/contract.js'
+import type { Store } from '../../lib/store/contract/index.js'
 import { RedisStore } from '../../lib/store/redis/store.js'
 import { type ApiResponse, type MobisiteProcess, randomPrefix, request, spawnMobisite } from './redis.js'
 
