@@ -85,15 +85,18 @@ export interface Deliveries {
   deliveries: DeliveryAttempt[]
 }
 
-const MAX_WEBHOOKS = 100
-const MAX_PENDING = 1000
-const MAX_IN_FLIGHT = 8
-/** Attempts kept per webhook. */
-const LOG_PER_WEBHOOK = 100
-const DEFAULT_RETRIES = 3
-const DEFAULT_BACKOFF_MS = 1000
-/** The longest wait before a retry, however far the doubling goes. */
-const MAX_WAIT_MS = 600_000
+/** Every bound of the webhooks (the module comment says why each is there), and the retry defaults. */
+const BOUNDS = {
+  webhooks: 100,
+  pending: 1000,
+  inFlight: 8,
+  /** Attempts kept per webhook. */
+  logPerWebhook: 100,
+  /** The longest wait before a retry, however far the doubling goes. */
+  maxWaitMs: 600_000,
+  defaultRetries: 3,
+  defaultBackoffMs: 1000,
+} as const
 
 interface Registered extends Required<Omit<WebhookSpec, 'events' | 'secret'>> {
   id: string
@@ -154,14 +157,14 @@ export class Webhooks {
   add(spec: WebhookSpec | unknown, keep = false): { id: string } {
     const valid = validateWebhook(spec)
     checkDestination(valid.url, this.policy)
-    if (this.hooks.length >= MAX_WEBHOOKS)
-      throw new ServiceError('InvalidInput', `at most ${MAX_WEBHOOKS} webhooks can be registered; delete some first`)
+    if (this.hooks.length >= BOUNDS.webhooks)
+      throw new ServiceError('InvalidInput', `at most ${BOUNDS.webhooks} webhooks can be registered; delete some first`)
     const hook: Registered = {
       id: String(this.nextId++),
       url: valid.url,
       shown: maskUrl(valid.url),
-      retries: valid.retries ?? DEFAULT_RETRIES,
-      backoff_ms: valid.backoff_ms ?? DEFAULT_BACKOFF_MS,
+      retries: valid.retries ?? BOUNDS.defaultRetries,
+      backoff_ms: valid.backoff_ms ?? BOUNDS.defaultBackoffMs,
     }
     if (valid.events !== undefined) hook.events = new Set(valid.events)
     if (valid.secret !== undefined) hook.secret = valid.secret
@@ -249,8 +252,8 @@ export class Webhooks {
     for (const hook of this.hooks) {
       if (hook.events && !hook.events.has(event.event_type)) continue
       const job = { hook, event, body, delivery: this.nextDelivery++, attempt: 1, generation: this.generation }
-      if (this.pending >= MAX_PENDING) {
-        this.drop(`${MAX_PENDING} deliveries are already pending`)
+      if (this.pending >= BOUNDS.pending) {
+        this.drop(`${BOUNDS.pending} deliveries are already pending`)
         continue
       }
       this.pending++
@@ -270,7 +273,7 @@ export class Webhooks {
   }
 
   private pump(): void {
-    while (this.inFlight < MAX_IN_FLIGHT && this.ready.length > 0) {
+    while (this.inFlight < BOUNDS.inFlight && this.ready.length > 0) {
       const job = this.ready.shift()!
       this.inFlight++
       void this.attempt(job).finally(() => {
@@ -318,7 +321,7 @@ export class Webhooks {
         this.timers.delete(timer)
         this.enqueue({ ...job, attempt: job.attempt + 1 })
       },
-      Math.min(MAX_WAIT_MS, hook.backoff_ms * 2 ** (job.attempt - 1)),
+      Math.min(BOUNDS.maxWaitMs, hook.backoff_ms * 2 ** (job.attempt - 1)),
     )
     this.timers.add(timer)
   }
@@ -345,7 +348,7 @@ export class Webhooks {
     let log = this.logs.get(job.hook.id)
     if (log === undefined) this.logs.set(job.hook.id, (log = []))
     log.push(entry)
-    if (log.length > LOG_PER_WEBHOOK) log.shift()
+    if (log.length > BOUNDS.logPerWebhook) log.shift()
   }
 
   /** A delivery that is never sent: counted and reported, not listed. */

@@ -10,7 +10,7 @@
  * answer under /api is checked against the OpenAPI document.
  */
 import { Duda } from '@dudadev/partner-api'
-import { DUDA_HOST, PortRefused, startDudaServer, trustedProcess } from '../helpers/duda-accounts-server.js'
+import { DUDA_HOST, PortRefused, startDudaServer, trustedProcess } from '../helpers/duda/accounts-server.js'
 
 const tls = await trustedProcess()
 const { default: t } = await import('tap')

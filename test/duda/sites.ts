@@ -10,7 +10,7 @@ import { connect } from 'node:tls'
 import type { AddressInfo } from 'node:net'
 import t, { type Test } from 'tap'
 import { FakeClock } from '../helpers/api.js'
-import { clientError, dudaClient, dudaServer, type DudaFixture } from '../helpers/duda.js'
+import { clientError, dudaClient, dudaServer, type DudaFixture } from '../helpers/duda/client.js'
 import { problemsAgainstDocument } from '../helpers/openapi-check.js'
 import { DATABASE_URL } from '../helpers/postgres.js'
 import { REDIS_URL } from '../helpers/redis.js'
@@ -333,7 +333,7 @@ for (const kind of STORES) {
 t.test(
   'the client reaches startServer({ tls: true, port: 443 }) with nothing but trust of server.ca',
   async (t: Test) => {
-    const { bindPort443 } = await import('../helpers/duda.js')
+    const { bindPort443 } = await import('../helpers/duda/client.js')
     const f = await bindPort443(t)
     if (!f) return
     t.same(await f.duda.sites.list({}, { agent: f.agent }), { offset: 0, limit: 50, total_responses: 0, results: [] })

@@ -22,9 +22,9 @@ import {
   type EngineOptions,
   type RunningServer,
   type ServerOptions,
-} from '../../lib/index.js'
-import type { Exchange } from './openapi-check.js'
-import { ALICE, BOB, type StoreKind } from './testing.js'
+} from '../../../lib/index.js'
+import type { Exchange } from '../openapi-check.js'
+import { ALICE, BOB, type StoreKind } from '../testing.js'
 
 /** An https.Agent the client can log: it JSON-stringifies each request, agent included. */
 export class TrustingAgent extends Agent {

@@ -15,9 +15,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { generate } from 'selfsigned'
-import { type Engine, type RunningServer, startServer } from '../../lib/index.js'
-import { recordExchanges } from './duda.js'
-import { problemsAgainstDocument } from './openapi-check.js'
+import { type Engine, type RunningServer, startServer } from '../../../lib/index.js'
+import { recordExchanges } from './client.js'
+import { problemsAgainstDocument } from '../openapi-check.js'
 
 /** The host the client is pointed at (`new Duda({ env: DUDA_HOST })`): the certificate names it. */
 export const DUDA_HOST = '127.0.0.1'
