@@ -1,5 +1,5 @@
 /**
- * The tree keeps the shape docs/ARCHITECTURE.md describes (DESIGN.md "Shape"):
+ * The tree keeps the shape docs/ARCHITECTURE.md describes:
  * lib/ holds only the entry points and the error registry at its root, no
  * folder of lib/ grows past 20 files, no hand-written file past 400 lines,
  * every file named for today's Duda API sits under a duda/ folder, test/
