@@ -1,6 +1,8 @@
 /**
  * Shared pieces of the Redis tests: the REDIS_URL gate, random key prefixes,
- * cleanup of exactly the keys a test wrote, and a redis-server the test owns.
+ * cleanup of exactly the keys a test wrote, a redis-server the test owns,
+ * and mobisite processes on a shared store (spawnMobisite) with the
+ * checked API call the multi-process suites make (request).
  */
 import type { ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
