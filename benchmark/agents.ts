@@ -62,14 +62,18 @@ function perUa(): void {
     { name: 'createAgentMatcher (default: no cache for linear sources)', fn: uncached, inputs: () => same(10) },
     { name: 'createAgentMatcher, no cache, fresh strings', fn: uncached, inputs: fresh10 },
     {
-      name: 'createAgentMatcher + LRU cache, a UA seen before (same string object)',
+      name: 'createAgentMatcher + verdict cache, a UA seen before (same string object)',
       fn: cached,
       inputs: () => Array.from({ length: 10 }, () => canonical),
     },
-    { name: 'createAgentMatcher + LRU cache, equal strings (distinct objects)', fn: cached, inputs: () => same(10) },
-    { name: 'createAgentMatcher + LRU cache, fresh strings', fn: cached, inputs: fresh10 },
     {
-      name: 'createAgentMatcher + LRU cache, every UA unseen',
+      name: 'createAgentMatcher + verdict cache, equal strings (distinct objects)',
+      fn: cached,
+      inputs: () => same(10),
+    },
+    { name: 'createAgentMatcher + verdict cache, fresh strings', fn: cached, inputs: fresh10 },
+    {
+      name: 'createAgentMatcher + verdict cache, every UA unseen',
       fn: cached,
       inputs: () => [
         uas.map((s, i) => fresh(`${s} ${unseen}.${i}`)),
@@ -139,15 +143,15 @@ function perUa(): void {
     '; both on fresh copies, as an HTTP parser makes them',
   )
   vsIsMobile(
-    'createAgentMatcher + LRU cache, a UA seen before',
-    ns('createAgentMatcher + LRU cache, a UA seen'),
+    'createAgentMatcher + verdict cache, a UA seen before',
+    ns('createAgentMatcher + verdict cache, a UA seen'),
     isMobileNs,
     '<= 30 ns',
     '; the same string object looked up again',
   )
   vsIsMobile(
-    'createAgentMatcher + LRU cache, equal strings, distinct objects',
-    ns('createAgentMatcher + LRU cache, equal'),
+    'createAgentMatcher + verdict cache, equal strings, distinct objects',
+    ns('createAgentMatcher + verdict cache, equal'),
     isMobileNs,
     '',
     '; the lookup compares the string contents',

@@ -2,17 +2,17 @@
  * The public face of the agents matcher: validation, the safety probe, and
  * the verdict cache in front of the compiled form (compile.ts).
  */
-import { LRUCache } from 'lru-cache'
 import { compileSource, type AgentsMode, type CompiledAgents } from './compile.js'
 import { DEFAULT_AGENTS } from './default.js'
 import { probeSource } from './probe.js'
+import { VerdictCache } from './verdict-cache.js'
 
 export type { AgentsMode, CompiledAgents } from './compile.js'
 
 /** Options of {@link createAgentMatcher} and {@link compileAgents}. */
 export interface AgentMatcherOptions {
   /**
-   * LRU cache of verdicts: a size in entries, `false` for none, or `auto`
+   * A bounded verdict cache (second-chance, LRU-like: verdict-cache.ts): a size in entries, `false` for none, or `auto`
    * (the default): 10000 entries in front of a general-mode source, none in
    * front of a linear-form one. Why: looking a new string up hashes all of
    * it, which costs more than the linear verdict itself, and every request
@@ -154,15 +154,14 @@ function judgeSource(source: unknown, options: AgentMatcherOptions): CompiledAge
     )
   }
   // DEFAULT_AGENTS is ours and measured in benchmark/agents.ts; probing it on every engine start only costs.
+  // Only a linear source gets here (see probe.ts), which reads the whole UA: probe the longest one.
   if (options.trusted !== true && source !== DEFAULT_AGENTS) {
     const slowMs = options.slowMs ?? DEFAULTS.slowMs
-    const probeLength = compiled.mode === 'linear' ? DEFAULTS.maxLength : maxLength
-    const probe = probeSource(compiled, probeLength, slowMs)
+    const probe = probeSource(compiled, DEFAULTS.maxLength, slowMs)
     if (!probe.ok) {
-      const how = probe.timedOut ? `did not finish within ${probe.worstMs} ms` : `took ${probe.worstMs.toFixed(1)} ms`
       throw new AgentsSourceError(
         'slow',
-        `agents source is dangerously slow (${compiled.mode} mode): a ${probeLength}-character probe UA ${how}; the limit is ${slowMs} ms`,
+        `agents source is dangerously slow: a ${DEFAULTS.maxLength}-character probe UA took ${probe.worstMs.toFixed(1)} ms; the limit is ${slowMs} ms`,
         source,
       )
     }
@@ -172,7 +171,7 @@ function judgeSource(source: unknown, options: AgentMatcherOptions): CompiledAge
 
 /**
  * Compiles a supported-agents source (such as the string served by
- * `GET /agents`) into a fast matcher, with an LRU verdict cache in front
+ * `GET /agents`) into a fast matcher, with a verdict cache in front
  * where it pays (see {@link AgentMatcherOptions.cache}). Its verdict is
  * identical to `new RegExp(source, 'i').test(userAgent)`, for every string
  * when the source is in the linear form (the spec's `.*name.*|…` form,
@@ -190,9 +189,9 @@ export function createAgentMatcher(source: string, options: AgentMatcherOptions 
   const option = options.cache ?? 'auto'
   const size = option === 'auto' ? (compiled.mode === 'general' ? DEFAULTS.cache : false) : option
   let matcher: (ua: string) => boolean = test
-  let cache: LRUCache<string, boolean> | undefined
+  let cache: VerdictCache | undefined
   if (size !== false && size > 0) {
-    const verdicts = (cache = new LRUCache<string, boolean>({ max: size }))
+    const verdicts = (cache = new VerdictCache(size))
     const keyMax = options.cacheKeyMaxLength ?? DEFAULTS.cacheKeyMaxLength
     matcher = (ua) => {
       if (ua.length > keyMax) return test(ua)

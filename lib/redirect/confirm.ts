@@ -11,8 +11,15 @@ import type { RemoteAgentsOptions } from './remote.js'
 
 type Report = (error: Error) => void
 
+/**
+ * Starts a send off the request path: `setImmediate` in Node, so the
+ * redirect never waits even for building the request; `ctx.waitUntil` at the
+ * edge, where work after the answer must be handed to the platform.
+ */
+export type Defer = (send: () => Promise<void>) => void
+
 /** A confirmation to send now if the throttle allows; never throws, never waits. */
-export type Confirm = () => void
+export type Confirm = (defer: Defer) => void
 
 const asError = (err: unknown): Error => (err instanceof Error ? err : new Error(String(err)))
 
@@ -78,12 +85,12 @@ function originOf(baseUrl: string): string {
 
 /**
  * POSTs to the collector URL, the first time at once and then at most once
- * per site per minute in this process. The request starts on a later turn of
- * the event loop (setImmediate), so the redirect that triggered it never
- * waits for it, not even for building the request. Failures go to `report`.
+ * per site per minute in this process (or isolate). The request starts
+ * through `defer`, so the redirect that triggered it never waits for it.
+ * Failures go to `report`.
  */
 export function remoteConfirmer(url: string, timeoutMs: number, now: () => number, report: Report): Confirm {
-  const send = (): void => {
+  const send = (): Promise<void> =>
     fetch(url, {
       method: 'POST',
       redirect: 'error',
@@ -95,8 +102,7 @@ export function remoteConfirmer(url: string, timeoutMs: number, now: () => numbe
         if (res.status < 200 || res.status > 299) report(new Error(`POST ${url}: HTTP ${res.status}`))
       })
       .catch((err: unknown) => report(new Error(`POST ${url}: ${asError(err).message}`, { cause: err })))
-  }
-  return () => {
-    if (due(lastByUrl, url, now(), REMOTE_CONFIRM_MS)) setImmediate(send)
+  return (defer) => {
+    if (due(lastByUrl, url, now(), REMOTE_CONFIRM_MS)) defer(send)
   }
 }

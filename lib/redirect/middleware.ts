@@ -1,30 +1,36 @@
 /**
  * `mobileRedirect`: the one line a desktop site adds so phone visitors land
- * on its mobile site. It runs on every request of someone else's site, so
- * the hot path is a cached verdict, a few header reads and no allocation
- * beyond the response headers.
+ * on its mobile site. A thin Express adapter over the runtime-neutral
+ * decision (decision.ts): it reads `req`, writes `res`, and starts
+ * confirmations with `setImmediate`. It runs on every request of someone
+ * else's site, so the hot path is a cached verdict, a few header reads and
+ * no allocation beyond the decision and the response headers.
  */
-import type { IncomingHttpHeaders } from 'node:http'
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
+import type { Registry } from 'prom-client'
 import { DEFAULT_AGENTS } from '../agents/default.js'
 import type { AgentMatcher, AgentMatcherOptions } from '../agents/matcher.js'
-import { collectUrlOf, engineConfirmer, remoteConfirmer, type Confirm } from './confirm.js'
-import { isNavigation } from './navigation.js'
-import { engineProvider, remoteProvider, staticProvider, type AgentsEngine, type AgentsProvider } from './providers.js'
-import type { RemoteAgentsOptions } from './remote.js'
-import * as rq from './request.js'
-import type { Registry } from 'prom-client'
 import { instrumentsFor } from '../http/metrics.js'
+import { collectUrlOf, engineConfirmer, remoteConfirmer, type Confirm, type Defer } from './confirm.js'
+import {
+  createDecider,
+  DEFAULT_SKIP,
+  type MobisiteVerdict,
+  type OptOutOptions,
+  type RedirectStatus,
+  type RequestReader,
+} from './decision.js'
+import {
+  engineProvider,
+  staticProvider,
+  timedRemoteProvider,
+  type AgentsEngine,
+  type AgentsProvider,
+} from './providers.js'
+import type { RemoteAgentsOptions } from './remote.js'
+import { normalizeHost } from './request.js'
 
-/** What the middleware decided, on `req.mobisite`. */
-export interface MobisiteVerdict {
-  /** True for a phone: it is (or would have been) redirected. */
-  mobile: boolean
-  /** `client-hint` when `Sec-CH-UA-Mobile` decided, else `user-agent`. */
-  by: 'client-hint' | 'user-agent'
-  /** True when the visitor opted out of redirects (query parameter or cookie). */
-  optedOut: boolean
-}
+export { DEFAULT_SKIP, type MobisiteVerdict, type OptOutOptions }
 
 // Express's documented way to type what a middleware adds to `req`.
 declare global {
@@ -34,16 +40,6 @@ declare global {
       mobisite?: MobisiteVerdict
     }
   }
-}
-
-/** Opt-out settings: `?{param}=true` sets a sticky cookie; `?{param}=false` clears it. */
-export interface OptOutOptions {
-  /** Query parameter. Default `no_redirect`. */
-  param?: string
-  /** Cookie name. Default `mobisite_no_redirect`. */
-  cookie?: string
-  /** Cookie lifetime in seconds. Default 2592000 (30 days). */
-  maxAge?: number
 }
 
 /** Options of {@link mobileRedirect}. */
@@ -80,7 +76,7 @@ export interface MobileRedirectOptions {
    */
   alternateLink?: boolean
   /** Redirect status. Default 302. */
-  status?: 301 | 302 | 303 | 307 | 308
+  status?: RedirectStatus
   /** Honour `Sec-CH-UA-Mobile` (`?1` redirects, `?0` does not, whatever the UA). Default true. */
   clientHints?: boolean
   /** Opt-out query parameter and cookie, or `false` to disable. */
@@ -110,13 +106,6 @@ export interface MobileRedirectHandler extends RequestHandler {
   close(): void
 }
 
-/** Static assets and `/api` are never redirected: `/api`, `/api/…`, and common asset extensions. */
-export const DEFAULT_SKIP: RegExp =
-  /^\/api(?:\/|$)|\.(?:css|js|mjs|map|json|xml|txt|ico|png|jpe?g|gif|svg|webp|avif|bmp|woff2?|ttf|otf|eot|mp4|webm|mp3|wav|pdf|zip|gz|wasm)$/i
-
-/** `media` of the alternate link: the value search engines document for separate mobile URLs. */
-const ALTERNATE_MEDIA = 'only screen and (max-width: 640px)'
-
 /**
  * Express 5 middleware that redirects phones' page navigations (GET and
  * HEAD) to the mobile site, keeping path and query. See docs/redirect.md.
@@ -134,37 +123,16 @@ export function mobileRedirect(options: MobileRedirectOptions): MobileRedirectHa
   if (siteName !== undefined && o.engine === undefined && o.remote === undefined) {
     throw new TypeError('mobileRedirect: `siteName` needs `engine` or `remote`')
   }
-  const status = o.status ?? 302
-  if (![301, 302, 303, 307, 308].includes(status))
-    throw new TypeError(`mobileRedirect: status must be a redirect status, got ${status}`)
-  const base = typeof o.mobileUrl === 'string' ? rq.parseMobileUrl(o.mobileUrl) : undefined
-  const targetOf = typeof o.mobileUrl === 'function' ? o.mobileUrl : undefined
-  if (base === undefined && targetOf === undefined)
-    throw new TypeError('mobileRedirect: mobileUrl must be a URL string or a function')
   const report = o.onError ?? ((err: Error) => process.emitWarning(err))
-  const clientHints = o.clientHints ?? true
-  const optOut = o.optOut === false ? undefined : optOutSettings(o.optOut ?? {})
-  // Everything the outcome reads: the device headers, the navigation test,
-  // and the opt-out cookie, so no shared cache hands one visitor's outcome
-  // to another (docs/redirect.md, "Caches"). When the navigation test runs it
-  // reads X-Requested-With, and Accept too when Sec-Fetch-Dest is absent.
-  const vary = [
-    'User-Agent',
-    ...(clientHints ? ['Sec-CH-UA-Mobile'] : []),
-    'Sec-Fetch-Dest',
-    ...(optOut ? ['Cookie'] : []),
-  ].join(', ')
-  const varyRequestedWith = `${vary}, X-Requested-With`
-  const varyAccept = `${varyRequestedWith}, Accept`
-  const alternate = o.alternateLink === true
-  const skip = skipper(o.skip ?? DEFAULT_SKIP)
   const now = o.now ?? Date.now
   const matcherOptions = o.matcher ?? {}
+  // The decider checks its options before a remote provider starts fetching.
+  const decide = createDecider('mobileRedirect', o, EXPRESS_READER, () => provider.current(), report)
   const provider: AgentsProvider =
     o.agents !== undefined
       ? staticProvider(o.agents, matcherOptions)
       : o.remote !== undefined
-        ? remoteProvider(o.remote, matcherOptions, report)
+        ? timedRemoteProvider(o.remote, matcherOptions, report)
         : o.engine !== undefined
           ? engineProvider(o.engine, matcherOptions, report)
           : staticProvider(DEFAULT_AGENTS, matcherOptions)
@@ -180,74 +148,25 @@ export function mobileRedirect(options: MobileRedirectOptions): MobileRedirectHa
             report,
           )
   }
-
-  /** The mobile URL of this request, or undefined when there is none or it would loop. */
-  const mobileTarget = (req: Request, target: string, path: string): string | undefined => {
-    let location: string | undefined
-    if (base !== undefined) {
-      if (rq.requestHost(req) === base.host && rq.isUnder(path, base.basePathLower)) return undefined
-      location = base.origin + base.basePath + target
-    } else {
-      try {
-        location = (targetOf as (req: Request) => string | undefined)(req)
-      } catch (err) {
-        // A broken mobileUrl function must not take the desktop site down.
-        report(err instanceof Error ? err : new Error(String(err)))
-        return undefined
-      }
-      if (location === undefined || onRequestHost(location, req)) return undefined
-    }
-    // The opt-out parameter is this site's business, never the mobile site's.
-    return optOut === undefined ? location : rq.withoutParam(location, optOut.param)
-  }
-
   const instruments = o.registry === undefined ? undefined : instrumentsFor(o.registry)
-  /** The decision for the metric: a phone that is not redirected says why. */
-  const count = (verdict: MobisiteVerdict, method: string, headers: IncomingHttpHeaders): void => {
-    instruments!.redirectDecision(
-      !verdict.mobile
-        ? 'desktop'
-        : verdict.optedOut
-          ? 'opted_out'
-          : (method !== 'GET' && method !== 'HEAD') || !isNavigation(headers)
-            ? 'not_navigation'
-            : 'redirected',
-    )
-  }
 
   const handler = (req: Request, res: Response, next: NextFunction): void => {
-    const target = rq.pathAndQuery(req)
-    const path = rq.pathOf(target)
-    if (skip(path, req)) return next()
-
-    // One read: `headers` is a getter on IncomingMessage's prototype chain.
-    const headers = req.headers
-    const verdict = judge(headers, provider.current(), clientHints)
-    req.mobisite = verdict
-    if (optOut !== undefined) verdict.optedOut = applyOptOut(req, res, headers.cookie, target, optOut)
-
-    const redirect = verdict.mobile && !verdict.optedOut
-    if (instruments !== undefined) count(verdict, req.method, headers)
-    const method = req.method
-    if ((!redirect && !alternate) || (method !== 'GET' && method !== 'HEAD')) {
-      setVary(res, vary)
-      return next()
+    const outcome = decide(req)
+    if (outcome === undefined) return next()
+    req.mobisite = outcome.verdict
+    instruments?.redirectDecision(outcome.label)
+    if (outcome.setCookie !== undefined) res.append('Set-Cookie', outcome.setCookie)
+    // setHeader when alone: Express's vary() and append() cost microseconds.
+    if (res.getHeader('Vary') === undefined) res.setHeader('Vary', outcome.vary)
+    else res.vary(outcome.vary)
+    if (outcome.link !== undefined) {
+      if (res.getHeader('Link') === undefined) res.setHeader('Link', outcome.link)
+      else res.append('Link', outcome.link)
     }
-    const readsAccept = headers['x-requested-with'] === undefined && headers['sec-fetch-dest'] === undefined
-    setVary(res, readsAccept ? varyAccept : varyRequestedWith)
-    if (!isNavigation(headers)) return next()
-    const location = mobileTarget(req, target, path)
-    if (location === undefined) return next()
-    if (!redirect) {
-      const link = `<${linkTarget(location)}>; rel="alternate"; media="${ALTERNATE_MEDIA}"`
-      // setHeader when alone: Express's append() costs microseconds.
-      if (res.getHeader('Link') === undefined) res.setHeader('Link', link)
-      else res.append('Link', link)
-      return next()
-    }
-    confirm?.()
-    res.statusCode = status
-    res.location(location)
+    if (outcome.location === undefined) return next()
+    confirm?.(afterThisTurn)
+    res.statusCode = outcome.status
+    res.setHeader('Location', outcome.location)
     res.setHeader('Content-Length', '0')
     res.end()
   }
@@ -258,85 +177,45 @@ export function mobileRedirect(options: MobileRedirectOptions): MobileRedirectHa
   }) as MobileRedirectHandler
 }
 
-/** Sets Vary, merged with one set earlier (setHeader when alone: Express's vary() costs microseconds). */
-function setVary(res: Response, value: string): void {
-  if (res.getHeader('Vary') === undefined) res.setHeader('Vary', value)
-  else res.vary(value)
+/** Confirmations start on a later turn of the event loop: the redirect never waits, not even to build them. */
+const afterThisTurn: Defer = (send) => {
+  setImmediate(() => void send())
 }
 
-/** A URL made safe inside `<…>` of a Link header: what could end it, and any non-ASCII, is percent-encoded. */
-function linkTarget(url: string): string {
-  return /[<>"\x00-\x20\x7f-\uffff]/.test(url) ? url.replace(/[<>"\x00-\x20\x7f-\u{10FFFF}]/gu, percentEncode) : url
+/** How the decision reads an Express request. */
+const EXPRESS_READER: RequestReader<Request> = {
+  method: (req) => req.method,
+  target: pathAndQuery,
+  header: (req, name) => req.headers[name] as string | undefined,
+  host: requestHost,
+  origin: (req) => `${req.protocol}://${req.host ?? 'invalid'}`,
+  secure: (req) => req.secure,
 }
 
-function percentEncode(c: string): string {
+/**
+ * The request target as path + query, always starting with `/`. Node keeps
+ * an absolute-form target (`GET http://host/x`) as-is; only its path and
+ * query are kept, so the target's host can never leak into the redirect.
+ */
+function pathAndQuery(req: Request): string {
+  const raw = req.originalUrl ?? req.url ?? '/'
+  if (raw.startsWith('/')) return raw
   try {
-    return encodeURIComponent(c)
+    const u = new URL(raw)
+    return u.pathname + u.search
   } catch {
-    return '%EF%BF%BD' // a lone surrogate: U+FFFD, as a URL parser would
+    return '/'
   }
 }
 
-function judge(headers: IncomingHttpHeaders, matcher: AgentMatcher, clientHints: boolean): MobisiteVerdict {
-  if (clientHints) {
-    const hint = headers['sec-ch-ua-mobile']
-    if (typeof hint === 'string') {
-      const h = hint.trim()
-      if (h === '?1') return { mobile: true, by: 'client-hint', optedOut: false }
-      if (h === '?0') return { mobile: false, by: 'client-hint', optedOut: false }
-    }
+/** The host the request was addressed to (Express's `req.host`: honours `trust proxy`), normalized. */
+function requestHost(req: Request): string {
+  const headers = req.headers
+  // Without X-Forwarded-* headers, Express's getters (which evaluate
+  // `trust proxy` on every read) return exactly these; skip their cost.
+  if (headers['x-forwarded-host'] === undefined && headers['x-forwarded-proto'] === undefined) {
+    const encrypted = (req.socket as { encrypted?: boolean } | undefined)?.encrypted === true
+    return normalizeHost(headers.host ?? '', encrypted ? 'https:' : 'http:')
   }
-  return { mobile: matcher(headers['user-agent'] ?? ''), by: 'user-agent', optedOut: false }
-}
-
-function optOutSettings(o: OptOutOptions): Required<OptOutOptions> {
-  const settings = {
-    param: o.param ?? 'no_redirect',
-    cookie: o.cookie ?? 'mobisite_no_redirect',
-    maxAge: o.maxAge ?? 2_592_000,
-  }
-  if (settings.param === '') throw new TypeError('mobileRedirect: optOut.param must not be empty')
-  // The name goes into Set-Cookie verbatim, so it must be an RFC 6265 token.
-  if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(settings.cookie))
-    throw new TypeError(`mobileRedirect: optOut.cookie is not a valid cookie name: ${JSON.stringify(settings.cookie)}`)
-  if (!Number.isInteger(settings.maxAge) || settings.maxAge < 0)
-    throw new TypeError('mobileRedirect: optOut.maxAge must be a whole number of seconds')
-  return settings
-}
-
-/** Handles `?no_redirect=…` (setting or clearing the cookie) and reads the cookie; true when opted out. */
-function applyOptOut(
-  req: Request,
-  res: Response,
-  cookie: string | undefined,
-  target: string,
-  o: Required<OptOutOptions>,
-): boolean {
-  const value = rq.queryParam(target, o.param)
-  if (value === '' || value === 'true' || value === '1') {
-    const secure = req.secure ? '; Secure' : ''
-    res.append('Set-Cookie', `${o.cookie}=1; Path=/; Max-Age=${o.maxAge}; SameSite=Lax; HttpOnly${secure}`)
-    return true
-  }
-  if (value === 'false' || value === '0') {
-    res.append('Set-Cookie', `${o.cookie}=; Path=/; Max-Age=0; SameSite=Lax; HttpOnly`)
-    return false
-  }
-  return cookie !== undefined && rq.cookieValue(cookie, o.cookie) === '1'
-}
-
-function onRequestHost(location: string, req: Request): boolean {
-  try {
-    const u = new URL(location, `${req.protocol}://${req.host ?? 'invalid'}`)
-    return rq.normalizeHost(u.host, u.protocol) === rq.requestHost(req)
-  } catch {
-    return true
-  }
-}
-
-function skipper(skip: RegExp | ((req: Request) => boolean)): (path: string, req: Request) => boolean {
-  if (typeof skip === 'function') return (_path, req) => skip(req)
-  // A g or y flag would make test() stateful across requests.
-  const re = skip.global || skip.sticky ? new RegExp(skip.source, skip.flags.replace(/[gy]/g, '')) : skip
-  return (path) => re.test(path)
+  return normalizeHost(req.host ?? headers.host ?? '', `${req.protocol}:`)
 }

@@ -2,8 +2,8 @@
  * Which requests are page navigations: only those may be redirected. An
  * `<img>` of an extensionless URL, a `fetch()`, an XHR, a feed or a manifest
  * must get what it asked for, or the desktop page breaks on a phone.
+ * Runtime-neutral: headers come through the adapter's reader.
  */
-import type { IncomingHttpHeaders } from 'node:http'
 
 /**
  * True when the request is a navigation to a page:
@@ -15,11 +15,11 @@ import type { IncomingHttpHeaders } from 'node:http'
  * `Sec-Fetch-Mode` is not read: `navigate` also covers iframes, and
  * `Sec-Fetch-Dest` already says everything needed.
  */
-export function isNavigation(headers: IncomingHttpHeaders): boolean {
-  if (headers['x-requested-with'] !== undefined) return false
-  const dest = headers['sec-fetch-dest']
+export function isNavigation<S>(subject: S, header: (subject: S, name: string) => string | undefined): boolean {
+  if (header(subject, 'x-requested-with') !== undefined) return false
+  const dest = header(subject, 'sec-fetch-dest')
   if (dest !== undefined) return dest === 'document' || dest.trim().toLowerCase() === 'document'
-  const accept = headers.accept
+  const accept = header(subject, 'accept')
   return accept === undefined || admitsHtml(accept)
 }
 

@@ -1,7 +1,8 @@
 /**
- * Where the middleware's matcher comes from: a fixed source, an engine read
- * live, or a remote service polled on a timer. Each keeps its last good
- * matcher when a new source fails, and reports why.
+ * Where the redirect's matcher comes from: a fixed source, an engine read
+ * live, or a remote service. Each keeps its last good matcher when a new
+ * source fails, and reports why. Runtime-neutral but for
+ * {@link timedRemoteProvider}'s timer, which only the Node adapter uses.
  */
 import type { Engine } from '../engine/types.js'
 import { DEFAULT_AGENTS } from '../agents/default.js'
@@ -75,29 +76,36 @@ export function engineProvider(engine: AgentsEngine, options: AgentMatcherOption
 }
 
 /**
- * Polls `GET {baseUrl}/agents`. Until the first fetch succeeds the matcher is
- * DEFAULT_AGENTS'; afterwards a failed fetch or a bad source keeps the last
- * good one. A refused source is remembered: the same string served again is
- * neither compiled (its probe stalls the event loop) nor reported again,
- * until the service serves something else. After a failed fetch the next one
- * waits twice as long each time (interval, 2×, 4×, ... at most
- * {@link MAX_BACKOFF_MS} or the interval if longer), with some jitter so a
- * fleet of desktop servers does not retry in step. Fetches never overlap,
- * and the timer does not keep Node alive.
+ * The agents of a remote service, `GET {baseUrl}/agents`, without a clock
+ * of its own: {@link timedRemoteProvider} (Node) polls it on a timer, and the
+ * edge adapter asks it on requests (no timer may run at a Worker's module
+ * scope). Until the first fetch succeeds the matcher is DEFAULT_AGENTS';
+ * afterwards a failed fetch or a bad source keeps the last good one. A
+ * refused source is remembered: the same string served again is neither
+ * compiled (its probe costs CPU) nor reported again, until the service
+ * serves something else. Fetches never overlap.
  */
-export function remoteProvider(
-  remote: RemoteAgentsOptions,
-  options: AgentMatcherOptions,
-  report: Report,
-): AgentsProvider {
+export interface RemoteSource {
+  /** The matcher to use now. */
+  current(): AgentMatcher
+  /** Fetches now, or joins the fetch in flight; never rejects. */
+  refresh(): Promise<void>
+  /**
+   * How long to wait before the next fetch: the interval, or after failures
+   * twice as long each time (at most {@link MAX_BACKOFF_MS}, or the interval
+   * if longer).
+   */
+  nextWait(): number
+}
+
+/** Builds a {@link RemoteSource}; checks `refreshInterval`. */
+export function remoteSource(remote: RemoteAgentsOptions, options: AgentMatcherOptions, report: Report): RemoteSource {
   const interval = remote.refreshInterval ?? 300_000
   if (!(interval > 0)) throw new TypeError('remote.refreshInterval must be a positive number of milliseconds')
   let matcher = createAgentMatcher(DEFAULT_AGENTS, options)
   let refused: string | undefined
   let failures = 0
   let inFlight: Promise<void> | undefined
-  let timer: NodeJS.Timeout | undefined
-  let closed = false
   const accept = (source: string): void => {
     if (source === matcher.source || source === refused) return
     // A served source is never the application's own: `trusted` never applies to it.
@@ -105,31 +113,49 @@ export function remoteProvider(
     if (next === undefined) refused = source
     else [matcher, refused] = [next, undefined]
   }
-  const refresh = (): Promise<void> => {
-    inFlight ??= (async () => {
-      try {
-        accept(await fetchAgents(remote))
-        failures = 0
-      } catch (err) {
-        failures++
-        report(err as Error)
-      } finally {
-        inFlight = undefined
-      }
-    })()
-    return inFlight
-  }
-  const schedule = (): void => {
-    if (closed) return
-    const backoff =
-      failures === 0 ? interval : Math.min(interval * 2 ** (failures - 1), Math.max(interval, MAX_BACKOFF_MS))
-    timer = setTimeout(() => void refresh().then(schedule), backoff * (0.9 + Math.random() * 0.2))
-    timer.unref()
-  }
-  void refresh().then(schedule)
   return {
     current: () => matcher,
-    refresh,
+    refresh: () => {
+      inFlight ??= (async () => {
+        try {
+          accept(await fetchAgents(remote))
+          failures = 0
+        } catch (err) {
+          failures++
+          report(err as Error)
+        } finally {
+          inFlight = undefined
+        }
+      })()
+      return inFlight
+    },
+    nextWait: () =>
+      failures === 0 ? interval : Math.min(interval * 2 ** (failures - 1), Math.max(interval, MAX_BACKOFF_MS)),
+  }
+}
+
+/**
+ * Polls a {@link remoteSource} on a timer: at start, then after each
+ * {@link RemoteSource.nextWait} with ±10 % jitter, so a fleet of desktop
+ * servers does not retry in step. The timer does not keep Node alive.
+ */
+export function timedRemoteProvider(
+  remote: RemoteAgentsOptions,
+  options: AgentMatcherOptions,
+  report: Report,
+): AgentsProvider {
+  const source = remoteSource(remote, options, report)
+  let timer: ReturnType<typeof setTimeout> | undefined
+  let closed = false
+  const schedule = (): void => {
+    if (closed) return
+    timer = setTimeout(() => void source.refresh().then(schedule), source.nextWait() * (0.9 + Math.random() * 0.2))
+    timer.unref()
+  }
+  void source.refresh().then(schedule)
+  return {
+    current: source.current,
+    refresh: source.refresh,
     close: () => {
       closed = true
       clearTimeout(timer)

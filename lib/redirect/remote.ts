@@ -1,6 +1,7 @@
 /**
  * Fetching the supported-agents source from a running mobisite service
- * (`GET {baseUrl}/agents`, HTTP Basic auth, JSON string body).
+ * (`GET {baseUrl}/agents`, HTTP Basic auth, JSON string body), with the
+ * web `fetch` every runtime has.
  */
 import { AgentsSourceError } from '../agents/matcher.js'
 
@@ -36,7 +37,7 @@ export async function fetchAgents(options: RemoteAgentsOptions): Promise<string>
   const url = `${options.baseUrl.replace(/\/+$/, '')}/agents`
   const fail = (why: string, cause?: unknown): AgentsSourceError =>
     new AgentsSourceError('fetch', `GET ${url}: ${why}`, '', cause === undefined ? undefined : { cause })
-  const auth = Buffer.from(`${options.user}:${options.password}`, 'utf8').toString('base64')
+  const auth = base64(`${options.user}:${options.password}`)
   let res: Response
   try {
     res = await fetch(url, {
@@ -74,14 +75,27 @@ async function readCapped(res: Response): Promise<string> {
     throw new Error(`the body has ${declared} bytes; the limit is ${MAX_BODY_BYTES}`)
   }
   if (res.body === null) return ''
-  const chunks: Uint8Array[] = []
+  const reader = res.body.getReader()
+  const decoder = new TextDecoder()
+  let text = ''
   let size = 0
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-    size += chunk.byteLength
-    if (size > MAX_BODY_BYTES) throw new Error(`the body exceeds ${MAX_BODY_BYTES} bytes`)
-    chunks.push(chunk)
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) return text + decoder.decode()
+    size += value.byteLength
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel().catch(() => undefined)
+      throw new Error(`the body exceeds ${MAX_BODY_BYTES} bytes`)
+    }
+    text += decoder.decode(value, { stream: true })
   }
-  return Buffer.concat(chunks).toString('utf8')
+}
+
+/** Base64 of a string's UTF-8 bytes, with what every runtime has (no Buffer at the edge). */
+function base64(text: string): string {
+  let binary = ''
+  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte)
+  return btoa(binary)
 }
 
 function describe(err: unknown): string {

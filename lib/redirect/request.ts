@@ -1,26 +1,9 @@
 /**
- * Small, allocation-light readers of the request the middleware needs:
- * path, query parameter, cookie, host, and the redirect target.
+ * Small, allocation-light readers of what the decision needs: path, query
+ * parameter, cookie, host, and the redirect target. Runtime-neutral.
  */
-import type { Request } from 'express'
 
-/**
- * The request target as path + query, always starting with `/`. Node keeps
- * an absolute-form target (`GET http://host/x`) as-is; only its path and
- * query are kept, so the target's host can never leak into the redirect.
- */
-export function pathAndQuery(req: Request): string {
-  const raw = req.originalUrl ?? req.url ?? '/'
-  if (raw.startsWith('/')) return raw
-  try {
-    const u = new URL(raw)
-    return u.pathname + u.search
-  } catch {
-    return '/'
-  }
-}
-
-/** The path part of {@link pathAndQuery}. */
+/** The path of a request target (path and query). */
 export function pathOf(target: string): string {
   const q = target.indexOf('?')
   return q < 0 ? target : target.slice(0, q)
@@ -51,18 +34,6 @@ export function normalizeHost(host: string, protocol: string): string {
   if (protocol === 'https:' && h.endsWith(':443')) return h.slice(0, -4)
   if (protocol === 'http:' && h.endsWith(':80')) return h.slice(0, -3)
   return h
-}
-
-/** The host the request was addressed to (Express's `req.host`: honours `trust proxy`), normalized. */
-export function requestHost(req: Request): string {
-  const headers = req.headers
-  // Without X-Forwarded-* headers, Express's getters (which evaluate
-  // `trust proxy` on every read) return exactly these; skip their cost.
-  if (headers['x-forwarded-host'] === undefined && headers['x-forwarded-proto'] === undefined) {
-    const encrypted = (req.socket as { encrypted?: boolean } | undefined)?.encrypted === true
-    return normalizeHost(headers.host ?? '', encrypted ? 'https:' : 'http:')
-  }
-  return normalizeHost(req.host ?? headers.host ?? '', `${req.protocol}:`)
 }
 
 /** A parsed string `mobileUrl`: where redirects go and what counts as "already there". */

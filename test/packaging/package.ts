@@ -83,6 +83,8 @@ t.test('the packed package in a consumer project', async (t) => {
       'dist/esm/lib/testing/index.js',
       'dist/cjs/lib/testing/index.d.ts',
       'dist/esm/lib/cli/index.js',
+      'dist/esm/lib/edge.js',
+      'dist/esm/lib/edge.d.ts',
     ]) {
       t.ok(files.includes(path), `the tarball has ${path}`)
     }
@@ -139,6 +141,7 @@ t.test('the packed package in a consumer project', async (t) => {
         cjsErrorIsEsmServiceError: true,
         esmErrorIsCjsServiceError: true,
         plainErrorIsNot: false,
+        edge: { status: 302, location: 'https://m.example.com/shop?id=7' },
       })
     },
   )

@@ -25,7 +25,7 @@ const RANKS: ReadonlyArray<readonly [prefix: string, rank: number]> = [
   ['lib/server/', 4],
   ['lib/cli/', 6],
 ]
-/** The package's entry points directly under lib/ (index.ts, redis.ts, postgres.ts) sit above the server they export. */
+/** The package's entry points directly under lib/ (index.ts, edge.ts, redis.ts, postgres.ts) sit above what they export. */
 const TOP = 5
 
 function rankOf(file: string): number {

@@ -22,7 +22,7 @@ const filesIn = (dir: string) => readdirSync(join(root, dir)).filter((name) => s
 const sourcesIn = (dir: string) => filesIn(dir).filter((name) => name.endsWith('.ts'))
 
 t.test('lib/ keeps only the entry points and the error registry at its root', async (t) => {
-  t.same(sourcesIn('lib').sort(), ['errors.ts', 'index.ts', 'postgres.ts', 'redis.ts'])
+  t.same(sourcesIn('lib').sort(), ['edge.ts', 'errors.ts', 'index.ts', 'postgres.ts', 'redis.ts'])
 })
 
 t.test('no folder of lib/ holds more than 20 files', async (t) => {

@@ -3,6 +3,7 @@ import { once } from 'node:events'
 import { createRequire } from 'node:module'
 import express from 'express'
 import { ServiceError, apiRouter, createEngine } from 'mobisite'
+import { createMobileRedirect } from 'mobisite/edge'
 import * as testing from 'mobisite/testing'
 
 const require = createRequire(import.meta.url)
@@ -53,6 +54,14 @@ const cjsError = await cjsEngine
 await engine.close()
 await cjsEngine.close()
 
+// mobisite/edge with web Request and Response only, as a Worker would use it.
+const iPhone = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 Mobile/15E148 Safari/604.1'
+const edgeAnswer = await createMobileRedirect({ mobileUrl: 'https://m.example.com' }).handle(
+  new Request('https://www.example.com/shop?id=7', { headers: { 'user-agent': iPhone } }),
+  () => new Response('desktop'),
+)
+const edge = { status: edgeAnswer.status, location: edgeAnswer.headers.get('location') }
+
 console.log(
   JSON.stringify({
     created,
@@ -68,5 +77,6 @@ console.log(
     cjsErrorIsEsmServiceError: cjsError instanceof ServiceError,
     esmErrorIsCjsServiceError: esmError instanceof cjs.ServiceError,
     plainErrorIsNot: new Error('x') instanceof ServiceError,
+    edge,
   }),
 )

@@ -1,6 +1,7 @@
 // A strict ESM TypeScript consumer of the packed mobisite (compiled by test/packaging/package.ts).
 import express from 'express'
 import { type Engine, MemoryStore, ServiceError, type Site, apiRouter, createEngine, mobileRedirect } from 'mobisite'
+import { createMobileRedirect, type EdgeDecision } from 'mobisite/edge'
 import { storeConformance, type Tap } from 'mobisite/testing'
 
 const engine: Engine = createEngine({ store: new MemoryStore() })
@@ -18,3 +19,8 @@ export function codeOf(error: unknown): string | undefined {
 }
 
 export const suite = (t: Tap): Promise<unknown> => storeConformance(t, 'MemoryStore', () => new MemoryStore())
+
+const edgeRedirect = createMobileRedirect({ mobileUrl: (url) => `https://m.example.com${url.pathname}` })
+export const edgeDecision = (request: Request): EdgeDecision => edgeRedirect.decide(request)
+export const edgeAnswer = (request: Request): Promise<Response> =>
+  edgeRedirect.handle(request, () => new Response('desktop'), { waitUntil: () => undefined })
