@@ -93,7 +93,8 @@ export function remoteConfirmer(url: string, timeoutMs: number, now: () => numbe
   const send = (): Promise<void> =>
     fetch(url, {
       method: 'POST',
-      redirect: 'error',
+      // 'manual', not 'error' (which workerd refuses): a 3xx is then a non-200 failure, never followed.
+      redirect: 'manual',
       signal: AbortSignal.timeout(timeoutMs),
       headers: { 'content-length': '0' },
     })

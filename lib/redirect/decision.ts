@@ -178,30 +178,44 @@ export function createDecider<S>(
     const redirect = verdict.mobile && !verdict.optedOut
     const method = reader.method(subject)
     const page = method === 'GET' || method === 'HEAD'
-    const answer = (label: DecisionLabel, varyOf: string, link?: string, location?: string): RedirectOutcome => ({
-      verdict,
-      label,
-      vary: varyOf,
-      setCookie,
-      link,
-      location,
-      status,
-    })
-    // A phone that is not redirected says why; the label never depends on the loop guard.
-    const label = (navigation: boolean): DecisionLabel =>
-      !verdict.mobile ? 'desktop' : verdict.optedOut ? 'opted_out' : navigation ? 'redirected' : 'not_navigation'
     // Here a phone to redirect is never a page navigation, so its label is not_navigation.
-    if ((!redirect && !alternate) || !page) return answer(label(false), vary)
+    if ((!redirect && !alternate) || !page) return outcome(verdict, false, vary, setCookie, status)
     const readsAccept =
       headerOf(subject, 'x-requested-with') === undefined && headerOf(subject, 'sec-fetch-dest') === undefined
     const varied = readsAccept ? varyAccept : varyRequestedWith
-    if (!isNavigation(subject, headerOf)) return answer(label(false), varied)
+    if (!isNavigation(subject, headerOf)) return outcome(verdict, false, varied, setCookie, status)
     const location = mobileTarget(subject, target, path)
-    if (location === undefined) return answer(label(true), varied)
-    if (!redirect)
-      return answer(label(true), varied, `<${linkTarget(location)}>; rel="alternate"; media="${ALTERNATE_MEDIA}"`)
-    return answer(label(true), varied, undefined, encodeLocation(location))
+    if (location === undefined) return outcome(verdict, true, varied, setCookie, status)
+    if (!redirect) {
+      const link = `<${linkTarget(location)}>; rel="alternate"; media="${ALTERNATE_MEDIA}"`
+      return outcome(verdict, true, varied, setCookie, status, link)
+    }
+    return outcome(verdict, true, varied, setCookie, status, undefined, encodeLocation(location))
   }
+}
+
+/**
+ * One outcome, always of the same shape (a function, not a closure per
+ * request: this runs on every request of the site). A phone that is not
+ * redirected says why in its label; the label never depends on the loop guard.
+ */
+function outcome(
+  verdict: MobisiteVerdict,
+  navigation: boolean,
+  vary: string,
+  setCookie: string | undefined,
+  status: RedirectStatus,
+  link?: string,
+  location?: string,
+): RedirectOutcome {
+  const label: DecisionLabel = !verdict.mobile
+    ? 'desktop'
+    : verdict.optedOut
+      ? 'opted_out'
+      : navigation
+        ? 'redirected'
+        : 'not_navigation'
+  return { verdict, label, vary, setCookie, link, location, status }
 }
 
 function judge<S>(

@@ -43,7 +43,8 @@ export async function fetchAgents(options: RemoteAgentsOptions): Promise<string>
     res = await fetch(url, {
       headers: { authorization: `Basic ${auth}`, accept: 'application/json' },
       signal: AbortSignal.timeout(options.timeout ?? 5000),
-      redirect: 'error',
+      // 'manual', not 'error' (which workerd refuses): a 3xx is then a non-200 failure, never followed.
+      redirect: 'manual',
     })
   } catch (err) {
     throw fail(describe(err), err)

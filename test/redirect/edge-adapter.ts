@@ -188,3 +188,28 @@ t.test('confirmations go to the collector through waitUntil, once a minute per s
   await ctx.settled()
   t.same(state.beacons.length, 2, 'again a minute later')
 })
+
+t.test('a redirecting agents service is a failed fetch: the credentials never follow it', async (t) => {
+  const elsewhere: string[] = []
+  const server = http.createServer((req, res) => {
+    if (req.url === '/api/agents') {
+      res.statusCode = 302
+      res.setHeader('location', '/other/agents')
+      return res.end()
+    }
+    elsewhere.push(req.headers.authorization ?? '')
+    res.end(JSON.stringify('.*Nokia.*'))
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())))
+  const errors: Error[] = []
+  const redirect = createMobileRedirect({
+    mobileUrl: 'https://m.example.com',
+    remote: { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api`, user: 'u', password: 'p' },
+    onError: (error) => errors.push(error),
+  })
+  await redirect.refresh()
+  t.same(elsewhere, [], 'nothing was asked of the redirect target')
+  t.match(errors[0], { name: 'AgentsSourceError', reason: 'fetch', message: /HTTP 302/ })
+  t.equal(redirect.matcher.source, DEFAULT_AGENTS)
+})
