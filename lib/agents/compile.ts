@@ -82,7 +82,7 @@ export function compileSource(source: string, maxLength: number): CompiledAgents
 
   // Pieces hold no `|` or group, so one-piece alternatives join into one
   // quantifier-free alternation: a single linear scan for all of them.
-  const single = singles.length > 0 ? new RegExp(singles.join('|'), 'i') : undefined
+  const single = singles.length > 0 ? regex(singles.join('|'), 'i') : undefined
   // Every match needs a one-piece alternative or the first piece of a chain,
   // so one scan for any of them settles every desktop UA at once. It is a
   // global regex read through test() and lastIndex, which allocates nothing
@@ -90,7 +90,7 @@ export function compileSource(source: string, maxLength: number): CompiledAgents
   // lastIndex, and a chain's first piece has a fixed length, so a sticky
   // test just before lastIndex tells whether a chain may have started
   // there. If none did, a one-piece name matched: a verdict.
-  const trigger = new RegExp([...singles, ...chains.map((c) => c.first)].join('|'), 'gi')
+  const trigger = regex([...singles, ...chains.map((c) => c.first)].join('|'), 'gi')
   const heads = chains.map((c) => c.headAt)
   const headEnds = lastCodeUnits(chains.map((c) => c.last))
   // The leftmost trigger match starts at most this far before lastIndex, and
@@ -98,7 +98,7 @@ export function compileSource(source: string, maxLength: number): CompiledAgents
   const longest = Math.max(...singleLengths, ...chains.map((c) => c.headAt.length))
   // General alternatives keep their place in one regex: group numbers and
   // backreferences are unchanged, because linear alternatives hold no group.
-  const rest = general.length > 0 ? new RegExp(general.join('|'), 'i') : undefined
+  const rest = general.length > 0 ? regex(general.join('|'), 'i') : undefined
 
   const linear =
     chains.length === 0
@@ -136,6 +136,18 @@ export function compileSource(source: string, maxLength: number): CompiledAgents
   }
 }
 
+/**
+ * A RegExp compiled now: V8 compiles a regex on its first run, and one too
+ * large for it (a literal of some 32,000 characters) throws only then. Run
+ * once here, the error comes from compiling the source, never from a request.
+ */
+function regex(source: string, flags: string): RegExp {
+  const re = new RegExp(source, flags)
+  re.test('')
+  re.lastIndex = 0
+  return re
+}
+
 function makeChain(pieces: readonly Piece[]): Chain {
   const [head, ...tail] = pieces as [Piece, ...Piece[]]
   // `(?=(.*?P))\k` takes the text up to the first P on the line and never
@@ -148,13 +160,13 @@ function makeChain(pieces: readonly Piece[]): Chain {
   const atomic = pieces.map((p, i) => `(?=(.*?${p.source}))\\${i + 1}`).join('')
   return {
     first: head.source,
-    headAt: { re: new RegExp(head.source, 'iy'), length: head.length },
-    head: new RegExp(head.source, 'gi'),
+    headAt: { re: regex(head.source, 'iy'), length: head.length },
+    head: regex(head.source, 'gi'),
     // A piece never matches a line terminator, so "the piece or a line
     // terminator, whichever comes first" is one scan that also says whether
     // the line ended before the piece.
-    rest: tail.map((p) => new RegExp(`${p.source}|[\\n\\r\\u2028\\u2029]`, 'gi')),
-    laterLines: new RegExp(`^(?=.*?${head.source})${atomic}`, 'gim'),
+    rest: tail.map((p) => regex(`${p.source}|[\\n\\r\\u2028\\u2029]`, 'gi')),
+    laterLines: regex(`^(?=.*?${head.source})${atomic}`, 'gim'),
     last: head.last,
   }
 }

@@ -141,7 +141,14 @@ function judgeSource(source: unknown, options: AgentMatcherOptions): CompiledAge
     )
   }
   const maxLength = options.maxLength ?? DEFAULTS.maxLength
-  const compiled = compileSource(source, maxLength)
+  let compiled: CompiledAgents
+  try {
+    compiled = compileSource(source, maxLength)
+  } catch (err) {
+    // A valid source can still be more than V8 compiles (a literal of some 32,000 characters).
+    const why = (err as Error).message.split(': ').at(-1)
+    throw new AgentsSourceError('invalid', `agents source cannot be compiled: ${why}`, source, { cause: err })
+  }
   // Structural, so exact: only the linear form is known to match in linear time. A timing probe
   // cannot tell a regex that backtracks exponentially on some input it did not try.
   if (compiled.mode !== 'linear' && options.trusted !== true) {

@@ -168,3 +168,19 @@ t.test('cache: verdicts are cached up to its size; long UAs bypass it', async (t
   t.equal(uncached(short), true)
   t.equal(uncached.cacheSize, 0)
 })
+
+t.test('a source more than V8 compiles is refused as invalid, by the matcher and by the engine', async (t) => {
+  const huge = `.*${'x'.repeat(32_770)}.*`
+  const err = refusal(() => createAgentMatcher(huge))
+  t.equal(err.reason, 'invalid')
+  t.match(err.message, /cannot be compiled: Regular expression too large/)
+  t.ok(err.message.length < 200, 'the message does not carry the source')
+  t.throws(
+    () => createAgentMatcher(huge, { trusted: true }),
+    { reason: 'invalid' },
+    'trusted too: no request ever compiles it',
+  )
+  const engine = createEngine()
+  t.throws(() => engine.setAgents(huge), { error_code: 'InvalidInput' })
+  t.equal(engine.getAgents(), DEFAULT_AGENTS)
+})
