@@ -175,10 +175,10 @@ t.test('a source more than V8 compiles is refused as invalid, by the matcher and
   t.equal(err.reason, 'invalid')
   t.match(err.message, /cannot be compiled: Regular expression too large/)
   t.ok(err.message.length < 200, 'the message does not carry the source')
-  t.throws(
-    () => createAgentMatcher(huge, { trusted: true }),
-    { reason: 'invalid' },
-    'trusted too: no request ever compiles it',
+  t.equal(
+    refusal(() => createAgentMatcher(huge, { trusted: true })).reason,
+    'invalid',
+    'trusted too: no request compiles it',
   )
   const engine = createEngine()
   t.throws(() => engine.setAgents(huge), { error_code: 'InvalidInput' })
