@@ -181,6 +181,6 @@ t.test('a source more than V8 compiles is refused as invalid, by the matcher and
     'trusted too: no request compiles it',
   )
   const engine = createEngine()
-  t.throws(() => engine.setAgents(huge), { error_code: 'InvalidInput' })
+  t.throws(() => engine.setAgents(huge), { error_code: 'InvalidInput', message: /cannot be compiled/ })
   t.equal(engine.getAgents(), DEFAULT_AGENTS)
 })
