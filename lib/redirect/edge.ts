@@ -95,10 +95,19 @@ export interface EdgeMobileRedirect {
   refresh(): Promise<void>
 }
 
-/** A request as the decision reads it: the URL parsed once. */
-interface WebSubject {
-  readonly request: Request
-  readonly url: URL
+/**
+ * A request as the decision reads it. The URL is parsed only when a step
+ * needs its host or scheme (a redirect, an alternate link, an opt-out
+ * cookie, a `mobileUrl` or `skip` function): most requests only read the
+ * path, which the serialized URL gives without parsing.
+ */
+class WebSubject {
+  private parsed: URL | undefined
+  constructor(readonly request: Request) {}
+  get url(): URL {
+    this.parsed ??= new URL(this.request.url)
+    return this.parsed
+  }
 }
 
 const WEB_READER: RequestReader<WebSubject> = {
@@ -148,7 +157,7 @@ export function createMobileRedirect(options: EdgeRedirectOptions): EdgeMobileRe
 
   const judge = (request: Request, ctx: WaitUntil | undefined): RedirectOutcome | undefined => {
     agents.poll(deferTo(ctx))
-    const outcome = decide({ request, url: new URL(request.url) })
+    const outcome = decide(new WebSubject(request))
     if (outcome?.location !== undefined) confirm?.(deferTo(ctx))
     return outcome
   }
