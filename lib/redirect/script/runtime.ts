@@ -46,7 +46,7 @@ export interface ScriptWindow {
   }
   readonly navigator: {
     readonly userAgent?: string
-    readonly userAgentData?: { readonly mobile?: unknown } | null
+    readonly userAgentData?: { readonly mobile?: unknown; readonly brands?: readonly unknown[] } | null
     sendBeacon?(url: string): boolean
   }
   readonly location: {
@@ -71,7 +71,8 @@ export interface MobisiteRedirectApi {
   /**
    * With a string: whether that User-Agent is a phone by the served agents.
    * Without: this browser's verdict (`navigator.userAgentData.mobile` when
-   * the browser has it, else its User-Agent through the served agents).
+   * the browser has it with its brands, else its User-Agent through the
+   * served agents).
    */
   isMobile(userAgent?: string): boolean
   /** {@link ScriptConfig.version}. */
@@ -235,8 +236,10 @@ export function redirectRuntime(win: ScriptWindow, cfg: ScriptConfig): void {
     isMobile(userAgent?: string): boolean {
       if (typeof userAgent === 'string') return judge(userAgent)
       // As Sec-CH-UA-Mobile on the server: the hint wins over the User-Agent when there is one.
+      // Chromium whose User-Agent was overridden without hints (DevTools, extensions) lists no
+      // brands, says mobile: false and sends no Sec-CH-UA-Mobile: there the User-Agent decides.
       const data = nav.userAgentData
-      if (data && typeof data.mobile === 'boolean') return data.mobile
+      if (data && typeof data.mobile === 'boolean' && data.brands && data.brands.length > 0) return data.mobile
       return judge(typeof nav.userAgent === 'string' ? nav.userAgent : '')
     },
     version: cfg.version,
