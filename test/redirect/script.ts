@@ -17,6 +17,7 @@ import fc from 'fast-check'
 import t, { type Test } from 'tap'
 import { createAgentMatcher, createEngine, DEFAULT_AGENTS, redirectScript, startServer } from '../../lib/index.js'
 import { corpusUserAgents } from '../helpers/agents-corpus.js'
+import { serveCli } from '../helpers/cli.js'
 import { knownDisagreements, notPhones, phones } from '../helpers/agents-fixtures.js'
 import { checkProperty, replayable } from '../helpers/fuzz-seed.js'
 import { rawRequest, scriptVerdict } from '../helpers/redirect-script.js'
@@ -124,6 +125,18 @@ t.test('startServer serves the script: headers, gzip within 4 KB, ETag and 304, 
   }
   t.equal((await rawRequest(`${url}/more`)).status, 404, 'nothing below it')
   t.equal((await rawRequest(url.replace('redirect.js', 'REDIRECT.JS'))).status, 200, 'Express paths ignore case')
+})
+
+t.test('the CLI serves it too, and the text tsx emits runs', async (t) => {
+  // The CLI runs here under tsx, whose esbuild keeps function names with __name() calls:
+  // the served text must not depend on them (lib/redirect/script/runtime.ts).
+  const cli = await serveCli(t, ['--quiet'])
+  const answer = await rawRequest(`${cli.url}/redirect.js`, 'GET', { 'Accept-Encoding': 'gzip' })
+  t.equal(answer.status, 200)
+  t.equal(answer.headers['cache-control'], 'public, max-age=300')
+  const isMobile = scriptVerdict(gunzipSync(answer.body).toString('utf8'))
+  t.equal(isMobile(phones['iPhone Safari'] as string), true)
+  t.equal(isMobile(notPhones['iPad Safari'] as string), false)
 })
 
 t.test('a new agents source gives a new body, ETag and verdicts', async (t) => {
