@@ -192,6 +192,26 @@ t.test('redirectScript(engine) in a plain Express app', async (t) => {
   t.match(general, /"agents":null/)
   t.equal(scriptVerdict(general)('iPhone'), false, 'not linear: the UA never decides')
   t.ok(calls >= 3, 'getAgents() is read on every request')
+  source = '.*Nokia.*'
+  const nokia = await scriptAt(customUrl)
+  for (const broken of [
+    () => 42,
+    () => {
+      throw new Error('store down')
+    },
+  ]) {
+    const app = express()
+    let first = true
+    app.use(
+      '/redirect.js',
+      redirectScript({ getAgents: () => (first ? ((first = false), '.*Nokia.*') : broken()) as string }),
+    )
+    const listening = http.createServer(app).listen(0, '127.0.0.1')
+    await new Promise((resolve) => listening.once('listening', resolve))
+    t.teardown(() => listening.close())
+    const brokenUrl = `http://127.0.0.1:${(listening.address() as AddressInfo).port}/redirect.js`
+    t.equal(await scriptAt(brokenUrl), nokia, 'a getAgents() that fails or returns no string: the last body stays')
+  }
 })
 
 /** Linear sources with chains, escapes, `\d`, `\w`, `.` and `.+` gaps, as the engine accepts them. */

@@ -42,14 +42,16 @@ export function redirectScript(engine: RedirectScriptEngine): RedirectScriptHand
     throw new TypeError('redirectScript(engine): an engine (anything with getAgents()) is required')
   let body: ScriptBody | undefined
   const current = (): ScriptBody => {
-    let source: string
+    let source: unknown
     try {
       source = engine.getAgents()
     } catch {
-      // The last body served stays: a script that worked a moment ago beats an error.
-      return (body ??= buildScriptBody(DEFAULT_AGENTS))
+      source = undefined
     }
-    if (body === undefined || body.source !== source) body = buildScriptBody(String(source))
+    // No string: the last body served stays (a script that worked a moment ago beats an error).
+    if (typeof source !== 'string') return (body ??= buildScriptBody(DEFAULT_AGENTS))
+    // Usually the same string object as last time, so a pointer comparison.
+    if (body === undefined || body.source !== source) body = buildScriptBody(source)
     return body
   }
   current()
