@@ -5,6 +5,7 @@
  * - `dashboardRouter(engine)`: the single sign-on landing and sub-accounts' dashboard.
  * - `createEngine()`: every rule of the service, callable in-process.
  * - `mobileRedirect()`: sends phone visitors of a desktop site to its mobile site.
+ * - `redirectScript(engine)`: serves `/redirect.js`, the same redirect for any page, in the browser.
  * - `startServer()`: a real, stateful server; also a test double with a fake clock.
  */
 export { createEngine } from './engine/index.js'
@@ -56,5 +57,11 @@ export { MemoryStore, type MemoryStoreOptions } from './store/memory/store.js'
 export * from './store/contract/index.js'
 export * from './agents/index.js'
 export * from './redirect/index.js'
+export {
+  redirectScript,
+  type RedirectScriptEngine,
+  type RedirectScriptHandler,
+} from './redirect/script/handler.js'
+export type { MobisiteRedirectApi } from './redirect/script/runtime.js'
 export type * from '../types/index.js'
 export { ACTIVITY_KINDS, SITE_EVENT_TYPES } from '../types/index.js'

@@ -307,7 +307,10 @@ export function helpText(): string {
   }
   lines.push('', 'Environment only:')
   for (const [name, help] of ENVIRONMENT) lines.push(`  ${name.padEnd(30)} ${help}`)
-  lines.push('', 'Endpoints: /api, /dashboard, /collect, /healthz, /readyz, /metrics; docs/operations.md has more.')
+  lines.push(
+    '',
+    'Endpoints: /api, /dashboard, /collect, /redirect.js, /healthz, /readyz, /metrics; docs/operations.md has more.',
+  )
   return `${lines.join('\n')}\n`
 }
 

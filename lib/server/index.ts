@@ -10,6 +10,7 @@ import type { Engine } from '../engine/types.js'
 import { dashboardRouter, type DashboardRouterOptions } from '../dashboard/index.js'
 import { apiRouter, type ApiRouterOptions } from '../http/router.js'
 import { type CollectRouteOptions, collectRoute } from '../collector/route.js'
+import { redirectScript } from '../redirect/script/handler.js'
 import { ServiceError } from '../errors.js'
 import { sendError } from '../http/errors.js'
 import { limitedServer, type ServerTimeouts } from './limits.js'
@@ -248,6 +249,8 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   }
   app.use('/collect', collectRoute(engine, { ...(logger ? { logger } : {}), ...options.collector }))
   app.use('/dashboard', dashboardRouter(engine, options.dashboard))
+  // Public like the collector: desktop pages of any origin load it (docs/redirect.md, "On any page").
+  app.use('/redirect.js', redirectScript(engine))
   // Every path nothing above serves: the API's JSON 404, never Express's HTML page.
   app.use((req, res) => sendError(res, new ServiceError('NotFound', `no endpoint at ${req.method} ${req.path}`)))
   const tls = options.tls === undefined || options.tls === false ? undefined : await resolveTls(options.tls, host)

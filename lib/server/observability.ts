@@ -104,6 +104,8 @@ export function mountLabel(req: IncomingMessage): string {
   // Express matches mounts and routes in any letter case: a label in the request's would multiply the series.
   const path = (end < 0 ? url : url.slice(0, end)).toLowerCase()
   if (PROBE_PATHS.has(path)) return path
+  // The browser script is one path (app.use also serves it with a trailing slash).
+  if (path === '/redirect.js' || path === '/redirect.js/') return '/redirect.js'
   for (const mount of ['/api', '/dashboard', '/collect', '/__admin']) {
     if (path === mount || path.startsWith(`${mount}/`)) return mount === '/api' ? '/api(unmatched)' : mount
   }
