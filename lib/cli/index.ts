@@ -256,11 +256,23 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
     }
   }
 
+  /**
+   * Exits once the log lines are out. pino writes stdout asynchronously: a
+   * line whose write is in flight when process.exit runs is lost (its exit
+   * hook only flushes what is still queued), and the last lines of a
+   * shutdown are the ones that say how it ended.
+   */
+  const exit = (code: number): void => {
+    // Should the flush never call back, the code still stands when the loop runs dry.
+    process.exitCode = code
+    setTimeout(() => process.exit(code), 2000).unref()
+    logger.flush(() => process.exit(code))
+  }
   let stopping = false
   const stop = async (signal: string): Promise<void> => {
     if (stopping) {
       logger.warn({ signal }, 'second signal: exiting at once')
-      process.exit(1)
+      return exit(1)
     }
     stopping = true
     logger.info({ signal }, 'shutting down')
@@ -275,12 +287,12 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
           { state_file: stateFile, failures: server.stateWriteFailures },
           'write-backs of the state file failed during this run: exiting 1',
         )
-        process.exit(1)
+        return exit(1)
       }
-      process.exit(0)
+      exit(0)
     } catch (error) {
       logger.error({ err: error }, 'shutdown failed')
-      process.exit(1)
+      exit(1)
     }
   }
   process.on('SIGINT', () => void stop('SIGINT'))
