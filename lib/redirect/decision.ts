@@ -31,6 +31,13 @@ export interface OptOutOptions {
   maxAge?: number
 }
 
+/** The opt-out's documented names and lifetime (docs/redirect.md): the middleware's, the edge's and the browser script's. */
+export const DEFAULT_OPT_OUT: Readonly<Required<OptOutOptions>> = Object.freeze({
+  param: 'no_redirect',
+  cookie: 'mobisite_no_redirect',
+  maxAge: 2_592_000,
+})
+
 /** The statuses a redirect may use. */
 export type RedirectStatus = 301 | 302 | 303 | 307 | 308
 
@@ -237,9 +244,9 @@ function judge<S>(
 
 function optOutSettings(name: string, o: OptOutOptions): Required<OptOutOptions> {
   const settings = {
-    param: o.param ?? 'no_redirect',
-    cookie: o.cookie ?? 'mobisite_no_redirect',
-    maxAge: o.maxAge ?? 2_592_000,
+    param: o.param ?? DEFAULT_OPT_OUT.param,
+    cookie: o.cookie ?? DEFAULT_OPT_OUT.cookie,
+    maxAge: o.maxAge ?? DEFAULT_OPT_OUT.maxAge,
   }
   if (settings.param === '') throw new TypeError(`${name}: optOut.param must not be empty`)
   // The name goes into Set-Cookie verbatim, so it must be an RFC 6265 token.

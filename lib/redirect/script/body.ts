@@ -6,10 +6,8 @@
 import { createHash } from 'node:crypto'
 import { gzipSync } from 'node:zlib'
 import { describeLinear } from '../../agents/linear.js'
+import { DEFAULT_OPT_OUT } from '../decision.js'
 import { redirectRuntime, type ScriptConfig } from './runtime.js'
-
-/** The opt-out names and lifetime: the middleware's defaults (docs/redirect.md, "Opt-out"). */
-export const OPT_OUT = Object.freeze({ param: 'no_redirect', cookie: 'mobisite_no_redirect', maxAge: 2_592_000 })
 
 /** One representation of the script: its bytes and their strong ETag. */
 export interface ScriptRepresentation {
@@ -66,7 +64,7 @@ function representation(bytes: Buffer): ScriptRepresentation {
 export function buildScriptBody(source: string): ScriptBody {
   const agents = describeLinear(source) ?? null
   const version = createHash('sha256').update(RUNTIME_TEXT).update('\0').update(source).digest('hex').slice(0, 12)
-  const config: ScriptConfig = { version, agents, ...OPT_OUT }
+  const config: ScriptConfig = { version, agents, ...DEFAULT_OPT_OUT }
   const text =
     `/* mobisite redirect.js ${version}: docs/redirect.md, "On any page" */\n` +
     `;(${RUNTIME_TEXT})(window, ${scriptLiteral(config)});\n`
