@@ -132,7 +132,9 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
   }
 
   const { pino } = await import('pino')
-  const logger = pino({ level, base: { service: 'mobisite' } })
+  // pino's own default (asynchronous stdout), held here so that exit() can end it.
+  const logStream = pino.destination({ dest: 1, sync: false })
+  const logger = pino({ level, base: { service: 'mobisite' } }, logStream)
   // Express and the routers load while the store connects and the password hashes.
   const serverModule = import('../server/index.js')
   const registry = metrics ? await defaultRegistry() : undefined
@@ -257,16 +259,18 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
   }
 
   /**
-   * Exits once the log lines are out. pino writes stdout asynchronously: a
-   * line whose write is in flight when process.exit runs is lost (its exit
-   * hook only flushes what is still queued), and the last lines of a
-   * shutdown are the ones that say how it ended.
+   * Exits once the log lines are out, in order. pino writes stdout
+   * asynchronously; at process.exit its hook writes what is queued at once,
+   * while a write already in flight lands after it, so the line that says how
+   * a shutdown ended could come before an earlier one (seen in CI). Ending
+   * the stream waits for that write, then writes the rest.
    */
   const exit = (code: number): void => {
-    // Should the flush never call back, the code still stands when the loop runs dry.
+    // Should the stream never close, the code still stands when the loop runs dry.
     process.exitCode = code
     setTimeout(() => process.exit(code), 2000).unref()
-    logger.flush(() => process.exit(code))
+    logStream.once('close', () => process.exit(code))
+    logStream.end()
   }
   let stopping = false
   const stop = async (signal: string): Promise<void> => {
