@@ -132,9 +132,9 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
   }
 
   const { pino } = await import('pino')
-  // pino's own default (asynchronous stdout), held here so that exit() can end it.
-  const logStream = pino.destination({ dest: 1, sync: false })
-  const logger = pino({ level, base: { service: 'mobisite' } }, logStream)
+  // Synchronous stdout: with pino's asynchronous default, process.exit's hook writes the queued lines
+  // while a write in flight lands after them, so a shutdown's closing line could come out before an earlier one.
+  const logger = pino({ level, base: { service: 'mobisite' } }, pino.destination({ dest: 1, sync: true }))
   // Express and the routers load while the store connects and the password hashes.
   const serverModule = import('../server/index.js')
   const registry = metrics ? await defaultRegistry() : undefined
@@ -258,20 +258,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
     }
   }
 
-  /**
-   * Exits once the log lines are out, in order. pino writes stdout
-   * asynchronously; at process.exit its hook writes what is queued at once,
-   * while a write already in flight lands after it, so the line that says how
-   * a shutdown ended could come before an earlier one (seen in CI). Ending
-   * the stream waits for that write, then writes the rest.
-   */
-  const exit = (code: number): void => {
-    // Should the stream never close, the code still stands when the loop runs dry.
-    process.exitCode = code
-    setTimeout(() => process.exit(code), 2000).unref()
-    logStream.once('close', () => process.exit(code))
-    logStream.end()
-  }
+  const exit = (code: number): void => process.exit(code)
   let stopping = false
   const stop = async (signal: string): Promise<void> => {
     if (stopping) {
