@@ -21,6 +21,9 @@ body {
 }
 a { color: var(--accent); text-decoration: none; }
 a:hover, a:focus-visible { text-decoration: underline; }
+/* A link inside a sentence is told apart by more than its colour (WCAG 1.4.1): the site's address beside muted text. */
+p a { text-decoration: underline; text-underline-offset: 2px; }
+p a:hover { text-decoration-thickness: 2px; }
 :focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
 .wrap { max-width: 1040px; margin: 0 auto; padding: 0 16px; }
 .bar { background: var(--card); border-bottom: 1px solid var(--line); }
