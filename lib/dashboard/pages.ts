@@ -115,6 +115,7 @@ export function sitePage(page: PageContext, report: SiteReport): SafeHtml {
   const title = `Daily traffic of ${name}, last ${report.days} days`
   const stat = (css: string, text: string, value: number, id: string) =>
     html`<li class="stat ${css}" id="${id}"><span class="label">${text}</span><span class="value">${count(value)}</span></li>`
+  // The day-by-day table scrolls inside its box: a tab stop lets a keyboard scroll it, and its caption names it.
   const rows = [...daily]
     .reverse()
     .map(
@@ -133,7 +134,7 @@ ${trafficChart(daily, label, title)}</section>
 <section aria-labelledby="acts-h"><h2 id="acts-h">Visitor actions</h2>
 <ul class="acts">${stat('', 'Calls', activities.CLICK_TO_CALLS, 'act-calls')}${stat('', 'Map clicks', activities.CLICK_TO_MAPS, 'act-maps')}${stat('', 'E-mail clicks', activities.CLICK_TO_EMAILS, 'act-emails')}${stat('', 'Form submits', activities.FORM_SUBMITS, 'act-forms')}</ul></section>
 <section class="cols">${topTable('Top countries', 'Country', report.countries, 'top-countries')}${topTable('Top browsers', 'Browser', report.browsers, 'top-browsers')}</section>
-<section class="card"><div class="daily"><table id="daily"><caption>Day by day</caption><thead><tr><th scope="col">Day</th><th scope="col">Visits</th><th scope="col">Unique visitors</th><th scope="col">Page views</th></tr></thead><tbody>${rows}</tbody></table></div></section>`
+<section class="card"><div class="daily" role="region" tabindex="0" aria-labelledby="daily-caption"><table id="daily"><caption id="daily-caption">Day by day</caption><thead><tr><th scope="col">Day</th><th scope="col">Visits</th><th scope="col">Unique visitors</th><th scope="col">Page views</th></tr></thead><tbody>${rows}</tbody></table></div></section>`
   return layout(page, name, body)
 }
 
