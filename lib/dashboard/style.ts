@@ -55,6 +55,9 @@ h2 { font-size: 17px; margin: 0 0 12px; }
 .periods a { padding: 6px 14px; color: var(--text); font-size: 14px; border-left: 1px solid var(--line); }
 .periods a:first-child { border-left: 0; }
 .periods a[aria-current="page"] { background: var(--accent); color: #fff; font-weight: 600; }
+/* Drawn inside the link: the group's overflow: hidden (for its rounded corners) clipped the focus ring. */
+.periods a:focus-visible { outline-offset: -4px; }
+.periods a[aria-current="page"]:focus-visible { outline-color: #fff; }
 .stats { display: grid; gap: 12px; grid-template-columns: repeat(3, minmax(0, 1fr)); margin: 0 0 16px; padding: 0; list-style: none; }
 .stat { background: var(--card); border: 1px solid var(--line); border-radius: var(--radius); padding: 12px 14px; border-top: 4px solid var(--line); }
 .stat .label { color: var(--muted); font-size: 13px; display: block; }
