@@ -17,6 +17,7 @@ import {
 } from '../lib/http/openapi.js'
 import { ROUTES, SERVICE_ROUTES, type RouteDoc } from '../lib/http/routes.js'
 import { ADMIN_CALLS, ADMIN_MOUNT, ADMIN_TAG } from '../lib/testing/admin-calls.js'
+import { MOUNTING_SECTION } from './reference-mounting.js'
 
 interface Schema {
   type?: string | string[]
@@ -258,6 +259,7 @@ export function renderApiReference(): string {
       (route) => `| ${route.method} | \`${openApiPath(route.path)}\` | [${route.summary}](#${anchor(route.summary)}) |`,
     ),
     '',
+    ...MOUNTING_SECTION,
   ]
   for (const tag of tags) {
     lines.push(`## ${tag}`, '')

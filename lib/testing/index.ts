@@ -13,6 +13,9 @@
  *   fits {@link Tap}), with {@link ConformanceOptions} for what your store
  *   does differently. `analyticsConformance` is its deprecated analytics half.
  * - Record builders for such tests (`siteRecord`, `accountRecord`, ...).
+ * - `dudaClientOptions(server)`: what Duda's own client
+ *   (`@dudadev/partner-api`) needs to reach a `startServer({ tls: true })`
+ *   on its own port (docs/duda-api.md).
  */
 export { adminRouter, type AdminRouterOptions } from './admin.js'
 export {
@@ -37,6 +40,7 @@ export type { SeedBody } from './seed.js'
 export type { ApiCallRecord, ApiFault, ApiHooks } from '../http/hooks.js'
 export { storeConformance, type ConformanceOptions, type StoreFactory, type Tap } from './conformance/index.js'
 export { analyticsConformance } from './conformance/analytics.js'
+export { dudaClientOptions, type DudaClientOptions, type DudaTargetServer } from './duda/client-options.js'
 export {
   T0,
   accountRecord,

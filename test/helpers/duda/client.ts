@@ -6,13 +6,11 @@
  * The client always speaks HTTPS to `env` on port 443 with its own agent.
  * A test that can bind 443 needs nothing else but trust of `server.ca`;
  * otherwise each call takes the client's documented per-request override
- * `{ agent }` (never a host or path): an https.Agent that trusts `server.ca`
- * and whose default port is the server's, so `https://localhost/api/...`
- * reaches it. Every exchange the server answers is recorded for the OpenAPI
- * check.
+ * `{ agent }` (never a host or path). Both come from `dudaClientOptions`
+ * (mobisite/testing), as a consumer's test gets them. Every exchange the
+ * server answers is recorded for the OpenAPI check.
  */
-import { Agent, type AgentOptions } from 'node:https'
-import type { AddressInfo } from 'node:net'
+import type { Agent } from 'node:https'
 import type { Test } from 'tap'
 import { Duda } from '@dudadev/partner-api'
 import {
@@ -23,20 +21,9 @@ import {
   type RunningServer,
   type ServerOptions,
 } from '../../../lib/index.js'
+import { dudaClientOptions } from '../../../lib/testing/index.js'
 import type { Exchange } from '../openapi-check.js'
 import { ALICE, BOB, type StoreKind } from '../testing.js'
-
-/** An https.Agent the client can log: it JSON-stringifies each request, agent included. */
-export class TrustingAgent extends Agent {
-  constructor(ca: string, port: number, options: AgentOptions = {}) {
-    super({ ca, keepAlive: false, ...options })
-    // The client gives no port: Node takes the agent's default.
-    ;(this as unknown as { defaultPort: number }).defaultPort = port
-  }
-  toJSON(): string {
-    return '[TrustingAgent]'
-  }
-}
 
 /** A started TLS server, its client and what it answered. */
 export interface DudaFixture {
@@ -85,9 +72,9 @@ export function recordExchanges(server: RunningServer): Exchange[] {
   return exchanges
 }
 
-/** A client for `user` pointed at the server the way an integrator points it: `env: 'localhost'`. */
-export function dudaClient(user: { user: string; password: string }): Duda {
-  return new Duda({ user: user.user, pass: user.password, env: 'localhost' } as ConstructorParameters<typeof Duda>[0])
+/** A client for `user` pointed at the server the way an integrator points it: `env: 'localhost'` by default. */
+export function dudaClient(user: { user: string; password: string }, env = 'localhost'): Duda {
+  return new Duda({ user: user.user, pass: user.password, env })
 }
 
 /**
@@ -105,14 +92,20 @@ export async function dudaServer(
   await engine.addMasterAccount(BOB)
   const running = await startServer({ engine, tls: true, host: '127.0.0.1', ...server })
   const exchanges = recordExchanges(running)
-  const { port } = running.server.address() as AddressInfo
-  const agent = new TrustingAgent(running.ca!, port)
+  const { env, agent } = dudaClientOptions(running)
   t.teardown(async () => {
     agent.destroy()
     await running.close()
     await engine.close()
   })
-  return { server: running, engine, duda: dudaClient(ALICE), dudaBob: dudaClient(BOB), via: { agent }, exchanges }
+  return {
+    server: running,
+    engine,
+    duda: dudaClient(ALICE, env),
+    dudaBob: dudaClient(BOB, env),
+    via: { agent },
+    exchanges,
+  }
 }
 
 /** The client's rejection for a failed call: `{ status, error }` where error is the JSON body. */
@@ -147,7 +140,8 @@ export async function bindPort443(t: Test): Promise<{ server: RunningServer; dud
   for (;;) {
     try {
       const server = await startServer({ engine, tls: true, port: 443 })
-      const agent = new TrustingAgent(server.ca!, 443)
+      // Port 443 is already the client's: only the trust is needed from it.
+      const { agent } = dudaClientOptions(server)
       t.teardown(async () => {
         agent.destroy()
         await server.close()
