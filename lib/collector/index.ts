@@ -26,6 +26,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express'
 import { type BeaconRecorder, beaconRecorderOf, countBeaconDrop, uuidSourceOf } from '../engine/context-access.js'
 import type { Engine } from '../engine/types.js'
+import { queryOf } from '../http/express-compat.js'
 import { ACTIVITY_KINDS, type ActivityKind } from '../../types/index.js'
 import { type CollectorLogger, DEFAULT_DROP_LOG_INTERVAL_MS, DropLog } from './drop-log.js'
 import type { GeoInfo, GeoResolver } from './geo.js'
@@ -255,11 +256,10 @@ export function analyticsCollector(engine: CollectorEngine, options: CollectorOp
     let event = 'visit'
     let pv: string | undefined
     try {
-      // In middleware mode the query belongs to the page, not to us. Express
-      // parses the query string on every read of req.query: once here, and
-      // not at all without one (most beacons).
+      // In middleware mode the query belongs to the page, not to us. The
+      // query string is parsed once here, and not at all without one (most beacons).
       if (!options.passThrough && req.url.includes('?')) {
-        const query = req.query
+        const query = queryOf(req)
         event = firstString(query.e) ?? 'visit'
         pv = firstString(query.pv)
       }

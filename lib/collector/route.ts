@@ -9,6 +9,7 @@
  */
 import type { RequestHandler } from 'express'
 import { analyticsCollector, type CollectorEngine, type CollectorOptions } from './index.js'
+import { mountedPath } from '../http/express-compat.js'
 
 /** Options of {@link collectRoute}: the collector's, but the site comes from the path. */
 export type CollectRouteOptions = Omit<CollectorOptions, 'siteName' | 'site_name' | 'passThrough'>
@@ -43,9 +44,9 @@ function siteOf(path: string): string | undefined {
  * paths go to `next()`.
  */
 export function collectRoute(engine: CollectorEngine, options: CollectRouteOptions = {}): RequestHandler {
-  const collect = analyticsCollector(engine, { ...options, siteName: (req) => siteOf(req.path) })
+  const collect = analyticsCollector(engine, { ...options, siteName: (req) => siteOf(mountedPath(req)) })
   return (req, res, next) => {
-    if (segmentOf(req.path) === undefined) return next()
+    if (segmentOf(mountedPath(req)) === undefined) return next()
     if (METHODS.has(req.method)) return collect(req, res, next)
     res
       .status(405)

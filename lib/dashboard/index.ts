@@ -12,6 +12,7 @@ import express, { type Request, type RequestHandler, type Response, type Router 
 import { type DashboardAccount, dashboardOf } from '../engine/rules/dashboard.js'
 import type { Engine } from '../engine/types.js'
 import { ServiceError } from '../errors.js'
+import { queryOf } from '../http/express-compat.js'
 import type { SafeHtml } from './html.js'
 import { type PageContext, errorPage, signedOutPage, sitePage, sitePath, sitesPage } from './pages.js'
 import { STYLESHEET, STYLESHEET_VERSION } from './style.js'
@@ -163,7 +164,7 @@ export function dashboardRouter(engine: Engine, options: DashboardRouterOptions 
 
   router.get('/assets/dashboard.css', (req, res) => {
     // Versioned URL: safe to cache for long; no session in it.
-    res.set('Cache-Control', req.query.v === STYLESHEET_VERSION ? 'public, max-age=31536000, immutable' : 'no-cache')
+    res.set('Cache-Control', queryOf(req).v === STYLESHEET_VERSION ? 'public, max-age=31536000, immutable' : 'no-cache')
     res.type('text/css').send(STYLESHEET)
   })
 
@@ -175,7 +176,7 @@ export function dashboardRouter(engine: Engine, options: DashboardRouterOptions 
   router.get(
     '/sso',
     page(async (req, res) => {
-      const token = req.query.token
+      const token = queryOf(req).token
       const landing = await dashboard.signIn(token)
       setSessionCookie(req, res, landing.session, SESSION_MAX_AGE)
       const to =
@@ -198,7 +199,7 @@ export function dashboardRouter(engine: Engine, options: DashboardRouterOptions 
     '/sites/:site_name',
     page(async (req, res) => {
       const account = await signedIn(req, res)
-      const report = await dashboard.report(account, req.params.site_name as string, req.query.days)
+      const report = await dashboard.report(account, req.params.site_name as string, queryOf(req).days)
       send(res, 200, sitePage(context(req, account), report))
     }),
   )

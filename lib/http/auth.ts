@@ -117,8 +117,15 @@ export async function authenticateRequest(engine: Engine, req: Request): Promise
 /** Middleware form of {@link authenticateRequest}: puts the Caller in `res.locals.caller`, or answers 401. */
 export function basicAuth(engine: Engine): RequestHandler {
   const authenticate = tokenAuthenticator(engine)
+  // Express 4 does not catch a rejected middleware: a refusal goes to next() by hand.
   return async (req, res, next) => {
-    res.locals.caller = { ...(await requestCaller(authenticate, req)) }
+    let caller: Caller
+    try {
+      caller = { ...(await requestCaller(authenticate, req)) }
+    } catch (error) {
+      return next(error)
+    }
+    res.locals.caller = caller
     next()
   }
 }

@@ -7,6 +7,7 @@
 import type { Request, Response } from 'express'
 import type { Caller } from '../engine/types.js'
 import type { RateLimit } from './rate-limit.js'
+import { queryOf } from './express-compat.js'
 import type { ApiCall, ApiStep } from './pipeline-steps.js'
 
 /** One finished call under the API, as the router saw it. */
@@ -85,7 +86,7 @@ export function observe(
       const record: ApiCallRecord = {
         method: req.method,
         path: req.path,
-        query: req.url.includes('?') ? { ...(req.query as Record<string, unknown>) } : {},
+        query: req.url.includes('?') ? { ...queryOf(req) } : {},
         status: res.locals.dropped === true || !res.headersSent ? 0 : res.statusCode,
         duration_ms: performance.now() - start,
       }

@@ -9,6 +9,7 @@ import type { Request } from 'express'
 import { ServiceError } from '../errors.js'
 import { isDashboardUrl } from '../schema/sso.js'
 import { hostnameOf, isLoopbackHost } from './loopback.js'
+import { requestHost } from './express-compat.js'
 
 /** Checks the `publicUrl` option once, when the router is built; a function is checked when called. */
 export function checkPublicUrl(url: string | (() => string) | undefined): (() => string) | undefined {
@@ -42,7 +43,7 @@ export function dashboardUrlOf(req: Request, links: LinkOrigins): string {
   const url = links.dashboardUrl ?? '/dashboard'
   if (!url.startsWith('/')) return url
   if (links.publicUrl) return `${links.publicUrl()}${url}`
-  const host = req.host
+  const host = requestHost(req) ?? ''
   if (links.allowedHost(host)) return `${req.protocol}://${host}${url}`
   throw new ServiceError(
     'InvalidInput',

@@ -14,6 +14,7 @@ import type { Engine } from '../engine/types.js'
 import { ServiceError } from '../errors.js'
 import { isDashboardUrl } from '../schema/sso.js'
 import { checkPublicUrl, dashboardUrlOf, hostCheck, type LinkOrigins } from './link-origins.js'
+import { queryOf } from './express-compat.js'
 import { requestCaller } from './auth.js'
 import { guardServerOf } from './bytes-after-request.js'
 import { compileDispatch, type Dispatch, type Endpoint, type Match } from './dispatch.js'
@@ -174,9 +175,9 @@ function mountOf(req: Request): string {
 
 /** Rejects query parameters on endpoints that take none, naming the first. */
 function noQuery(req: Request): void {
-  // Parsing the query string is skipped when there is none (Express parses it on every read of req.query).
+  // Parsing the query string is skipped when there is none.
   if (!req.url.includes('?')) return
-  const [first] = Object.keys(req.query)
+  const [first] = Object.keys(queryOf(req))
   if (first !== undefined) throw new ServiceError('InvalidInput', `unknown query parameter ${first}`)
 }
 
@@ -195,7 +196,7 @@ function noBody(body: unknown): void {
 function inputOf(req: Request, input: Input): unknown {
   if (input === 'query') {
     noBody(req.body)
-    return req.query
+    return queryOf(req)
   }
   noQuery(req)
   if (input === 'none') {

@@ -11,6 +11,7 @@ import type { Registry } from 'prom-client'
 import { DEFAULT_AGENTS } from '../agents/default.js'
 import type { AgentMatcher, AgentMatcherOptions } from '../agents/matcher.js'
 import { instrumentsFor } from '../http/metrics.js'
+import { requestHost as expressHost } from '../http/express-compat.js'
 import { collectUrlOf, engineConfirmer, remoteConfirmer, type Confirm, type Defer } from './confirm.js'
 import {
   createDecider,
@@ -188,7 +189,7 @@ const EXPRESS_READER: RequestReader<Request> = {
   target: pathAndQuery,
   header: (req, name) => req.headers[name] as string | undefined,
   host: requestHost,
-  origin: (req) => `${req.protocol}://${req.host ?? 'invalid'}`,
+  origin: (req) => `${req.protocol}://${expressHost(req) ?? 'invalid'}`,
   secure: (req) => req.secure,
 }
 
@@ -208,7 +209,7 @@ function pathAndQuery(req: Request): string {
   }
 }
 
-/** The host the request was addressed to (Express's `req.host`: honours `trust proxy`), normalized. */
+/** The host the request was addressed to (Express 5's `req.host` on either version: honours `trust proxy`), normalized. */
 function requestHost(req: Request): string {
   const headers = req.headers
   // Without X-Forwarded-* headers, Express's getters (which evaluate
@@ -217,5 +218,5 @@ function requestHost(req: Request): string {
     const encrypted = (req.socket as { encrypted?: boolean } | undefined)?.encrypted === true
     return normalizeHost(headers.host ?? '', encrypted ? 'https:' : 'http:')
   }
-  return normalizeHost(req.host ?? headers.host ?? '', `${req.protocol}:`)
+  return normalizeHost(expressHost(req) ?? '', `${req.protocol}:`)
 }

@@ -13,6 +13,7 @@ import { guardServerOf } from '../http/bytes-after-request.js'
 import { bySpecificity } from '../http/dispatch.js'
 import { requestGuards } from '../http/cross-site-and-content.js'
 import { isLoopbackHost, isLoopbackOrigin } from '../http/loopback.js'
+import { queryOf } from '../http/express-compat.js'
 import { ADMIN_CALLS, type AdminCall } from './admin-calls.js'
 import { Controls, createControls } from './controls.js'
 
@@ -60,27 +61,32 @@ const loopbackOnly: RequestHandler = (req, res, next) => {
   sendError(res, new ServiceError('AccessForbidden', message))
 }
 
-/** Rejects a body (and, unless `query` is false, a query) on calls that take none, naming the first field. */
-function nothing(req: Request, query = true): void {
-  const body = req.body as unknown
+/** Rejects a body on calls that take none, naming the first field. */
+function noBody(body: unknown): void {
   if (body !== undefined && body !== null) {
     const [first] = typeof body === 'object' && !Array.isArray(body) ? Object.keys(body) : ['(body)']
     if (first !== undefined) throw new ServiceError('InvalidInput', `unknown field ${first}: this call takes no body`)
   }
-  const [param] = query ? Object.keys(req.query) : []
+}
+
+/** Rejects a query on calls that take none, naming the first parameter. */
+function noQuery(query: Record<string, unknown>): void {
+  const [param] = Object.keys(query)
   if (param !== undefined) throw new ServiceError('InvalidInput', `unknown query parameter ${param}`)
 }
 
 /** The call's input, after refusing what it does not take. */
 function inputOf(req: Request, input: AdminCall['input']): unknown {
+  const query = queryOf(req)
   switch (input) {
     case 'none':
-      return nothing(req)
+      noBody(req.body)
+      return noQuery(query)
     case 'query':
-      nothing(req, false)
-      return req.query
+      noBody(req.body)
+      return query
     default:
-      nothing({ body: undefined, query: req.query } as Request)
+      noQuery(query)
       return req.body
   }
 }
@@ -94,14 +100,19 @@ function pathMatcher(path: string): (actual: string) => boolean {
 /** The Express handler of one call. */
 function handlerOf(call: AdminCall, controls: Controls): RequestHandler {
   const names = [...call.path.matchAll(/:([a-z_]+)/g)].map(([, name]) => name!)
-  return async (req, res) => {
-    const answer = await call.run(
-      controls,
-      names.map((name) => req.params[name] as string),
-      inputOf(req, call.input),
-    )
-    if (call.success === 204) res.status(204).end()
-    else res.status(call.outage?.(answer as never) ? 503 : call.success).json(answer)
+  // Express 4 does not catch a rejected handler: every failure goes to next() by hand.
+  return async (req, res, next) => {
+    try {
+      const answer = await call.run(
+        controls,
+        names.map((name) => req.params[name] as string),
+        inputOf(req, call.input),
+      )
+      if (call.success === 204) res.status(204).end()
+      else res.status(call.outage?.(answer as never) ? 503 : call.success).json(answer)
+    } catch (error) {
+      next(error)
+    }
   }
 }
 
@@ -140,7 +151,8 @@ export function adminRouter(target: Engine | Controls, options: AdminRouterOptio
     docs: 'docs/testing.md',
   }
   router.get('/', (req, res) => {
-    nothing(req)
+    noBody(req.body)
+    noQuery(queryOf(req))
     res.json(index)
   })
   // Express takes the first route that matches: registered most specific first, so
