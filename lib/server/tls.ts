@@ -44,10 +44,28 @@ export async function resolveTls(tls: TlsOption, host: string): Promise<Resolved
   return { key: made.key, cert: made.cert, ca: made.cert }
 }
 
+/**
+ * The X.509 library, loaded here so that only a TLS start pays for it. It is
+ * an optional peer dependency: 20 packages that a redirect-only site or an
+ * API mounted behind its own TLS never needs (issue 37).
+ */
+async function loadSelfsigned(): Promise<typeof import('selfsigned')> {
+  try {
+    return await import('selfsigned')
+  } catch (error) {
+    const code = (error as { code?: string }).code
+    if (code !== 'ERR_MODULE_NOT_FOUND' && code !== 'MODULE_NOT_FOUND') throw error
+    throw new Error(
+      'a self-signed certificate (tls: true, --tls) needs the optional package selfsigned: ' +
+        'npm install selfsigned, or give a key and certificate (tls: { key, cert }, --tls-cert and --tls-key)',
+      { cause: error },
+    )
+  }
+}
+
 /** A self-signed P-256 certificate valid for `host` and the loopback names, for one year. */
 export async function selfSigned(host: string): Promise<{ key: string; cert: string }> {
-  // Loaded here: only a TLS start pays for the X.509 library.
-  const { generate } = await import('selfsigned')
+  const { generate } = await loadSelfsigned()
   const bare = host.replace(/^\[|\]$/g, '')
   const wildcard = bare === '0.0.0.0' || bare === '::' || bare === ''
   const names = [...new Set([...(wildcard ? [] : [bare]), ...LOOPBACK_NAMES])]

@@ -1,0 +1,171 @@
+#!/usr/bin/env node
+/**
+ * `npm run build`: dist/esm (ES modules) and dist/cjs (CommonJS) from lib/
+ * and types/, sized for the tarball (issue 37: at most 4 MB unpacked).
+ *
+ * - Declarations: one type-checked tsc run; the same .d.ts text serves both
+ *   builds (each folder's package.json type tells TypeScript the format), and
+ *   keeps every TSDoc comment, which is where users read the documentation.
+ * - JavaScript: each file transpiled on its own with `ts.transpileModule`,
+ *   which under `isolatedModules` is exactly what tsc emits, without comments
+ *   (a third of the JavaScript's size).
+ * - Declarations ship only where an entry point's types reach them (the
+ *   "exports" map lets nobody import the rest), and json-schema-to-ts's
+ *   declarations, which the schema types are written in, ship with them in
+ *   dist/vendor (MIT, licence included): it is a types-only need, so it is
+ *   not a runtime dependency (issue 37).
+ * - The CLI (lib/cli) is in the ESM build only: package.json's "bin" runs it.
+ * - The precompiled validators (lib/schema/validators.generated.ts, 2.6 MB as
+ *   tsc writes it) ship once, minified by esbuild as CommonJS in dist/cjs; the
+ *   ESM build's module re-exports it, since ESM can import CommonJS and not
+ *   the other way round on Node 20. esbuild leaves the requires of its two
+ *   imports to the CommonJS build's own modules, and marks the export names
+ *   (`0 && (module.exports = {...})`) so that Node's ESM loader sees them.
+ */
+import { spawnSync } from 'node:child_process'
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { dirname, join, relative } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { transformSync } from 'esbuild'
+import ts from 'typescript'
+
+const root = fileURLToPath(new URL('..', import.meta.url))
+const dist = join(root, 'dist')
+const tsc = join(root, 'node_modules/typescript/bin/tsc')
+const VALIDATORS = 'lib/schema/validators.generated'
+
+/** Every .ts file under the given source folders, relative to the root. */
+function sources(...folders) {
+  const out = []
+  const walk = (dir) => {
+    for (const name of readdirSync(join(root, dir))) {
+      const path = join(dir, name)
+      if (statSync(join(root, path)).isDirectory()) walk(path)
+      else if (name.endsWith('.ts') && !name.endsWith('.d.ts')) out.push(path)
+    }
+  }
+  for (const folder of folders) walk(folder)
+  return out.sort()
+}
+
+function write(path, text) {
+  mkdirSync(dirname(path), { recursive: true })
+  writeFileSync(path, text)
+}
+
+/** The entry points' declarations (package.json "exports"), relative to a build folder. */
+const ENTRY_DECLARATIONS = ['lib/index', 'lib/redis', 'lib/postgres', 'lib/testing/index', 'lib/edge']
+/** Types-only packages whose declarations ship in dist/vendor: name → where its declarations are. */
+const VENDORED_TYPES = { 'json-schema-to-ts': 'lib/types', 'ts-algebra': 'lib' }
+
+function files(dir) {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name))
+}
+
+/** Deletes every .d.ts under `folder` that no entry point's declarations import, directly or not. */
+function pruneUnreachableDeclarations(folder) {
+  const reached = new Set()
+  const pending = ENTRY_DECLARATIONS.map((entry) => join(folder, `${entry}.d.ts`))
+  while (pending.length > 0) {
+    const file = pending.pop()
+    if (reached.has(file)) continue
+    reached.add(file)
+    for (const [, specifier] of readFileSync(file, 'utf8').matchAll(/(?:from|import\()\s*['"](\.[^'"]+)['"]/g)) {
+      pending.push(join(dirname(file), specifier.replace(/\.js$/, '.d.ts')))
+    }
+  }
+  for (const file of files(folder)) if (file.endsWith('.d.ts') && !reached.has(file)) rmSync(file)
+}
+
+/**
+ * Copies each VENDORED_TYPES package's declarations and licence into
+ * dist/vendor/<name>. They are extensionless CommonJS-style declarations,
+ * hence the folder's `type: commonjs`; their imports of each other become
+ * relative paths.
+ */
+function vendorTypes() {
+  const vendor = join(dist, 'vendor')
+  for (const [name, types] of Object.entries(VENDORED_TYPES)) {
+    const from = join(root, 'node_modules', name)
+    for (const file of files(join(from, types))) {
+      if (!file.endsWith('.d.ts')) continue
+      const target = join(vendor, name, relative(join(from, types), file))
+      write(target, withVendoredSpecifiers(readFileSync(file, 'utf8'), dirname(target)))
+    }
+    cpSync(join(from, 'LICENSE'), join(vendor, name, 'LICENSE'))
+  }
+  write(join(vendor, 'package.json'), JSON.stringify({ type: 'commonjs' }))
+}
+
+/** `text` with each vendored package's quoted name replaced by its path from `dir`. */
+function withVendoredSpecifiers(text, dir) {
+  let out = text
+  for (const name of Object.keys(VENDORED_TYPES)) {
+    const path = relative(dir, join(dist, 'vendor', name, 'index.js'))
+    out = out.replaceAll(`'${name}'`, `'${path}'`).replaceAll(`"${name}"`, `"${path}"`)
+  }
+  return out
+}
+
+/** Points the declarations of a build folder at dist/vendor. */
+function pointAtVendoredTypes(folder) {
+  for (const file of files(folder)) {
+    if (!file.endsWith('.d.ts')) continue
+    const text = readFileSync(file, 'utf8')
+    const pointed = withVendoredSpecifiers(text, dirname(file))
+    if (pointed !== text) writeFileSync(file, pointed)
+  }
+}
+
+rmSync(dist, { recursive: true, force: true })
+
+// Declarations, type-checked once (tsconfig.build.json: lib and types).
+const checked = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--emitDeclarationOnly'], {
+  cwd: root,
+  stdio: 'inherit',
+})
+if (checked.status !== 0) process.exit(checked.status ?? 1)
+pruneUnreachableDeclarations(join(dist, 'esm'))
+vendorTypes()
+
+// The CLI runs as ES modules only (package.json "bin"); CommonJS users never load it.
+const ONLY_ESM = 'lib/cli/'
+cpSync(join(dist, 'esm'), join(dist, 'cjs'), {
+  recursive: true,
+  filter: (path) => !`${relative(join(dist, 'esm'), path)}/`.startsWith(ONLY_ESM),
+})
+
+const common = { target: ts.ScriptTarget.ES2022, esModuleInterop: true, removeComments: true, isolatedModules: true }
+const formats = [
+  { folder: 'esm', options: { ...common, module: ts.ModuleKind.ES2022 } },
+  { folder: 'cjs', options: { ...common, module: ts.ModuleKind.CommonJS } },
+]
+for (const file of sources('lib', 'types')) {
+  if (file === `${VALIDATORS}.ts`) continue
+  const text = readFileSync(join(root, file), 'utf8')
+  for (const { folder, options } of formats) {
+    if (folder === 'cjs' && file.startsWith(ONLY_ESM)) continue
+    const { outputText, diagnostics } = ts.transpileModule(text, { compilerOptions: options, fileName: file })
+    if (diagnostics?.length) throw new Error(`${file}: ${ts.flattenDiagnosticMessageText(diagnostics[0].messageText)}`)
+    write(join(dist, folder, file.replace(/\.ts$/, '.js')), outputText)
+  }
+}
+write(join(dist, 'cjs', 'package.json'), JSON.stringify({ type: 'commonjs' }))
+for (const folder of ['esm', 'cjs']) pointAtVendoredTypes(join(dist, folder))
+
+const validators = readFileSync(join(root, `${VALIDATORS}.ts`), 'utf8')
+const { code } = transformSync(validators, {
+  loader: 'ts',
+  format: 'cjs',
+  platform: 'node',
+  minify: true,
+  target: 'node20',
+})
+write(join(dist, 'cjs', `${VALIDATORS}.js`), code)
+const fromEsm = relative(dirname(join(dist, 'esm', VALIDATORS)), join(dist, 'cjs', VALIDATORS))
+write(
+  join(dist, 'esm', `${VALIDATORS}.js`),
+  `// The validators ship once, as CommonJS (scripts/build.mjs).\nexport * from '${fromEsm}.js'\n`,
+)
