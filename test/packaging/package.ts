@@ -1,49 +1,118 @@
 /**
  * The package as a user gets it: a copy of the source tree (no dist, as in a
  * clean clone) is packed with `npm pack`, whose prepare script builds it; the
- * tarball is installed into a temporary consumer that has only express beside
- * it (no ioredis, no pg, no @types/express of its own), where an ESM script, a
- * CommonJS script and a strict `tsc` (skipLibCheck false) must all work.
+ * tarball is installed into temporary consumers that have only express beside
+ * it, one with express@4 and one with express@5 (the peer range), where an ESM
+ * script, a CommonJS script, every Express-facing export and, once
+ * @types/express of the same major is added, a strict `tsc` (skipLibCheck
+ * false; NodeNext, Node16 and Node10 resolution) must all work.
+ * The install itself is bounded (issue 37): the tarball at most 4 MB
+ * unpacked, and mobisite with express at most 100 packages and 20 MB.
  * The scripts run with ioredis and pg blocked (test/helpers/consumer/block-drivers.*),
  * since a node_modules above the temporary directory could otherwise provide them.
  * npm installs from its local cache when it can (--prefer-offline).
  */
-import { execFile } from 'node:child_process'
-import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { promisify } from 'node:util'
-import t from 'tap'
+import t, { type Test } from 'tap'
+import {
+  BLOCKED,
+  MAX_INSTALL,
+  MAX_UNPACKED,
+  NOT_INSTALLED,
+  installWeight,
+  makeConsumer,
+  npmInstall,
+  run,
+  typecheck,
+} from '../helpers/packed-consumer.js'
 
-const exec = promisify(execFile)
 const root = fileURLToPath(new URL('../..', import.meta.url))
-const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc')
+/** What express-checks.mjs prints: the same on express@4 and express@5. */
+let expressAnswers: string | undefined
 
-/**
- * The environment without npm's lifecycle variables and the test runner's
- * loaders (NODE_OPTIONS, TAP_*), so the nested npm and node runs are plain.
- */
-const env = Object.fromEntries(
-  Object.entries(process.env).filter(([key]) => !/^(npm_|tap_|_tapjs|node_options$)/i.test(key)),
-) as NodeJS.ProcessEnv
-Object.assign(env, { npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' })
+async function consumerChecks(t: Test, work: string, tarball: string, major: number): Promise<void> {
+  const consumer = await makeConsumer(work, tarball, major)
+  const installed = JSON.parse(readFileSync(join(consumer, 'node_modules/express/package.json'), 'utf8')) as {
+    version: string
+  }
+  t.match(installed.version, new RegExp(`^${major}\\.`), `express@${installed.version} is the project's own`)
 
-async function run(command: string, args: string[], cwd: string): Promise<string> {
-  try {
-    const { stdout } = await exec(command, args, { cwd, env, maxBuffer: 64 * 1024 * 1024, timeout: 240_000 })
-    return stdout
-  } catch (error) {
-    const { stdout, stderr } = error as { stdout?: string; stderr?: string }
-    throw new Error(`${command} ${args.join(' ')} failed in ${cwd}:\n${stdout ?? ''}\n${stderr ?? ''}`, {
-      cause: error,
-    })
+  const weight = installWeight(consumer)
+  t.ok(
+    weight.packages.length <= MAX_INSTALL.packages && weight.bytes <= MAX_INSTALL.bytes,
+    `mobisite with express: ${weight.packages.length} packages, ${weight.bytes} bytes (at most ${MAX_INSTALL.packages} and ${MAX_INSTALL.bytes})`,
+  )
+  t.same(
+    NOT_INSTALLED.filter((name) => weight.packages.includes(name)),
+    [],
+    'no types-only package, no optional peer, and no express of its own',
+  )
+  t.equal(weight.packages.filter((name) => name === 'express').length, 1, 'one express: the peer')
+
+  const esm = JSON.parse((await run(process.execPath, [...BLOCKED, 'esm.mjs'], consumer)).stdout)
+  t.strictSame(
+    esm,
+    {
+      created: { site_name: 'consumerexample' },
+      notFound: { status: 404, error_code: 'NotFound' },
+      testingExports: ['analyticsConformance', 'storeConformance'],
+      redisNeedsIoredis: true,
+      postgresEntry: true,
+      postgresNeedsPg: true,
+      twoCopiesOfTheClass: true,
+      esmErrorIsEsmServiceError: true,
+      cjsErrorIsEsmServiceError: true,
+      esmErrorIsCjsServiceError: true,
+      plainErrorIsNot: false,
+      edge: { status: 302, location: 'https://m.example.com/shop?id=7' },
+      selfSigned: 'a self-signed certificate (tls: true, --tls) needs the optional package selfsigned',
+    },
+    'an ESM consumer: the root loads without ioredis, subpaths resolve, ServiceError is one type',
+  )
+
+  const cjs = JSON.parse(
+    (await run(process.execPath, ['--require', './block-drivers.cjs', 'cjs.cjs'], consumer)).stdout,
+  )
+  t.strictSame(
+    cjs,
+    { agents: 'string', errorCode: 'ResourceNotExist', isServiceError: true, testing: 'function' },
+    'a CommonJS consumer: require() of the root and of mobisite/testing',
+  )
+
+  const checks = await run(process.execPath, [...BLOCKED, 'express-checks.mjs'], consumer)
+  t.equal(checks.stderr, '', 'no warning, deprecation or otherwise')
+  const answers = JSON.parse(checks.stdout) as Record<string, unknown>
+  t.match(
+    answers,
+    {
+      create: { status: 200 },
+      badJson: { status: 400, body: { error_code: 'InvalidInput' } },
+      ssoLink: 'ORIGIN/dashboard/sso?token=T',
+      ssoLanding: { status: 303 },
+      dashboard: 200,
+      beacon: 204,
+      script: 200,
+      phone: { status: 302, location: 'https://m.example.com/shop' },
+      desktop: { status: 200, body: 'desktop shop' },
+      adminReset: 204,
+    },
+    'apiRouter, dashboardRouter, the collector, mobileRedirect, redirectScript and adminRouter answer; links keep the port',
+  )
+  if (expressAnswers === undefined) expressAnswers = checks.stdout
+  else t.equal(checks.stdout, expressAnswers, 'the same answers as with the other express')
+
+  await npmInstall(consumer, [`@types/express@^${major}`])
+  for (const config of ['tsconfig.json', 'tsconfig.node16.json', 'tsconfig.node10.json']) {
+    t.equal(await typecheck(consumer, config), '', `@types/express@${major}, ${config}: no diagnostics`)
   }
 }
 
 // One parent test: tap ends a root test with no pending subtests, and the
 // temporary tree must outlive every step.
-t.test('the packed package in a consumer project', async (t) => {
+t.test('the packed package in consumer projects', async (t) => {
   const work = mkdtempSync(join(tmpdir(), 'mobisite-package-'))
   t.teardown(() => rmSync(work, { recursive: true, force: true }))
 
@@ -59,9 +128,12 @@ t.test('the packed package in a consumer project', async (t) => {
   })
   symlinkSync(join(root, 'node_modules'), join(source, 'node_modules'), 'dir')
 
-  const packed = JSON.parse(await run('npm', ['pack', '--json', '--pack-destination', work], source)) as Array<{
+  const packed = JSON.parse(
+    (await run('npm', ['pack', '--json', '--pack-destination', work], source)).stdout,
+  ) as Array<{
     filename: string
-    files: Array<{ path: string }>
+    unpackedSize: number
+    files: Array<{ path: string; size: number }>
   }>
   const tarball = join(work, basename(packed[0]!.filename))
   const files = packed[0]!.files.map((file) => file.path)
@@ -96,72 +168,21 @@ t.test('the packed package in a consumer project', async (t) => {
       files.some((path) => /^(test|benchmark|examples|lib)\//.test(path) || path.endsWith('.map')),
       'no tests, benchmarks, sources or source maps',
     )
+    t.notOk(
+      files.some((path) => path.endsWith('.png')),
+      'no images (the docs screenshots stay in the repository)',
+    )
+    t.ok(packed[0]!.unpackedSize <= MAX_UNPACKED, `${packed[0]!.unpackedSize} bytes unpacked, at most ${MAX_UNPACKED}`)
+    const validators = files.filter((path) => path.endsWith('validators.generated.js'))
+    t.ok(
+      validators.length === 2 &&
+        packed[0]!.files.some((f) => f.path.endsWith('esm/lib/schema/validators.generated.js') && f.size < 1000),
+      'the precompiled validators ship once: the ESM module re-exports the CommonJS one',
+    )
+    t.ok(files.includes('dist/vendor/json-schema-to-ts/LICENSE'), 'the vendored declarations carry their licence')
   })
 
-  // The consumer: only mobisite (from the tarball) and express.
-  const consumer = join(work, 'consumer')
-  cpSync(join(root, 'test', 'helpers', 'consumer'), consumer, { recursive: true })
-  writeFileSync(
-    join(consumer, 'package.json'),
-    JSON.stringify({
-      name: 'consumer',
-      private: true,
-      type: 'module',
-      dependencies: { mobisite: `file:${tarball}`, express: '^5.0.0' },
-    }),
-  )
-  await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--no-package-lock'], consumer)
-
-  await t.test('the consumer has no database driver', async (t) => {
-    const installed = readdirSync(join(consumer, 'node_modules'))
-    t.notOk(installed.includes('ioredis'), 'ioredis is not installed')
-    t.notOk(installed.includes('pg'), 'pg is not installed')
-    t.ok(existsSync(join(consumer, 'node_modules', '@types', 'express')), '@types/express came with mobisite')
-  })
-
-  await t.test(
-    'an ESM consumer: the root loads without ioredis, subpaths resolve, ServiceError is one type',
-    async (t) => {
-      const out = JSON.parse(
-        await run(
-          process.execPath,
-          ['--require', './block-drivers.cjs', '--import', './block-drivers.mjs', 'esm.mjs'],
-          consumer,
-        ),
-      ) as Record<string, unknown>
-      t.strictSame(out, {
-        created: { site_name: 'consumerexample' },
-        notFound: { status: 404, error_code: 'NotFound' },
-        testingExports: ['analyticsConformance', 'storeConformance'],
-        redisNeedsIoredis: true,
-        postgresEntry: true,
-        postgresNeedsPg: true,
-        twoCopiesOfTheClass: true,
-        esmErrorIsEsmServiceError: true,
-        cjsErrorIsEsmServiceError: true,
-        esmErrorIsCjsServiceError: true,
-        plainErrorIsNot: false,
-        edge: { status: 302, location: 'https://m.example.com/shop?id=7' },
-      })
-    },
-  )
-
-  await t.test('a CommonJS consumer: require() of the root and of mobisite/testing', async (t) => {
-    const out = JSON.parse(
-      await run(process.execPath, ['--require', './block-drivers.cjs', 'cjs.cjs'], consumer),
-    ) as Record<string, unknown>
-    t.strictSame(out, {
-      agents: 'string',
-      errorCode: 'ResourceNotExist',
-      isServiceError: true,
-      testing: 'function',
-    })
-  })
-
-  await t.test('tsc --strict with skipLibCheck false compiles ESM and CommonJS consumers', async (t) => {
-    for (const project of ['tsconfig.json', 'tsconfig.node10.json']) {
-      const output = await run(process.execPath, [tsc, '-p', project], consumer).catch((error: Error) => error.message)
-      t.equal(output, '', `${project}: no diagnostics`)
-    }
-  })
+  for (const major of [4, 5]) {
+    await t.test(`a consumer with express@${major}`, (t) => consumerChecks(t, work, tarball, major))
+  }
 })

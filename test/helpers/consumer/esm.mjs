@@ -2,7 +2,7 @@
 import { once } from 'node:events'
 import { createRequire } from 'node:module'
 import express from 'express'
-import { ServiceError, apiRouter, createEngine } from 'mobisite'
+import { ServiceError, apiRouter, createEngine, startServer } from 'mobisite'
 import { createMobileRedirect } from 'mobisite/edge'
 import * as testing from 'mobisite/testing'
 
@@ -62,6 +62,12 @@ const edgeAnswer = await createMobileRedirect({ mobileUrl: 'https://m.example.co
 )
 const edge = { status: edgeAnswer.status, location: edgeAnswer.headers.get('location') }
 
+// selfsigned is an optional peer: not installed here, so tls: true says what to install.
+const selfSigned = await startServer({ tls: true, port: 0 }).then(
+  (started) => started.close().then(() => 'started without selfsigned'),
+  (error) => String(error.message).split(': npm install')[0],
+)
+
 console.log(
   JSON.stringify({
     created,
@@ -78,5 +84,6 @@ console.log(
     esmErrorIsCjsServiceError: esmError instanceof cjs.ServiceError,
     plainErrorIsNot: new Error('x') instanceof ServiceError,
     edge,
+    selfSigned,
   }),
 )
