@@ -6,6 +6,11 @@
  * thresholds in package.json judge the code that ran rather than fail a
  * machine without Redis or PostgreSQL. Arguments go to tap unchanged
  * (`npm test -- test/api/sites-crud.ts`).
+ *
+ * `MOBISITE_TEST_EXPRESS=4 npm test` runs the suite against Express 4 (the
+ * dev dependency `express4`): every process tap starts, and every process
+ * those start, resolves `express` to it (test/helpers/express4/register.mjs,
+ * through NODE_OPTIONS). CI's Node 22 lane does this.
  */
 import { spawnSync } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
@@ -29,6 +34,22 @@ const SERVICES = [
   },
 ]
 
+const expressMajor = process.env.MOBISITE_TEST_EXPRESS
+if (expressMajor !== undefined && expressMajor !== '4' && expressMajor !== '5') {
+  process.stderr.write(`MOBISITE_TEST_EXPRESS is ${expressMajor}: 4 or 5\n`)
+  process.exit(2)
+}
+const env = { ...process.env }
+if (expressMajor === '4') {
+  const hook = new URL('../test/helpers/express4/register.mjs', import.meta.url).href
+  env.NODE_OPTIONS = `${env.NODE_OPTIONS ?? ''} --import=${hook}`.trim()
+}
+const expressPackage = expressMajor === '4' ? 'express4' : 'express'
+const expressVersion = JSON.parse(
+  readFileSync(new URL(`../node_modules/${expressPackage}/package.json`, import.meta.url), 'utf8'),
+).version
+process.stdout.write(`# npm test: Node ${process.version}, Express ${expressVersion}\n`)
+
 const missing = SERVICES.filter((service) => !service.has)
 for (const service of SERVICES) {
   const note = service.has
@@ -45,6 +66,6 @@ const args =
 const tap = spawnSync(
   new URL('../node_modules/.bin/tap', import.meta.url).pathname,
   [...args, ...process.argv.slice(2)],
-  { stdio: 'inherit', shell: false },
+  { stdio: 'inherit', shell: false, env },
 )
 process.exit(tap.status ?? 1)

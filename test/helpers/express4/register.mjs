@@ -1,0 +1,15 @@
+/**
+ * `node --import ./test/helpers/express4/register.mjs`: every `import 'express'`
+ * (the library's and the tests') resolves to express@4, installed as the dev
+ * dependency `express4`, so the suites run against Express 4 unchanged
+ * (`npm run test:express4`). CommonJS `require('express')` is redirected too.
+ */
+import Module, { register } from 'node:module'
+
+register('./hooks.mjs', import.meta.url)
+
+const resolveFilename = Module._resolveFilename
+Module._resolveFilename = function (request, ...rest) {
+  if (request === 'express' || request.startsWith('express/')) request = `express4${request.slice(7)}`
+  return resolveFilename.call(this, request, ...rest)
+}
