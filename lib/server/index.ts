@@ -218,8 +218,11 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   mountProbes(app, async () =>
     draining ? { ready: false, reason: 'shutting down' } : storeAnswers(contextOf(engine).store),
   )
-  if (registry !== undefined) mountMetrics(app, registry)
-  if (registry !== undefined) instrumentsFor(registry).observeRecordings(() => engine.recordingStats())
+  if (registry !== undefined) {
+    mountMetrics(app, registry)
+    const instruments = instrumentsFor(registry)
+    instruments.observeRecordings(() => engine.recordingStats())
+  }
   const onError = logger ? (error: unknown) => logger.error({ err: error }, 'unexpected error') : undefined
   if (options.trustProxy !== undefined) app.set('trust proxy', options.trustProxy)
   // Links point at publicUrl, or at this server once it listens; never at a request's Host.
