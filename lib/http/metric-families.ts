@@ -29,6 +29,8 @@ export const METRIC_NAMES = {
   pending: 'mobisite_pending_recordings',
   webhookDrops: 'mobisite_webhook_drops_total',
   stateWriteFailures: 'mobisite_state_write_failures_total',
+  buildInfo: 'mobisite_build_info',
+  storeUp: 'mobisite_store_up',
 } as const
 
 /** Every decision of the redirect middleware, each counted from 0. */
@@ -167,6 +169,43 @@ export function stateWriteFailures(prom: Prom, registry: Registry): Counter {
         name: METRIC_NAMES.stateWriteFailures,
         help: 'Write-backs of the state file (--state) that failed; each is logged and retried',
         registers: [registry],
+      }),
+  )
+}
+
+/** `mobisite_build_info{version,node}` = 1. */
+export function buildInfo(prom: Prom, registry: Registry, version: string): Gauge<'version' | 'node'> {
+  const gauge = existing(
+    registry,
+    METRIC_NAMES.buildInfo,
+    () =>
+      new prom.Gauge({
+        name: METRIC_NAMES.buildInfo,
+        help: 'Always 1: the mobisite version running, and the Node version under it',
+        labelNames: ['version', 'node'] as const,
+        registers: [registry],
+      }),
+  )
+  gauge.set({ version, node: process.version }, 1)
+  return gauge
+}
+
+/**
+ * `mobisite_store_up`: at each scrape, 1 when `answers()` says the store
+ * answered, else 0. `answers` must settle within a bound: a scrape waits for it.
+ */
+export function storeUp(prom: Prom, registry: Registry, answers: () => Promise<boolean>): Gauge {
+  return existing(
+    registry,
+    METRIC_NAMES.storeUp,
+    () =>
+      new prom.Gauge({
+        name: METRIC_NAMES.storeUp,
+        help: 'Whether the store answered a read within the readiness bound at this scrape: 1 yes, 0 no',
+        registers: [registry],
+        async collect() {
+          this.set((await answers().catch(() => false)) ? 1 : 0)
+        },
       }),
   )
 }

@@ -32,6 +32,7 @@ export class Instruments {
   private prom: Prom | undefined
   private queue: Array<(prom: Prom) => void> = []
   private recordings: (() => RecordingTotals) | undefined
+  private storeAnswers: (() => Promise<boolean>) | undefined
   private http: Histogram<'method' | 'route' | 'status_code'> | undefined
   private store: Histogram<'operation'> | undefined
   private redirect: Counter<'decision'> | undefined
@@ -114,6 +115,21 @@ export class Instruments {
       this.webhookDrops ??= families.webhookDrops(prom, this.registry)
     })
     return () => this.use(() => this.webhookDrops?.inc())
+  }
+
+  /** Registers `mobisite_build_info{version,node}` with this mobisite `version` (the standalone server does). */
+  buildInfo(version: string): void {
+    this.use((prom) => families.buildInfo(prom, this.registry, version))
+  }
+
+  /**
+   * Registers `mobisite_store_up`, set at each scrape from `answers` (the
+   * last one given: a registry shared by two servers shows the later's
+   * store). A scrape waits for it, so it must settle within a bound.
+   */
+  observeStoreUp(answers: () => Promise<boolean>): void {
+    this.storeAnswers = answers
+    this.use((prom) => families.storeUp(prom, this.registry, () => this.storeAnswers?.() ?? Promise.resolve(false)))
   }
 }
 

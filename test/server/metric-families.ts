@@ -2,8 +2,10 @@
  * Issue 37, metrics: no family is exported without samples (a `# HELP` and
  * `# TYPE` with nothing under them tells an operator nothing and breaks
  * dashboards that expect a series), on a fresh server, after a workload, and
- * in the registries of embedded use.
+ * in the registries of embedded use; and `mobisite_build_info` names the
+ * package and Node versions.
  */
+import { readFileSync } from 'node:fs'
 import express from 'express'
 import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client'
 import request from 'supertest'
@@ -19,6 +21,9 @@ import { notPhones } from '../helpers/redirect-app.js'
 import { emptyFamilies, parseExposition, scrape } from '../helpers/prom-text.js'
 
 const auth = `Basic ${Buffer.from('u:p').toString('base64')}`
+const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  version: string
+}
 
 /** A few calls of each kind a server answers: the API, a beacon, an unknown path, the probes. */
 async function someRequests(url: string): Promise<void> {
@@ -52,6 +57,14 @@ t.test("the CLI's setup (own registry, timed store): every family has samples", 
   const text = await scrape(server.url)
   t.same(emptyFamilies(text), [], 'after requests')
   t.ok(parseExposition(text).get('mobisite_store_call_duration_seconds')?.samples.length, 'store calls timed')
+})
+
+t.test('mobisite_build_info: 1, with the version of package.json and of Node', async (t) => {
+  const server = await startServer({ metrics: true })
+  t.teardown(() => server.close())
+  const family = parseExposition(await scrape(server.url)).get('mobisite_build_info')
+  t.equal(family?.type, 'gauge')
+  t.same(family?.samples, [{ name: 'mobisite_build_info', labels: { version, node: process.version }, value: 1 }])
 })
 
 t.test("apiRouter's registry: only families with samples, before and after a request", async (t) => {
