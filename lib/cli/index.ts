@@ -13,13 +13,13 @@
  * command-line mistake (a `--state` path that cannot be used included).
  */
 import { randomBytes } from 'node:crypto'
-import { existsSync, readFileSync, realpathSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { existsSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { chooseStore, openPostgres, openRedis, shownUrl, watchConnection } from './store.js'
 import { DEMO_ACCOUNT, seedDemo } from './demo.js'
 import { type CdnProvider, cdnGeo } from '../collector/geo.js'
 import { createEngine } from '../engine/index.js'
+import { packageVersion } from '../server/package-version.js'
 import { ServiceError } from '../errors.js'
 import { validateWebhook } from '../schema/admin-webhooks.js'
 import { checkDestination, maskUrl } from '../testing/webhook-destination.js'
@@ -80,7 +80,7 @@ function trustProxyFlag(value: string | undefined): boolean | number | string[] 
 async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
   const flags = parseFlags(argv, env)
   if (flags.help) return void process.stdout.write(helpText())
-  if (flags.version) return void process.stdout.write(`${versionSafe()}\n`)
+  if (flags.version) return void process.stdout.write(`${packageVersion()}\n`)
   const port =
     numberFlag(flags, 'port', (n) => Number.isInteger(n) && n <= 65_535, 'a port number from 0 to 65535') ?? 3000
   const host = (flags.host as string | undefined) ?? '127.0.0.1'
@@ -339,24 +339,6 @@ async function reachable(store: Store, url: string, logger: { info(o: object, m:
   throw new StartError(
     `cannot reach the store at ${shownUrl(url)}: ${state.reason}. Check that it runs and that --store (or MOBISITE_STORE) names it`,
   )
-}
-
-/**
- * The package version: the nearest package.json named mobisite above the
- * running script (no import.meta: this file is also built as CommonJS).
- */
-function versionSafe(): string {
-  let dir = dirname(realpathSync(process.argv[1] ?? '.'))
-  for (let i = 0; i < 6; i++) {
-    try {
-      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string }
-      if (pkg.name === 'mobisite' && pkg.version) return pkg.version
-    } catch {
-      // None here (or not JSON): look one folder up.
-    }
-    dir = dirname(dir)
-  }
-  return 'unknown'
 }
 
 main(process.argv.slice(2), process.env).catch((error: unknown) => {

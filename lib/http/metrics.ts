@@ -9,37 +9,14 @@
  * One set of instruments per registry (a WeakMap), so apiRouter,
  * mobileRedirect, the server and the collector share the metric objects
  * rather than registering the same name twice (which prom-client refuses).
+ * Each family enters the registry with its first sample (metric-families.ts).
  */
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client'
+import * as families from './metric-families.js'
+import type { CollectorEvent, Prom, RecordingTotals, RedirectDecision } from './metric-families.js'
 
-/** What the redirect middleware decided for one judged request. */
-export type RedirectDecision = 'redirected' | 'desktop' | 'opted_out' | 'not_navigation'
-
-/** What happened to analytics events at the collector. */
-export type CollectorEvent = 'accepted' | 'recorded' | 'failed' | 'dropped' | 'limited'
-
-/** The engine's recording counters, read at each scrape (`engine.recordingStats()`). */
-export type RecordingTotals = Record<CollectorEvent | 'pending', number>
-
-/** Metric names, documented in docs/operations.md. */
-export const METRIC_NAMES = {
-  http: 'http_request_duration_seconds',
-  store: 'mobisite_store_call_duration_seconds',
-  redirect: 'mobisite_redirect_decisions_total',
-  collector: 'mobisite_collector_events_total',
-  pending: 'mobisite_pending_recordings',
-  webhookDrops: 'mobisite_webhook_drops_total',
-  stateWriteFailures: 'mobisite_state_write_failures_total',
-} as const
-
-interface Loaded {
-  prom: Prom
-  http: Histogram<'method' | 'route' | 'status_code'>
-  store: Histogram<'operation'>
-  redirect: Counter<'decision'>
-  collector: Counter<'event'>
-  pending: Gauge
-}
+export type { CollectorEvent, RecordingTotals, RedirectDecision } from './metric-families.js'
+export { METRIC_NAMES } from './metric-families.js'
 
 /** Most observations kept while prom-client loads; more are dropped (a start-up burst only). */
 const QUEUE_LIMIT = 10_000
@@ -52,45 +29,60 @@ const METHOD_LABELS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'POST', 'PUT'
 
 /** The instruments of one registry; see the module comment. */
 export class Instruments {
-  private loaded: Loaded | undefined
-  private queue: Array<(m: Loaded) => void> = []
+  private prom: Prom | undefined
+  private queue: Array<(prom: Prom) => void> = []
   private recordings: (() => RecordingTotals) | undefined
+  private storeAnswers: (() => Promise<boolean>) | undefined
+  private http: Histogram<'method' | 'route' | 'status_code'> | undefined
+  private store: Histogram<'operation'> | undefined
+  private redirect: Counter<'decision'> | undefined
+  private collector: Counter<'event'> | undefined
+  private pending: Gauge | undefined
   private webhookDrops: Counter | undefined
-  /** Resolves once prom-client is loaded and the metrics exist in the registry. */
+  /** Resolves once prom-client is loaded and the observations made before are applied. */
   readonly ready: Promise<void>
 
   constructor(readonly registry: Registry) {
     this.ready = import('prom-client').then((prom) => {
-      this.loaded = create(prom, registry, () => this.recordings?.())
-      for (const apply of this.queue) apply(this.loaded)
+      this.prom = prom
+      for (const apply of this.queue) apply(prom)
       this.queue = []
     })
   }
 
-  private use(apply: (m: Loaded) => void): void {
-    if (this.loaded !== undefined) apply(this.loaded)
+  private use(apply: (prom: Prom) => void): void {
+    if (this.prom !== undefined) apply(this.prom)
     else if (this.queue.length < QUEUE_LIMIT) this.queue.push(apply)
   }
 
   /** One answered HTTP request; `route` is a template (`/api/sites/{site_name}`), never a raw path. */
   httpRequest(method: string, route: string, status: number, seconds: number): void {
     const label = METHOD_LABELS.has(method) ? method : 'OTHER'
-    this.use((m) => m.http.observe({ method: label, route, status_code: String(status) }, seconds))
+    this.use((prom) => {
+      this.http ??= families.httpDurations(prom, this.registry)
+      this.http.observe({ method: label, route, status_code: String(status) }, seconds)
+    })
   }
 
   /** One store call, by the store method's name. */
   storeCall(operation: string, seconds: number): void {
-    this.use((m) => m.store.observe({ operation }, seconds))
+    this.use((prom) => {
+      this.store ??= families.storeDurations(prom, this.registry)
+      this.store.observe({ operation }, seconds)
+    })
   }
 
   /** One redirect decision of mobileRedirect. */
   redirectDecision(decision: RedirectDecision): void {
-    this.use((m) => m.redirect.inc({ decision }))
+    this.use((prom) => {
+      this.redirect ??= families.redirectDecisions(prom, this.registry)
+      this.redirect.inc({ decision })
+    })
   }
 
   /** `count` collector events that were accepted, recorded or dropped. */
   collectorEvents(event: CollectorEvent, count = 1): void {
-    this.use((m) => m.collector.inc({ event }, count))
+    this.use((prom) => this.recordingFamilies(prom).collector.inc({ event }, count))
   }
 
   /**
@@ -99,6 +91,19 @@ export class Instruments {
    */
   observeRecordings(read: () => RecordingTotals): void {
     this.recordings = read
+    this.use((prom) => this.recordingFamilies(prom))
+  }
+
+  /** The number of analytics recordings waiting to be written. */
+  pendingRecordings(count: number): void {
+    this.use((prom) => this.recordingFamilies(prom).pending.set(count))
+  }
+
+  private recordingFamilies(prom: Prom): { collector: Counter<'event'>; pending: Gauge } {
+    const read = () => this.recordings?.()
+    this.collector ??= families.collectorEvents(prom, this.registry, read)
+    this.pending ??= families.pendingRecordings(prom, this.registry, read)
+    return { collector: this.collector, pending: this.pending }
   }
 
   /**
@@ -106,24 +111,25 @@ export class Instruments {
    * webhooks does) and returns the function that counts one drop.
    */
   countWebhookDrops(): () => void {
-    this.use((m) => {
-      this.webhookDrops ??= existing(
-        this.registry,
-        METRIC_NAMES.webhookDrops,
-        () =>
-          new m.prom.Counter({
-            name: METRIC_NAMES.webhookDrops,
-            help: 'Webhook deliveries of the test double dropped unsent (1,000 already pending, or their webhook deleted)',
-            registers: [this.registry],
-          }),
-      )
+    this.use((prom) => {
+      this.webhookDrops ??= families.webhookDrops(prom, this.registry)
     })
     return () => this.use(() => this.webhookDrops?.inc())
   }
 
-  /** The number of analytics recordings waiting to be written. */
-  pendingRecordings(count: number): void {
-    this.use((m) => m.pending.set(count))
+  /** Registers `mobisite_build_info{version,node}` with this mobisite `version` (the standalone server does). */
+  buildInfo(version: string): void {
+    this.use((prom) => families.buildInfo(prom, this.registry, version))
+  }
+
+  /**
+   * Registers `mobisite_store_up`, set at each scrape from `answers` (the
+   * last one given: a registry shared by two servers shows the later's
+   * store). A scrape waits for it, so it must settle within a bound.
+   */
+  observeStoreUp(answers: () => Promise<boolean>): void {
+    this.storeAnswers = answers
+    this.use((prom) => families.storeUp(prom, this.registry, () => this.storeAnswers?.() ?? Promise.resolve(false)))
   }
 }
 
@@ -139,105 +145,12 @@ export function instrumentsFor(registry: Registry): Instruments {
   return found
 }
 
-type Prom = typeof import('prom-client')
-
-/** A metric of this name already in the registry (an app registered it), or a new one. */
-function existing<T>(registry: Registry, name: string, make: () => T): T {
-  return (registry.getSingleMetric(name) as T | undefined) ?? make()
-}
-
 /**
  * Counts failed write-backs of the test double's state file in `registry`:
  * registered only by a server that keeps one, so no other server shows a
  * family it can never fill. Returns the function that counts one.
  */
 export async function stateWriteFailureCounter(registry: Registry): Promise<() => void> {
-  const prom = await import('prom-client')
-  const counter = existing(
-    registry,
-    METRIC_NAMES.stateWriteFailures,
-    () =>
-      new prom.Counter({
-        name: METRIC_NAMES.stateWriteFailures,
-        help: 'Write-backs of the state file (--state) that failed; each is logged and retried',
-        registers: [registry],
-      }),
-  )
+  const counter = families.stateWriteFailures(await import('prom-client'), registry)
   return () => counter.inc()
-}
-
-const COLLECTOR_EVENTS: readonly CollectorEvent[] = ['accepted', 'recorded', 'failed', 'dropped', 'limited']
-
-function create(prom: Prom, registry: Registry, recordings: () => RecordingTotals | undefined): Loaded {
-  const registers = [registry]
-  return {
-    prom,
-    http: existing(
-      registry,
-      METRIC_NAMES.http,
-      () =>
-        new prom.Histogram({
-          name: METRIC_NAMES.http,
-          help: 'Duration of HTTP requests, by method, route template and status code',
-          labelNames: ['method', 'route', 'status_code'] as const,
-          buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-          registers,
-        }),
-    ),
-    store: existing(
-      registry,
-      METRIC_NAMES.store,
-      () =>
-        new prom.Histogram({
-          name: METRIC_NAMES.store,
-          help: 'Duration of store calls, by store operation',
-          labelNames: ['operation'] as const,
-          buckets: [0.0001, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
-          registers,
-        }),
-    ),
-    redirect: existing(
-      registry,
-      METRIC_NAMES.redirect,
-      () =>
-        new prom.Counter({
-          name: METRIC_NAMES.redirect,
-          help: 'Decisions of the mobile redirect middleware: redirected, desktop, opted_out, not_navigation',
-          labelNames: ['decision'] as const,
-          registers,
-        }),
-    ),
-    collector: existing(
-      registry,
-      METRIC_NAMES.collector,
-      () =>
-        new prom.Counter({
-          name: METRIC_NAMES.collector,
-          help: 'Analytics events: accepted, recorded, failed (store down), dropped (queue full), limited (beacon rate)',
-          labelNames: ['event'] as const,
-          registers,
-          collect() {
-            const totals = recordings()
-            if (totals === undefined) return
-            // Absolute totals from the engine: a counter that only ever grows, set at scrape time.
-            this.reset()
-            for (const event of COLLECTOR_EVENTS) this.inc({ event }, totals[event])
-          },
-        }),
-    ),
-    pending: existing(
-      registry,
-      METRIC_NAMES.pending,
-      () =>
-        new prom.Gauge({
-          name: METRIC_NAMES.pending,
-          help: 'Analytics recordings accepted and not yet written to the store',
-          registers,
-          collect() {
-            const totals = recordings()
-            if (totals !== undefined) this.set(totals.pending)
-          },
-        }),
-    ),
-  }
 }

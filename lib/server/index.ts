@@ -29,6 +29,7 @@ import { observeRequests } from '../http/observe.js'
 import { instrumentsFor, stateWriteFailureCounter } from '../http/metrics.js'
 import { isProbe, mountLabel, mountMetrics, mountProbes, storeAnswers } from './observability.js'
 import { webhookDropReporter } from './webhook-drops.js'
+import { packageVersion } from './package-version.js'
 import { closeAtOnce, drainOf } from './drain.js'
 
 /** Options of {@link startServer}. */
@@ -98,7 +99,9 @@ export interface ServerOptions {
   /**
    * Prometheus metrics at `GET /metrics`: `true` for a registry of the
    * server's own with Node's default metrics, or a prom-client Registry to
-   * fill. Default false. Names: docs/operations.md.
+   * fill. Default false. Besides the request and collector metrics, the
+   * server exports `mobisite_build_info` and `mobisite_store_up` (the store
+   * is read at each scrape, within 1 s). Names: docs/operations.md.
    */
   metrics?: boolean | Registry
   /**
@@ -218,8 +221,14 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   mountProbes(app, async () =>
     draining ? { ready: false, reason: 'shutting down' } : storeAnswers(contextOf(engine).store),
   )
-  if (registry !== undefined) mountMetrics(app, registry)
-  if (registry !== undefined) instrumentsFor(registry).observeRecordings(() => engine.recordingStats())
+  if (registry !== undefined) {
+    mountMetrics(app, registry)
+    const instruments = instrumentsFor(registry)
+    instruments.observeRecordings(() => engine.recordingStats())
+    instruments.buildInfo(packageVersion())
+    // Not the readiness answer: a draining server's store is still up.
+    instruments.observeStoreUp(async () => (await storeAnswers(contextOf(engine).store)).ready)
+  }
   const onError = logger ? (error: unknown) => logger.error({ err: error }, 'unexpected error') : undefined
   if (options.trustProxy !== undefined) app.set('trust proxy', options.trustProxy)
   // Links point at publicUrl, or at this server once it listens; never at a request's Host.

@@ -61,11 +61,49 @@ export function mountProbes(app: Express, ready: () => Promise<Readiness>): void
   })
 }
 
-/** GET /metrics serving `registry` in the Prometheus text format. */
+/**
+ * GET /metrics serving `registry` in the Prometheus text format, without the
+ * families that have no sample yet (see {@link withSamplesOnly}).
+ */
 export function mountMetrics(app: Express, registry: Registry): void {
   app.get('/metrics', async (_req: Request, res: Response) => {
-    res.set('Content-Type', registry.contentType).send(await registry.metrics())
+    res.set('Content-Type', registry.contentType).send(withSamplesOnly(await registry.metrics()))
   })
+}
+
+/** A family's `# HELP`, `# TYPE` or `# UNIT` line, and the family it names. */
+const FAMILY_HEADER = /^# (?:HELP|TYPE|UNIT) (\S+)/
+
+/**
+ * The exposition `text` without the families that have no sample line. Ours
+ * enter a registry with their first sample, but some of prom-client's
+ * default metrics are registered empty and stay so for a while
+ * (`nodejs_gc_duration_seconds` until the first collection,
+ * `nodejs_active_requests` while no libuv request is active), and so may an
+ * app's own in a registry it gives.
+ */
+export function withSamplesOnly(text: string): string {
+  const kept: string[] = []
+  let header: string[] = []
+  let family: string | undefined
+  for (const line of text.split('\n')) {
+    const named = FAMILY_HEADER.exec(line)
+    if (named !== null) {
+      // A header of another family: the one before had no sample, and goes.
+      if (named[1] !== family) header = []
+      family = named[1]
+      header.push(line)
+      continue
+    }
+    if (line !== '' && !line.startsWith('#') && header.length > 0) {
+      kept.push(...header)
+      header = []
+    }
+    // The blank line after a family left out would double the one before it.
+    if (line === '' && kept.at(-1) === '') continue
+    kept.push(line)
+  }
+  return kept.join('\n')
 }
 
 /**
