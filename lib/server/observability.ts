@@ -5,7 +5,7 @@
  * by startServer, after the package root has loaded.
  */
 import type { IncomingMessage } from 'node:http'
-import type { Express, Request, Response } from 'express'
+import type { Express, NextFunction, Request, Response } from 'express'
 import type { Registry } from 'prom-client'
 import type { Instruments } from '../http/metrics.js'
 import type { Store } from '../store/contract/index.js'
@@ -53,11 +53,13 @@ export function mountProbes(app: Express, ready: () => Promise<Readiness>): void
   app.get('/healthz', (_req: Request, res: Response) => {
     res.set('Cache-Control', 'no-store').json({ status: 'ok' })
   })
-  app.get('/readyz', async (_req: Request, res: Response) => {
-    const state = await ready()
-    res.set('Cache-Control', 'no-store')
-    if (state.ready) res.json({ status: 'ready' })
-    else res.status(503).json({ status: 'not_ready', reason: state.reason })
+  // Express 4 does not catch a rejected handler: failures go to next() by hand, here and below.
+  app.get('/readyz', (_req: Request, res: Response, next: NextFunction) => {
+    ready().then((state) => {
+      res.set('Cache-Control', 'no-store')
+      if (state.ready) res.json({ status: 'ready' })
+      else res.status(503).json({ status: 'not_ready', reason: state.reason })
+    }, next)
   })
 }
 
@@ -66,8 +68,10 @@ export function mountProbes(app: Express, ready: () => Promise<Readiness>): void
  * families that have no sample yet (see {@link withSamplesOnly}).
  */
 export function mountMetrics(app: Express, registry: Registry): void {
-  app.get('/metrics', async (_req: Request, res: Response) => {
-    res.set('Content-Type', registry.contentType).send(withSamplesOnly(await registry.metrics()))
+  app.get('/metrics', (_req: Request, res: Response, next: NextFunction) => {
+    registry.metrics().then((text) => {
+      res.set('Content-Type', registry.contentType).send(withSamplesOnly(text))
+    }, next)
   })
 }
 
