@@ -6,9 +6,14 @@
  * - Declarations: one type-checked tsc run; the same .d.ts text serves both
  *   builds (each folder's package.json type tells TypeScript the format), and
  *   keeps every TSDoc comment, which is where users read the documentation.
- * - JavaScript: each file transpiled on its own with `ts.transpileModule`,
- *   which under `isolatedModules` is exactly what tsc emits, without comments
- *   (a third of the JavaScript's size).
+ * - ES modules: each entry point bundled by esbuild, code shared between
+ *   entries split into dist/esm/lib/chunks (one copy of each module, so a
+ *   class is the same class whichever entry exports it), dependencies left
+ *   as imports. A few files instead of 140 modules: importing the root costs
+ *   about what importing express does (issue 37), not twice that.
+ * - CommonJS: each file transpiled on its own with `ts.transpileModule`,
+ *   which under `isolatedModules` is exactly what tsc emits, without
+ *   comments (a third of the JavaScript's size).
  * - Declarations ship only where an entry point's types reach them (the
  *   "exports" map lets nobody import the rest), and json-schema-to-ts's
  *   declarations, which the schema types are written in, ship with them in
@@ -16,23 +21,50 @@
  *   not a runtime dependency (issue 37).
  * - The CLI (lib/cli) is in the ESM build only: package.json's "bin" runs it.
  * - The precompiled validators (lib/schema/validators.generated.ts, 2.6 MB as
- *   tsc writes it) ship once, minified by esbuild as CommonJS in dist/cjs; the
- *   ESM build's module re-exports it, since ESM can import CommonJS and not
- *   the other way round on Node 20. esbuild leaves the requires of its two
- *   imports to the CommonJS build's own modules, and marks the export names
- *   (`0 && (module.exports = {...})`) so that Node's ESM loader sees them.
+ *   tsc writes it) ship once, minified by esbuild as CommonJS in dist/cjs,
+ *   which both builds require on the first validation (LAZY_VALIDATORS
+ *   replaces lib/schema/validators-load.ts). esbuild leaves the requires of its two
+ *   imports to the CommonJS build's own modules.
  */
 import { spawnSync } from 'node:child_process'
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { transformSync } from 'esbuild'
+import { build, transformSync } from 'esbuild'
 import ts from 'typescript'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const dist = join(root, 'dist')
 const tsc = join(root, 'node_modules/typescript/bin/tsc')
 const VALIDATORS = 'lib/schema/validators.generated'
+const VALIDATORS_LOAD = 'lib/schema/validators-load'
+/**
+ * lib/schema/validators-load.ts in the builds: the validators required on
+ * first use. CommonJS requires its sibling; the ES module bundle finds
+ * dist/cjs from its own chunk's location (import.meta.url).
+ */
+const LAZY_VALIDATORS = {
+  cjs: `"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.loadValidators = loadValidators;
+let generated;
+function loadValidators() {
+    return (generated ??= require("./validators.generated.js"));
+}
+`,
+  esm: `import { createRequire } from 'node:module'
+import { fileURLToPath } from 'node:url'
+let generated
+export function loadValidators() {
+  if (generated === undefined) {
+    const url = import.meta.url
+    const dist = url.slice(0, url.lastIndexOf('/dist/esm/'))
+    generated = createRequire(url)(fileURLToPath(\`\${dist}/dist/cjs/${VALIDATORS}.js\`))
+  }
+  return generated
+}
+`,
+}
 
 /** Every .ts file under the given source folders, relative to the root. */
 function sources(...folders) {
@@ -137,20 +169,47 @@ cpSync(join(dist, 'esm'), join(dist, 'cjs'), {
   filter: (path) => !`${relative(join(dist, 'esm'), path)}/`.startsWith(ONLY_ESM),
 })
 
-const common = { target: ts.ScriptTarget.ES2022, esModuleInterop: true, removeComments: true, isolatedModules: true }
-const formats = [
-  { folder: 'esm', options: { ...common, module: ts.ModuleKind.ES2022 } },
-  { folder: 'cjs', options: { ...common, module: ts.ModuleKind.CommonJS } },
-]
+await build({
+  entryPoints: [...ENTRY_DECLARATIONS, 'lib/cli/index'].map((entry) => join(root, `${entry}.ts`)),
+  outdir: join(dist, 'esm'),
+  outbase: root,
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  packages: 'external',
+  chunkNames: 'lib/chunks/[name]-[hash]',
+  legalComments: 'none',
+  logLevel: 'warning',
+  plugins: [
+    {
+      name: 'lazy-validators',
+      setup(build) {
+        build.onResolve({ filter: /\/validators-load\.js$/ }, () => ({ path: VALIDATORS_LOAD, namespace: 'lazy' }))
+        build.onLoad({ filter: /.*/, namespace: 'lazy' }, () => ({ contents: LAZY_VALIDATORS.esm, loader: 'js' }))
+      },
+    },
+  ],
+})
+
+const cjsOptions = {
+  target: ts.ScriptTarget.ES2022,
+  module: ts.ModuleKind.CommonJS,
+  esModuleInterop: true,
+  removeComments: true,
+  isolatedModules: true,
+}
 for (const file of sources('lib', 'types')) {
-  if (file === `${VALIDATORS}.ts`) continue
-  const text = readFileSync(join(root, file), 'utf8')
-  for (const { folder, options } of formats) {
-    if (folder === 'cjs' && file.startsWith(ONLY_ESM)) continue
-    const { outputText, diagnostics } = ts.transpileModule(text, { compilerOptions: options, fileName: file })
-    if (diagnostics?.length) throw new Error(`${file}: ${ts.flattenDiagnosticMessageText(diagnostics[0].messageText)}`)
-    write(join(dist, folder, file.replace(/\.ts$/, '.js')), outputText)
+  if (file === `${VALIDATORS}.ts` || file.startsWith(ONLY_ESM)) continue
+  if (file === `${VALIDATORS_LOAD}.ts`) {
+    write(join(dist, 'cjs', `${VALIDATORS_LOAD}.js`), LAZY_VALIDATORS.cjs)
+    continue
   }
+  const text = readFileSync(join(root, file), 'utf8')
+  const { outputText, diagnostics } = ts.transpileModule(text, { compilerOptions: cjsOptions, fileName: file })
+  if (diagnostics?.length) throw new Error(`${file}: ${ts.flattenDiagnosticMessageText(diagnostics[0].messageText)}`)
+  write(join(dist, 'cjs', file.replace(/\.ts$/, '.js')), outputText)
 }
 write(join(dist, 'cjs', 'package.json'), JSON.stringify({ type: 'commonjs' }))
 for (const folder of ['esm', 'cjs']) pointAtVendoredTypes(join(dist, folder))
@@ -164,8 +223,3 @@ const { code } = transformSync(validators, {
   target: 'node20',
 })
 write(join(dist, 'cjs', `${VALIDATORS}.js`), code)
-const fromEsm = relative(dirname(join(dist, 'esm', VALIDATORS)), join(dist, 'cjs', VALIDATORS))
-write(
-  join(dist, 'esm', `${VALIDATORS}.js`),
-  `// The validators ship once, as CommonJS (scripts/build.mjs).\nexport * from '${fromEsm}.js'\n`,
-)

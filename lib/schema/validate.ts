@@ -2,12 +2,13 @@
  * Request validation. Every JSON Schema given to {@link compile} has its ajv
  * validator precompiled into validators.generated.ts (`npm run schemas`,
  * ajv standalone code): nothing is compiled, and ajv itself is not loaded, at
- * run time, which keeps start-up fast. A failure becomes a ServiceError
+ * run time, and the generated code loads with the first validation
+ * (validators-load.ts), which keeps start-up fast. A failure becomes a ServiceError
  * InvalidInput whose message names the field and the rule it broke.
  */
 import type { ErrorObject, ValidateFunction } from 'ajv'
 import { invalidInput } from '../errors.js'
-import * as generated from './validators.generated.js'
+import { loadValidators } from './validators-load.js'
 
 /** A validator: returns the value typed as T, or throws InvalidInput. */
 export type Validator<T> = (value: unknown) => T
@@ -26,9 +27,12 @@ export function validatorName(schema: object): string {
   return `v_${(hash >>> 0).toString(16).padStart(8, '0')}`
 }
 
+let generated: Record<string, unknown> | undefined
+
 /** The precompiled validator of `schema`; throws when validators.generated.ts predates the schema. */
 function precompiled(schema: object): ValidateFunction {
-  const check = (generated as Record<string, unknown>)[validatorName(schema)]
+  generated ??= loadValidators()
+  const check = generated[validatorName(schema)]
   if (typeof check !== 'function') {
     throw new Error(
       `no precompiled validator for the schema ${JSON.stringify(schema).slice(0, 120)}: run npm run schemas`,

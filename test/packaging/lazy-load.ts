@@ -67,3 +67,30 @@ console.log(JSON.stringify(Object.keys(require.cache).filter((k) => /node_module
     }
   },
 )
+
+t.test('the precompiled validators load with the first validation, not with the package (both builds)', async (t) => {
+  const code = `import { createRequire } from 'node:module'
+const require = createRequire(import.meta.url)
+const loaded = () => Object.keys(require.cache).filter((k) => k.endsWith('validators.generated.js'))
+const m = await import(process.argv[1])
+const steps = { imported: loaded() }
+const engine = m.createEngine()
+await engine.addMasterAccount({ user: 'u', password: 'p' })
+steps.message = await engine.as('u').createSite({ site_data: { site_name: 'x!' } }).catch((error) => error.message)
+steps.validated = loaded().map((k) => k.slice(k.indexOf('dist/')))
+await engine.close()
+console.log(JSON.stringify(steps))`
+  for (const build of ['esm', 'cjs']) {
+    const entry = fileURLToPath(new URL(`../../dist/${build}/lib/index.js`, import.meta.url))
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', code, entry], { encoding: 'utf8' })
+    t.strictSame(
+      JSON.parse(out.trim()),
+      {
+        imported: [],
+        message: 'site_data.original_site_url is required',
+        validated: ['dist/cjs/lib/schema/validators.generated.js'],
+      },
+      `${build} build: one copy, required by the first validation`,
+    )
+  }
+})
