@@ -113,10 +113,14 @@ const imports: [string, 'esm' | 'cjs', string][] = [
   ['mobisite root, import (ESM build)', 'esm', `${root}dist/esm/lib/index.js`],
 ]
 
+/** Imports are cheap to repeat: more rounds, since the ratio has a goal (issue 37). */
+const IMPORT_ROUNDS = ROUNDS * 3
 const startTimes = new Map<string, { wall: number; cpu: number }[]>(servers.map(([label]) => [label, []]))
 const importTimes = new Map<string, number[]>(imports.map(([label]) => [label, []]))
 for (let round = 0; round < ROUNDS; round++) {
   for (const [label, command, args] of servers) startTimes.get(label)!.push(await timeToFirstAnswer(command, args))
+}
+for (let round = 0; round < IMPORT_ROUNDS; round++) {
   for (const [label, kind, specifier] of imports) importTimes.get(label)!.push(importTime(kind, specifier))
 }
 
@@ -161,6 +165,8 @@ for (const [kind, mine, theirs] of [
     anchor: `${kind} of express alone`,
     anchorValue: Number(anchor.toFixed(1)),
     ratio: Number((ms / anchor).toFixed(2)),
-    note: `median of ${ROUNDS} fresh processes; the root loads express itself`,
+    // The goal is the ES module build's, which is bundled; the CommonJS build is one file per module.
+    ...(kind === 'import' ? { target: '<= 1.25' } : {}),
+    note: `median of ${IMPORT_ROUNDS} fresh processes, alternating; the root loads express itself${kind === 'import' ? '; the ES module build is bundled, its validators load with the first validation' : '; one file per module'}`,
   })
 }
