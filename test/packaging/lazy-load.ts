@@ -1,10 +1,13 @@
 /**
- * ua-parser-js loads on first use: importing the package (ESM or CommonJS
- * build) and recording visits without a User-Agent never load it; the first
- * visit with one does, and its system dimension is reduced as always.
- * Runs the built package (`npm run build`) in a fresh process per build.
+ * What the built package (`npm run build`) loads, and when, in a fresh
+ * process per build: ua-parser-js with the first visit that has a
+ * User-Agent (its system dimension reduced as always), pino and prom-client
+ * with startServer or the CLI, the precompiled validators (one copy) with
+ * the first validation; and the edge entry reaches nothing outside the package.
  */
 import { execFileSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
 
@@ -93,4 +96,21 @@ console.log(JSON.stringify(steps))`
       `${build} build: one copy, required by the first validation`,
     )
   }
+})
+
+t.test('the built edge entry and the chunks it imports name no express and no Node built-in', async (t) => {
+  const dir = fileURLToPath(new URL('../../dist/esm/lib/', import.meta.url))
+  const seen = new Set<string>()
+  const external = new Set<string>()
+  const visit = (file: string): void => {
+    if (seen.has(file)) return
+    seen.add(file)
+    for (const [, specifier] of readFileSync(file, 'utf8').matchAll(/(?:from|import)\s*\(?\s*["']([^"']+)["']/g)) {
+      if (specifier!.startsWith('.')) visit(join(dirname(file), specifier!))
+      else external.add(specifier!)
+    }
+  }
+  visit(join(dir, 'edge.js'))
+  t.ok(seen.size > 1, `edge.js and ${seen.size - 1} chunks`)
+  t.strictSame([...external], [], 'nothing imported from outside the package')
 })
