@@ -40,9 +40,15 @@ if (expressMajor !== undefined && expressMajor !== '4' && expressMajor !== '5') 
   process.exit(2)
 }
 const env = { ...process.env }
+const expressArgs = []
 if (expressMajor === '4') {
   const hook = new URL('../test/helpers/express4/register.mjs', import.meta.url).href
+  // NODE_OPTIONS reaches the processes the tests start. In a test process itself it registers
+  // before tap's TypeScript loader, whose resolver answers `express` without asking the hooks
+  // registered before it: there it is registered again after that loader, as a node argument
+  // (a query string makes it another module: Node imports one URL once).
   env.NODE_OPTIONS = `${env.NODE_OPTIONS ?? ''} --import=${hook}`.trim()
+  expressArgs.push(`--node-arg=--import=${hook}?after-tap`)
 }
 const expressPackage = expressMajor === '4' ? 'express4' : 'express'
 const expressVersion = JSON.parse(
@@ -65,7 +71,7 @@ const args =
     : []
 const tap = spawnSync(
   new URL('../node_modules/.bin/tap', import.meta.url).pathname,
-  [...args, ...process.argv.slice(2)],
+  [...args, ...expressArgs, ...process.argv.slice(2)],
   { stdio: 'inherit', shell: false, env },
 )
 process.exit(tap.status ?? 1)

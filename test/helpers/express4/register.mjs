@@ -6,7 +6,8 @@
  */
 import Module, { register } from 'node:module'
 
-register('./hooks.mjs', import.meta.url)
+// Registered twice in a test process (scripts/run-tests.mjs): a fresh URL each time.
+register(`./hooks.mjs?${process.hrtime.bigint()}`, import.meta.url)
 
 const resolveFilename = Module._resolveFilename
 Module._resolveFilename = function (request, ...rest) {
