@@ -128,7 +128,7 @@ export const FLAGS: readonly Flag[] = [
     type: 'boolean',
     env: 'MOBISITE_TLS',
     default: 'off',
-    help: 'serve HTTPS with a self-signed certificate made at start (its PEM is printed to stderr)',
+    help: 'serve HTTPS with a self-signed certificate made at start (its PEM is printed to stderr); needs the optional package selfsigned',
     sets: 'startServer tls: true',
   },
   {
