@@ -8,12 +8,12 @@
  * (`npm test -- test/api/sites-crud.ts`).
  *
  * `MOBISITE_TEST_EXPRESS=4 npm test` runs the suite against Express 4 (the
- * dev dependency `express4`): every process tap starts, and every process
- * those start, resolves `express` to it (test/helpers/express4/register.mjs,
- * through NODE_OPTIONS). CI's Node 22 lane does this.
+ * dev dependency `express4`, linked in place of express for the run:
+ * scripts/express-major.mjs). CI's Node 22 lane does this.
  */
 import { spawnSync } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
+import { restoreExpress5, useExpress4 } from './express-major.mjs'
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
 const chromium = process.env.CHROMIUM_PATH
@@ -39,20 +39,14 @@ if (expressMajor !== undefined && expressMajor !== '4' && expressMajor !== '5') 
   process.stderr.write(`MOBISITE_TEST_EXPRESS is ${expressMajor}: 4 or 5\n`)
   process.exit(2)
 }
-const env = { ...process.env }
-const expressArgs = []
+restoreExpress5()
 if (expressMajor === '4') {
-  const hook = new URL('../test/helpers/express4/register.mjs', import.meta.url).href
-  // NODE_OPTIONS reaches the processes the tests start. In a test process itself it registers
-  // before tap's TypeScript loader, whose resolver answers `express` without asking the hooks
-  // registered before it: there it is registered again after that loader, as a node argument
-  // (a query string makes it another module: Node imports one URL once).
-  env.NODE_OPTIONS = `${env.NODE_OPTIONS ?? ''} --import=${hook}`.trim()
-  expressArgs.push(`--node-arg=--import=${hook}?after-tap`)
+  useExpress4()
+  // Ctrl-C reaches tap too; this process waits for it to end, then puts Express 5 back.
+  process.on('SIGINT', () => {})
 }
-const expressPackage = expressMajor === '4' ? 'express4' : 'express'
 const expressVersion = JSON.parse(
-  readFileSync(new URL(`../node_modules/${expressPackage}/package.json`, import.meta.url), 'utf8'),
+  readFileSync(new URL('../node_modules/express/package.json', import.meta.url), 'utf8'),
 ).version
 process.stdout.write(`# npm test: Node ${process.version}, Express ${expressVersion}\n`)
 
@@ -71,7 +65,8 @@ const args =
     : []
 const tap = spawnSync(
   new URL('../node_modules/.bin/tap', import.meta.url).pathname,
-  [...args, ...expressArgs, ...process.argv.slice(2)],
-  { stdio: 'inherit', shell: false, env },
+  [...args, ...process.argv.slice(2)],
+  { stdio: 'inherit', shell: false },
 )
+restoreExpress5()
 process.exit(tap.status ?? 1)

@@ -1,7 +1,8 @@
 /**
  * The suite runs against the Express it says it does: `MOBISITE_TEST_EXPRESS=4`
- * (CI's Node 22 lane) makes every `import 'express'` load express@4, in this
- * process and in the processes it starts; otherwise it is express@5.
+ * (CI's Node 22 lane, scripts/express-major.mjs) makes every `import 'express'`
+ * load express@4, in this process and in the processes it starts; otherwise
+ * it is express@5.
  */
 import { execFileSync } from 'node:child_process'
 import { createRequire } from 'node:module'
