@@ -26,11 +26,15 @@ t.test('the example type-checks and passes under node --test', async (t) => {
   // Side by side; typeErrors writes its tsconfig.json before the child starts (tsx reads it too).
   const checking = typeErrors(dir, 'sites.test.ts')
   // NODE_OPTIONS cleared: the runner's own loaders stay out of the child and its test process.
-  const running = run(process.execPath, ['--import', 'tsx', '--test', join(dir, 'sites.test.ts')], {
-    cwd: dir,
-    env: { ...TSX_CHILD_ENV, NODE_OPTIONS: '' },
-    timeout: 120_000,
-  }).catch((error: { stdout?: string; stderr?: string; message: string }) => {
+  const running = run(
+    process.execPath,
+    ['--import', 'tsx', '--test', '--test-reporter=tap', join(dir, 'sites.test.ts')],
+    {
+      cwd: dir,
+      env: { ...TSX_CHILD_ENV, NODE_OPTIONS: '' },
+      timeout: 120_000,
+    },
+  ).catch((error: { stdout?: string; stderr?: string; message: string }) => {
     t.fail(`node --test failed: ${error.message}\n${error.stdout ?? ''}\n${error.stderr ?? ''}`)
     return { stdout: '' }
   })
