@@ -1,6 +1,7 @@
 // A server for benchmark/ingest.ts, in plain JS so no TypeScript loader runs in
 // the measured process. argv: mode ('bare' | 'memory' | 'redis' | 'postgres'),
-// the mobisite dist directory (…/dist/esm/lib), optionally maxPendingRecordings. All answer POST /collect/benchsite.
+// the mobisite dist directory (…/dist/cjs/lib: the ES module build is bundled, and collectRoute is
+// not exported), optionally maxPendingRecordings. All answer POST /collect/benchsite.
 //   bare:  Express answering 204, no cookie, no store;
 //   other: the standalone server's collector (collectRoute) on an engine over
 //          that store, beaconsPerMinute 0 (autocannon is one client IP).

@@ -6,9 +6,7 @@
 import { fileURLToPath } from 'node:url'
 
 const mode = process.argv[2]
-const entry = fileURLToPath(new URL('../dist/esm/lib/server/index.js', import.meta.url))
-const { startServer } = await import(entry)
-const { createEngine } = await import(fileURLToPath(new URL('../dist/esm/lib/index.js', import.meta.url)))
+const { createEngine, startServer } = await import(fileURLToPath(new URL('../dist/esm/lib/index.js', import.meta.url)))
 const engine = createEngine()
 await engine.addMasterAccount({ user: 'bench', password: 'bench-password' })
 await engine

@@ -159,7 +159,8 @@ export interface IngestServer {
 }
 
 const script = fileURLToPath(new URL('../ingest-server.mjs', import.meta.url))
-const lib = fileURLToPath(new URL('../../dist/esm/lib', import.meta.url))
+// The CommonJS build: one file per module, so the collector's route (not exported) can be loaded.
+const lib = fileURLToPath(new URL('../../dist/cjs/lib', import.meta.url))
 
 /**
  * Starts ingest-server.mjs (needs `npm run build`) in `mode`: 'bare' |

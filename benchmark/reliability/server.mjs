@@ -8,10 +8,10 @@ import { createEngine, startServer } from '../../dist/esm/lib/index.js'
 const config = JSON.parse(process.argv[2] ?? '{}')
 let store
 if (config.redisUrl) {
-  const { RedisStore } = await import('../../dist/esm/lib/store/redis/store.js')
+  const { RedisStore } = await import('../../dist/esm/lib/redis.js')
   store = new RedisStore({ url: config.redisUrl, prefix: config.prefix })
 } else if (config.databaseUrl) {
-  const { PostgresStore } = await import('../../dist/esm/lib/store/postgres/store.js')
+  const { PostgresStore } = await import('../../dist/esm/lib/postgres.js')
   store = new PostgresStore({ connectionString: config.databaseUrl, schema: config.schema })
 }
 const legacy = config.legacyAuth

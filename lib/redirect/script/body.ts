@@ -4,7 +4,6 @@
  * a static file does.
  */
 import { createHash } from 'node:crypto'
-import { gzipSync } from 'node:zlib'
 import { describeLinear } from '../../agents/linear.js'
 import { DEFAULT_OPT_OUT } from '../decision.js'
 import { redirectRuntime, type ScriptConfig } from './runtime.js'
@@ -69,5 +68,7 @@ export function buildScriptBody(source: string): ScriptBody {
     `/* mobisite redirect.js ${version}: docs/redirect.md, "On any page" */\n` +
     `;(${RUNTIME_TEXT})(window, ${scriptLiteral(config)});\n`
   const identity = Buffer.from(text, 'utf8')
+  // zlib loads with the first script built, not with the package root (3.6 ms of every import).
+  const { gzipSync } = process.getBuiltinModule('node:zlib')
   return { source, version, identity: representation(identity), gzip: representation(gzipSync(identity, { level: 9 })) }
 }
