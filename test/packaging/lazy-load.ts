@@ -3,7 +3,9 @@
  * process per build: ua-parser-js with the first visit that has a
  * User-Agent (its system dimension reduced as always), pino and prom-client
  * with startServer or the CLI, the precompiled validators (one copy) with
- * the first validation; and the edge entry reaches nothing outside the package.
+ * the first validation, the server with the first startServer; the root is
+ * three files of the ES module build; and the edge entry reaches nothing
+ * outside the package.
  */
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
@@ -98,19 +100,49 @@ console.log(JSON.stringify(steps))`
   }
 })
 
-t.test('the built edge entry and the chunks it imports name no express and no Node built-in', async (t) => {
-  const dir = fileURLToPath(new URL('../../dist/esm/lib/', import.meta.url))
-  const seen = new Set<string>()
+/** The files of the ES module build that `file` imports statically, itself included, and what it imports from outside. */
+function staticGraph(file: string): { files: Set<string>; external: Set<string> } {
+  const files = new Set<string>()
   const external = new Set<string>()
   const visit = (file: string): void => {
-    if (seen.has(file)) return
-    seen.add(file)
-    for (const [, specifier] of readFileSync(file, 'utf8').matchAll(/(?:from|import)\s*\(?\s*["']([^"']+)["']/g)) {
+    if (files.has(file)) return
+    files.add(file)
+    for (const [, specifier] of readFileSync(file, 'utf8').matchAll(/(?:from|import)\s*["']([^"']+)["']/g)) {
       if (specifier!.startsWith('.')) visit(join(dirname(file), specifier!))
       else external.add(specifier!)
     }
   }
-  visit(join(dir, 'edge.js'))
-  t.ok(seen.size > 1, `edge.js and ${seen.size - 1} chunks`)
+  visit(file)
+  return { files, external }
+}
+
+t.test('importing the built root loads three files of the package: each costs Node about 0.5 ms', async (t) => {
+  const dir = fileURLToPath(new URL('../../dist/esm/lib/', import.meta.url))
+  const { files } = staticGraph(join(dir, 'index.js'))
+  t.strictSame(
+    [...files].map((file) => file.slice(dir.length)).sort(),
+    ['chunks/core.js', 'chunks/redirect.js', 'index.js'],
+    'the entry, the core chunk and the redirect chunk the edge entry shares',
+  )
+})
+
+t.test('the server behind startServer loads with the first start, not with the package root', async (t) => {
+  const entry = fileURLToPath(new URL('../../dist/cjs/lib/index.js', import.meta.url))
+  const code = `const m = require(process.argv[1])
+const loaded = () => Object.keys(require.cache).some((k) => k.endsWith('/lib/server/start.js'))
+const steps = { imported: loaded() }
+m.startServer().then(async (server) => {
+  steps.started = loaded()
+  await server.close()
+  console.log(JSON.stringify(steps))
+})`
+  const out = execFileSync(process.execPath, ['-e', code, entry], { encoding: 'utf8' })
+  t.strictSame(JSON.parse(out.trim()), { imported: false, started: true })
+})
+
+t.test('the built edge entry and the chunks it imports name no express and no Node built-in', async (t) => {
+  const dir = fileURLToPath(new URL('../../dist/esm/lib/', import.meta.url))
+  const { files, external } = staticGraph(join(dir, 'edge.js'))
+  t.ok(files.size > 1, `edge.js and ${files.size - 1} chunks`)
   t.strictSame([...external], [], 'nothing imported from outside the package')
 })
