@@ -47,8 +47,12 @@ export interface ObserveOptions {
   registry?: Registry
   /** The route label of a request no router noted (a fixed string per mount, never the raw path). */
   routeOf: (req: IncomingMessage) => string
-  /** Requests logged at debug rather than info (health probes). */
-  quiet?: (req: IncomingMessage) => boolean
+  /**
+   * Route labels (as `routeOf` or a router's note gives them) logged at debug
+   * rather than by status: the health probes, and the collector's beacons,
+   * which metrics count and which arrive by the thousand a second.
+   */
+  quiet?: ReadonlySet<string>
 }
 
 /** Starts observing one request; call it before the request is served. */
@@ -79,8 +83,8 @@ function pathOnly(url: string | undefined): string {
 /** A request observer for these options; see the module comment. */
 export function observeRequests(options: ObserveOptions): RequestObserver {
   const instruments = options.registry === undefined ? undefined : instrumentsFor(options.registry)
-  const quiet = options.quiet ?? (() => false)
-  const logger = options.logger
+  const quiet = options.quiet ?? new Set<string>()
+  const { logger, routeOf } = options
   const observer = ((req: IncomingMessage, res: ServerResponse) => {
     const note: RouteNote = {}
     ;(req as IncomingMessage & { [ROUTE_NOTE]?: RouteNote })[ROUTE_NOTE] = note
@@ -90,27 +94,34 @@ export function observeRequests(options: ObserveOptions): RequestObserver {
       const ms = performance.now() - start
       const method = req.method ?? 'GET'
       const status = res.statusCode
-      const route = note.route ?? options.routeOf(req)
+      const route = note.route ?? routeOf(req)
       instruments?.httpRequest(method, route, status, ms / 1000)
       if (logger === undefined) return
       // Probes stay at debug whatever they answer: a draining server's 503s are expected, not errors.
-      const level = quiet(req) ? 'debug' : status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info'
+      const level = quiet.has(route) ? 'debug' : status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info'
       if (!logger.isLevelEnabled(level)) return
-      logger[level](
-        {
-          reqId: id,
-          req: { method, path: pathOnly((req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url) },
-          route,
-          ...(note.user === undefined ? {} : { user: note.user }),
-          res: { statusCode: status },
-          responseTime: Math.round(ms * 1000) / 1000,
-          // The client went away before the whole answer was written.
-          ...(res.writableFinished ? {} : { aborted: true }),
-        },
-        `${method} ${route} ${status}`,
-      )
+      const line: Record<string, unknown> = {
+        reqId: id,
+        req: { id, method, path: pathOnly((req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url) },
+        route,
+      }
+      if (note.user !== undefined) line.user = note.user
+      line.res = { statusCode: status }
+      line.responseTime = Math.round(ms * 1000) / 1000
+      // The client went away before the whole answer was written.
+      if (!res.writableFinished) line.aborted = true
+      logger[level](line, `${method} ${route} ${status}`)
     })
   }) as RequestObserver
   observer.loading = undefined
   return observer
+}
+
+/**
+ * Whether observing requests would do anything: a logger that writes at some
+ * level (not `silent`), or a registry. Otherwise a server skips the request
+ * id, the timer and the listener on every request.
+ */
+export function observes(logger: Logger | undefined, registry: Registry | undefined): boolean {
+  return registry !== undefined || (logger !== undefined && logger.level !== 'silent')
 }

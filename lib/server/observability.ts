@@ -154,7 +154,9 @@ export function mountLabel(req: IncomingMessage): string {
   return '(unmatched)'
 }
 
-/** Requests the access log writes at debug level: the probes. */
-export function isProbe(req: IncomingMessage): boolean {
-  return PROBE_PATHS.has(mountLabel(req))
-}
+/**
+ * The route labels the access log writes at debug level: the probes, and the
+ * collector's beacons (counted in `/metrics`; a line each would be thousands
+ * a second).
+ */
+export const QUIET_ROUTES: ReadonlySet<string> = new Set([...PROBE_PATHS, '/collect'])

@@ -1,6 +1,6 @@
 /**
- * The server behind startServer (./index.ts, which holds its options and
- * answer): loaded with the first start, not with the package root.
+ * The server behind startServer (./index.ts; its options and answer are in
+ * ./options.ts): loaded with the first start, not with the package root.
  */
 import type { AddressInfo } from 'node:net'
 import express from 'express'
@@ -18,13 +18,13 @@ import type { StateFile } from '../testing/state-file.js'
 import { contextOf } from '../engine/context-access.js'
 import { MemoryStore } from '../store/memory/store.js'
 import type { Registry } from 'prom-client'
-import { observeRequests } from '../http/observe.js'
+import { observeRequests, observes } from '../http/observe.js'
 import { instrumentsFor, stateWriteFailureCounter } from '../http/metrics.js'
-import { isProbe, mountLabel, mountMetrics, mountProbes, storeAnswers } from './observability.js'
+import { QUIET_ROUTES, mountLabel, mountMetrics, mountProbes, storeAnswers } from './observability.js'
 import { webhookDropReporter } from './webhook-drops.js'
 import { packageVersion } from './package-version.js'
 import { closeAtOnce, drainOf } from './drain.js'
-import { isLoopback, type RunningServer, type ServerOptions, type ShutdownOptions } from './index.js'
+import { isLoopback, type RunningServer, type ServerOptions, type ShutdownOptions } from './options.js'
 
 /** {@link startServer}: builds the app, listens, and answers the running server. */
 export async function serve(options: ServerOptions): Promise<RunningServer> {
@@ -46,30 +46,18 @@ export async function serve(options: ServerOptions): Promise<RunningServer> {
   let draining = false
   const logger = options.logger
   const registry = options.metrics ? await mountMetricsLater(options.metrics) : undefined
-  const observer =
-    logger === undefined && registry === undefined
-      ? undefined
-      : observeRequests({
-          ...(logger ? { logger } : {}),
-          ...(registry ? { registry } : {}),
-          routeOf: mountLabel,
-          quiet: isProbe,
-        })
-  await observer?.loading
-  app.use((req, res, next) => {
-    observer?.(req, res)
-    next()
-  })
-  mountProbes(app, async () =>
-    draining ? { ready: false, reason: 'shutting down' } : storeAnswers(contextOf(engine).store),
-  )
-  if (registry !== undefined) {
-    mountMetrics(app, registry)
-    const instruments = instrumentsFor(registry)
-    instruments.observeRecordings(() => engine.recordingStats())
-    instruments.buildInfo(packageVersion())
-    // Not the readiness answer: a draining server's store is still up.
-    instruments.observeStoreUp(async () => (await storeAnswers(contextOf(engine).store)).ready)
+  if (observes(logger, registry)) {
+    const observer = observeRequests({
+      ...(logger ? { logger } : {}),
+      ...(registry ? { registry } : {}),
+      routeOf: mountLabel,
+      quiet: QUIET_ROUTES,
+    })
+    await observer.loading
+    app.use((req, res, next) => {
+      observer(req, res)
+      next()
+    })
   }
   const onError = logger ? (error: unknown) => logger.error({ err: error }, 'unexpected error') : undefined
   if (options.trustProxy !== undefined) app.set('trust proxy', options.trustProxy)
@@ -99,6 +87,18 @@ export async function serve(options: ServerOptions): Promise<RunningServer> {
     app.use('/api', apiRouter(engine, { ...router, ...(rateLimit ? { rateLimit } : {}) }))
   }
   app.use('/collect', collectRoute(engine, { ...(logger ? { logger } : {}), ...options.collector }))
+  // After the API and the collector: Express tries each layer in turn, and those take nearly every request.
+  mountProbes(app, async () =>
+    draining ? { ready: false, reason: 'shutting down' } : storeAnswers(contextOf(engine).store),
+  )
+  if (registry !== undefined) {
+    mountMetrics(app, registry)
+    const instruments = instrumentsFor(registry)
+    instruments.observeRecordings(() => engine.recordingStats())
+    instruments.buildInfo(packageVersion())
+    // Not the readiness answer: a draining server's store is still up.
+    instruments.observeStoreUp(async () => (await storeAnswers(contextOf(engine).store)).ready)
+  }
   app.use('/dashboard', dashboardRouter(engine, options.dashboard))
   // Public like the collector: desktop pages of any origin load it (docs/redirect.md, "On any page").
   app.use('/redirect.js', redirectScript(engine))

@@ -165,3 +165,61 @@ t.test('the collector hook: counters and the pending gauge the collector feeds',
   t.match(text, 'mobisite_collector_events_total{event="dropped"} 1')
   t.match(text, 'mobisite_pending_recordings 1')
 })
+
+t.test(
+  'startServer access log: API calls at info with the request id; beacons and probes at debug, counted in metrics',
+  async (t) => {
+    const beaconsAndApi = async (level: string) => {
+      const { logger, lines } = capturedLogger(level)
+      const server = await startServer({ logger, metrics: true })
+      t.teardown(() => server.close())
+      await server.engine.addMasterAccount({ user: 'u', password: 'p' })
+      await server.engine
+        .as('u')
+        .createSite({ site_data: { site_name: 'logged1', original_site_url: 'https://a.example/' } })
+      const api = await fetch(`${server.url}/api/sites/logged1`, { headers: { authorization: auth('u', 'p') } })
+      for (let i = 0; i < 3; i++)
+        t.equal((await fetch(`${server.url}/collect/logged1`, { method: 'POST' })).status, 204)
+      await fetch(`${server.url}/healthz`)
+      // The line is written once the answer has closed, just after the client has it.
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      return { lines, api, metrics: await (await fetch(`${server.url}/metrics`)).text() }
+    }
+    const info = await beaconsAndApi('info')
+    const id = info.api.headers.get('x-request-id')
+    t.strictSame(
+      info.lines.map((line) => line.route),
+      ['/api/sites/{site_name}'],
+      'at info: the API call only, no beacon and no probe',
+    )
+    t.match(info.lines[0], { level: 30, reqId: id, req: { id, method: 'GET', path: '/api/sites/logged1' }, user: 'u' })
+    t.match(info.metrics, /http_request_duration_seconds_count\{method="POST",route="\/collect",status_code="204"\} 3/)
+    const debug = await beaconsAndApi('debug')
+    t.strictSame(
+      debug.lines
+        .filter((line) => line.reqId !== undefined && line.route !== '/metrics')
+        .map((line) => [line.route, line.level]),
+      [
+        ['/api/sites/{site_name}', 30],
+        ['/collect', 20],
+        ['/collect', 20],
+        ['/collect', 20],
+        ['/healthz', 20],
+      ],
+      'at debug: each beacon and the probe, at debug level',
+    )
+  },
+)
+
+t.test('startServer with a silent logger and no metrics observes nothing: no request id, no listener', async (t) => {
+  const { logger, lines } = capturedLogger('silent')
+  const server = await startServer({ logger })
+  t.teardown(() => server.close())
+  const answer = await fetch(`${server.url}/api/sites/x`)
+  t.equal(answer.status, 401)
+  t.equal(answer.headers.get('x-request-id'), null)
+  const audible = await startServer({ logger: capturedLogger('info').logger })
+  t.teardown(() => audible.close())
+  t.match((await fetch(`${audible.url}/api/sites/x`)).headers.get('x-request-id'), /^[0-9a-f-]{36}$/)
+  t.strictSame(lines, [])
+})
