@@ -29,6 +29,7 @@ import { instrumentsFor } from '../http/metrics.js'
 import type { Store } from '../store/contract/index.js'
 import { MemoryStore } from '../store/memory/store.js'
 import { bannerLines } from './banner.js'
+import { batchedLines } from './log-batch.js'
 import { helpText } from './flags.js'
 import { type FlagValues, parseFlags, UsageError } from './parse-flags.js'
 import { messageOf, storeAnswers, timedStore } from '../server/observability.js'
@@ -36,10 +37,6 @@ import { messageOf, storeAnswers, timedStore } from '../server/observability.js'
 /** A start-up failure whose message says what to do. */
 class StartError extends Error {}
 
-/** Log lines are written to stdout this many bytes at a time (or LOG_FLUSH_MS after the first waits). */
-const LOG_BATCH_BYTES = 4096
-/** Most milliseconds a log line waits for others before it is written. */
-const LOG_FLUSH_MS = 200
 /** How long a store has to answer at start before the start fails (DESIGN: exit within 15 s). */
 const STORE_START_TIMEOUT_MS = 10_000
 
@@ -136,13 +133,9 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
   }
 
   const { pino } = await import('pino')
-  // Lines are gathered and written LOG_BATCH_BYTES at a time, synchronously: a line costs a string
-  // append, not a write system call (about 4 % of a request's CPU when each line was written on its
-  // own), and no write is ever in flight, so at exit the rest goes out in order after the others
-  // (pino's asynchronous writer would write the queue beside a write in flight). A quiet server's
-  // lines wait at most LOG_FLUSH_MS.
-  const stdout = pino.destination({ dest: 1, sync: true, minLength: LOG_BATCH_BYTES, periodicFlush: LOG_FLUSH_MS })
-  process.on('exit', () => stdout.flushSync())
+  // In batches, synchronously: cheap per line, and in order at exit (lib/cli/log-batch.ts).
+  const stdout = batchedLines(pino.destination({ dest: 1, sync: true }))
+  process.on('exit', () => stdout.flush())
   const logger = pino({ level, base: { service: 'mobisite' } }, stdout)
   // Express and the routers load while the store connects and the password hashes.
   const serverModule = import('../server/index.js')

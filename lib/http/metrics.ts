@@ -12,6 +12,7 @@
  * Each family enters the registry with its first sample (metric-families.ts).
  */
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client'
+import { FastHistogram } from './fast-histogram.js'
 import * as families from './metric-families.js'
 import type { CollectorEvent, Prom, RecordingTotals, RedirectDecision } from './metric-families.js'
 
@@ -33,8 +34,8 @@ export class Instruments {
   private queue: Array<(prom: Prom) => void> = []
   private recordings: (() => RecordingTotals) | undefined
   private storeAnswers: (() => Promise<boolean>) | undefined
-  private http: Histogram<'method' | 'route' | 'status_code'> | undefined
-  private store: Histogram<'operation'> | undefined
+  private http: FastHistogram | Histogram<'method' | 'route' | 'status_code'> | undefined
+  private store: FastHistogram | Histogram<'operation'> | undefined
   private redirect: Counter<'decision'> | undefined
   private collector: Counter<'event'> | undefined
   private pending: Gauge | undefined
@@ -58,18 +59,25 @@ export class Instruments {
   /** One answered HTTP request; `route` is a template (`/api/sites/{site_name}`), never a raw path. */
   httpRequest(method: string, route: string, status: number, seconds: number): void {
     const label = METHOD_LABELS.has(method) ? method : 'OTHER'
-    this.use((prom) => {
-      this.http ??= families.httpDurations(prom, this.registry)
-      this.http.observe({ method: label, route, status_code: String(status) }, seconds)
-    })
+    if (this.prom === undefined) return this.use(() => this.httpRequest(label, route, status, seconds))
+    this.http ??= families.httpDurations(this.registry)
+    if (!(this.http instanceof FastHistogram))
+      return this.http.observe({ method: label, route, status_code: String(status) }, seconds)
+    // The key is built per request; the label object only once per series.
+    const key = `${label} ${status} ${route}`
+    if (this.http.observe(key, seconds)) return
+    this.http.add(key, { method: label, route, status_code: String(status) })
+    this.http.observe(key, seconds)
   }
 
   /** One store call, by the store method's name. */
   storeCall(operation: string, seconds: number): void {
-    this.use((prom) => {
-      this.store ??= families.storeDurations(prom, this.registry)
-      this.store.observe({ operation }, seconds)
-    })
+    if (this.prom === undefined) return this.use(() => this.storeCall(operation, seconds))
+    this.store ??= families.storeDurations(this.registry)
+    if (!(this.store instanceof FastHistogram)) return this.store.observe({ operation }, seconds)
+    if (this.store.observe(operation, seconds)) return
+    this.store.add(operation, { operation })
+    this.store.observe(operation, seconds)
   }
 
   /** One redirect decision of mobileRedirect. */

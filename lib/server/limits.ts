@@ -6,6 +6,7 @@
  * otherwise be an empty or plain-text answer.
  */
 import { createServer, type RequestListener, type Server, type ServerOptions } from 'node:http'
+import { hasExpressPrototypes, prototypedMessages } from './express-prototypes.js'
 import type { Duplex } from 'node:stream'
 import type { ErrorCode } from '../errors.js'
 import { answerRequestInHand, CLOSE_GRACE_MS } from '../http/bytes-after-request.js'
@@ -79,6 +80,8 @@ export function limitedServer(
   const requestTimeout = timeouts.request ?? 30_000
   const server = create(
     {
+      // Requests and responses born with the app's prototypes: Express need not change them (a third of the CPU).
+      ...(hasExpressPrototypes(app) ? prototypedMessages(app) : {}),
       headersTimeout,
       // Node requires requestTimeout >= headersTimeout.
       requestTimeout: Math.max(requestTimeout, headersTimeout),

@@ -124,8 +124,8 @@ export function timedStore<S extends object>(store: S, instruments: Instruments)
       if (timed === undefined) {
         const method = value as (...args: unknown[]) => unknown
         timed = (...args: unknown[]) => {
-          const start = process.hrtime.bigint()
-          const done = () => instruments.storeCall(property, Number(process.hrtime.bigint() - start) / 1e9)
+          const start = performance.now()
+          const done = () => instruments.storeCall(property, (performance.now() - start) / 1000)
           const result = method.apply(target, args)
           if (result instanceof Promise) result.then(done, done)
           else done()
