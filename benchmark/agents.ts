@@ -2,7 +2,8 @@
  * Agents matching, side by side, on the whole user-agents corpus in one run:
  * ns per UA and the ratio to the naive `new RegExp(DEFAULT_AGENTS, 'i').test`,
  * verdict differences from it, and precision/recall against the device
- * labels. Then the worst case on 1-16 KB UAs, and Express throughput with and
+ * labels. Then the same against is-mobile on a public corpus with bots, by
+ * CPU time (agents-public.ts), the worst case on 1-16 KB UAs, and Express throughput with and
  * without the middleware (autocannon, desktop and phone UAs).
  *
  *   npx tsx benchmark/agents.ts            # everything (about a minute)
@@ -16,6 +17,7 @@ import { DEFAULT_AGENTS } from '../lib/agents/default.js'
 import { createAgentMatcher } from '../lib/agents/matcher.js'
 import { corpus, corpusVersion, score } from '../test/helpers/agents-corpus.js'
 import { throughput } from './agents-http.js'
+import { publicCorpus } from './agents-public.js'
 import { figure } from './lib/report.js'
 
 const uas = corpus.map((r) => r.userAgent)
@@ -235,6 +237,7 @@ function worstCase(): void {
 console.log(`# Agents benchmark (node ${process.version}, ${new Date().toISOString().slice(0, 10)})`)
 if (!process.argv.includes('--http-only')) {
   perUa()
+  publicCorpus()
   worstCase()
 }
 if (!process.argv.includes('--no-http')) await throughput(corpus)

@@ -6,11 +6,12 @@
 import fc from 'fast-check'
 import t from 'tap'
 import { checkProperty, replayable } from '../helpers/fuzz-seed.js'
-import { DEFAULT_AGENTS } from '../../lib/agents/default.js'
+import { DEFAULT_AGENT_NAMES, DEFAULT_AGENTS } from '../../lib/agents/default.js'
 import { compileSource } from '../../lib/agents/compile.js'
 import { createAgentMatcher } from '../../lib/agents/matcher.js'
 import { corpusUserAgents } from '../helpers/agents-corpus.js'
 import { notPhones, phones } from '../helpers/agents-fixtures.js'
+import { publicUserAgents } from '../helpers/public-ua-corpus.js'
 
 replayable(t, import.meta.url)
 
@@ -22,8 +23,10 @@ const SOURCES = [
   'iPhone|Android.+Mobile|^Opera|BlackBerry\\d+',
 ]
 
-t.test('whole corpus and fixtures: identical verdicts for several sources', async (t) => {
-  const uas = [...corpusUserAgents, ...Object.values(phones), ...Object.values(notPhones)]
+t.test('whole corpora and fixtures: identical verdicts for several sources', async (t) => {
+  // The public corpus (bots included) was not used to build DEFAULT_AGENTS or tune the matcher.
+  const uas = [...corpusUserAgents, ...publicUserAgents, ...Object.values(phones), ...Object.values(notPhones)]
+  t.ok(publicUserAgents.length > 2500, `public corpus: ${publicUserAgents.length} UAs`)
   for (const source of SOURCES) {
     const naive = new RegExp(source, 'i')
     // `trusted`: some of these are general-mode sources, which only an application's own source may be.
@@ -82,6 +85,22 @@ const ADVERSARIAL = [
   'android'.repeat(300) + 'mobile',
   'android\n'.repeat(300) + 'mobile',
   'Mobile'.repeat(300) + 'Android',
+  // The trigger matches a piece from its rarest character on, then looks behind for the rest (compile.ts rotate).
+  'droid Mobile',
+  'ndroid Mobile',
+  'Andoid Mobile',
+  'xAndroid Mobile',
+  'Android',
+  'Pod',
+  'iPo',
+  'bile',
+  'IEMobil',
+  'Mobi',
+  'Opera Mobile',
+  '; OpenHarmony',
+  'Phone;OpenHarmony; OpenHarmony',
+  'Android iPhone',
+  'Android\nBB10; Mobile',
 ]
 
 /** Escapes everything outside printable ASCII: TAP output must stay one line per assertion. */
@@ -343,4 +362,38 @@ t.test('general mode reads the first maxLength code units: verdict = naive on th
   )
   t.equal(m.test('x'.repeat(20) + 'iPhone'), false, 'iPhone past the cap is not seen')
   t.equal(naive.test('x'.repeat(20) + 'iPhone'), true, '(the naive regex on the full string would see it)')
+})
+
+t.test('the i flag without u: a source character matches its own ASCII cases, never another code unit', async (t) => {
+  // What a folded table assumes (compile.ts lastCodeUnits): `ſ`, `ı` upper-case to ASCII, yet match nothing ASCII.
+  const all = Array.from({ length: 0x10000 }, (_, u) => String.fromCharCode(u)).join('')
+  for (const c of new Set(DEFAULT_AGENT_NAMES.join('').replace(/[.*]/g, ''))) {
+    const found = (all.match(new RegExp(c, 'gi')) ?? []).sort().join('')
+    t.equal(found, [...new Set([c.toLowerCase(), c.toUpperCase()])].sort().join(''), printable(c))
+  }
+})
+
+// Whole names (1 in 3) or parts of them, at random cases, with look-alikes (ſ, ı upper-case to ASCII; Kelvin K, İ).
+const [PLAIN, ALIKE] = ['sSkKiI', '\u017F\u017F\u212A\u212A\u0131\u0130']
+const nameBit = fc
+  .tuple(fc.constantFrom(...DEFAULT_AGENT_NAMES.flatMap((n) => n.split('.*'))), fc.nat(20), fc.nat(20), fc.integer())
+  .map(([name, from, cut, bits]) => {
+    const part = from % 3 === 0 ? name : name.slice(from % name.length, name.length - (cut % name.length))
+    const cased = [...part].map((c, i) => ((bits >> (i % 30)) & 1 ? c.toUpperCase() : c.toLowerCase())).join('')
+    const at = cut % Math.max(cased.length, 1),
+      swap = bits < 0 ? PLAIN.indexOf(cased[at] ?? '-') : -1
+    return swap < 0 ? cased : cased.slice(0, at) + ALIKE[swap] + cased.slice(at + 1)
+  })
+const between = fc.constantFrom('', '', ' ', ';', 'x', '/', '\n', '\r', '\u2028', '\u2029', '\u00e9', '\uD83D')
+const edgeUa = fc.array(fc.tuple(between, nameBit), { maxLength: 6 }).map((a) => a.flat().join(''))
+
+t.test('generated edge strings: the default matcher agrees with the naive regex', async (t) => {
+  const [naive, m] = [new RegExp(DEFAULT_AGENTS, 'i'), createAgentMatcher(DEFAULT_AGENTS)]
+  const variants = (s: string, end: string): string[] => [s, s.slice(0, 3), s.slice(-3), s.slice(0, -1), s + end]
+  checkProperty(
+    import.meta.url,
+    fc.property(edgeUa, nameBit, (s, end) => variants(s, end).every((x) => m(x) === naive.test(x))),
+    { numRuns: 4000 },
+  )
+  t.pass('4000 strings, each also cut to 3 units (shorter than any name) at both ends, and with a name at the end')
 })
