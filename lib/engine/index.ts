@@ -112,8 +112,9 @@ export function createEngine(options: EngineOptions = {}): Engine {
     addMasterAccount: (account) => guard(() => masters.add(account)),
     authenticate: (user, password) => guard(() => masters.authenticate(user, password)),
     as,
-    recordVisit: (visit) => guard(() => analytics.recordVisit(ctx, visit)),
-    recordActivity: (activity) => guard(() => analytics.recordActivity(ctx, activity)),
+    // Not through guard: these map outages themselves, with one promise per event (recording/analytics.ts).
+    recordVisit: (visit) => analytics.recordVisit(ctx, visit),
+    recordActivity: (activity) => analytics.recordActivity(ctx, activity),
     confirmRedirect: (site_name, at) => guard(() => lifecycle.confirmRedirect(ctx, site_name, at ?? ctx.now())),
     billing: (user) =>
       guard(async () => {
