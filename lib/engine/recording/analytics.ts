@@ -115,28 +115,41 @@ function geoOf(fields: Record<string, unknown>, name: 'country' | 'region'): str
   return optionalString(fields[name], name, MAX_GEO) || UNKNOWN
 }
 
-/** What every event records besides its own fields. */
-type Located<T> = T & Pick<VisitEvent, 'site_name' | 'browser' | 'os' | 'country' | 'region'>
-
-/**
- * Completes an event with its dimensions (the `system` one shared and
- * frozen: no allocation per event) and its site name, which is checked last
- * as it always was: the store then resolves it. The event object is the one
- * given, so recording allocates nothing more.
- */
-function located<T extends object>(event: T, fields: Record<string, unknown>): Located<T> {
+/** The `system` dimension of an event's User-Agent; InvalidInput when it is not a string. */
+function systemField(fields: Record<string, unknown>): SystemInfo {
   const userAgent = fields.user_agent
   if (userAgent !== undefined && typeof userAgent !== 'string') throw invalidInput('user_agent must be a string')
-  const system: SystemInfo = systemOf(userAgent)
-  const out = event as Located<T>
-  out.browser = system.browser
-  out.os = system.os
-  out.country = geoOf(fields, 'country')
-  out.region = geoOf(fields, 'region')
+  return systemOf(userAgent)
+}
+
+/** The site name, checked last as it always was: the store then resolves it. */
+function siteNameOf(fields: Record<string, unknown>): string {
   const site_name = fields.site_name
   if (typeof site_name !== 'string') throw invalidInput('site_name must be a string')
-  out.site_name = site_name
-  return out
+  return site_name
+}
+
+/**
+ * A visit completed with its dimensions (the `system` one shared and frozen)
+ * and its site name. One object literal with every field: adding fields to a
+ * smaller object moved them out of the object (one more allocation and
+ * several shape transitions per event).
+ */
+function visitEvent(fields: Record<string, unknown>, day: string, visitor_id: string, page_views: number): VisitEvent {
+  const system = systemField(fields)
+  const country = geoOf(fields, 'country')
+  const region = geoOf(fields, 'region')
+  const site_name = siteNameOf(fields)
+  return { day, visitor_id, page_views, browser: system.browser, os: system.os, country, region, site_name }
+}
+
+/** An activity completed as {@link visitEvent}. */
+function activityEvent(fields: Record<string, unknown>, day: string, kind: ActivityKind): ActivityEvent {
+  const system = systemField(fields)
+  const country = geoOf(fields, 'country')
+  const region = geoOf(fields, 'region')
+  const site_name = siteNameOf(fields)
+  return { day, kind, browser: system.browser, os: system.os, country, region, site_name }
 }
 
 /**
@@ -160,8 +173,8 @@ export function visitOf(ctx: EngineContext, input: unknown): VisitEvent | Promis
   }
   const day = dayOf(ctx, fields.at)
   const loading = userAgentParserReady(fields.user_agent)
-  if (loading !== undefined) return loading.then(() => located({ day, visitor_id, page_views }, fields))
-  return located({ day, visitor_id, page_views }, fields)
+  if (loading !== undefined) return loading.then(() => visitEvent(fields, day, visitor_id, page_views))
+  return visitEvent(fields, day, visitor_id, page_views)
 }
 
 /** An activity input checked and completed, as {@link visitOf}. */
@@ -171,8 +184,8 @@ export function activityOf(ctx: EngineContext, input: unknown): ActivityEvent | 
   if (typeof kind !== 'string' || !KINDS.has(kind)) throw invalidInput(`kind must be one of ${[...KINDS].join(', ')}`)
   const day = dayOf(ctx, fields.at)
   const loading = userAgentParserReady(fields.user_agent)
-  if (loading !== undefined) return loading.then(() => located({ day, kind: kind as ActivityKind }, fields))
-  return located({ day, kind: kind as ActivityKind }, fields)
+  if (loading !== undefined) return loading.then(() => activityEvent(fields, day, kind as ActivityKind))
+  return activityEvent(fields, day, kind as ActivityKind)
 }
 
 /**
