@@ -64,24 +64,44 @@ const MIN_AT = utc(1, 0, 1)
 const MAX_AT = utc(9999, 11, 31, 23, 59, 59) + 999
 
 const KINDS: ReadonlySet<string> = new Set<string>(ACTIVITY_KINDS)
-const VISIT_FIELDS: ReadonlySet<string> = new Set([
-  'site_name',
-  'at',
-  'visitor_id',
-  'user_agent',
-  'country',
-  'region',
-  'page_views',
-])
-const ACTIVITY_FIELDS: ReadonlySet<string> = new Set(['site_name', 'at', 'kind', 'user_agent', 'country', 'region'])
+/** Whether `key` names a field of a visit input (a switch: a Set lookup per key cost more). */
+function isVisitField(key: string): boolean {
+  switch (key) {
+    case 'site_name':
+    case 'at':
+    case 'visitor_id':
+    case 'user_agent':
+    case 'country':
+    case 'region':
+    case 'page_views':
+      return true
+    default:
+      return false
+  }
+}
+
+/** Whether `key` names a field of an activity input. */
+function isActivityField(key: string): boolean {
+  switch (key) {
+    case 'site_name':
+    case 'at':
+    case 'kind':
+    case 'user_agent':
+    case 'country':
+    case 'region':
+      return true
+    default:
+      return false
+  }
+}
 
 // ------------------------------------------------------------- recording
 
 /** Input fields as an object; rejects non-objects and unknown fields. */
-function fieldsOf(input: unknown, allowed: ReadonlySet<string>, what: string): Record<string, unknown> {
+function fieldsOf(input: unknown, allowed: (key: string) => boolean, what: string): Record<string, unknown> {
   if (typeof input !== 'object' || input === null || Array.isArray(input))
     throw invalidInput(`${what} must be an object`)
-  for (const key in input) if (!allowed.has(key)) throw invalidInput(`unknown field ${key}`)
+  for (const key in input) if (!allowed(key)) throw invalidInput(`unknown field ${key}`)
   return input as Record<string, unknown>
 }
 
@@ -158,7 +178,7 @@ function activityEvent(fields: Record<string, unknown>, day: string, kind: Activ
  * Throws InvalidInput.
  */
 export function visitOf(ctx: EngineContext, input: unknown): VisitEvent | Promise<VisitEvent> {
-  const fields = fieldsOf(input, VISIT_FIELDS, 'visit')
+  const fields = fieldsOf(input, isVisitField, 'visit')
   const visitor_id = fields.visitor_id
   if (typeof visitor_id !== 'string' || visitor_id === '') throw invalidInput('visitor_id must be a non-empty string')
   if (visitor_id.length > MAX_VISITOR_ID) throw invalidInput(`visitor_id must be at most ${MAX_VISITOR_ID} characters`)
@@ -179,7 +199,7 @@ export function visitOf(ctx: EngineContext, input: unknown): VisitEvent | Promis
 
 /** An activity input checked and completed, as {@link visitOf}. */
 export function activityOf(ctx: EngineContext, input: unknown): ActivityEvent | Promise<ActivityEvent> {
-  const fields = fieldsOf(input, ACTIVITY_FIELDS, 'activity')
+  const fields = fieldsOf(input, isActivityField, 'activity')
   const kind = fields.kind
   if (typeof kind !== 'string' || !KINDS.has(kind)) throw invalidInput(`kind must be one of ${[...KINDS].join(', ')}`)
   const day = dayOf(ctx, fields.at)
