@@ -252,9 +252,20 @@ class CallerWaiter implements RecordingWaiter {
   }
 }
 
+/** The resolving functions of the promise {@link queued} made last, read right after by it. */
+let settleNext: (value: Promise<void> | undefined) => void = () => {}
+let failNext: (error: unknown) => void = () => {}
+/** One executor for every promise, not a closure per event: it only hands its functions over. */
+const capture = (resolve: typeof settleNext, reject: typeof failNext): void => {
+  settleNext = resolve
+  failNext = reject
+}
+
 /** Queues a checked event; the promise settles with its outcome, as {@link CallerWaiter} says. */
 function queued(ctx: EngineContext, event: RecordedEvent): Promise<void> {
-  return new Promise((resolve, reject) => ctx.recorder.enqueue(event, new CallerWaiter(ctx, resolve, reject)))
+  const promise = new Promise<void>(capture)
+  ctx.recorder.enqueue(event, new CallerWaiter(ctx, settleNext, failNext))
+  return promise
 }
 
 /** Checks an input and queues it; every failure rejects the promise, a store outage as ServiceUnavailable. */
