@@ -6,7 +6,7 @@ import { ServiceError } from '../errors.js'
 import { DEFAULT_AGENTS } from '../agents/default.js'
 import { AgentsSourceError, validateAgentsSource } from '../agents/matcher.js'
 import { MemoryStore } from '../store/memory/store.js'
-import * as analytics from './recording/analytics.js'
+import * as recording from './recording/events.js'
 import type { CallContext, EngineContext } from './context.js'
 import { EventHub } from './rules/events.js'
 import { registerContext } from './context-access.js'
@@ -112,8 +112,9 @@ export function createEngine(options: EngineOptions = {}): Engine {
     addMasterAccount: (account) => guard(() => masters.add(account)),
     authenticate: (user, password) => guard(() => masters.authenticate(user, password)),
     as,
-    recordVisit: (visit) => guard(() => analytics.recordVisit(ctx, visit)),
-    recordActivity: (activity) => guard(() => analytics.recordActivity(ctx, activity)),
+    // Not through guard: these map outages themselves, with one promise per event (recording/events.ts).
+    recordVisit: (visit) => recording.recordVisit(ctx, visit),
+    recordActivity: (activity) => recording.recordActivity(ctx, activity),
     confirmRedirect: (site_name, at) => guard(() => lifecycle.confirmRedirect(ctx, site_name, at ?? ctx.now())),
     billing: (user) =>
       guard(async () => {

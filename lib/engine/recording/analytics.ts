@@ -1,8 +1,8 @@
 /**
- * Analytics (the Analytics endpoints of docs/api.md):
- * recording visits and activities into day buckets, Get Site Analytics, Get
- * Sites with Most Traffic, and the daily limit of 300 calls per UTC day per
- * master account per method.
+ * Analytics (the Analytics endpoints of docs/api.md): Get Site Analytics,
+ * Get Sites with Most Traffic, and the daily limit of 300 calls per UTC day
+ * per master account per method. Recording visits and activities into the
+ * day buckets they read is events.ts'.
  *
  * Granularity is the UTC day: a period covers every day it touches, both ends
  * included, so `to=2025-01-31` (midnight) includes all of January 31.
@@ -12,40 +12,23 @@
  * for its mistakes. The limit check itself is one atomic store call, so no
  * more than 300 calls succeed however many run at once.
  */
-import {
-  ACTIVITY_KINDS,
-  type ActivityKind,
-  type ActivityMetrics,
-  type AnalyticsRow,
-  type MostTrafficRow,
-  type TrafficMetrics,
-} from '../../../types/index.js'
+import type { ActivityMetrics, AnalyticsRow, MostTrafficRow, TrafficMetrics } from '../../../types/index.js'
 import type { FromSchema } from 'json-schema-to-ts'
-import { ServiceError, invalidInput } from '../../errors.js'
+import { ServiceError } from '../../errors.js'
 import {
   type MostTrafficQuery,
   type SiteAnalyticsQuery,
   validateMostTrafficQuery,
   validateSiteAnalyticsQuery,
 } from '../../schema/analytics.js'
-import type {
-  ActivityEvent,
-  ActivityTotals,
-  Dimension,
-  PeriodRow,
-  RecordOutcome,
-  RecordedEvent,
-  TrafficTotals,
-  VisitEvent,
-} from '../../store/contract/index.js'
+import type { ActivityTotals, Dimension, PeriodRow, TrafficTotals } from '../../store/contract/index.js'
 import type { analyticsBucketSchema } from '../../schema/responses.js'
 import { retentionStart } from '../../store/shared/analytics-rows.js'
 import type { CallContext, EngineContext } from '../context.js'
-import { DAY_MS, formatDay, resolvePeriod, secondsToNextUtcDay, startOfDay, utc } from '../shared/dates.js'
+import { DAY_MS, formatDay, resolvePeriod, secondsToNextUtcDay, startOfDay } from '../shared/dates.js'
 import { bucketsOf } from '../duda/granularity.js'
-import { buildOnFirstVisit } from '../rules/lifecycle.js'
-import { ownSite, siteNotFound } from '../rules/site-ownership.js'
-import { UNKNOWN, systemOf, userAgentParserReady, type SystemInfo } from './user-agent.js'
+import { ownSite } from '../rules/site-ownership.js'
+import { UNKNOWN } from './user-agent.js'
 
 /** Calls per UTC day per master account per analytics method. */
 export const DAILY_LIMIT = 300
@@ -53,161 +36,6 @@ export const DAILY_LIMIT = 300
 export const MOST_TRAFFIC_ROWS = 10
 /** Default analytics period, in days before `to`. */
 const DEFAULT_DAYS = 30
-/** A visit of more pages than this is a client bug, not traffic. */
-export const MAX_PAGE_VIEWS = 10_000
-const MAX_VISITOR_ID = 256
-const MAX_GEO = 100
-/** Dates a day bucket can name (`YYYY-MM-DD` with a four-digit year). */
-const MIN_AT = utc(1, 0, 1)
-const MAX_AT = utc(9999, 11, 31, 23, 59, 59) + 999
-
-const KINDS: ReadonlySet<string> = new Set<string>(ACTIVITY_KINDS)
-const VISIT_FIELDS: ReadonlySet<string> = new Set([
-  'site_name',
-  'at',
-  'visitor_id',
-  'user_agent',
-  'country',
-  'region',
-  'page_views',
-])
-const ACTIVITY_FIELDS: ReadonlySet<string> = new Set(['site_name', 'at', 'kind', 'user_agent', 'country', 'region'])
-
-// ------------------------------------------------------------- recording
-
-/** Input fields as an object; rejects non-objects and unknown fields. */
-function fieldsOf(input: unknown, allowed: ReadonlySet<string>, what: string): Record<string, unknown> {
-  if (typeof input !== 'object' || input === null || Array.isArray(input))
-    throw invalidInput(`${what} must be an object`)
-  for (const key in input) if (!allowed.has(key)) throw invalidInput(`unknown field ${key}`)
-  return input as Record<string, unknown>
-}
-
-function optionalString(value: unknown, name: string, max: number): string | undefined {
-  if (value === undefined) return undefined
-  if (typeof value !== 'string') throw invalidInput(`${name} must be a string`)
-  if (value.length > max) throw invalidInput(`${name} must be at most ${max} characters`)
-  return value
-}
-
-/** `YYYY-MM-DD` of the event time; consecutive events mostly share a day, so the last one is remembered. */
-let lastDayStart = NaN
-let lastDay = ''
-function dayOf(ctx: EngineContext, at: unknown): string {
-  let ms: number
-  if (at === undefined) ms = ctx.now().getTime()
-  else {
-    ms = at instanceof Date ? at.getTime() : NaN
-    // NaN (an Invalid Date, or not a Date) fails both comparisons.
-    if (!(ms >= MIN_AT && ms <= MAX_AT)) throw invalidInput('at must be a valid Date between years 1 and 9999')
-  }
-  if (!(ms >= lastDayStart && ms < lastDayStart + DAY_MS)) {
-    lastDayStart = startOfDay(ms)
-    lastDay = formatDay(ms)
-  }
-  return lastDay
-}
-
-/** A geo part of an event: country or region. */
-function geoOf(fields: Record<string, unknown>, name: 'country' | 'region'): string {
-  return optionalString(fields[name], name, MAX_GEO) || UNKNOWN
-}
-
-/** What every event records besides its own fields. */
-type Located<T> = T & Pick<VisitEvent, 'site_name' | 'browser' | 'os' | 'country' | 'region'>
-
-/**
- * Completes an event with its dimensions (the `system` one shared and
- * frozen: no allocation per event) and its site name, which is checked last
- * as it always was: the store then resolves it. The event object is the one
- * given, so recording allocates nothing more.
- */
-function located<T extends object>(event: T, fields: Record<string, unknown>): Located<T> {
-  const userAgent = fields.user_agent
-  if (userAgent !== undefined && typeof userAgent !== 'string') throw invalidInput('user_agent must be a string')
-  const system: SystemInfo = systemOf(userAgent)
-  const out = event as Located<T>
-  out.browser = system.browser
-  out.os = system.os
-  out.country = geoOf(fields, 'country')
-  out.region = geoOf(fields, 'region')
-  const site_name = fields.site_name
-  if (typeof site_name !== 'string') throw invalidInput('site_name must be a string')
-  out.site_name = site_name
-  return out
-}
-
-/**
- * A visit input checked and completed into the event the store records; a
- * promise of it only while the user-agent parser loads (once per process).
- * Throws InvalidInput.
- */
-export function visitOf(ctx: EngineContext, input: unknown): VisitEvent | Promise<VisitEvent> {
-  const fields = fieldsOf(input, VISIT_FIELDS, 'visit')
-  const visitor_id = fields.visitor_id
-  if (typeof visitor_id !== 'string' || visitor_id === '') throw invalidInput('visitor_id must be a non-empty string')
-  if (visitor_id.length > MAX_VISITOR_ID) throw invalidInput(`visitor_id must be at most ${MAX_VISITOR_ID} characters`)
-  const page_views = fields.page_views ?? 1
-  if (
-    typeof page_views !== 'number' ||
-    !Number.isInteger(page_views) ||
-    page_views < 1 ||
-    page_views > MAX_PAGE_VIEWS
-  ) {
-    throw invalidInput(`page_views must be an integer from 1 to ${MAX_PAGE_VIEWS}`)
-  }
-  const day = dayOf(ctx, fields.at)
-  const loading = userAgentParserReady(fields.user_agent)
-  if (loading !== undefined) return loading.then(() => located({ day, visitor_id, page_views }, fields))
-  return located({ day, visitor_id, page_views }, fields)
-}
-
-/** An activity input checked and completed, as {@link visitOf}. */
-export function activityOf(ctx: EngineContext, input: unknown): ActivityEvent | Promise<ActivityEvent> {
-  const fields = fieldsOf(input, ACTIVITY_FIELDS, 'activity')
-  const kind = fields.kind
-  if (typeof kind !== 'string' || !KINDS.has(kind)) throw invalidInput(`kind must be one of ${[...KINDS].join(', ')}`)
-  const day = dayOf(ctx, fields.at)
-  const loading = userAgentParserReady(fields.user_agent)
-  if (loading !== undefined) return loading.then(() => located({ day, kind: kind as ActivityKind }, fields))
-  return located({ day, kind: kind as ActivityKind }, fields)
-}
-
-/**
- * What follows the store's outcome for an event: SiteNotFound when its site
- * does not exist, and for the first visit of a `create_now=false` site not
- * built yet, that build (a promise); otherwise nothing.
- */
-export function afterRecorded(
-  ctx: EngineContext,
-  event: RecordedEvent,
-  outcome: RecordOutcome | undefined,
-): Promise<void> | undefined {
-  if (outcome === undefined) throw siteNotFound(event.site_name)
-  return outcome.build === 'delayed' && 'visitor_id' in event ? buildOnFirstVisit(ctx, event.site_name) : undefined
-}
-
-/**
- * Records a visit (`engine.recordVisit`) through the recording queue: with
- * every recording of this event-loop turn, one store call, which finds each
- * event's site and records it in one atomic step. A `create_now=false` site not built yet is
- * built now; the returned promise settles once that build is done.
- */
-export async function recordVisit(ctx: EngineContext, input: unknown): Promise<void> {
-  const checked = visitOf(ctx, input)
-  const visit = checked instanceof Promise ? await checked : checked
-  const building = afterRecorded(ctx, visit, await ctx.recorder.record(visit))
-  // Awaited only when there is a build: an await of nothing still costs a turn.
-  if (building !== undefined) await building
-}
-
-/** Records an activity (`engine.recordActivity`) through the recording queue, as {@link recordVisit}. */
-export async function recordActivity(ctx: EngineContext, input: unknown): Promise<void> {
-  const checked = activityOf(ctx, input)
-  const activity = checked instanceof Promise ? await checked : checked
-  afterRecorded(ctx, activity, await ctx.recorder.record(activity))
-}
-
 // --------------------------------------------------------------- queries
 
 /** Drops keys whose value is undefined: in-process callers write `{ from: undefined }` for "absent". */

@@ -9,7 +9,7 @@
  * `engine.recordVisit` / `engine.recordActivity`.
  */
 import type { RecordOutcome, RecordedEvent } from '../../store/contract/index.js'
-import { activityOf, afterRecorded, visitOf } from './analytics.js'
+import { activityOf, afterRecorded, visitOf } from './events.js'
 import type { EngineContext } from '../context.js'
 import { asServiceError } from '../shared/outage.js'
 import type { RecordingWaiter } from './recording-queue.js'

@@ -78,15 +78,10 @@ export class RecordingQueue {
 
   constructor(private readonly settings: RecordingSettings) {}
 
-  /** Queues an event for this turn's batch; settles with the store's outcome for it. */
-  record(event: RecordedEvent): Promise<RecordOutcome | undefined> {
-    return new Promise((resolve, reject) => this.enqueue(event, { resolve, reject }))
-  }
-
   /**
-   * Queues an event for this turn's batch and tells `waiter` its outcome:
-   * {@link record} without a promise per event, for a caller that records
-   * many (the collector).
+   * Queues an event for this turn's batch and tells `waiter` its outcome (an
+   * in-process caller's waiter settles its promise; the collector has one
+   * waiter for all its beacons).
    */
   enqueue(event: RecordedEvent, waiter: RecordingWaiter): void {
     this.events.push(event)
