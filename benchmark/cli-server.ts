@@ -12,11 +12,10 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { openSync, readFileSync } from 'node:fs'
-import net, { type AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { autocannon, checked } from './lib/autocannon.js'
 import { figure } from './lib/report.js'
-import { spawnServer } from './lib/spawn-server.js'
+import { freePort, killOnExit, spawnServer } from './lib/spawn-server.js'
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 2)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7)
@@ -33,28 +32,23 @@ interface Server {
   origin: string
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo
-      server.close(() => resolve(port))
-    })
-  })
-}
-
-/** The environment without LOG_LEVEL: the CLI's default level is measured, whatever the caller's shell says. */
-function withoutLogLevel(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const { LOG_LEVEL: _, ...rest } = env
-  return rest
+/**
+ * The environment for a CLI: its default log level whatever the caller's shell says, and the
+ * memory store even where REDIS_URL or DATABASE_URL is set (npm run bench sets them).
+ */
+function cliEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const { LOG_LEVEL: _, REDIS_URL: _r, DATABASE_URL: _d, ...rest } = env
+  return { ...rest, MOBISITE_STORE: 'memory', MOBISITE_USER: USER, MOBISITE_PASSWORD: PASSWORD }
 }
 
 /** Starts the CLI with `flags`, stdout to /dev/null, and creates the site it will serve. */
 async function startCli(label: string, flags: string[]): Promise<Server> {
   const port = await freePort()
   const child = spawn(process.execPath, [cli, '--port', String(port), ...flags], {
-    env: { ...withoutLogLevel(process.env), MOBISITE_USER: USER, MOBISITE_PASSWORD: PASSWORD },
+    env: cliEnvironment(process.env),
     stdio: ['ignore', openSync('/dev/null', 'w'), 'inherit'],
   })
+  killOnExit(child)
   const origin = `http://127.0.0.1:${port}`
   for (let tries = 0; ; tries++) {
     try {
@@ -107,15 +101,18 @@ const servers: Server[] = [
   { label: 'startServer, no logger, no metrics', ...plain },
 ]
 const [bareServer, defaults, silent] = servers as [Server, Server, Server, Server]
-for (const server of servers) await measure(server) // warm-up: JIT, lazily loaded modules
 const results = new Map(servers.map((s) => [s, [] as { rps: number; cpu: number }[]]))
 const ratioOf = (a: Server, b: Server): number[] => results.get(a)!.map((r, i) => r.rps / results.get(b)![i]!.rps)
-for (let round = 0; round < ROUNDS; round++) {
-  // Rotating order, so drift on a shared machine hits every variant alike.
-  const order = servers.map((_, i) => servers[(i + round) % servers.length]!)
-  for (const server of order) results.get(server)!.push(await measure(server))
+try {
+  for (const server of servers) await measure(server) // warm-up: JIT, lazily loaded modules
+  for (let round = 0; round < ROUNDS; round++) {
+    // Rotating order, so drift on a shared machine hits every variant alike.
+    const order = servers.map((_, i) => servers[(i + round) % servers.length]!)
+    for (const server of order) results.get(server)!.push(await measure(server))
+  }
+} finally {
+  for (const server of servers) server.child.kill('SIGTERM')
 }
-for (const server of servers) server.child.kill('SIGTERM')
 
 console.log(
   `\nGET /api/sites/{site_name}, MemoryStore, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION} s\n`,

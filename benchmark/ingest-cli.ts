@@ -13,13 +13,13 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { openSync } from 'node:fs'
-import net, { type AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { Redis } from 'ioredis'
 import { rps } from './lib/autocannon.js'
 import { startIngest } from './lib/beacon-flood.js'
 import { figure } from './lib/report.js'
+import { freePort, killOnExit } from './lib/spawn-server.js'
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 8)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
@@ -37,15 +37,6 @@ interface Target {
   label: string
   origin: string
   child: ChildProcess
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo
-      server.close(() => resolve(port))
-    })
-  })
 }
 
 /** The CLI on `store` (a URL, or undefined for memory), with the site the beacons go to. */
@@ -68,6 +59,7 @@ async function startCli(label: string, store: string | undefined): Promise<Targe
       stdio: ['ignore', openSync('/dev/null', 'w'), 'inherit'],
     },
   )
+  killOnExit(child)
   const origin = `http://127.0.0.1:${port}`
   const auth = `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}`
   for (let tries = 0; ; tries++) {

@@ -5,6 +5,7 @@
  * side, for the plain-JS servers, is child-server.mjs.
  */
 import { type ChildProcess, fork } from 'node:child_process'
+import net, { type AddressInfo } from 'node:net'
 
 /**
  * Forks `script` with `args` and resolves with the child and the first
@@ -57,4 +58,19 @@ export function serverStats(child: ChildProcess): Promise<ServerStats> {
     child.once('message', (m) => resolve(m as ServerStats))
     child.send('stats')
   })
+}
+
+/** A TCP port free on 127.0.0.1 when asked (for a server that takes its port as an argument). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+/** Stops `child` when this process exits, however it exits: a spawned server has no IPC channel to notice. */
+export function killOnExit(child: ChildProcess): void {
+  process.once('exit', () => child.kill('SIGKILL'))
 }
