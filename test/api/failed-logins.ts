@@ -23,6 +23,7 @@ import { ServiceError } from '../../lib/errors.js'
 import { PostgresStore } from '../../lib/store/postgres/store.js'
 import { RedisStore } from '../../lib/store/redis/store.js'
 import { DATABASE_URL, dropSchema, postgresOrSkip, randomSchema } from '../helpers/postgres.js'
+import { awayFromMinuteTurn } from '../helpers/real-minute.js'
 import { REDIS_URL, deleteUnder, randomPrefix, redisOrSkip } from '../helpers/redis.js'
 
 const basic = (user: string, password: string): string =>
@@ -40,17 +41,6 @@ async function call(app: express.Express, authorization?: string, from?: string)
   if (authorization !== undefined) req.set('authorization', authorization)
   if (from !== undefined) req.set('x-forwarded-for', from)
   return req
-}
-
-/**
- * Real-time tests count to a limit within one minute: failures split across
- * a minute's turn weigh a little less (the previous minute's share shrinks),
- * so 5 failures could read as 4.99 and be let in. Such a test starts with at
- * least `seconds` of the minute left, waiting for the next one if needed.
- */
-async function awayFromMinuteTurn(seconds = 10): Promise<void> {
-  const left = 60_000 - (Date.now() % 60_000)
-  if (left < seconds * 1000) await new Promise((resolve) => setTimeout(resolve, left + 50))
 }
 
 async function engineWith(t: Test, store: Store = new MemoryStore()): Promise<Engine> {

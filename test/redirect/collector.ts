@@ -3,6 +3,7 @@ import request from 'supertest'
 import t from 'tap'
 import { analyticsCollector, cdnGeo, type CollectorEngine, type CollectorOptions } from '../../lib/collector/index.js'
 import type { ActivityInput, VisitInput } from '../../lib/engine/types.js'
+import { awayFromMinuteTurn } from '../helpers/real-minute.js'
 
 const IPHONE =
   'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1'
@@ -263,6 +264,7 @@ t.test('by default no geo header is read', async (t) => {
 
 t.test('beaconsPerMinute: per client IP and site, the rest answered 204 and dropped', async (t) => {
   const { engine, visits } = fakeEngine()
+  await awayFromMinuteTurn()
   const { server } = app(engine, { beaconsPerMinute: 3 })
   const from = (ip: string) => request(server).get('/collect').set('X-Forwarded-For', ip)
   for (let i = 0; i < 5; i++) t.equal((await from('203.0.113.1')).status, 204)

@@ -9,6 +9,7 @@ import { cdnGeo } from '../../lib/collector/index.js'
 import type { CollectRouteOptions } from '../../lib/collector/route.js'
 import { capturedLogger } from '../helpers/log-lines.js'
 import { checkedFetch } from '../helpers/openapi-check.js'
+import { awayFromMinuteTurn } from '../helpers/real-minute.js'
 import { serverWithSite } from '../helpers/site-server.js'
 
 const IPHONE =
@@ -127,6 +128,7 @@ t.test('the collector answers /collect/{site_name} (and a trailing slash), no ot
 
 t.test('startServer passes its logger to the collector: dropped beacons are logged', async (t) => {
   const { logger, lines } = capturedLogger()
+  await awayFromMinuteTurn()
   const { server, site_name } = await serverWithSite(t, undefined, { logger, collector: { beaconsPerMinute: 1 } })
   for (let i = 0; i < 3; i++) t.equal((await fetch(`${server.url}/collect/${site_name}`)).status, 204)
   const warnings = lines.filter((line) => line.level === 40)
@@ -141,6 +143,7 @@ t.test('the API is unchanged beside it', async (t) => {
 
 t.test('startServer({ collector }): CDN geo, beacons per minute, drops counted by the engine', async (t) => {
   const geo = cdnGeo({ provider: 'cloudflare' })
+  await awayFromMinuteTurn()
   const { engine, server, site_name, eventually } = await service(t, { geo, beaconsPerMinute: 2 })
   for (let i = 0; i < 3; i++) {
     const res = await fetch(`${server.url}/collect/${site_name}`, {
