@@ -227,8 +227,8 @@ function row(figure: string, measured: string, min?: number, value?: number): vo
     anchor: 'MemoryStore.recordVisit alone',
     anchorValue: Math.round(storeRate),
     ratio: Number(ratio.toFixed(3)),
-    target: `>= ${TARGET}`,
-    targetOf: 'value',
+    // One goal of the two applies (issue 38): this rate, unless the store alone cannot reach it here.
+    ...(storeRate >= TARGET ? { target: `>= ${TARGET}`, targetOf: 'value' as const } : {}),
     note,
   })
   figure({
@@ -239,8 +239,9 @@ function row(figure: string, measured: string, min?: number, value?: number): vo
     anchor: 'MemoryStore.recordVisit alone',
     anchorValue: Math.round(storeRate),
     ratio: Number(ratio.toFixed(3)),
-    target: '>= 0.90',
-    note: `${note}; ratio = median of the per-round ratios (the goal where the store alone is under ${fmt(TARGET)})`,
+    // Issue 38's goal is the absolute rate; this ratio stands in for it only on a host too slow for the store to reach it.
+    ...(storeRate < TARGET ? { target: '>= 0.90' } : {}),
+    note: `${note}; ratio = median of the per-round ratios; its >= 0.90 goal applies where the store alone is under ${fmt(TARGET)}${storeRate < TARGET ? '' : ' (not so in this run: the events/s goal above applies)'}`,
   })
   const activityRate = await rate(0, N / 2, IN_FLIGHT, (i) =>
     engine.recordActivity({
