@@ -218,6 +218,8 @@ function row(figure: string, measured: string, min?: number, value?: number): vo
   row('ingest: MemoryStore.recordVisit (events/s)', fmt(storeRate))
   row('ingest: engine.recordVisit, real UAs (events/s)', fmt(engineRate), TARGET, engineRate)
   row('  engine.recordVisit / MemoryStore.recordVisit, same events', ratio.toFixed(3), 0.9, ratio)
+  // Issue 38 sets one goal of two: the rate, or this ratio where the store alone cannot reach the rate here.
+  const rateGoalApplies = storeRate >= TARGET
   const note = `1,000 sites, 30 days, 200 real User-Agents, 50,000 visitor ids; ${IN_FLIGHT} calls in flight; median of ${ROUNDS} interleaved rounds of ${fmt(PER_ROUND)} events`
   figure({
     group: 'ingest',
@@ -227,8 +229,7 @@ function row(figure: string, measured: string, min?: number, value?: number): vo
     anchor: 'MemoryStore.recordVisit alone',
     anchorValue: Math.round(storeRate),
     ratio: Number(ratio.toFixed(3)),
-    // One goal of the two applies (issue 38): this rate, unless the store alone cannot reach it here.
-    ...(storeRate >= TARGET ? { target: `>= ${TARGET}`, targetOf: 'value' as const } : {}),
+    ...(rateGoalApplies ? { target: `>= ${TARGET}`, targetOf: 'value' as const } : {}),
     note,
   })
   figure({
@@ -239,9 +240,8 @@ function row(figure: string, measured: string, min?: number, value?: number): vo
     anchor: 'MemoryStore.recordVisit alone',
     anchorValue: Math.round(storeRate),
     ratio: Number(ratio.toFixed(3)),
-    // Issue 38's goal is the absolute rate; this ratio stands in for it only on a host too slow for the store to reach it.
-    ...(storeRate < TARGET ? { target: '>= 0.90' } : {}),
-    note: `${note}; ratio = median of the per-round ratios; its >= 0.90 goal applies where the store alone is under ${fmt(TARGET)}${storeRate < TARGET ? '' : ' (not so in this run: the events/s goal above applies)'}`,
+    ...(rateGoalApplies ? {} : { target: '>= 0.90' }),
+    note: `${note}; ratio = median of the per-round ratios; its >= 0.90 goal applies where the store alone is under ${fmt(TARGET)}${rateGoalApplies ? ' (not so in this run: the events/s goal above applies)' : ''}`,
   })
   const activityRate = await rate(0, N / 2, IN_FLIGHT, (i) =>
     engine.recordActivity({

@@ -86,7 +86,7 @@ if (at100k !== undefined) {
     unit: 'B',
     target: '<= 1024',
     targetOf: 'value',
-    note: `heap in use (V8 heap and external) after a full GC, less the same before the first site, over 100,000 sites; megabyte readings, so within about 10 B`,
+    note: 'heap in use (V8 heap and external) after a full GC, less the same before the first site, over 100,000 sites; megabyte readings, so within about 10 B',
   })
 }
 for (const m of marks) {
