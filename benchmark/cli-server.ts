@@ -1,7 +1,8 @@
 /**
  * The server as operators run it: the CLI (`node dist/esm/lib/cli/index.js`)
  * with its defaults (a JSON access-log line per request on stdout, `/metrics`
- * on), against the same CLI with `--log-level silent --no-metrics`, against
+ * on), against the same CLI with `--log-level silent --no-metrics` and with
+ * each of the two alone (so the CPU column prices them apart), against
  * `startServer` with neither (ops-server.mjs), and against bare Express
  * answering the same JSON (api-server.mjs). `GET /api/sites/{site_name}`,
  * MemoryStore, HTTP Basic, 20 connections, interleaved rounds; the CLI's
@@ -99,8 +100,11 @@ const servers: Server[] = [
   await startCli('CLI, defaults (access log, metrics)', []),
   await startCli('CLI, --log-level silent --no-metrics', ['--log-level', 'silent', '--no-metrics']),
   { label: 'startServer, no logger, no metrics', ...plain },
+  // One feature each, so the CPU column shows what the access line and the metrics cost apart.
+  await startCli('CLI, --no-metrics (access log only)', ['--no-metrics']),
+  await startCli('CLI, --log-level silent (metrics only)', ['--log-level', 'silent']),
 ]
-const [bareServer, defaults, silent] = servers as [Server, Server, Server, Server]
+const [bareServer, defaults, silent] = servers as [Server, Server, Server, ...Server[]]
 const results = new Map(servers.map((s) => [s, [] as { rps: number; cpu: number }[]]))
 const ratioOf = (a: Server, b: Server): number[] => results.get(a)!.map((r, i) => r.rps / results.get(b)![i]!.rps)
 try {
