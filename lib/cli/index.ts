@@ -23,6 +23,7 @@ import { packageVersion } from '../server/package-version.js'
 import { ServiceError } from '../errors.js'
 import { validateWebhook } from '../schema/admin-webhooks.js'
 import { checkDestination, maskUrl } from '../testing/webhook-destination.js'
+import { writeAccessLinesTo } from '../http/access-line.js'
 
 const CDN_PROVIDERS: readonly string[] = ['cloudflare', 'cloudfront', 'vercel', 'appengine']
 import { instrumentsFor } from '../http/metrics.js'
@@ -136,7 +137,10 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
   // In batches, synchronously: cheap per line, and in order at exit (lib/cli/log-batch.ts).
   const stdout = batchedLines(pino.destination({ dest: 1, sync: true }))
   process.on('exit', () => stdout.flush())
-  const logger = pino({ level, base: { service: 'mobisite' } }, stdout)
+  const base = { service: 'mobisite' }
+  const logger = pino({ level, base }, stdout)
+  // Nothing else is set on it: its access lines can skip pino's field walk (lib/http/access-line.ts).
+  writeAccessLinesTo(logger, stdout, base)
   // Express and the routers load while the store connects and the password hashes.
   const serverModule = import('../server/index.js')
   const registry = metrics ? await defaultRegistry() : undefined

@@ -10,7 +10,8 @@
  * into one of them, which measured about 60 µs of CPU per request here
  * (benchmark/ops.ts); one `logger.info` call with the fields below is a
  * fraction of that, and the fields (`reqId`, `req`, `res`, `responseTime`)
- * are pino-http's, so its tooling reads them.
+ * are pino-http's, so its tooling reads them. The CLI's own logger has its
+ * lines formatted by hand, as pino would write them (access-line.ts).
  *
  * Never logged: headers (so no Authorization or cookies), the query string
  * (SSO and other tokens travel there) and bodies (passwords). Labels are
@@ -21,6 +22,7 @@ import { randomBytes } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Logger } from 'pino'
 import type { Registry } from 'prom-client'
+import { accessLineWriter, type AccessLevel } from './access-line.js'
 import { instrumentsFor } from './metrics.js'
 
 /** Where a router writes the route template and caller of the request it serves. */
@@ -99,6 +101,7 @@ export function observeRequests(options: ObserveOptions): RequestObserver {
   const instruments = options.registry === undefined ? undefined : instrumentsFor(options.registry)
   const quiet = options.quiet ?? new Set<string>()
   const { logger, routeOf } = options
+  const write = logger === undefined ? undefined : accessLineWriter(logger)
   const observer = ((req: IncomingMessage, res: ServerResponse) => {
     const note: RouteNote = {}
     ;(req as IncomingMessage & { [ROUTE_NOTE]?: RouteNote })[ROUTE_NOTE] = note
@@ -111,21 +114,21 @@ export function observeRequests(options: ObserveOptions): RequestObserver {
       const status = res.statusCode
       const route = note.route ?? routeOf(req)
       instruments?.httpRequest(method, route, status, ms / 1000)
-      if (logger === undefined) return
+      if (logger === undefined || write === undefined) return
       // Probes stay at debug whatever they answer: a draining server's 503s are expected, not errors.
-      const level = quiet.has(route) ? 'debug' : status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info'
+      const level: AccessLevel = quiet.has(route) ? 'debug' : status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info'
       if (!logger.isLevelEnabled(level)) return
-      const line: Record<string, unknown> = {
+      write(level, {
         reqId: id,
-        req: { id, method, path: pathOnly((req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url) },
+        method,
+        path: pathOnly((req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url),
         route,
-      }
-      if (note.user !== undefined) line.user = note.user
-      line.res = { statusCode: status }
-      line.responseTime = Math.round(ms * 1000) / 1000
-      // The client went away before the whole answer was written.
-      if (!res.writableFinished) line.aborted = true
-      logger[level](line, `${method} ${route} ${status}`)
+        user: note.user,
+        statusCode: status,
+        responseTime: Math.round(ms * 1000) / 1000,
+        // The client went away before the whole answer was written.
+        aborted: !res.writableFinished,
+      })
     })
   }) as RequestObserver
   observer.loading = undefined

@@ -1,0 +1,104 @@
+/**
+ * The CLI's access lines are formatted by hand (lib/http/access-line.ts):
+ * they must be byte for byte what pino writes for the same fields, and a
+ * logger that did not ask for it must still get its lines through pino.
+ */
+import t from 'tap'
+import { pino } from 'pino'
+import {
+  accessLineWriter,
+  formatAccessLine,
+  writeAccessLinesTo,
+  type AccessLevel,
+  type AccessLine,
+} from '../../lib/http/access-line.js'
+
+const TIME = 1_795_000_000_123
+const BASE = { service: 'mobisite' }
+
+/** A pino logger made as the CLI makes its own, with a fixed clock, writing into `out`. */
+function cliLikeLogger(out: string[]) {
+  return pino(
+    { level: 'debug', base: BASE, timestamp: () => `,"time":${TIME}` },
+    { write: (text: string) => void out.push(text) },
+  )
+}
+
+const plain: AccessLine = {
+  reqId: '3f9c0a1b2c4d5e6f-1a',
+  method: 'GET',
+  path: '/api/sites/logged-site',
+  route: '/api/sites/{site_name}',
+  user: 'ops',
+  statusCode: 200,
+  responseTime: 0.412,
+  aborted: false,
+}
+
+const lines: Array<[string, AccessLevel, AccessLine]> = [
+  ['a plain answer', 'info', plain],
+  ['no user, a client error', 'warn', { ...plain, user: undefined, statusCode: 404, route: '(unmatched)' }],
+  ['a server error, the client gone', 'error', { ...plain, statusCode: 500, aborted: true }],
+  ['a probe at debug', 'debug', { ...plain, user: undefined, path: '/healthz', route: '/healthz' }],
+  ['a whole-number time', 'info', { ...plain, responseTime: 3 }],
+  ['quotes, backslashes and controls', 'warn', { ...plain, path: '/a"b\\c\u0001d\te', reqId: 'a"\\b' }],
+  ['non-ASCII and a long path', 'info', { ...plain, path: `/é/${'x'.repeat(80)}`, user: 'üser' }],
+  ['ordinary names that look special', 'info', { ...plain, user: '__proto__', path: '/constructor' }],
+]
+
+t.test('each line equals the one pino writes for the same fields', async (t) => {
+  for (const [what, level, line] of lines) {
+    const viaPino: string[] = []
+    accessLineWriter(cliLikeLogger(viaPino))(level, line)
+    t.equal(viaPino.length, 1, `${what}: pino wrote one line`)
+    t.equal(formatAccessLine(level, ',"service":"mobisite"', line, TIME), viaPino[0], what)
+  }
+})
+
+t.test('the fields are those docs/operations.md lists', async (t) => {
+  const parsed = JSON.parse(formatAccessLine('error', '', { ...plain, aborted: true }, TIME)) as object
+  t.same(Object.keys(parsed), [
+    'level',
+    'time',
+    'reqId',
+    'req',
+    'route',
+    'user',
+    'res',
+    'responseTime',
+    'aborted',
+    'msg',
+  ])
+  t.match(parsed, {
+    level: 50,
+    req: { id: plain.reqId, method: 'GET', path: plain.path },
+    res: { statusCode: 200 },
+    msg: 'GET /api/sites/{site_name} 200',
+  })
+})
+
+t.test('only a logger that asked has its lines written around pino', async (t) => {
+  const viaPino: string[] = []
+  const direct: string[] = []
+  const asked = cliLikeLogger(viaPino)
+  writeAccessLinesTo(asked, { write: (text: string) => direct.push(text) }, BASE)
+  accessLineWriter(asked)('info', plain)
+  t.equal(viaPino.length, 0, 'not through pino')
+  t.equal(direct.length, 1, 'straight to its destination')
+  t.match(JSON.parse(direct[0]!), { level: 30, service: 'mobisite', reqId: plain.reqId, time: Number })
+
+  // Someone else's logger may redact, serialize or format: its own options decide.
+  const theirs: string[] = []
+  const redacting = pino(
+    { base: null, redact: ['user'], timestamp: false },
+    { write: (text: string) => void theirs.push(text) },
+  )
+  accessLineWriter(redacting)('info', plain)
+  t.match(JSON.parse(theirs[0]!), { user: '[Redacted]', reqId: plain.reqId })
+  t.equal(direct.length, 1, 'nothing else went the direct way')
+
+  const bare: string[] = []
+  writeAccessLinesTo(redacting, { write: (text: string) => bare.push(text) }, {})
+  accessLineWriter(redacting)('info', plain)
+  t.match(bare[0], /^\{"level":30,"time":\d+,"reqId":/, 'no bindings: the fields follow the time')
+})
