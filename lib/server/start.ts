@@ -2,8 +2,9 @@
  * The server behind startServer (./index.ts; its options and answer are in
  * ./options.ts): loaded with the first start, not with the package root.
  */
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import express from 'express'
+import express, { type Express } from 'express'
 import { createEngine } from '../engine/index.js'
 import { dashboardRouter } from '../dashboard/index.js'
 import { apiRouter, type ApiRouterOptions } from '../http/router.js'
@@ -18,7 +19,7 @@ import type { StateFile } from '../testing/state-file.js'
 import { contextOf } from '../engine/context-access.js'
 import { MemoryStore } from '../store/memory/store.js'
 import type { Registry } from 'prom-client'
-import { observeRequests, observes } from '../http/observe.js'
+import { observeRequests, observes, type RequestObserver } from '../http/observe.js'
 import { instrumentsFor, stateWriteFailureCounter } from '../http/metrics.js'
 import { QUIET_ROUTES, mountLabel, mountMetrics, mountProbes, storeAnswers } from './observability.js'
 import { webhookDropReporter } from './webhook-drops.js'
@@ -46,19 +47,16 @@ export async function serve(options: ServerOptions): Promise<RunningServer> {
   let draining = false
   const logger = options.logger
   const registry = options.metrics ? await mountMetricsLater(options.metrics) : undefined
-  if (observes(logger, registry)) {
-    const observer = observeRequests({
-      ...(logger ? { logger } : {}),
-      ...(registry ? { registry } : {}),
-      routeOf: mountLabel,
-      quiet: QUIET_ROUTES,
-    })
-    await observer.loading
-    app.use((req, res, next) => {
-      observer(req, res)
-      next()
-    })
-  }
+  // Observed before Express sees the request, not as its first layer: one layer fewer to walk per request.
+  const observer = observes(logger, registry)
+    ? observeRequests({
+        ...(logger ? { logger } : {}),
+        ...(registry ? { registry } : {}),
+        routeOf: mountLabel,
+        quiet: QUIET_ROUTES,
+      })
+    : undefined
+  await observer?.loading
   const onError = logger ? (error: unknown) => logger.error({ err: error }, 'unexpected error') : undefined
   if (options.trustProxy !== undefined) app.set('trust proxy', options.trustProxy)
   // Links point at publicUrl, or at this server once it listens; never at a request's Host.
@@ -117,7 +115,12 @@ export async function serve(options: ServerOptions): Promise<RunningServer> {
     })
   }
   const create = tls ? httpsServerFactory(tls) : undefined
-  const server = limitedServer(app, options.timeouts, options.maxConnections, create)
+  const server = limitedServer(
+    observer ? observedApp(app, observer) : app,
+    options.timeouts,
+    options.maxConnections,
+    create,
+  )
   const drain = drainOf(server)
   server.listen(options.port ?? 0, host)
   await new Promise<void>((resolve, reject) => {
@@ -188,4 +191,17 @@ async function mountMetricsLater(metrics: true | Registry): Promise<Registry> {
   const registry = new prom.Registry()
   prom.collectDefaultMetrics({ register: registry })
   return registry
+}
+
+/**
+ * `app` with `observer` called first on each request. It keeps the app's
+ * `request` and `response`, so the server still makes its messages with
+ * Express's prototypes (express-prototypes.ts).
+ */
+function observedApp(app: Express, observer: RequestObserver): RequestListener {
+  const listener = (req: IncomingMessage, res: ServerResponse): void => {
+    observer(req, res)
+    app(req, res)
+  }
+  return Object.assign(listener, { request: app.request, response: app.response })
 }
