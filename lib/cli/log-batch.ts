@@ -7,12 +7,15 @@
  * others, in order (pino's asynchronous writer would write them beside a
  * write in flight). One write per line cost about 4 % of an API request's
  * CPU; SonicBoom's own `minLength` buffer costs more than an array, since it
- * measures the whole buffer in bytes at every line.
+ * measures the whole buffer in bytes at every line. A write costs about
+ * 2 µs here whatever its size up to some 60 KB (then it grows again):
+ * 4,096 characters (about 14 lines) still cost 0.25 µs a line, 32,768 about
+ * 0.08, and at most 200 ms of lines wait either way.
  */
 import type { DestinationStream } from 'pino'
 
 /** Lines are written once this many characters wait. */
-export const LOG_BATCH_CHARS = 4096
+export const LOG_BATCH_CHARS = 32_768
 /** Most milliseconds a line waits for others before it is written. */
 export const LOG_FLUSH_MS = 200
 
