@@ -118,21 +118,21 @@ export function timedStore<S extends object>(store: S, instruments: Instruments)
   const wrapped = new Map<PropertyKey, unknown>()
   return new Proxy(store, {
     get(target, property) {
+      // A method is looked up on every call: its timed wrapper first, before any reflection.
+      const known = wrapped.get(property)
+      if (known !== undefined) return known
       const value = Reflect.get(target, property, target) as unknown
       if (typeof value !== 'function' || typeof property !== 'string' || property === 'constructor') return value
-      let timed = wrapped.get(property)
-      if (timed === undefined) {
-        const method = value as (...args: unknown[]) => unknown
-        timed = (...args: unknown[]) => {
-          const start = performance.now()
-          const done = () => instruments.storeCall(property, (performance.now() - start) / 1000)
-          const result = method.apply(target, args)
-          if (result instanceof Promise) result.then(done, done)
-          else done()
-          return result
-        }
-        wrapped.set(property, timed)
+      const method = value as (...args: unknown[]) => unknown
+      const timed = (...args: unknown[]) => {
+        const start = performance.now()
+        const done = () => instruments.storeCall(property, (performance.now() - start) / 1000)
+        const result = method.apply(target, args)
+        if (result instanceof Promise) result.then(done, done)
+        else done()
+        return result
       }
+      wrapped.set(property, timed)
       return timed
     },
   })
