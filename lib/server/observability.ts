@@ -7,7 +7,7 @@
 import type { IncomingMessage } from 'node:http'
 import type { Express, NextFunction, Request, Response } from 'express'
 import type { Registry } from 'prom-client'
-import type { Instruments } from '../http/metrics.js'
+import { type Instruments, instrumentsFor } from '../http/metrics.js'
 import type { Store } from '../store/contract/index.js'
 
 /** How long the store has to answer a readiness probe. */
@@ -68,10 +68,15 @@ export function mountProbes(app: Express, ready: () => Promise<Readiness>): void
  * families that have no sample yet (see {@link withSamplesOnly}).
  */
 export function mountMetrics(app: Express, registry: Registry): void {
+  const instruments = instrumentsFor(registry)
   app.get('/metrics', (_req: Request, res: Response, next: NextFunction) => {
-    registry.metrics().then((text) => {
-      res.set('Content-Type', registry.contentType).send(withSamplesOnly(text))
-    }, next)
+    // Families registered before prom-client finished loading (mobisite_build_info, at start) wait in
+    // the instruments' queue until then: a scrape at once must not answer without them.
+    instruments.ready
+      .then(() => registry.metrics())
+      .then((text) => {
+        res.set('Content-Type', registry.contentType).send(withSamplesOnly(text))
+      }, next)
   })
 }
 
