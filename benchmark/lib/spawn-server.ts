@@ -70,7 +70,17 @@ export function freePort(): Promise<number> {
   })
 }
 
+/** Children given to killOnExit that are still running. */
+const orphans = new Set<ChildProcess>()
+
 /** Stops `child` when this process exits, however it exits: a spawned server has no IPC channel to notice. */
 export function killOnExit(child: ChildProcess): void {
-  process.once('exit', () => child.kill('SIGKILL'))
+  // One exit listener for all of them: cli-server.ts starts a dozen, past Node's leak warning at 11.
+  if (orphans.size === 0) process.removeListener('exit', killOrphans).once('exit', killOrphans)
+  orphans.add(child)
+  child.once('exit', () => orphans.delete(child))
+}
+
+function killOrphans(): void {
+  for (const orphan of orphans) orphan.kill('SIGKILL')
 }
