@@ -9,7 +9,20 @@
  * stdout goes to /dev/null, as a log shipper reading a file would cost it
  * nothing more. Also each server's CPU per request (Linux /proc).
  *
- *   npm run build && npx tsx benchmark/cli-server.ts     BENCH_DURATION (s), BENCH_ROUNDS
+ * Each variant runs in BENCH_PROCESSES processes, and a round measures every
+ * one of them: how fast a Node process serves these requests is partly a
+ * draw. Of six identical silent CLIs on Node 20, some spent about 40 µs of
+ * CPU per request and others 50-65, the same in every round. In the slow
+ * ones `process.nextTick` (called several times a request by Node's streams
+ * and http code) took ten times its usual self time, because the feedback
+ * of its `tickObject` literal had gone megamorphic: a full GC while no tick
+ * was queued collected the literal's maps, and Node 20's V8 turns that
+ * feedback megamorphic on any change of map. Node 22 and 24 kept it
+ * monomorphic; their processes still spread, less. With one process per
+ * variant, one draw could move the ratio below by a fifth (0.78-0.94 from
+ * run to run); with several, each variant's figure is an average of draws.
+ *
+ *   npm run build && npx tsx benchmark/cli-server.ts     BENCH_DURATION (s), BENCH_ROUNDS, BENCH_PROCESSES
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { openSync, readFileSync } from 'node:fs'
@@ -19,7 +32,8 @@ import { figure } from './lib/report.js'
 import { freePort, killOnExit, spawnServer } from './lib/spawn-server.js'
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 2)
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7)
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
+const PROCESSES = Number(process.env.BENCH_PROCESSES ?? 3)
 const CONNECTIONS = 20
 const USER = 'bench'
 const PASSWORD = 'bench-password'
@@ -74,7 +88,8 @@ function cpuMicros(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10_000
 }
 
-async function measure(server: Server): Promise<{ rps: number; cpu: number }> {
+/** One run of autocannon against `server`: its requests and the CPU its process spent on them. */
+async function measure(server: Server): Promise<{ requests: number; seconds: number; cpu: number }> {
   const before = cpuMicros(server.child.pid!)
   const result = checked(
     await autocannon({
@@ -85,7 +100,7 @@ async function measure(server: Server): Promise<{ rps: number; cpu: number }> {
     }),
     server.label,
   )
-  return { rps: result.requests.average, cpu: (cpuMicros(server.child.pid!) - before) / result.requests.total }
+  return { requests: result.requests.total, seconds: result.duration, cpu: cpuMicros(server.child.pid!) - before }
 }
 
 const median = (xs: number[]): number => {
@@ -93,43 +108,63 @@ const median = (xs: number[]): number => {
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
 }
 
-const bare = await spawnServer(`${root}benchmark/api-server.mjs`, ['bare'], 'bare Express')
-const plain = await spawnServer(`${root}benchmark/ops-server.mjs`, ['plain'], 'startServer')
-const servers: Server[] = [
-  { label: 'bare Express', ...bare },
-  await startCli('CLI, defaults (access log, metrics)', []),
-  await startCli('CLI, --log-level silent --no-metrics', ['--log-level', 'silent', '--no-metrics']),
-  { label: 'startServer, no logger, no metrics', ...plain },
-  // One feature each, so the CPU column shows what the access line and the metrics cost apart.
-  await startCli('CLI, --no-metrics (access log only)', ['--no-metrics']),
-  await startCli('CLI, --log-level silent (metrics only)', ['--log-level', 'silent']),
-]
-const [bareServer, defaults, silent] = servers as [Server, Server, Server, ...Server[]]
-const results = new Map(servers.map((s) => [s, [] as { rps: number; cpu: number }[]]))
-const ratioOf = (a: Server, b: Server): number[] => results.get(a)!.map((r, i) => r.rps / results.get(b)![i]!.rps)
-try {
-  for (const server of servers) await measure(server) // warm-up: JIT, lazily loaded modules
-  for (let round = 0; round < ROUNDS; round++) {
-    // Rotating order, so drift on a shared machine hits every variant alike.
-    const order = servers.map((_, i) => servers[(i + round) % servers.length]!)
-    for (const server of order) results.get(server)!.push(await measure(server))
-  }
-} finally {
-  for (const server of servers) server.child.kill('SIGTERM')
+/** One variant: its label and its processes. */
+interface Variant {
+  label: string
+  processes: Server[]
 }
 
+/** `PROCESSES` processes of one variant, started one after another. */
+async function variant(label: string, start: () => Promise<Omit<Server, 'label'>>): Promise<Variant> {
+  const processes: Server[] = []
+  for (let i = 0; i < PROCESSES; i++) processes.push({ label, ...(await start()) })
+  return { label, processes }
+}
+
+const variants: Variant[] = [
+  await variant('bare Express', () => spawnServer(`${root}benchmark/api-server.mjs`, ['bare'], 'bare Express')),
+  await variant('CLI, defaults (access log, metrics)', () => startCli('CLI, defaults', [])),
+  await variant('CLI, --log-level silent --no-metrics', () =>
+    startCli('CLI, silent', ['--log-level', 'silent', '--no-metrics']),
+  ),
+  await variant('startServer, no logger, no metrics', () =>
+    spawnServer(`${root}benchmark/ops-server.mjs`, ['plain'], 'startServer'),
+  ),
+  // One feature each, so the CPU column shows what the access line and the metrics cost apart.
+  await variant('CLI, --no-metrics (access log only)', () => startCli('CLI, access log', ['--no-metrics'])),
+  await variant('CLI, --log-level silent (metrics only)', () => startCli('CLI, metrics', ['--log-level', 'silent'])),
+]
+const [bareServer, defaults, silent] = variants as [Variant, Variant, Variant, ...Variant[]]
+/** Per variant, per round: req/s over all its processes, and CPU µs per request. */
+const results = new Map(variants.map((v) => [v, [] as { rps: number; cpu: number }[]]))
+const ratioOf = (a: Variant, b: Variant): number[] => results.get(a)!.map((r, i) => r.rps / results.get(b)![i]!.rps)
+try {
+  for (const v of variants) for (const p of v.processes) await measure(p) // warm-up: JIT, lazily loaded modules
+  for (let round = 0; round < ROUNDS; round++) {
+    // Rotating order, so drift on a shared machine hits every variant alike.
+    const order = variants.map((_, i) => variants[(i + round) % variants.length]!)
+    for (const v of order) {
+      const runs: Awaited<ReturnType<typeof measure>>[] = []
+      for (const p of v.processes) runs.push(await measure(p))
+      const sum = (key: 'requests' | 'seconds' | 'cpu'): number => runs.reduce((n, r) => n + r[key], 0)
+      results.get(v)!.push({ rps: sum('requests') / sum('seconds'), cpu: sum('cpu') / sum('requests') })
+    }
+  }
+} finally {
+  for (const v of variants) for (const p of v.processes) p.child.kill('SIGTERM')
+}
+
+const cpuOf = (v: Variant): string => median(results.get(v)!.map((r) => r.cpu)).toFixed(1)
 console.log(
-  `\nGET /api/sites/{site_name}, MemoryStore, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION} s\n`,
+  `\nGET /api/sites/{site_name}, MemoryStore, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${DURATION} s on each of ${PROCESSES} processes per server\n`,
 )
 console.log('| server | req/s | CPU µs/request | × bare Express (paired median) |\n|---|---:|---:|---:|')
-for (const server of servers) {
-  const rows = results.get(server)!
-  console.log(
-    `| ${server.label} | ${Math.round(median(rows.map((r) => r.rps)))} | ${median(rows.map((r) => r.cpu)).toFixed(1)} | ${median(ratioOf(server, bareServer)).toFixed(3)} |`,
-  )
+for (const v of variants) {
+  const rps = Math.round(median(results.get(v)!.map((r) => r.rps)))
+  console.log(`| ${v.label} | ${rps} | ${cpuOf(v)} | ${median(ratioOf(v, bareServer)).toFixed(3)} |`)
 }
-const rpsOf = (server: Server): number => Math.round(median(results.get(server)!.map((r) => r.rps)))
-const note = `MemoryStore, HTTP Basic, ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${DURATION} s; stdout to /dev/null; ratio = median of per-round ratios`
+const rpsOf = (v: Variant): number => Math.round(median(results.get(v)!.map((r) => r.rps)))
+const note = `MemoryStore, HTTP Basic, ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${DURATION} s on each of ${PROCESSES} processes per server; stdout to /dev/null; ratio = median of per-round ratios`
 figure({
   group: 'operations',
   name: 'CLI defaults (access log, metrics): GET /sites/{site_name}',
@@ -139,18 +174,18 @@ figure({
   anchorValue: rpsOf(silent),
   ratio: Number(median(ratioOf(defaults, silent)).toFixed(3)),
   target: '>= 0.95',
-  note,
+  note: `${note}; CPU ${cpuOf(defaults)} µs/request (silent ${cpuOf(silent)})`,
 })
-for (const server of servers.slice(1)) {
+for (const v of variants.slice(1)) {
   figure({
     group: 'operations',
-    name: `${server.label}: GET /sites/{site_name}`,
-    value: rpsOf(server),
+    name: `${v.label}: GET /sites/{site_name}`,
+    value: rpsOf(v),
     unit: 'req/s',
     anchor: 'bare Express, same JSON',
     anchorValue: rpsOf(bareServer),
-    ratio: Number(median(ratioOf(server, bareServer)).toFixed(3)),
-    ...(server === defaults ? { target: '>= 1.0' } : {}),
-    note: `${note}; CPU ${median(results.get(server)!.map((r) => r.cpu)).toFixed(1)} µs/request (bare Express ${median(results.get(bareServer)!.map((r) => r.cpu)).toFixed(1)})`,
+    ratio: Number(median(ratioOf(v, bareServer)).toFixed(3)),
+    ...(v === defaults ? { target: '>= 1.0' } : {}),
+    note: `${note}; CPU ${cpuOf(v)} µs/request (bare Express ${cpuOf(bareServer)})`,
   })
 }

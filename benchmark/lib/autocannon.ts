@@ -34,6 +34,8 @@ export interface CannonOptions {
 export interface CannonResult {
   /** `average`: requests per second over the run; `total`: requests answered. */
   requests: { average: number; total: number }
+  /** Seconds the run lasted. */
+  duration: number
   non2xx: number
   errors: number
   timeouts: number
