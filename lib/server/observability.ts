@@ -131,16 +131,34 @@ export function timedStore<S extends object>(store: S, instruments: Instruments)
       const method = value as (...args: unknown[]) => unknown
       const timed = (...args: unknown[]) => {
         const start = performance.now()
-        const done = () => instruments.storeCall(property, (performance.now() - start) / 1000)
         const result = method.apply(target, args)
-        if (result instanceof Promise) result.then(done, done)
-        else done()
+        if (result instanceof Promise) return timedSettling(result, instruments, property, start)
+        instruments.storeCall(property, (performance.now() - start) / 1000)
         return result
       }
       wrapped.set(property, timed)
       return timed
     },
   })
+}
+
+/**
+ * `result`, as a promise that settles as it does, once its duration is observed.
+ * Awaited here rather than given a `then(done, done)`: V8 awaits a native
+ * promise without the derived promise and closure that `then` makes, which
+ * cost about 0.6 µs per store call against 0.2 here (issue 38).
+ */
+async function timedSettling<T>(
+  result: Promise<T>,
+  instruments: Instruments,
+  operation: string,
+  start: number,
+): Promise<T> {
+  try {
+    return await result
+  } finally {
+    instruments.storeCall(operation, (performance.now() - start) / 1000)
+  }
 }
 
 /** The route label of a request outside the API's routes: its mount, never the raw path. */
