@@ -8,7 +8,12 @@
 import { isMobile } from 'is-mobile'
 import { DEFAULT_AGENTS } from '../lib/agents/default.js'
 import { createAgentMatcher } from '../lib/agents/matcher.js'
-import { publicBotUserAgents, publicCorpusSources, publicUserAgents } from '../test/helpers/public-ua-corpus.js'
+import {
+  publicBotUserAgents,
+  publicBrowserUserAgents,
+  publicCorpusSources,
+  publicUserAgents,
+} from '../test/helpers/public-ua-corpus.js'
 import { figure } from './lib/report.js'
 
 const ROUNDS = 15
@@ -67,4 +72,41 @@ export function publicCorpus(): void {
     target: '>= 2.5',
     note: `${corpus}; DEFAULT_AGENTS; process CPU time, best of ${ROUNDS} interleaved rounds; ratio = is-mobile / matcher`,
   })
+  byKind(contenders[0]!.fn)
+}
+
+/**
+ * The same two contenders on the corpus's bots and on its browsers apart: the
+ * matcher scans the two kinds differently (lib/agents/skip-scan.ts), and a
+ * redirect mostly judges browsers.
+ */
+function byKind(matcher: (ua: string) => boolean): void {
+  const kinds = [
+    ['bots only', publicBotUserAgents],
+    ['browsers only', publicBrowserUserAgents],
+  ] as const
+  for (const [kind, uas] of kinds) {
+    let matcherNs = Infinity
+    let isMobileNs = Infinity
+    for (let round = 0; round < ROUNDS; round++) {
+      matcherNs = Math.min(matcherNs, cpuPerUa(matcher, uas, 10))
+      isMobileNs = Math.min(
+        isMobileNs,
+        cpuPerUa((ua) => isMobile({ ua }), uas, 10),
+      )
+    }
+    console.log(
+      `| ${kind} (${uas.length} UAs): matcher | ${matcherNs.toFixed(1)} | ${(isMobileNs / matcherNs).toFixed(2)} | | |`,
+    )
+    figure({
+      group: 'redirect',
+      name: `createAgentMatcher, uncached, public corpus, ${kind} (CPU time)`,
+      value: Number(matcherNs.toFixed(1)),
+      unit: 'ns/UA',
+      anchor: 'is-mobile isMobile({ ua })',
+      anchorValue: Number(isMobileNs.toFixed(1)),
+      ratio: Number((isMobileNs / matcherNs).toFixed(2)),
+      note: `${uas.length} UAs of the row above; process CPU time, best of ${ROUNDS} interleaved rounds; ratio = is-mobile / matcher`,
+    })
+  }
 }

@@ -186,6 +186,9 @@ function adversarial(size: number): Record<string, string> {
     // Empty lines are where the later-lines search does the most work per code unit.
     '"Android\\n", "\\n" repeated, "Mobile"': `Android\n${fill('\n').slice(0, size - 14)}Mobile`,
     '"a" repeated': fill('a'),
+    // Near-misses: each window of the skip scan (lib/agents/skip-scan.ts) looks like a name's start.
+    '"iPhoiPho" repeated': fill('iPhoiPho'),
+    '"mobimobi" repeated': fill('mobimobi'),
   }
 }
 

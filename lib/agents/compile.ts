@@ -10,6 +10,7 @@
  * parse.ts) and run on the first `maxLength` code units only.
  */
 import { analyzeAlternative, splitAlternatives, type Piece } from './parse.js'
+import { browserShaped, skipScan } from './skip-scan.js'
 
 /** How a source was compiled: see {@link CompiledAgents.mode}. */
 export type AgentsMode = 'linear' | 'general'
@@ -90,7 +91,15 @@ export function compileSource(source: string, maxLength: number): CompiledAgents
   // lastIndex, and a chain's first piece has a fixed length, so a sticky
   // test just before lastIndex tells whether a chain may have started
   // there. If none did, a one-piece name matched: a verdict.
-  const trigger = regex([...singles, ...chains.map((c) => c.first)].join('|'), 'gi')
+  const names = [...singles, ...chains.map((c) => c.first)]
+  const trigger = regex(names.join('|'), 'gi')
+  // Finds the trigger's leftmost match faster than the regex in UAs not shaped like a browser's.
+  const skip = skipScan(trigger, names)
+  const find = (ua: string): number => {
+    if (skip !== undefined && !browserShaped(ua)) return skip(ua)
+    trigger.lastIndex = 0
+    return trigger.test(ua) ? trigger.lastIndex : -1
+  }
   const heads = chains.map((c) => c.headAt)
   const headEnds = lastCodeUnits(chains.map((c) => c.last))
   // The leftmost trigger match starts at most this far before lastIndex, and
@@ -102,11 +111,10 @@ export function compileSource(source: string, maxLength: number): CompiledAgents
 
   const linear =
     chains.length === 0
-      ? (ua: string): boolean => single?.test(ua) === true
+      ? (ua: string): boolean => single !== undefined && find(ua) >= 0
       : (ua: string): boolean => {
-          trigger.lastIndex = 0
-          if (!trigger.test(ua)) return false
-          const end = trigger.lastIndex
+          const end = find(ua)
+          if (end < 0) return false
           // A match ending in a code unit no chain's first piece ends in is
           // a one-piece name: decided without running the sticky tests.
           if (headEnds !== undefined && headEnds[ua.charCodeAt(end - 1)] !== 1) return true

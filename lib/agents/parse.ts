@@ -167,3 +167,22 @@ export function stripWrappers(alt: string): string {
   }
   return body
 }
+
+/**
+ * The literal text a piece source starts with, up to its first atom that is
+ * not one plain ASCII character (`.`, `\d`, `\w`, non-ASCII), or undefined
+ * when that text is empty. A piece escapes only punctuation ({@link simpleAtom}).
+ */
+export function literalPrefix(source: string): string | undefined {
+  let text = ''
+  for (let i = 0; i < source.length; i++) {
+    let c = source[i] as string
+    if (c === '\\') {
+      c = source[++i] as string
+      if (c === 'd' || c === 'w') break
+    } else if (c === '.') break
+    if (c.charCodeAt(0) >= 128) break
+    text += c
+  }
+  return text === '' ? undefined : text
+}
