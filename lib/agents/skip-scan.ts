@@ -107,17 +107,20 @@ function shiftTables(
 ): { shift: Uint8Array; starts: Uint8Array } | undefined {
   const shift = new Uint8Array(BIGRAMS).fill(window - 1)
   const starts = new Uint8Array(BIGRAMS)
+  let zeros = 0
   for (const prefix of prefixes) {
     for (let j = 0; j + 1 < window; j++) {
+      const distance = window - 2 - j
       for (const index of bigramIndexes(prefix[j] as string, prefix[j + 1] as string)) {
-        shift[index] = Math.min(shift[index] as number, window - 2 - j)
+        if (distance < (shift[index] as number)) {
+          if (distance === 0 && ++zeros > MAX_ZERO_SHIFTS) return undefined
+          shift[index] = distance
+        }
         if (j === 0) starts[index] = 1
       }
     }
   }
-  let zeros = 0
-  for (const s of shift) if (s === 0) zeros++
-  return zeros > MAX_ZERO_SHIFTS ? undefined : { shift, starts }
+  return { shift, starts }
 }
 
 /** The table indexes of every case of the bigram `a b`. */
