@@ -35,7 +35,8 @@ const ROUTE = '/api/sites/{site_name}'
 
 // The CLI's logger and registry, made as lib/cli/index.ts makes them.
 const base = { service: 'mobisite' }
-const lines = batchedLines(pino.destination({ dest: '/dev/null', sync: true }))
+const bytesOut = pino.destination({ dest: '/dev/null', sync: true, contentMode: 'buffer' })
+const lines = batchedLines(bytesOut as unknown as { write(bytes: Buffer): unknown })
 const logger = pino({ level: 'info', base }, lines)
 writeAccessLinesTo(logger, lines, base)
 const registry = new Registry()

@@ -134,8 +134,10 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
   }
 
   const { pino } = await import('pino')
-  // In batches, synchronously: cheap per line, and in order at exit (lib/cli/log-batch.ts).
-  const stdout = batchedLines(pino.destination({ dest: 1, sync: true }))
+  // In batches of bytes, synchronously: cheap per line, and in order at exit (lib/cli/log-batch.ts).
+  // SonicBoom takes Buffers as they are in contentMode 'buffer'; its types name only strings.
+  const bytesOut = pino.destination({ dest: 1, sync: true, contentMode: 'buffer' })
+  const stdout = batchedLines(bytesOut as unknown as { write(bytes: Buffer): unknown })
   process.on('exit', () => stdout.flush())
   const base = { service: 'mobisite' }
   const logger = pino({ level, base }, stdout)
