@@ -7,6 +7,7 @@
  */
 import { createServer, type RequestListener, type Server, type ServerOptions } from 'node:http'
 import { hasExpressPrototypes, prototypedMessages } from './express-prototypes.js'
+import { pinTickShape } from './shape-pins.js'
 import type { Duplex } from 'node:stream'
 import type { ErrorCode } from '../errors.js'
 import { answerRequestInHand, CLOSE_GRACE_MS } from '../http/bytes-after-request.js'
@@ -93,5 +94,7 @@ export function limitedServer(
   )
   server.maxConnections = maxConnections
   server.on('clientError', onClientError)
+  // An idle server's full GC must not leave process.nextTick megamorphic (./shape-pins.ts).
+  pinTickShape()
   return server
 }
