@@ -18,7 +18,8 @@
  * of its `tickObject` literal had gone megamorphic: a full GC while no tick
  * was queued collected the literal's maps, and Node 20's V8 turns that
  * feedback megamorphic on any change of map. Node 22 and 24 kept it
- * monomorphic, and their processes spread as well. With one process per
+ * monomorphic, and their processes spread as well. Servers now pin that
+ * literal's shape (lib/server/shape-pins.ts); the spread remains. With one process per
  * variant, one draw could move the ratio below by a fifth (0.78-0.94 from
  * run to run); with several, each variant's figure is an average of draws.
  *
