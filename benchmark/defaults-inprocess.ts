@@ -21,7 +21,7 @@ import { IncomingMessage, ServerResponse } from 'node:http'
 import { Socket } from 'node:net'
 import { pino } from 'pino'
 import { collectDefaultMetrics, Registry } from 'prom-client'
-import { batchedLines } from '../lib/cli/log-batch.js'
+import { batchedLines, bytesInto } from '../lib/cli/log-batch.js'
 import { writeAccessLinesTo } from '../lib/http/access-line.js'
 import { instrumentsFor } from '../lib/http/metrics.js'
 import { observeRequests, routeNoteOf } from '../lib/http/observe.js'
@@ -35,8 +35,7 @@ const ROUTE = '/api/sites/{site_name}'
 
 // The CLI's logger and registry, made as lib/cli/index.ts makes them.
 const base = { service: 'mobisite' }
-const bytesOut = pino.destination({ dest: '/dev/null', sync: true, contentMode: 'buffer' })
-const lines = batchedLines(bytesOut as unknown as { write(bytes: Buffer): unknown })
+const lines = batchedLines(bytesInto(pino.destination({ dest: '/dev/null', sync: true, contentMode: 'buffer' })))
 const logger = pino({ level: 'info', base }, lines)
 writeAccessLinesTo(logger, lines, base)
 const registry = new Registry()

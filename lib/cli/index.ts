@@ -30,7 +30,7 @@ import { instrumentsFor } from '../http/metrics.js'
 import type { Store } from '../store/contract/index.js'
 import { MemoryStore } from '../store/memory/store.js'
 import { bannerLines } from './banner.js'
-import { batchedLines } from './log-batch.js'
+import { batchedLines, bytesInto } from './log-batch.js'
 import { helpText } from './flags.js'
 import { type FlagValues, parseFlags, UsageError } from './parse-flags.js'
 import { messageOf, storeAnswers, timedStore } from '../server/observability.js'
@@ -135,9 +135,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
 
   const { pino } = await import('pino')
   // In batches of bytes, synchronously: cheap per line, and in order at exit (lib/cli/log-batch.ts).
-  // SonicBoom takes Buffers as they are in contentMode 'buffer'; its types name only strings.
-  const bytesOut = pino.destination({ dest: 1, sync: true, contentMode: 'buffer' })
-  const stdout = batchedLines(bytesOut as unknown as { write(bytes: Buffer): unknown })
+  const stdout = batchedLines(bytesInto(pino.destination({ dest: 1, sync: true, contentMode: 'buffer' })))
   process.on('exit', () => stdout.flush())
   const base = { service: 'mobisite' }
   const logger = pino({ level, base }, stdout)

@@ -26,8 +26,21 @@ export const LOG_FLUSH_MS = 200
 /** A UTF-16 code unit takes at most 3 bytes of UTF-8 (a surrogate pair takes 4 for its 2). */
 const MAX_BYTES_PER_UNIT = 3
 
-/** The batching destination in front of `out` (a synchronous stream of bytes); call `flush` before exiting. */
-export function batchedLines(out: { write(bytes: Buffer): unknown }): DestinationStream & { flush(): void } {
+/** Where a batch goes: a synchronous stream that takes bytes. */
+export interface ByteSink {
+  write(bytes: Buffer): unknown
+}
+
+/**
+ * pino's destination made with `contentMode: 'buffer'`, as a {@link ByteSink}:
+ * SonicBoom takes Buffers as they are in that mode, though its types name only strings.
+ */
+export function bytesInto(destination: { write(text: string): unknown }): ByteSink {
+  return destination as unknown as ByteSink
+}
+
+/** The batching destination in front of `out`; call `flush` before exiting. */
+export function batchedLines(out: ByteSink): DestinationStream & { flush(): void } {
   let batch = Buffer.allocUnsafeSlow(LOG_BATCH_BYTES)
   let used = 0
   const flush = (): void => {

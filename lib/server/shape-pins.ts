@@ -17,8 +17,8 @@
  */
 import { executionAsyncResource } from 'node:async_hooks'
 
-/** The pinned object: never read, only kept. */
-let pinned: object | undefined
+/** Holds the pinned object: never read, only kept. */
+const kept: object[] = []
 let pinning = false
 
 /**
@@ -30,12 +30,5 @@ let pinning = false
 export function pinTickShape(): void {
   if (pinning) return
   pinning = true
-  process.nextTick(() => {
-    pinned = executionAsyncResource()
-  })
-}
-
-/** Whether the pin is in place (for tests). */
-export function tickShapePinned(): boolean {
-  return pinned !== undefined
+  process.nextTick(() => kept.push(executionAsyncResource()))
 }

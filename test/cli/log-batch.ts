@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pino } from 'pino'
 import t from 'tap'
-import { batchedLines, LOG_BATCH_BYTES, LOG_FLUSH_MS } from '../../lib/cli/log-batch.js'
+import { batchedLines, bytesInto, LOG_BATCH_BYTES, LOG_FLUSH_MS } from '../../lib/cli/log-batch.js'
 
 /** A destination that keeps a copy of each write. */
 function recorder(): { write(bytes: Buffer): void; writes: Buffer[]; text(): string } {
@@ -32,9 +32,7 @@ t.test('through pino.destination as the CLI makes it: the bytes of every line, i
   const dir = mkdtempSync(join(tmpdir(), 'mobisite-log-batch-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   const file = join(dir, 'out.log')
-  const destination = pino.destination({ dest: file, sync: true, contentMode: 'buffer' })
-  // SonicBoom takes Buffers in contentMode 'buffer'; its types name only strings.
-  const out = batchedLines(destination as unknown as { write(bytes: Buffer): unknown })
+  const out = batchedLines(bytesInto(pino.destination({ dest: file, sync: true, contentMode: 'buffer' })))
   const lines = [
     '{"msg":"plain"}\n',
     '{"msg":"café ünïcödé"}\n',
