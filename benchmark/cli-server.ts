@@ -23,6 +23,14 @@
  * variant, one draw could move the ratio below by a fifth (0.78-0.94 from
  * run to run); with several, each variant's figure is an average of draws.
  *
+ * Time draws too: on the 2-core AMD host (2026-12-01) the same process spent
+ * about 55 µs of CPU per request in one 3-second run and about 100 in the
+ * next, often every server at once, while a fixed loop in a lone process kept
+ * its speed. Loading two servers at the same time on one pinned CPU did not
+ * steady it (silent against silent read 0.91 and 1.06 in two runs). So a
+ * control, a second set of silent CLIs, runs as one more variant: its ratio
+ * to silent shows how far apart identical servers read in this run.
+ *
  *   npm run build && npx tsx benchmark/cli-server.ts     BENCH_DURATION (s), BENCH_ROUNDS, BENCH_PROCESSES
  */
 import { type ChildProcess, spawn } from 'node:child_process'
@@ -134,8 +142,13 @@ const variants: Variant[] = [
   // One feature each, so the CPU column shows what the access line and the metrics cost apart.
   await variant('CLI, --no-metrics (access log only)', () => startCli('CLI, access log', ['--no-metrics'])),
   await variant('CLI, --log-level silent (metrics only)', () => startCli('CLI, metrics', ['--log-level', 'silent'])),
+  // The same as silent, so its ratio to silent shows how far apart identical servers read here.
+  await variant('Control: CLI, silent again', () =>
+    startCli('CLI, silent again', ['--log-level', 'silent', '--no-metrics']),
+  ),
 ]
 const [bareServer, defaults, silent] = variants as [Variant, Variant, Variant, ...Variant[]]
+const control = variants.at(-1)!
 /** Per variant, per round: req/s over all its processes, and CPU µs per request. */
 const results = new Map(variants.map((v) => [v, [] as { rps: number; cpu: number }[]]))
 const ratioOf = (a: Variant, b: Variant): number[] => results.get(a)!.map((r, i) => r.rps / results.get(b)![i]!.rps)
@@ -164,6 +177,7 @@ for (const v of variants) {
   const rps = Math.round(median(results.get(v)!.map((r) => r.rps)))
   console.log(`| ${v.label} | ${rps} | ${cpuOf(v)} | ${median(ratioOf(v, bareServer)).toFixed(3)} |`)
 }
+const spread = (xs: number[]): string => `${Math.min(...xs).toFixed(2)}-${Math.max(...xs).toFixed(2)}`
 const rpsOf = (v: Variant): number => Math.round(median(results.get(v)!.map((r) => r.rps)))
 const note = `MemoryStore, HTTP Basic, ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${DURATION} s on each of ${PROCESSES} processes per server; stdout to /dev/null; ratio = median of per-round ratios`
 figure({
@@ -175,9 +189,19 @@ figure({
   anchorValue: rpsOf(silent),
   ratio: Number(median(ratioOf(defaults, silent)).toFixed(3)),
   target: '>= 0.95',
-  note: `${note}; CPU ${cpuOf(defaults)} µs/request (silent ${cpuOf(silent)})`,
+  note: `${note}; CPU ${cpuOf(defaults)} µs/request (silent ${cpuOf(silent)}); per-round ratios ${spread(ratioOf(defaults, silent))}; the control below is this figure's noise`,
 })
-for (const v of variants.slice(1)) {
+figure({
+  group: 'operations',
+  name: 'Control: another silent CLI against the silent CLI: GET /sites/{site_name}',
+  value: rpsOf(control),
+  unit: 'req/s',
+  anchor: 'the same CLI, --log-level silent --no-metrics',
+  anchorValue: rpsOf(silent),
+  ratio: Number(median(ratioOf(control, silent)).toFixed(3)),
+  note: `${note}; identical servers, so any distance from 1 is noise; per-round ratios ${spread(ratioOf(control, silent))}; CPU ${cpuOf(control)} µs/request (silent ${cpuOf(silent)})`,
+})
+for (const v of variants.slice(1, -1)) {
   figure({
     group: 'operations',
     name: `${v.label}: GET /sites/{site_name}`,
