@@ -4,12 +4,15 @@
  * Object.setPrototypeOf changes nothing; a listener that is no Express app
  * gets Node's own classes.
  */
+import { spawn } from 'node:child_process'
 import { IncomingMessage, ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import express from 'express'
 import t from 'tap'
 import { limitedServer } from '../../lib/server/limits.js'
 import { startServer } from '../../lib/server/index.js'
+import { root } from '../helpers/cli.js'
+import { TSX_CHILD_ENV } from '../helpers/tsx-child.js'
 
 /** The prototypes a request and its response have when the server first sees them, before any listener. */
 async function prototypesAtArrival(server: import('node:http').Server): Promise<[object, object]> {
@@ -51,4 +54,65 @@ t.test('startServer: every request is an IncomingMessage with Express’s method
   t.ok(request instanceof IncomingMessage && 'get' in request && 'accepts' in request, 'an Express request')
   t.ok(response instanceof ServerResponse && 'json' in response && 'status' in response, 'an Express response')
   t.not(request, IncomingMessage.prototype)
+})
+
+/**
+ * V8's view of startServer's requests and responses, from a child started
+ * with --allow-natives-syntax: whether each keeps fast properties when it
+ * arrives and when its answer is done. The control is a wrapper constructor
+ * without the sizing hints, on a plain node:http server with the same
+ * prototypes, which V8 turns into dictionaries.
+ */
+const shapeChild = `
+const http = await import('node:http')
+const express = (await import('express')).default
+const { createEngine, startServer } = await import(${JSON.stringify(`${root}lib/index.ts`)})
+const fast = (0, eval)('(o) => %HasFastProperties(o)')
+const engine = createEngine()
+await engine.addMasterAccount({ user: 'u', password: 'password-1' })
+await engine.as('u').createSite({ site_data: { site_name: 'shapesite', original_site_url: 'https://www.example.com/' } })
+const seen = []
+const watch = (server) => server.prependListener('request', (req, res) => {
+  const arrived = [fast(req), fast(res)]
+  res.on('close', () => seen.push([...arrived, fast(req), fast(res)]))
+})
+const running = await startServer({ engine })
+watch(running.server)
+const auth = { authorization: 'Basic ' + Buffer.from('u:password-1').toString('base64') }
+for (let i = 0; i < 20; i++) await (await fetch(running.url + '/api/sites/shapesite', { headers: auth })).text()
+await running.close()
+const served = seen.splice(0)
+const app = express()
+app.get('/x', (req, res) => res.json({ ok: true }))
+function Bare(req, options) { http.ServerResponse.call(this, req, options) }
+Bare.prototype = app.response
+const plain = http.createServer({ ServerResponse: Bare }, app)
+watch(plain)
+await new Promise((resolve) => plain.listen(0, '127.0.0.1', resolve))
+for (let i = 0; i < 20; i++) await (await fetch('http://127.0.0.1:' + plain.address().port + '/x')).text()
+plain.close()
+console.log(JSON.stringify({ served, control: seen }))
+`
+
+t.test('startServer: requests and responses keep fast properties from arrival to the end of the answer', async (t) => {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', '--allow-natives-syntax', '--input-type=module', '-e', shapeChild],
+    { cwd: root, env: TSX_CHILD_ENV, stdio: ['ignore', 'pipe', 'inherit'] },
+  )
+  let out = ''
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk))
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
+  t.equal(code, 0, 'the child ran')
+  const { served, control } = JSON.parse(out) as { served: boolean[][]; control: boolean[][] }
+  t.equal(served.length, 20, 'every request was seen')
+  t.same(
+    served.filter((row) => row.includes(false)),
+    [],
+    'request and response fast on arrival and when answered, every time',
+  )
+  t.ok(
+    control.some((row) => row[1] === false),
+    'the control: a wrapper without the hints makes dictionary-mode responses',
+  )
 })
