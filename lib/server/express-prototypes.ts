@@ -55,15 +55,25 @@ const SIZING_HINTS = 32
  * `function name(a, b) { init.call(this, a, b) }` with `prototype`, plus the
  * never-run hints above. Made from source text because only the source's
  * `this.x =` count sizes the objects, and a compiler must not drop the branch.
+ * Where Node forbids code from strings (`--disallow-code-generation-from-strings`),
+ * the same wrapper without the hints: correct, only slower.
  */
 function sizedConstructor(name: string, init: object, prototype: object): never {
   const hints = Array.from({ length: SIZING_HINTS }, (_, i) => `this.sizingHint${i} = undefined;`).join(' ')
-  const make = new Function(
-    'init',
-    'never',
-    `return function ${name}(a, b) { init.call(this, a, b); if (never.runs) { ${hints} } }`,
-  ) as (init: object, never: { runs: boolean }) => { prototype: object }
-  const made = make(init, { runs: false })
+  let made: { prototype: object }
+  try {
+    const make = new Function(
+      'init',
+      'never',
+      `return function ${name}(a, b) { init.call(this, a, b); if (never.runs) { ${hints} } }`,
+    ) as (init: object, never: { runs: boolean }) => { prototype: object }
+    made = make(init, { runs: false })
+  } catch {
+    const call = init as (this: unknown, a: unknown, b: unknown) => void
+    made = function unsized(this: unknown, a: unknown, b: unknown): void {
+      call.call(this, a, b)
+    } as unknown as { prototype: object }
+  }
   made.prototype = prototype
   return made as never
 }

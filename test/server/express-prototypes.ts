@@ -116,3 +116,25 @@ t.test('startServer: requests and responses keep fast properties from arrival to
     'the control: a wrapper without the hints makes dictionary-mode responses',
   )
 })
+
+t.test(
+  'where Node forbids code from strings, startServer still serves (its constructors without the hints)',
+  async (t) => {
+    const source = `
+const { startServer } = await import(${JSON.stringify(`${root}lib/server/index.ts`)})
+const running = await startServer()
+const answer = await fetch(running.url + '/healthz')
+console.log(JSON.stringify({ status: answer.status, body: await answer.json() }))
+await running.close()
+`
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', '--disallow-code-generation-from-strings', '--input-type=module', '-e', source],
+      { cwd: root, env: TSX_CHILD_ENV, stdio: ['ignore', 'pipe', 'inherit'] },
+    )
+    let out = ''
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk))
+    t.equal(await new Promise<number | null>((resolve) => child.on('close', resolve)), 0, 'the child ran')
+    t.same(JSON.parse(out), { status: 200, body: { status: 'ok' } })
+  },
+)
