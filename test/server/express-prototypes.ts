@@ -94,15 +94,21 @@ plain.close()
 console.log(JSON.stringify({ served, control: seen }))
 `
 
-t.test('startServer: requests and responses keep fast properties from arrival to the end of the answer', async (t) => {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', '--allow-natives-syntax', '--input-type=module', '-e', shapeChild],
-    { cwd: root, env: TSX_CHILD_ENV, stdio: ['ignore', 'pipe', 'inherit'] },
-  )
+/** Runs `source` as an ES module through tsx with `nodeFlag`; its exit code and stdout. */
+async function runChild(nodeFlag: string, source: string): Promise<{ code: number | null; out: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', nodeFlag, '--input-type=module', '-e', source], {
+    cwd: root,
+    env: TSX_CHILD_ENV,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
   let out = ''
   child.stdout.on('data', (chunk: Buffer) => (out += chunk))
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
+  return { code, out }
+}
+
+t.test('startServer: requests and responses keep fast properties from arrival to the end of the answer', async (t) => {
+  const { code, out } = await runChild('--allow-natives-syntax', shapeChild)
   t.equal(code, 0, 'the child ran')
   const { served, control } = JSON.parse(out) as { served: boolean[][]; control: boolean[][] }
   t.equal(served.length, 20, 'every request was seen')
@@ -127,14 +133,8 @@ const answer = await fetch(running.url + '/healthz')
 console.log(JSON.stringify({ status: answer.status, body: await answer.json() }))
 await running.close()
 `
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', '--disallow-code-generation-from-strings', '--input-type=module', '-e', source],
-      { cwd: root, env: TSX_CHILD_ENV, stdio: ['ignore', 'pipe', 'inherit'] },
-    )
-    let out = ''
-    child.stdout.on('data', (chunk: Buffer) => (out += chunk))
-    t.equal(await new Promise<number | null>((resolve) => child.on('close', resolve)), 0, 'the child ran')
+    const { code, out } = await runChild('--disallow-code-generation-from-strings', source)
+    t.equal(code, 0, 'the child ran')
     t.same(JSON.parse(out), { status: 200, body: { status: 'ok' } })
   },
 )
