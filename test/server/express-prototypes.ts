@@ -125,6 +125,11 @@ t.test('startServer: requests and responses keep fast properties from arrival to
 
 t.test(
   'where Node forbids code from strings, startServer still serves (its constructors without the hints)',
+  {
+    skip:
+      process.env.MOBISITE_TEST_EXPRESS === '4' &&
+      "Express 4 cannot load under this flag: its body-parser wraps functions with depd's new Function",
+  },
   async (t) => {
     const source = `
 const { startServer } = await import(${JSON.stringify(`${root}lib/server/index.ts`)})
