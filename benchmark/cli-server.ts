@@ -44,6 +44,8 @@ const DURATION = Number(process.env.BENCH_DURATION ?? 2)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 const PROCESSES = Number(process.env.BENCH_PROCESSES ?? 3)
 const CONNECTIONS = 20
+/** The CLI's flags with neither access log nor metrics. */
+const SILENT = ['--log-level', 'silent', '--no-metrics']
 const USER = 'bench'
 const PASSWORD = 'bench-password'
 const HEADERS = { authorization: `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}` }
@@ -133,9 +135,7 @@ async function variant(label: string, start: () => Promise<Omit<Server, 'label'>
 const variants: Variant[] = [
   await variant('bare Express', () => spawnServer(`${root}benchmark/api-server.mjs`, ['bare'], 'bare Express')),
   await variant('CLI, defaults (access log, metrics)', () => startCli('CLI, defaults', [])),
-  await variant('CLI, --log-level silent --no-metrics', () =>
-    startCli('CLI, silent', ['--log-level', 'silent', '--no-metrics']),
-  ),
+  await variant('CLI, --log-level silent --no-metrics', () => startCli('CLI, silent', SILENT)),
   await variant('startServer, no logger, no metrics', () =>
     spawnServer(`${root}benchmark/ops-server.mjs`, ['plain'], 'startServer'),
   ),
@@ -143,9 +143,7 @@ const variants: Variant[] = [
   await variant('CLI, --no-metrics (access log only)', () => startCli('CLI, access log', ['--no-metrics'])),
   await variant('CLI, --log-level silent (metrics only)', () => startCli('CLI, metrics', ['--log-level', 'silent'])),
   // The same as silent, so its ratio to silent shows how far apart identical servers read here.
-  await variant('Control: CLI, silent again', () =>
-    startCli('CLI, silent again', ['--log-level', 'silent', '--no-metrics']),
-  ),
+  await variant('Control: CLI, silent again', () => startCli('CLI, silent again', SILENT)),
 ]
 const [bareServer, defaults, silent] = variants as [Variant, Variant, Variant, ...Variant[]]
 const control = variants.at(-1)!
