@@ -1,7 +1,7 @@
 /**
  * Master credentials: scrypt hashes at rest, older SHA-256 hashes upgraded on
  * the next successful login, canonical Basic parsing, the verified-credential
- * cache and its bound, and masters re-created after the store lost them
+ * cache, its bound and its renewal in the background, and masters re-created after the store lost them
  * (RedisStore, keys deleted behind the engine's back).
  */
 import { createHash } from 'node:crypto'
@@ -10,6 +10,7 @@ import { checkedRequest } from '../helpers/openapi-check.js'
 import t from 'tap'
 import { MemoryStore, apiRouter, createEngine, type Engine } from '../../lib/index.js'
 import { RedisStore } from '../../lib/store/redis/store.js'
+import { contextOf } from '../../lib/engine/context-access.js'
 import { deleteUnder, keysUnder, randomPrefix, redisOrSkip } from '../helpers/redis.js'
 
 const basic = (user: string, password: string): string =>
@@ -28,6 +29,15 @@ async function status(app: express.Express, authorization: string | undefined): 
   if (res.status === 401) t.equal(res.body.error_code, 'Unauthorized')
   return res.status
 }
+
+/** The token's user and password, as the Basic middleware decodes them. */
+const decodeBasicToken = (token: string) => {
+  const text = Buffer.from(token, 'base64').toString()
+  const colon = text.indexOf(':')
+  return { user: text.slice(0, colon), password: text.slice(colon + 1) }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)))
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
@@ -157,6 +167,64 @@ t.test("the credential cache: local changes at once, another instance's within t
   t.ok(refused, "another instance's change is seen")
   t.equal(lateAcceptance, -1, `no request started after the TTL (${ttlMs} ms) got the old verdict`)
   t.equal(await status(app, basic('alice', 'three')), 200)
+})
+
+t.test('a verdict used past half its TTL is renewed in the background, so a steady client never waits', async (t) => {
+  const ttlMs = 2000
+  const engine = createEngine({ credentialCache: { ttlMs } })
+  t.teardown(() => engine.close())
+  await engine.addMasterAccount({ user: 'alice', password: 'pw' })
+  const masters = contextOf(engine).masters
+  const token = Buffer.from('alice:pw').toString('base64')
+  t.ok(await masters.authenticateToken(token, decodeBasicToken), 'the first call checks')
+  const cachedAt = performance.now()
+  await sleep(ttlMs / 2 + 50)
+  const started = masters.gate.stats.started
+  const aging = masters.authenticateToken(token, decodeBasicToken)
+  t.notOk(aging instanceof Promise, 'a verdict past half its TTL still answers at once...')
+  t.equal(masters.gate.stats.started, started + 1, '... and starts one check in the background')
+  t.notOk(masters.authenticateToken(token, decodeBasicToken) instanceof Promise)
+  t.equal(masters.gate.stats.started, started + 1, 'a second call while it runs starts no other')
+  // Without the renewal this call would find the first verdict expired and wait for a check.
+  await sleep(cachedAt + ttlMs + 100 - performance.now())
+  const later = masters.authenticateToken(token, decodeBasicToken)
+  t.notOk(later instanceof Promise, "past the first verdict's TTL a call is still answered at once")
+  t.equal((later as { user: string } | undefined)?.user, 'alice')
+
+  await engine.addMasterAccount({ user: 'alice', password: 'new' })
+  t.equal(await masters.authenticateToken(token, decodeBasicToken), undefined, 'a local change still applies at once')
+})
+
+t.test('a renewal in flight when the password changes here does not bring the old verdict back', async (t) => {
+  /** Holds each master record it read until `hold` settles: the renewal read the record before the change. */
+  class HeldReads extends MemoryStore {
+    hold: Promise<void> | undefined
+    override async getMaster(user: string) {
+      const record = await super.getMaster(user)
+      await this.hold
+      return record
+    }
+  }
+  const store = new HeldReads()
+  const engine = createEngine({ store, credentialCache: { ttlMs: 2000 } })
+  t.teardown(() => engine.close())
+  await engine.addMasterAccount({ user: 'alice', password: 'pw' })
+  const masters = contextOf(engine).masters
+  const token = Buffer.from('alice:pw').toString('base64')
+  t.ok(await masters.authenticateToken(token, decodeBasicToken))
+  let release = () => {}
+  store.hold = new Promise((resolve) => (release = resolve))
+  await sleep(1050)
+  const started = masters.gate.stats.started
+  t.ok(masters.authenticateToken(token, decodeBasicToken), 'an aging verdict still answers...')
+  t.equal(masters.gate.stats.started, started + 1, '... and starts its renewal, which reads the old record')
+  await engine.addMasterAccount({ user: 'alice', password: 'new' })
+  release()
+  // The renewal now verifies the old password against the old record, and finishes (or, if
+  // slow, is still in flight for the call below), well within the TTL.
+  await sleep(300)
+  t.equal(await masters.authenticateToken(token, decodeBasicToken), undefined, 'the old password stays refused')
+  t.ok(await masters.authenticateToken(Buffer.from('alice:new').toString('base64'), decodeBasicToken))
 })
 
 t.test('many parallel requests with new credentials all succeed', async (t) => {

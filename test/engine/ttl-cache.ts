@@ -22,6 +22,26 @@ t.test('an entry lives for its TTL after it is set, and no longer', async (t) =>
   t.equal(cache.get('a'), undefined, 'reading does not extend it')
 })
 
+t.test('aging: whether the value just read has lived more than half its TTL', async (t) => {
+  let now = 0
+  const cache = new TtlCache<string>(10, 100, () => now)
+  cache.set('a', 'A')
+  now = 50
+  t.equal(cache.get('a'), 'A')
+  t.equal(cache.aging, false, 'at half its TTL it is not aging yet')
+  now = 51
+  t.equal(cache.get('a'), 'A')
+  t.equal(cache.aging, true, 'past half its TTL it is')
+  t.equal(cache.get('b'), undefined)
+  t.equal(cache.aging, false, 'a miss is never aging')
+  now = 101
+  t.equal(cache.get('a'), undefined)
+  t.equal(cache.aging, false, 'nor is an expired entry')
+  cache.set('a', 'A2')
+  t.equal(cache.get('a'), 'A2')
+  t.equal(cache.aging, false, 'setting again makes it young')
+})
+
 t.test('a full cache drops the least recently used entry', async (t) => {
   const cache = new TtlCache<number>(3, 1000, () => 0)
   cache.set('a', 1)

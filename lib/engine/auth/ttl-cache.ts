@@ -27,13 +27,23 @@ export class TtlCache<V> {
     this.max = max === 0 ? Number.POSITIVE_INFINITY : max
   }
 
+  /**
+   * Whether the value the last {@link get} returned has lived more than half its TTL: time to
+   * renew it while it still answers. A field rather than a second lookup, since get runs on
+   * every API request.
+   */
+  aging = false
+
   /** The live value for `key`, which becomes the most recently used; undefined if absent or expired. */
   get(key: string): V | undefined {
     const entry = this.entries.get(key)
+    this.aging = false
     if (entry === undefined) return undefined
     this.entries.delete(key)
-    if (this.now() > entry.expiresAt) return undefined
+    const now = this.now()
+    if (now > entry.expiresAt) return undefined
     this.entries.set(key, entry)
+    this.aging = entry.expiresAt - now < this.ttlMs / 2
     return entry.value
   }
 
