@@ -1,0 +1,156 @@
+/**
+ * The CLI's defaults (access log, metrics) against the same CLI silent
+ * (`--log-level silent --no-metrics`), counted in instructions rather than
+ * timed: each CLI runs under valgrind's callgrind, warmed up uncounted, and
+ * then the instructions of a fixed number of `GET /api/sites/{site_name}`
+ * are counted. A count does not move with what else the machine runs; on the
+ * 2-core AMD host the timed figure (cli-server.ts) could not tell 5 % apart
+ * (its control, identical servers, read 0.93-1.18 of each other between
+ * runs). What a count leaves out: the kernel (the socket writes, about half
+ * a request's CPU here, which the defaults barely add to), cache misses and
+ * the cost of one instruction against another. So the ratio below is of
+ * user-space work only, and a lower bound of the whole request's.
+ *
+ * The main thread's count is the one to read: the other threads compile and
+ * collect garbage in the background, and whatever runs a scrypt (the
+ * credential renewal, lib/engine/auth/masters.ts) is left out.
+ *
+ * Needs valgrind (`apt-get install valgrind`); without it this is skipped.
+ *
+ *   npm run build && npx tsx benchmark/cli-instructions.ts     BENCH_WARMUP, BENCH_COUNTED, BENCH_REPEATS
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { autocannon, checked } from './lib/autocannon.js'
+import { figure } from './lib/report.js'
+import { freePort, killOnExit } from './lib/spawn-server.js'
+
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 40_000)
+const COUNTED = Number(process.env.BENCH_COUNTED ?? 5_000)
+const REPEATS = Number(process.env.BENCH_REPEATS ?? 2)
+/** Few connections: under valgrind the server is some 50 times slower, and 4 keep it busy. */
+const CONNECTIONS = 4
+const SILENT = ['--log-level', 'silent', '--no-metrics']
+const USER = 'bench'
+const PASSWORD = 'bench-password'
+const HEADERS = { authorization: `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}` }
+const cli = fileURLToPath(new URL('../dist/esm/lib/cli/index.js', import.meta.url))
+
+function hasValgrind(): boolean {
+  try {
+    execFileSync('valgrind', ['--version'], { stdio: 'ignore' })
+    execFileSync('callgrind_control', ['--version'], { stdio: 'ignore' })
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Instructions counted, per thread, in the dump files under `prefix` (callgrind's `totals:` lines). */
+function threadTotals(dir: string): { main: number; background: number } {
+  let main = 0
+  let background = 0
+  for (const name of readdirSync(dir)) {
+    const text = readFileSync(join(dir, name), 'utf8')
+    const total = Number(/^totals: (\d+)/m.exec(text)?.[1] ?? 0)
+    if (/^thread: 1$/m.test(text)) main += total
+    else if (!text.includes('scryptBlockMix')) background += total
+  }
+  return { main, background }
+}
+
+/** One CLI under callgrind: warmed up, then COUNTED requests counted. Instructions per request. */
+async function count(label: string, flags: string[]): Promise<{ main: number; background: number }> {
+  const dir = mkdtempSync(join(tmpdir(), 'mobisite-callgrind-'))
+  const port = await freePort()
+  const { LOG_LEVEL: _, REDIS_URL: _r, DATABASE_URL: _d, ...env } = process.env
+  const child: ChildProcess = spawn(
+    'valgrind',
+    [
+      '--tool=callgrind',
+      '--instr-atstart=no',
+      // V8 writes machine code at run time.
+      '--smc-check=all-non-file',
+      '--separate-threads=yes',
+      `--callgrind-out-file=${join(dir, 'out')}`,
+      process.execPath,
+      cli,
+      '--port',
+      String(port),
+      ...flags,
+    ],
+    {
+      env: { ...env, MOBISITE_STORE: 'memory', MOBISITE_USER: USER, MOBISITE_PASSWORD: PASSWORD },
+      stdio: ['ignore', 'ignore', 'ignore'],
+    },
+  )
+  killOnExit(child)
+  const origin = `http://127.0.0.1:${port}`
+  try {
+    for (let tries = 0; ; tries++) {
+      try {
+        const answer = await fetch(`${origin}/api/sites/create`, {
+          method: 'POST',
+          headers: { ...HEADERS, 'content-type': 'application/json' },
+          body: JSON.stringify({
+            site_data: { site_name: 'benchsite', original_site_url: 'https://www.example.com/' },
+          }),
+        })
+        if (answer.status !== 200) throw new Error(`${label}: create answered ${answer.status}`)
+        break
+      } catch (error) {
+        if (tries > 600 || child.exitCode !== null) throw error
+        await new Promise((resolve) => setTimeout(resolve, 200))
+      }
+    }
+    const load = (amount: number) =>
+      autocannon({ url: `${origin}/api/sites/benchsite`, connections: CONNECTIONS, amount, headers: HEADERS })
+    checked(await load(WARMUP), label)
+    execFileSync('callgrind_control', ['-i', 'on', String(child.pid)], { stdio: 'ignore' })
+    checked(await load(COUNTED), label)
+    execFileSync('callgrind_control', ['-i', 'off', String(child.pid)], { stdio: 'ignore' })
+    execFileSync('callgrind_control', ['-d', String(child.pid)], { stdio: 'ignore' })
+    const totals = threadTotals(dir)
+    return { main: totals.main / COUNTED, background: totals.background / COUNTED }
+  } finally {
+    child.kill()
+    await new Promise((resolve) => child.once('exit', resolve))
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+if (!hasValgrind()) {
+  console.log('valgrind not found: the instruction counts are skipped (apt-get install valgrind)')
+} else {
+  const silent: { main: number; background: number }[] = []
+  const defaults: { main: number; background: number }[] = []
+  for (let i = 0; i < REPEATS; i++) {
+    silent.push(await count('silent', SILENT))
+    defaults.push(await count('defaults', []))
+  }
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
+  const s = mean(silent.map((c) => c.main))
+  const d = mean(defaults.map((c) => c.main))
+  console.log(
+    `\nGET /api/sites/{site_name}, MemoryStore, instructions per request (callgrind), ${WARMUP} warm-up then ${COUNTED} counted, ${REPEATS} processes each\n`,
+  )
+  console.log('| CLI | main thread, each process | other threads, each process |')
+  console.log('|---|---:|---:|')
+  const cells = (cs: { main: number; background: number }[], key: 'main' | 'background') =>
+    cs.map((c) => Math.round(c[key]).toLocaleString('en-US')).join(' / ')
+  console.log(`| silent | ${cells(silent, 'main')} | ${cells(silent, 'background')} |`)
+  console.log(`| defaults | ${cells(defaults, 'main')} | ${cells(defaults, 'background')} |`)
+  figure({
+    group: 'operations',
+    name: 'CLI defaults (access log, metrics): GET /sites/{site_name}, instructions per request, main thread',
+    value: Math.round(d),
+    unit: 'instructions',
+    anchor: 'the same CLI, --log-level silent --no-metrics',
+    anchorValue: Math.round(s),
+    ratio: Number((s / d).toFixed(3)),
+    note: `valgrind callgrind, user space only (the kernel's socket work, about half a request's CPU, is not counted, so the whole request's ratio is higher); ${WARMUP} requests warm-up then ${COUNTED} counted at ${CONNECTIONS} connections, mean of ${REPEATS} processes each; ratio = silent / defaults; the defaults add ${Math.round(d - s).toLocaleString('en-US')} instructions a request`,
+  })
+}
