@@ -23,9 +23,9 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { autocannon, checked } from './lib/autocannon.js'
 import { figure } from './lib/report.js'
+import { CLI, HEADERS, SILENT, SITE_PATH, cliEnvironment, createBenchSite } from './lib/cli.js'
 import { freePort, killOnExit } from './lib/spawn-server.js'
 
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 40_000)
@@ -33,11 +33,6 @@ const COUNTED = Number(process.env.BENCH_COUNTED ?? 5_000)
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 2)
 /** Few connections: under valgrind the server is some 50 times slower, and 4 keep it busy. */
 const CONNECTIONS = 4
-const SILENT = ['--log-level', 'silent', '--no-metrics']
-const USER = 'bench'
-const PASSWORD = 'bench-password'
-const HEADERS = { authorization: `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}` }
-const cli = fileURLToPath(new URL('../dist/esm/lib/cli/index.js', import.meta.url))
 
 function hasValgrind(): boolean {
   try {
@@ -49,7 +44,7 @@ function hasValgrind(): boolean {
   }
 }
 
-/** Instructions counted, per thread, in the dump files under `prefix` (callgrind's `totals:` lines). */
+/** Instructions counted in the dump files in `dir` (callgrind's `totals:` lines): the main thread's, and the other threads' but any that ran a scrypt. */
 function threadTotals(dir: string): { main: number; background: number } {
   let main = 0
   let background = 0
@@ -66,7 +61,6 @@ function threadTotals(dir: string): { main: number; background: number } {
 async function count(label: string, flags: string[]): Promise<{ main: number; background: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'mobisite-callgrind-'))
   const port = await freePort()
-  const { LOG_LEVEL: _, REDIS_URL: _r, DATABASE_URL: _d, ...env } = process.env
   const child: ChildProcess = spawn(
     'valgrind',
     [
@@ -77,37 +71,23 @@ async function count(label: string, flags: string[]): Promise<{ main: number; ba
       '--separate-threads=yes',
       `--callgrind-out-file=${join(dir, 'out')}`,
       process.execPath,
-      cli,
+      CLI,
       '--port',
       String(port),
       ...flags,
     ],
     {
-      env: { ...env, MOBISITE_STORE: 'memory', MOBISITE_USER: USER, MOBISITE_PASSWORD: PASSWORD },
+      env: cliEnvironment(process.env),
       stdio: ['ignore', 'ignore', 'ignore'],
     },
   )
   killOnExit(child)
   const origin = `http://127.0.0.1:${port}`
   try {
-    for (let tries = 0; ; tries++) {
-      try {
-        const answer = await fetch(`${origin}/api/sites/create`, {
-          method: 'POST',
-          headers: { ...HEADERS, 'content-type': 'application/json' },
-          body: JSON.stringify({
-            site_data: { site_name: 'benchsite', original_site_url: 'https://www.example.com/' },
-          }),
-        })
-        if (answer.status !== 200) throw new Error(`${label}: create answered ${answer.status}`)
-        break
-      } catch (error) {
-        if (tries > 600 || child.exitCode !== null) throw error
-        await new Promise((resolve) => setTimeout(resolve, 200))
-      }
-    }
+    // Under valgrind the CLI takes some seconds to start.
+    await createBenchSite(origin, child, label, { tries: 600, retryMs: 200 })
     const load = (amount: number) =>
-      autocannon({ url: `${origin}/api/sites/benchsite`, connections: CONNECTIONS, amount, headers: HEADERS })
+      autocannon({ url: `${origin}${SITE_PATH}`, connections: CONNECTIONS, amount, headers: HEADERS })
     checked(await load(WARMUP), label)
     execFileSync('callgrind_control', ['-i', 'on', String(child.pid)], { stdio: 'ignore' })
     checked(await load(COUNTED), label)
@@ -116,8 +96,11 @@ async function count(label: string, flags: string[]): Promise<{ main: number; ba
     const totals = threadTotals(dir)
     return { main: totals.main / COUNTED, background: totals.background / COUNTED }
   } finally {
-    child.kill()
-    await new Promise((resolve) => child.once('exit', resolve))
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolve) => child.once('exit', resolve))
+      child.kill()
+      await exited
+    }
     rmSync(dir, { recursive: true, force: true })
   }
 }

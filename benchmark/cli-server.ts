@@ -38,19 +38,14 @@ import { openSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { autocannon, checked } from './lib/autocannon.js'
 import { figure } from './lib/report.js'
+import { CLI, HEADERS, SILENT, SITE_PATH, cliEnvironment, createBenchSite } from './lib/cli.js'
 import { freePort, killOnExit, spawnServer } from './lib/spawn-server.js'
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 2)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 const PROCESSES = Number(process.env.BENCH_PROCESSES ?? 3)
 const CONNECTIONS = 20
-/** The CLI's flags with neither access log nor metrics. */
-const SILENT = ['--log-level', 'silent', '--no-metrics']
-const USER = 'bench'
-const PASSWORD = 'bench-password'
-const HEADERS = { authorization: `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}` }
 const root = fileURLToPath(new URL('..', import.meta.url))
-const cli = `${root}dist/esm/lib/cli/index.js`
 
 interface Server {
   label: string
@@ -58,38 +53,17 @@ interface Server {
   origin: string
 }
 
-/**
- * The environment for a CLI: its default log level whatever the caller's shell says, and the
- * memory store even where REDIS_URL or DATABASE_URL is set (npm run bench sets them).
- */
-function cliEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const { LOG_LEVEL: _, REDIS_URL: _r, DATABASE_URL: _d, ...rest } = env
-  return { ...rest, MOBISITE_STORE: 'memory', MOBISITE_USER: USER, MOBISITE_PASSWORD: PASSWORD }
-}
-
 /** Starts the CLI with `flags`, stdout to /dev/null, and creates the site it will serve. */
 async function startCli(label: string, flags: string[]): Promise<Server> {
   const port = await freePort()
-  const child = spawn(process.execPath, [cli, '--port', String(port), ...flags], {
+  const child = spawn(process.execPath, [CLI, '--port', String(port), ...flags], {
     env: cliEnvironment(process.env),
     stdio: ['ignore', openSync('/dev/null', 'w'), 'inherit'],
   })
   killOnExit(child)
   const origin = `http://127.0.0.1:${port}`
-  for (let tries = 0; ; tries++) {
-    try {
-      const answer = await fetch(`${origin}/api/sites/create`, {
-        method: 'POST',
-        headers: { ...HEADERS, 'content-type': 'application/json' },
-        body: JSON.stringify({ site_data: { site_name: 'benchsite', original_site_url: 'https://www.example.com/' } }),
-      })
-      if (answer.status !== 200) throw new Error(`${label}: create answered ${answer.status}`)
-      return { label, child, origin }
-    } catch (error) {
-      if (tries > 300 || child.exitCode !== null) throw error
-      await new Promise((resolve) => setTimeout(resolve, 20))
-    }
-  }
+  await createBenchSite(origin, child, label)
+  return { label, child, origin }
 }
 
 /** CPU microseconds the process has used so far (Linux; utime + stime in 10 ms ticks). */
@@ -103,13 +77,13 @@ function cpuMicros(pid: number): number {
 async function measure(server: Server): Promise<{ requests: number; seconds: number; cpu: number }> {
   // The credential verdict has expired since this process's last round (it lives 10 s): one
   // request first pays for its scrypt, which would otherwise stall the round's first 0.1 s.
-  const first = await fetch(`${server.origin}/api/sites/benchsite`, { headers: HEADERS })
+  const first = await fetch(`${server.origin}${SITE_PATH}`, { headers: HEADERS })
   if (first.status !== 200) throw new Error(`${server.label}: answered ${first.status}`)
   await first.arrayBuffer()
   const before = cpuMicros(server.child.pid!)
   const result = checked(
     await autocannon({
-      url: `${server.origin}/api/sites/benchsite`,
+      url: `${server.origin}${SITE_PATH}`,
       connections: CONNECTIONS,
       duration: DURATION,
       headers: HEADERS,
