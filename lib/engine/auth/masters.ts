@@ -174,7 +174,7 @@ export class MasterRegistry {
   async authenticate(user: string, password: string): Promise<Caller | undefined> {
     const key = `${user}\0${this.keyed(password)}`
     const cached = this.verdicts?.get(key)
-    if (cached?.caller && this.verdicts!.aging) this.renew(key, user, password)
+    if (this.dueForRenewal(key, cached)) this.renew(key, user, password)
     const caller = cached ? cached.caller : await this.verdict(key, user, password)
     return caller ? { ...caller } : undefined
   }
@@ -195,7 +195,7 @@ export class MasterRegistry {
   ): Readonly<Caller> | undefined | Promise<Readonly<Caller> | undefined> {
     const key = TOKEN_KEY + this.keyed(token)
     const cached = this.verdicts?.get(key)
-    if (cached?.caller && this.verdicts!.aging) {
+    if (this.dueForRenewal(key, cached)) {
       const credentials = decode(token)
       if (credentials) this.renew(key, credentials.user, credentials.password)
     }
@@ -262,8 +262,15 @@ export class MasterRegistry {
    * store that fails leaves the old verdict to expire.
    */
   private renew(key: string, user: string, password: string): void {
-    if (this.inFlight.has(key)) return
     this.verdict(key, user, password).catch(() => undefined)
+  }
+
+  /**
+   * Whether `cached`, just read for `key`, is a valid verdict past half its TTL with no check
+   * of it running: asked before decoding a token, so the calls during a renewal decode nothing.
+   */
+  private dueForRenewal(key: string, cached: Verdict | undefined): boolean {
+    return cached?.caller != null && this.verdicts!.aging && !this.inFlight.has(key)
   }
 
   /**
