@@ -76,9 +76,23 @@ const REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/
 const ID_PREFIX = randomBytes(8).toString('hex')
 let idsMade = 0
 
+/**
+ * The counter's last two base-36 digits, `00` to `zz`. `toString(36)` is a
+ * call into V8's runtime on every id; the digits above these change once in
+ * 1,296 ids, so their text is made then and kept (issue 38).
+ */
+const LOW_DIGITS = Array.from({ length: 1296 }, (_, n) => n.toString(36).padStart(2, '0'))
+/** `{prefix}-{the counter's digits above the last two}`, remade when they change. */
+let idHead = `${ID_PREFIX}-`
+
 /** A request id unique across processes: `{16 hex digits}-{base-36 counter}`. */
 export function newRequestId(): string {
-  return `${ID_PREFIX}-${(++idsMade).toString(36)}`
+  const n = ++idsMade
+  // Below 1,296 the counter has no digits above the last two, and no leading zero either.
+  if (n < 1296) return `${ID_PREFIX}-${n.toString(36)}`
+  const low = n % 1296
+  if (low === 0) idHead = `${ID_PREFIX}-${(n / 1296).toString(36)}`
+  return idHead + (LOW_DIGITS[low] as string)
 }
 
 /** The request id: the incoming X-Request-Id when acceptable, else {@link newRequestId}; echoed on the answer. */

@@ -8,6 +8,7 @@ import { pino } from 'pino'
 import {
   accessLineWriter,
   formatAccessLine,
+  millisecondsText,
   writeAccessLinesTo,
   type AccessLevel,
   type AccessLine,
@@ -121,4 +122,22 @@ t.test('only a logger that asked has its lines written around pino', async (t) =
   writeAccessLinesTo(redacting, { write: (text: string) => bare.push(text) }, {})
   accessLineWriter(redacting)('info', plain)
   t.match(bare[0], /^\{"level":30,"time":\d+,"reqId":/, 'no bindings: the fields follow the time')
+})
+
+t.test('times are printed as pino prints them, from integers', async (t) => {
+  // Every microsecond up to 5 s, and the odd values that take String() itself.
+  let differing = 0
+  for (let micros = 0; micros <= 5_000_000; micros++) {
+    const ms = Math.round(micros) / 1000
+    if (millisecondsText(ms) !== String(ms)) differing++
+  }
+  t.equal(differing, 0, 'every microsecond from 0 to 5 s')
+  for (const ms of [2_147_483.647, 2_147_483.648, 86_400_000.5, -1, Number.NaN, 1e21, 0.0004, 0.0005]) {
+    t.equal(millisecondsText(Math.round(ms * 1000) / 1000), String(Math.round(ms * 1000) / 1000), `${ms}`)
+  }
+  for (const responseTime of [0, 0.001, 0.01, 0.1, 1.5, 12.345, 999.999, 60_000.25]) {
+    const viaPino: string[] = []
+    accessLineWriter(cliLikeLogger(viaPino))('info', { ...plain, responseTime })
+    t.equal(formatAccessLine('info', ',"service":"mobisite"', { ...plain, responseTime }, TIME), viaPino[0])
+  }
 })
