@@ -29,17 +29,19 @@
  * its speed. Loading two servers at the same time on one pinned CPU did not
  * steady it (silent against silent read 0.91 and 1.06 in two runs). So a
  * control, a second set of silent CLIs, runs as one more variant: its ratio
- * to silent shows how far apart identical servers read in this run.
+ * to silent shows how far apart identical servers read in this run. Every
+ * server runs on one CPU and autocannon on the other (lib/cpu.ts), one
+ * server loaded at a time.
  *
  *   npm run build && npx tsx benchmark/cli-server.ts     BENCH_DURATION (s), BENCH_ROUNDS, BENCH_PROCESSES
  */
-import { type ChildProcess, spawn } from 'node:child_process'
-import { openSync, readFileSync } from 'node:fs'
+import type { ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { autocannon, checked } from './lib/autocannon.js'
 import { figure } from './lib/report.js'
-import { CLI, HEADERS, SILENT, SITE_PATH, cliEnvironment, createBenchSite } from './lib/cli.js'
-import { freePort, killOnExit, spawnServer } from './lib/spawn-server.js'
+import { CLIENT_CPU, SERVER_CPU, cpuMicros, median, pin } from './lib/cpu.js'
+import { HEADERS, SILENT, SITE_PATH, startCli } from './lib/cli.js'
+import { spawnServer } from './lib/spawn-server.js'
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 2)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
@@ -53,24 +55,9 @@ interface Server {
   origin: string
 }
 
-/** Starts the CLI with `flags`, stdout to /dev/null, and creates the site it will serve. */
-async function startCli(label: string, flags: string[]): Promise<Server> {
-  const port = await freePort()
-  const child = spawn(process.execPath, [CLI, '--port', String(port), ...flags], {
-    env: cliEnvironment(process.env),
-    stdio: ['ignore', openSync('/dev/null', 'w'), 'inherit'],
-  })
-  killOnExit(child)
-  const origin = `http://127.0.0.1:${port}`
-  await createBenchSite(origin, child, label)
-  return { label, child, origin }
-}
-
-/** CPU microseconds the process has used so far (Linux; utime + stime in 10 ms ticks). */
-function cpuMicros(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-  return (Number(fields[11]) + Number(fields[12])) * 10_000
+/** The CLI with `flags`, as one server of a variant. */
+async function startCliServer(label: string, flags: string[]): Promise<Server> {
+  return { label, ...(await startCli(label, flags)) }
 }
 
 /** One run of autocannon against `server`: its requests and the CPU its process spent on them. */
@@ -93,11 +80,6 @@ async function measure(server: Server): Promise<{ requests: number; seconds: num
   return { requests: result.requests.total, seconds: result.duration, cpu: cpuMicros(server.child.pid!) - before }
 }
 
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
-}
-
 /** One variant: its label and its processes. */
 interface Variant {
   label: string
@@ -113,17 +95,22 @@ async function variant(label: string, start: () => Promise<Omit<Server, 'label'>
 
 const variants: Variant[] = [
   await variant('bare Express', () => spawnServer(`${root}benchmark/api-server.mjs`, ['bare'], 'bare Express')),
-  await variant('CLI, defaults (access log, metrics)', () => startCli('CLI, defaults', [])),
-  await variant('CLI, --log-level silent --no-metrics', () => startCli('CLI, silent', SILENT)),
+  await variant('CLI, defaults (access log, metrics)', () => startCliServer('CLI, defaults', [])),
+  await variant('CLI, --log-level silent --no-metrics', () => startCliServer('CLI, silent', SILENT)),
   await variant('startServer, no logger, no metrics', () =>
     spawnServer(`${root}benchmark/ops-server.mjs`, ['plain'], 'startServer'),
   ),
   // One feature each, so the CPU column shows what the access line and the metrics cost apart.
-  await variant('CLI, --no-metrics (access log only)', () => startCli('CLI, access log', ['--no-metrics'])),
-  await variant('CLI, --log-level silent (metrics only)', () => startCli('CLI, metrics', ['--log-level', 'silent'])),
+  await variant('CLI, --no-metrics (access log only)', () => startCliServer('CLI, access log', ['--no-metrics'])),
+  await variant('CLI, --log-level silent (metrics only)', () =>
+    startCliServer('CLI, metrics', ['--log-level', 'silent']),
+  ),
   // The same as silent, so its ratio to silent shows how far apart identical servers read here.
-  await variant('Control: CLI, silent again', () => startCli('CLI, silent again', SILENT)),
+  await variant('Control: CLI, silent again', () => startCliServer('CLI, silent again', SILENT)),
 ]
+// Every server on one CPU, the client on the other (lib/cpu.ts): one server is loaded at a time.
+const pinned =
+  pin(process.pid, CLIENT_CPU) && variants.every((v) => v.processes.every((p) => pin(p.child.pid!, SERVER_CPU)))
 const [bareServer, defaults, silent] = variants as [Variant, Variant, Variant, ...Variant[]]
 const control = variants.at(-1)!
 /** Per variant, per round: req/s over all its processes, and CPU µs per request. */
@@ -156,7 +143,7 @@ for (const v of variants) {
 }
 const spread = (xs: number[]): string => `${Math.min(...xs).toFixed(2)}-${Math.max(...xs).toFixed(2)}`
 const rpsOf = (v: Variant): number => Math.round(median(results.get(v)!.map((r) => r.rps)))
-const note = `MemoryStore, HTTP Basic, ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${DURATION} s on each of ${PROCESSES} processes per server; stdout to /dev/null; ratio = median of per-round ratios`
+const note = `MemoryStore, HTTP Basic, ${CONNECTIONS} connections, ${pinned ? 'servers pinned to one CPU and the client to the other' : 'not pinned'}, ${ROUNDS} interleaved rounds of ${DURATION} s on each of ${PROCESSES} processes per server; stdout to /dev/null; ratio = median of per-round ratios`
 figure({
   group: 'operations',
   name: 'CLI defaults (access log, metrics): GET /sites/{site_name}',

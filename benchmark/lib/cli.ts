@@ -1,9 +1,11 @@
 /**
- * The CLI as the benchmarks start it (cli-server.ts, cli-instructions.ts):
- * its credentials, its environment and the site it serves.
+ * The CLI as the benchmarks start it (cli-server.ts, cli-instructions.ts,
+ * observation-cost.ts): its credentials, its environment and the site it serves.
  */
-import type { ChildProcess } from 'node:child_process'
+import { type ChildProcess, spawn } from 'node:child_process'
+import { openSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
+import { freePort, killOnExit } from './spawn-server.js'
 
 /** The built CLI's entry. */
 export const CLI = fileURLToPath(new URL('../../dist/esm/lib/cli/index.js', import.meta.url))
@@ -46,4 +48,17 @@ export async function createBenchSite(
       await new Promise((resolve) => setTimeout(resolve, retryMs))
     }
   }
+}
+
+/** Starts the built CLI with `flags`, stdout to /dev/null, and creates the site it will serve. */
+export async function startCli(label: string, flags: string[]): Promise<{ child: ChildProcess; origin: string }> {
+  const port = await freePort()
+  const child = spawn(process.execPath, [CLI, '--port', String(port), ...flags], {
+    env: cliEnvironment(process.env),
+    stdio: ['ignore', openSync('/dev/null', 'w'), 'inherit'],
+  })
+  killOnExit(child)
+  const origin = `http://127.0.0.1:${port}`
+  await createBenchSite(origin, child, label)
+  return { child, origin }
 }

@@ -1,0 +1,49 @@
+/**
+ * A server's CPU per request, read the same way by the benchmarks that
+ * price the CLI (cli-server.ts, observation-cost.ts): the server on one
+ * CPU and the client on another, and the server's CPU time from Linux /proc.
+ *
+ * Why pinned: on the 2-core hosts here, with the client free to share the
+ * server's core, the server's syscall time rose with the client's sleeps.
+ * Unpinned, a CPU profile put 27.5 µs of main-thread time a request in the
+ * socket write for the CLI's defaults and 20.5 for the silent CLI; pinned,
+ * their system time differed by about 1.3 µs (issue 38). And identical
+ * servers, unpinned, read 0.93-1.18 of each other between runs.
+ */
+import { execFileSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import os from 'node:os'
+
+/** Read before this process pins itself, which makes it see one. */
+const CPUS = os.availableParallelism()
+
+/** The CPU servers run on, and the one the client (this process) runs on. */
+export const SERVER_CPU = 0
+export const CLIENT_CPU = 1
+
+/**
+ * Pins every thread of `pid` to `cpu` (threads it starts later inherit it);
+ * false where it cannot: one CPU, or no `taskset` (util-linux).
+ */
+export function pin(pid: number, cpu: number): boolean {
+  if (CPUS < 2) return false
+  try {
+    execFileSync('taskset', ['-a', '-p', '-c', String(cpu), String(pid)], { stdio: 'ignore' })
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** CPU microseconds the process has used so far (Linux; utime + stime in 10 ms ticks). */
+export function cpuMicros(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return (Number(fields[11]) + Number(fields[12])) * 10_000
+}
+
+/** The median of `xs` (the mean of the middle two when their number is even). */
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b)
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
+}
