@@ -12,15 +12,18 @@ import net, { type AddressInfo } from 'node:net'
  * message it sends (the port or ports it listens on); rejects with
  * "`label` server exited with <code>" if it exits before sending one.
  *
- * `execArgv: []`: the child does not inherit the parent's `--import tsx`, so
- * no TypeScript loader runs, and spends CPU, in the measured process.
+ * `execArgv` is `[]` unless given: the child does not inherit the parent's
+ * `--import tsx`, so no TypeScript loader runs, and spends CPU, in the
+ * measured process. A server that loads lib/ itself passes
+ * `['--import', 'tsx']`, whose loader works while modules load, not after.
  */
 export async function forkServer<T>(
   script: string,
   args: string[],
   label: string,
+  execArgv: string[] = [],
 ): Promise<{ child: ChildProcess; ready: T }> {
-  const child = fork(script, args, { execArgv: [] })
+  const child = fork(script, args, { execArgv })
   const ready = await new Promise<T>((resolve, reject) => {
     child.once('message', (m) => resolve(m as T))
     child.once('exit', (code) => reject(new Error(`${label} server exited with ${code}`)))
@@ -37,8 +40,9 @@ export async function spawnServer(
   script: string,
   args: string[],
   label: string,
+  execArgv: string[] = [],
 ): Promise<{ child: ChildProcess; origin: string }> {
-  const { child, ready } = await forkServer<{ port: number | string }>(script, args, label)
+  const { child, ready } = await forkServer<{ port: number | string }>(script, args, label, execArgv)
   return { child, origin: `http://127.0.0.1:${Number(ready.port)}` }
 }
 
