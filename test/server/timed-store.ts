@@ -27,6 +27,10 @@ class FakeStore {
   size(): number {
     return this.#sites.size
   }
+  get count(): number {
+    return this.#sites.size
+  }
+  label = 'fake'
 }
 
 /** Count and sum of each operation's observations. */
@@ -74,4 +78,25 @@ t.test('a rejection the caller handles is not also an unhandled one', async (t) 
   await store.failing().catch(() => undefined)
   await new Promise((resolve) => setTimeout(resolve, 20))
   t.same(unhandled, [])
+})
+
+t.test('getters, fields and methods the store gains later reach the store itself', async (t) => {
+  const registry = new Registry()
+  const instruments = instrumentsFor(registry)
+  await instruments.ready
+  const inner = new FakeStore()
+  const store = timedStore(inner, instruments)
+
+  t.ok(store instanceof FakeStore, 'still an instance of its class')
+  t.equal(store.count, 1, 'a getter reading a private field runs on the store')
+  t.equal(store.label, 'fake', 'a field')
+  store.label = 'renamed'
+  t.equal(inner.label, 'renamed', 'a write lands on the store')
+  ;(inner as FakeStore & { later?: () => number }).later = () => 7
+  t.equal((store as FakeStore & { later: () => number }).later(), 7, 'a method added after wrapping answers')
+  t.equal(store.getSite, store.getSite, 'a method is the same function on every read')
+
+  const seen = await observed(registry)
+  t.equal(seen.later?.count, 1, 'and is timed')
+  t.equal(seen.count, undefined, 'a getter is not an operation')
 })
