@@ -37,9 +37,8 @@
  */
 import type { ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import { autocannon, checked } from './lib/autocannon.js'
 import { figure } from './lib/report.js'
-import { CLIENT_CPU, SERVER_CPU, cpuMicros, median, pin } from './lib/cpu.js'
+import { CLIENT_CPU, SERVER_CPU, loadRun, median, pin } from './lib/cpu.js'
 import { HEADERS, SILENT, SITE_PATH, startCli } from './lib/cli.js'
 import { spawnServer } from './lib/spawn-server.js'
 
@@ -61,23 +60,8 @@ async function startCliServer(label: string, flags: string[]): Promise<Server> {
 }
 
 /** One run of autocannon against `server`: its requests and the CPU its process spent on them. */
-async function measure(server: Server): Promise<{ requests: number; seconds: number; cpu: number }> {
-  // The credential verdict has expired since this process's last round (it lives 10 s): one
-  // request first pays for its scrypt, which would otherwise stall the round's first 0.1 s.
-  const first = await fetch(`${server.origin}${SITE_PATH}`, { headers: HEADERS })
-  if (first.status !== 200) throw new Error(`${server.label}: answered ${first.status}`)
-  await first.arrayBuffer()
-  const before = cpuMicros(server.child.pid!)
-  const result = checked(
-    await autocannon({
-      url: `${server.origin}${SITE_PATH}`,
-      connections: CONNECTIONS,
-      duration: DURATION,
-      headers: HEADERS,
-    }),
-    server.label,
-  )
-  return { requests: result.requests.total, seconds: result.duration, cpu: cpuMicros(server.child.pid!) - before }
+function measure(server: Server): ReturnType<typeof loadRun> {
+  return loadRun({ ...server, url: `${server.origin}${SITE_PATH}` }, HEADERS, CONNECTIONS, DURATION)
 }
 
 /** One variant: its label and its processes. */

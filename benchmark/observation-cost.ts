@@ -23,8 +23,7 @@
  */
 import type { ChildProcess } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import { autocannon, checked } from './lib/autocannon.js'
-import { CLIENT_CPU, SERVER_CPU, cpuMicros, median, pin } from './lib/cpu.js'
+import { CLIENT_CPU, SERVER_CPU, loadRun, median, pin } from './lib/cpu.js'
 import { HEADERS, SILENT, SITE_PATH, startCli } from './lib/cli.js'
 import { figure } from './lib/report.js'
 import { spawnServer } from './lib/spawn-server.js'
@@ -38,30 +37,22 @@ interface Server {
   label: string
   child: ChildProcess
   origin: string
-  path: string
   /** Per round: CPU µs per request, requests per second. */
   rounds: { cpu: number; rps: number }[]
 }
 
 async function observedServer(label: string, mode: string, execArgv: string[] = []): Promise<Server> {
   const { child, origin } = await spawnServer(`${root}benchmark/observed-server.mjs`, [mode], label, execArgv)
-  return { label, child, origin, path: SITE_PATH, rounds: [] }
+  return { label, child, origin, rounds: [] }
 }
 
 async function cli(label: string, flags: string[]): Promise<Server> {
-  return { label, ...(await startCli(label, flags)), path: SITE_PATH, rounds: [] }
+  return { label, ...(await startCli(label, flags)), rounds: [] }
 }
 
 async function measure(server: Server, record: boolean): Promise<void> {
-  const pid = server.child.pid!
-  const before = cpuMicros(pid)
-  const url = `${server.origin}${server.path}`
-  const result = checked(
-    await autocannon({ url, connections: CONNECTIONS, duration: DURATION, headers: HEADERS }),
-    server.label,
-  )
-  const cpu = cpuMicros(pid) - before
-  if (record) server.rounds.push({ cpu: cpu / result.requests.total, rps: result.requests.total / result.duration })
+  const run = await loadRun({ ...server, url: `${server.origin}${SITE_PATH}` }, HEADERS, CONNECTIONS, DURATION)
+  if (record) server.rounds.push({ cpu: run.cpu / run.requests, rps: run.requests / run.seconds })
 }
 
 const servers = [
@@ -105,7 +96,7 @@ const added = (s: Server): string => (cpu(s) - cpu(s === ours ? plainTsx : plain
 console.log(`\nGET /api/sites/{site_name}: CPU per request; ${setup}\n`)
 console.log('| server | req/s | CPU µs/request | added to node:http |\n|---|---:|---:|---:|')
 for (const s of servers) {
-  const more = s === ours ? added(ours) : servers.indexOf(s) < 6 ? added(s) : ''
+  const more = [header, log, metric, all, plainTsx, ours].includes(s) ? added(s) : ''
   console.log(`| ${s.label} | ${Math.round(median(s.rounds.map((r) => r.rps)))} | ${cpu(s).toFixed(1)} | ${more} |`)
 }
 const gap = cpu(defaults) - cpu(silent)

@@ -10,9 +10,10 @@
  * their system time differed by about 1.3 µs (issue 38). And identical
  * servers, unpinned, read 0.93-1.18 of each other between runs.
  */
-import { execFileSync } from 'node:child_process'
+import { type ChildProcess, execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import os from 'node:os'
+import { autocannon, checked } from './autocannon.js'
 
 /** Read before this process pins itself, which makes it see one. */
 const CPUS = os.availableParallelism()
@@ -46,4 +47,34 @@ export function cpuMicros(pid: number): number {
 export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b)
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
+}
+
+/** A server under load: its process, and where autocannon sends its requests. */
+export interface LoadTarget {
+  label: string
+  child: ChildProcess
+  /** The whole URL of the request every connection sends. */
+  url: string
+}
+
+/**
+ * One run of autocannon against `target`, `connections` wide for `seconds`:
+ * the requests it answered, the seconds the run took and the CPU µs its
+ * process spent. One request goes first, on its own: a CLI's credential
+ * verdict expires between rounds (it lives 10 s) and its scrypt would
+ * otherwise stall the round's first 0.1 s and count in its CPU.
+ */
+export async function loadRun(
+  target: LoadTarget,
+  headers: Record<string, string>,
+  connections: number,
+  seconds: number,
+): Promise<{ requests: number; seconds: number; cpu: number }> {
+  const first = await fetch(target.url, { headers })
+  if (first.status !== 200) throw new Error(`${target.label}: answered ${first.status}`)
+  await first.arrayBuffer()
+  const pid = target.child.pid!
+  const before = cpuMicros(pid)
+  const result = checked(await autocannon({ url: target.url, connections, duration: seconds, headers }), target.label)
+  return { requests: result.requests.total, seconds: result.duration, cpu: cpuMicros(pid) - before }
 }
