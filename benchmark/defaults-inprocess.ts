@@ -19,10 +19,8 @@
  */
 import { IncomingMessage, ServerResponse } from 'node:http'
 import { Socket } from 'node:net'
-import { pino } from 'pino'
 import { collectDefaultMetrics, Registry } from 'prom-client'
-import { batchedLines, bytesInto } from '../lib/cli/log-batch.js'
-import { writeAccessLinesTo } from '../lib/http/access-line.js'
+import { cliLogger } from '../lib/cli/log-batch.js'
 import { instrumentsFor } from '../lib/http/metrics.js'
 import { observeRequests, routeNoteOf } from '../lib/http/observe.js'
 import { mountLabel, QUIET_ROUTES, timedStore } from '../lib/server/observability.js'
@@ -34,10 +32,7 @@ const REQUESTS = 50_000
 const ROUTE = '/api/sites/{site_name}'
 
 // The CLI's logger and registry, made as lib/cli/index.ts makes them.
-const base = { service: 'mobisite' }
-const lines = batchedLines(bytesInto(pino.destination({ dest: '/dev/null', sync: true, contentMode: 'buffer' })))
-const logger = pino({ level: 'info', base }, lines)
-writeAccessLinesTo(logger, lines, base)
+const { logger, flush } = await cliLogger('info', '/dev/null')
 const registry = new Registry()
 collectDefaultMetrics({ register: registry })
 const instruments = instrumentsFor(registry)
@@ -78,7 +73,7 @@ for (let r = 0; r < ROUNDS; r++) {
   best.plain = Math.min(best.plain, await round(false))
   best.defaults = Math.min(best.defaults, await round(true))
 }
-lines.flush()
+flush()
 const addedUs = (best.defaults - best.plain) / 1000
 console.log(`\n## The CLI's defaults in one process, best of ${ROUNDS} interleaved rounds of ${REQUESTS} requests\n`)
 console.log('| variant | CPU ns per request |')

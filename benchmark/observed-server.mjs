@@ -45,16 +45,12 @@ let ids = 0
 /** mobisite's observer, made as lib/cli/index.ts makes the CLI's; undefined in the other modes. */
 async function mobisiteObserver() {
   const { observeRequests, routeNoteOf } = await import('../lib/http/observe.js')
-  const { writeAccessLinesTo } = await import('../lib/http/access-line.js')
-  const { batchedLines, bytesInto } = await import('../lib/cli/log-batch.js')
+  const { cliLogger } = await import('../lib/cli/log-batch.js')
   const { instrumentsFor } = await import('../lib/http/metrics.js')
-  const base = { service: 'mobisite' }
-  const lines = batchedLines(bytesInto(pino.destination({ dest: '/dev/null', sync: true, contentMode: 'buffer' })))
-  const cliLogger = pino({ level: 'info', base }, lines)
-  writeAccessLinesTo(cliLogger, lines, base)
+  const { logger: ourLogger } = await cliLogger('info', '/dev/null')
   const registry = new Registry()
   await instrumentsFor(registry).ready
-  const observe = observeRequests({ logger: cliLogger, registry, routeOf: () => ROUTE })
+  const observe = observeRequests({ logger: ourLogger, registry, routeOf: () => ROUTE })
   return (req, res) => {
     observe(req, res)
     // What the API router notes of a request it serves.

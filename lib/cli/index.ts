@@ -23,14 +23,13 @@ import { packageVersion } from '../server/package-version.js'
 import { ServiceError } from '../errors.js'
 import { validateWebhook } from '../schema/admin-webhooks.js'
 import { checkDestination, maskUrl } from '../testing/webhook-destination.js'
-import { writeAccessLinesTo } from '../http/access-line.js'
 
 const CDN_PROVIDERS: readonly string[] = ['cloudflare', 'cloudfront', 'vercel', 'appengine']
 import { instrumentsFor } from '../http/metrics.js'
 import type { Store } from '../store/contract/index.js'
 import { MemoryStore } from '../store/memory/store.js'
 import { bannerLines } from './banner.js'
-import { batchedLines, bytesInto } from './log-batch.js'
+import { cliLogger } from './log-batch.js'
 import { helpText } from './flags.js'
 import { type FlagValues, parseFlags, UsageError } from './parse-flags.js'
 import { messageOf, storeAnswers, timedStore } from '../server/observability.js'
@@ -133,14 +132,9 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
     )
   }
 
-  const { pino } = await import('pino')
-  // In batches of bytes, synchronously: cheap per line, and in order at exit (lib/cli/log-batch.ts).
-  const stdout = batchedLines(bytesInto(pino.destination({ dest: 1, sync: true, contentMode: 'buffer' })))
-  process.on('exit', () => stdout.flush())
-  const base = { service: 'mobisite' }
-  const logger = pino({ level, base }, stdout)
-  // Nothing else is set on it: its access lines can skip pino's field walk (lib/http/access-line.ts).
-  writeAccessLinesTo(logger, stdout, base)
+  // Lines batched and access lines formatted in bunches, in order and flushed at exit (lib/cli/log-batch.ts).
+  const { logger, flush } = await cliLogger(level, 1)
+  process.on('exit', flush)
   // Express and the routers load while the store connects and the password hashes.
   const serverModule = import('../server/index.js')
   const registry = metrics ? await defaultRegistry() : undefined

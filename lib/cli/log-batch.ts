@@ -16,7 +16,8 @@
  * API request's CPU; a write costs about 2 µs here whatever its size up to
  * some 60 KB, so 64 KB at a time costs a few hundredths of a µs a line.
  */
-import type { DestinationStream } from 'pino'
+import type { DestinationStream, Logger } from 'pino'
+import { AccessLineBunches, writeAccessLinesTo } from '../http/access-line.js'
 
 /** The batch's size in bytes: lines are written before the next one could overflow it. */
 export const LOG_BATCH_BYTES = 65_536
@@ -63,4 +64,22 @@ export function batchedLines(out: ByteSink): DestinationStream & { flush(): void
     },
     flush,
   }
+}
+
+/**
+ * The CLI's logger: pino with `level` and the `service` binding and nothing
+ * else, writing to `dest` (a file descriptor or path) in batches, its access
+ * lines formatted in bunches (lib/http/access-line.ts). Call `flush` before
+ * exiting.
+ */
+export async function cliLogger(level: string, dest: number | string): Promise<{ logger: Logger; flush(): void }> {
+  const { pino } = await import('pino')
+  const batch = batchedLines(bytesInto(pino.destination({ dest, sync: true, contentMode: 'buffer' })))
+  // Access lines wait unformatted and are formatted in bunches, in order with the others.
+  const destination = new AccessLineBunches(batch, LOG_FLUSH_MS)
+  const base = { service: 'mobisite' }
+  const logger = pino({ level, base }, destination)
+  // Nothing else is set on it: its access lines can skip pino's field walk.
+  writeAccessLinesTo(logger, destination, base)
+  return { logger, flush: () => destination.flush() }
 }

@@ -219,6 +219,16 @@ t.test('logs, banner, metrics, admin index and probes of a running server', asyn
     lines.some((l) => l.msg === 'shutting down' && l.signal === 'SIGTERM'),
     'shutdown is logged',
   )
+  // Access lines wait to be formatted in bunches: at exit every one is out, in order with the others.
+  const order = lines.map((l) => (l.reqId === undefined ? l.msg : (l.req as { path: string }).path))
+  const lastRead = order.lastIndexOf('/api/sites/logged-site')
+  t.ok(lastRead > order.indexOf('listening'), 'the access lines come after start-up')
+  t.ok(lastRead < order.indexOf('shutting down'), 'and before the shutdown, as the requests came')
+  t.equal(
+    order.filter((what) => what === '/api/sites/logged-site').length,
+    2,
+    'the read and the wrong guess, the last request logged at info or above: each once',
+  )
 })
 
 t.test(
