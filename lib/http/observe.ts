@@ -20,6 +20,8 @@
  */
 import { randomBytes } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
+// The global `performance` is a getter that Node runs on every read; the module's binding is not.
+import { performance } from 'node:perf_hooks'
 import type { Logger } from 'pino'
 import type { Registry } from 'prom-client'
 import { accessLineWriter, type AccessLevel } from './access-line.js'

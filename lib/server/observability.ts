@@ -5,6 +5,8 @@
  * by startServer, after the package root has loaded.
  */
 import type { IncomingMessage } from 'node:http'
+// The global `performance` is a getter that Node runs on every read; the module's binding is not.
+import { performance } from 'node:perf_hooks'
 import type { Express, NextFunction, Request, Response } from 'express'
 import type { Registry } from 'prom-client'
 import { type Instruments, instrumentsFor } from '../http/metrics.js'

@@ -9,6 +9,7 @@ import {
   accessLineWriter,
   formatAccessLine,
   millisecondsText,
+  timeText,
   writeAccessLinesTo,
   type AccessLevel,
   type AccessLine,
@@ -140,4 +141,20 @@ t.test('times are printed as pino prints them, from integers', async (t) => {
     accessLineWriter(cliLikeLogger(viaPino))('info', { ...plain, responseTime })
     t.equal(formatAccessLine('info', ',"service":"mobisite"', { ...plain, responseTime }, TIME), viaPino[0])
   }
+})
+
+t.test('clock times are printed as String prints them, past every carry of the six low digits', async (t) => {
+  let differing = 0
+  for (const millions of [1, 9, 10, 1_795_000, 1_795_999, 9_007_199]) {
+    for (const rest of [0, 1, 9, 10, 99_999, 100_000, 999_998, 999_999]) {
+      const time = millions * 1e6 + rest
+      if (timeText(time) !== String(time)) differing++
+    }
+  }
+  // A day of lines, a few milliseconds apart, in one process: the kept millions change under it.
+  for (let time = 1_795_000_000_000; time < 1_795_086_400_000; time += 7_919)
+    if (timeText(time) !== String(time)) differing++
+  t.equal(differing, 0)
+  for (const odd of [0, 999_999, -1, 1_795_000_000_000.5, 2 ** 53, 2 ** 53 + 2, Number.NaN, Number.POSITIVE_INFINITY])
+    t.equal(timeText(odd), String(odd), `${odd}: String itself`)
 })
