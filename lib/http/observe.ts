@@ -66,7 +66,11 @@ export interface RequestObserver {
   loading: Promise<void> | undefined
 }
 
-/** An incoming X-Request-Id is kept when it is short and plain; otherwise one is made. */
+/**
+ * An incoming X-Request-Id is kept when it is short and plain; otherwise one
+ * is made. Plain means characters JSON writes as they are: an access line
+ * quotes the id without escaping it (lib/http/access-line.ts).
+ */
 const REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/
 
 /**

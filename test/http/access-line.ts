@@ -43,7 +43,7 @@ const lines: Array<[string, AccessLevel, AccessLine]> = [
   ['a server error, the client gone', 'error', { ...plain, statusCode: 500, aborted: true }],
   ['a probe at debug', 'debug', { ...plain, user: undefined, path: '/healthz', route: '/healthz' }],
   ['a whole-number time', 'info', { ...plain, responseTime: 3 }],
-  ['quotes, backslashes and controls', 'warn', { ...plain, path: '/a"b\\c\u0001d\te', reqId: 'a"\\b' }],
+  ['quotes, backslashes and controls', 'warn', { ...plain, path: '/a"b\\c\u0001d\te' }],
   ['non-ASCII and a long path', 'info', { ...plain, path: `/é/${'x'.repeat(80)}`, user: 'üser' }],
   ['ordinary names that look special', 'info', { ...plain, user: '__proto__', path: '/constructor' }],
   ['a route label that needs escaping', 'info', { ...plain, route: '/a"b\\c' }],
@@ -64,10 +64,12 @@ t.test('lines past the kept pieces are still written as pino writes them', async
   const write = accessLineWriter(cliLikeLogger(viaPino))
   let differing = 0
   // The formatter keeps the pieces of 4,096 method, route and status combinations and numbers
-  // 64 methods: 5,000 lines of 70 methods, 50 routes (a quote in each tenth) and 100 statuses go past both.
+  // 64 methods, and the user fields of 1,024 accounts: 5,000 lines of 70 methods, 50 routes (a
+  // quote in each tenth), 100 statuses and 1,100 users (some needing escapes, some none) go past all.
   for (let i = 0; i < 5000; i++) {
     const route = i % 10 === 0 ? `/r"${i % 50}` : `/r/${i % 50}/{x}`
-    const line = { ...plain, method: `M${i % 70}`, route, statusCode: 100 + Math.floor(i / 50) }
+    const user = i % 11 === 0 ? undefined : i % 7 === 0 ? `ü"\\${i % 1100}` : `u${i % 1100}`
+    const line = { ...plain, method: `M${i % 70}`, route, user, statusCode: 100 + Math.floor(i / 50) }
     write('info', line)
     if (formatAccessLine('info', ',"service":"mobisite"', line, TIME) !== viaPino.at(-1)) differing++
     // The same combination again, now from the kept pieces where it was kept.
