@@ -162,6 +162,9 @@ function routePathOf(dispatch: Dispatch, req: Request): string | undefined {
   }
 }
 
+/** Spellings of a mount path (`/api`, `/API`, …) whose route labels a router keeps, per route. */
+const MOUNT_SPELLINGS_KEPT = 16
+
 /**
  * The mount path as labels name it: Express matches a mount path in any
  * letter case (`/API/sites/x` reaches a router mounted at `/api`), and
@@ -295,7 +298,7 @@ export function apiRouter(engine: Engine, options: ApiRouterOptions = {}): Route
     const { route } = endpoint
     // Only when someone observes this request (the access log, metrics): the route template and caller.
     const note = routeNoteOf(req)
-    if (note !== undefined) note.route = `${mountOf(req)}${templateFor(route.path)}`
+    if (note !== undefined) note.route = routeLabelOf(req, route.path)
     const request = new RequestFacts(req, links)
     if (endpoint.public) {
       // A public route takes no body either: one is read (never left unread, whose
@@ -340,11 +343,23 @@ export function apiRouter(engine: Engine, options: ApiRouterOptions = {}): Route
     throw new ServiceError('MethodNotAllowed', `${req.method} is not allowed on ${req.path}; use ${allowed.join(', ')}`)
   }
 
-  const templates = new Map<string, string>()
-  const templateFor = (path: string): string => {
-    let template = templates.get(path)
-    if (template === undefined) templates.set(path, (template = templateOf(path)))
-    return template
+  /**
+   * Route labels by endpoint path, then by the mount as the request spelled
+   * it: one string per route, so the log's and the metrics' lookups find its
+   * hash made. A label made per request was a new string to lower-case, join,
+   * flatten and hash again in each of them (issue 38). Express matches mounts
+   * in any letter case, so the spellings kept per route are bounded.
+   */
+  const labels = new Map<string, Map<string, string>>()
+  const routeLabelOf = (req: Request, path: string): string => {
+    let byMount = labels.get(path)
+    if (byMount === undefined) labels.set(path, (byMount = new Map()))
+    let label = byMount.get(req.baseUrl)
+    if (label === undefined) {
+      label = `${mountOf(req)}${templateOf(path)}`
+      if (byMount.size < MOUNT_SPELLINGS_KEPT) byMount.set(req.baseUrl, label)
+    }
+    return label
   }
   // The router's own access log and metrics, when given a logger or registry.
   const observing =

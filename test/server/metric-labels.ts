@@ -8,8 +8,10 @@
  * methods; here a smaller flood of the same shape shows the bound.
  */
 import { request as httpRequest } from 'node:http'
+import express from 'express'
+import { Registry } from 'prom-client'
 import t from 'tap'
-import { createEngine, startServer } from '../../lib/index.js'
+import { apiRouter, createEngine, startServer } from '../../lib/index.js'
 import { capturedLogger } from '../helpers/log-lines.js'
 
 const CASINGS = ['/api', '/API', '/Api', '/aPi', '/apI', '/APi']
@@ -67,4 +69,26 @@ t.test('a casing-and-method flood adds no series beyond the registered routes', 
   const logged = new Set(lines.map((line) => line.route).filter((route) => typeof route === 'string'))
   for (const route of logged) t.notMatch(route as string, /\/A[Pp]|\/aP|\/apI/, `log route ${route}: as registered`)
   t.ok(logged.has('/api/sites/{site_name}'), 'the access log names the template')
+})
+
+t.test('a mount spelled every way names one route, past the spellings a router keeps', async (t) => {
+  const engine = createEngine()
+  await engine.addMasterAccount({ user: 'u', password: 'p' })
+  const registry = new Registry()
+  const server = express().use('/mobile-sites', apiRouter(engine, { registry })).listen(0, '127.0.0.1')
+  t.teardown(() => server.close())
+  await new Promise((resolve) => server.once('listening', resolve))
+  const base = new URL(`http://127.0.0.1:${(server.address() as { port: number }).port}`)
+  // 40 spellings of the mount, more than the 16 a router keeps labels for.
+  const spellings = Array.from({ length: 40 }, (_, n) =>
+    [...'/mobile-sites'].map((c, i) => ((n >> (i % 12)) & 1 ? c.toUpperCase() : c)).join(''),
+  )
+  t.equal(new Set(spellings).size, 40)
+  for (const spelling of [...spellings, ...spellings]) t.equal(await send(base, 'GET', `${spelling}/sites/abcd`), 401)
+  const counts = (await registry.metrics())
+    .split('\n')
+    .filter((line) => line.startsWith('http_request_duration_seconds_count{'))
+  t.same(counts, [
+    'http_request_duration_seconds_count{method="GET",route="/mobile-sites/sites/{site_name}",status_code="401"} 80',
+  ])
 })
