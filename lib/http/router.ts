@@ -20,13 +20,14 @@ import { guardServerOf } from './bytes-after-request.js'
 import { compileDispatch, type Dispatch, type Endpoint, type Match } from './dispatch.js'
 import { bodyReadError, errorHandler } from './errors.js'
 import { requestGuards, utf8Body, utf8Query, type GuardOptions } from './cross-site-and-content.js'
-import { faultStep, noteCaller, observe, templateOf, type ApiHooks } from './hooks.js'
+import { faultStep, noteCaller, observe, type ApiHooks } from './hooks.js'
 import { openApiDocument } from './openapi.js'
 import { observeRequests, routeNoteOf } from './observe.js'
 import type { Logger } from 'pino'
 import type { Registry } from 'prom-client'
 import { RateLimit, rateLimitStep, type RateLimitOptions } from './rate-limit.js'
 import { sendEmpty, sendJson } from './reply.js'
+import { mountOf, routeLabels } from './route-labels.js'
 import { runSteps, type ApiCall, type ApiStep } from './pipeline-steps.js'
 import {
   AGENTS_PATH,
@@ -160,20 +161,6 @@ function routePathOf(dispatch: Dispatch, req: Request): string | undefined {
     // URIError: answered 400 already; it matched no route.
     return undefined
   }
-}
-
-/** Spellings of a mount path (`/api`, `/API`, …) whose route labels a router keeps, per route. */
-const MOUNT_SPELLINGS_KEPT = 16
-
-/**
- * The mount path as labels name it: Express matches a mount path in any
- * letter case (`/API/sites/x` reaches a router mounted at `/api`), and
- * `req.baseUrl` is the request's spelling; a label in that spelling would let
- * clients multiply the series (8 casings of /api made 100× the series).
- * Lower case is the standalone server's own spelling of its mounts.
- */
-function mountOf(req: Request): string {
-  return req.baseUrl.toLowerCase()
 }
 
 /** Rejects query parameters on endpoints that take none, naming the first. */
@@ -343,24 +330,7 @@ export function apiRouter(engine: Engine, options: ApiRouterOptions = {}): Route
     throw new ServiceError('MethodNotAllowed', `${req.method} is not allowed on ${req.path}; use ${allowed.join(', ')}`)
   }
 
-  /**
-   * Route labels by endpoint path, then by the mount as the request spelled
-   * it: one string per route, so the log's and the metrics' lookups find its
-   * hash made. A label made per request was a new string to lower-case, join,
-   * flatten and hash again in each of them (issue 38). Express matches mounts
-   * in any letter case, so the spellings kept per route are bounded.
-   */
-  const labels = new Map<string, Map<string, string>>()
-  const routeLabelOf = (req: Request, path: string): string => {
-    let byMount = labels.get(path)
-    if (byMount === undefined) labels.set(path, (byMount = new Map()))
-    let label = byMount.get(req.baseUrl)
-    if (label === undefined) {
-      label = `${mountOf(req)}${templateOf(path)}`
-      if (byMount.size < MOUNT_SPELLINGS_KEPT) byMount.set(req.baseUrl, label)
-    }
-    return label
-  }
+  const routeLabelOf = routeLabels()
   // The router's own access log and metrics, when given a logger or registry.
   const observing =
     options.logger === undefined && options.registry === undefined
