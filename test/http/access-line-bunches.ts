@@ -19,12 +19,19 @@ import {
 const BINDINGS = ',"service":"mobisite"'
 const FLUSH_MS = 50
 
-/** A destination that keeps each line and counts its flushes. */
-function recorder(): { write(line: string): void; flush(): void; lines: string[]; flushes: number } {
+/** The lines of a text written, each with its newline: a bunch comes as one text. */
+const linesOf = (text: string): string[] => text.match(/[^\n]*\n/g) ?? []
+
+/** A destination that keeps each line, and counts its writes and flushes. */
+function recorder(): { write(text: string): void; flush(): void; lines: string[]; writes: number; flushes: number } {
   const out = {
     lines: [] as string[],
+    writes: 0,
     flushes: 0,
-    write: (line: string) => void out.lines.push(line),
+    write: (text: string) => {
+      out.writes++
+      out.lines.push(...linesOf(text))
+    },
     flush: () => void out.flushes++,
   }
   return out
@@ -90,6 +97,7 @@ t.test(`a full bunch of ${ACCESS_LINE_BUNCH} is formatted at once; a flush write
   t.equal(out.lines.length, 0, 'one short of a bunch: all held')
   write('info', lineOf(ACCESS_LINE_BUNCH - 1))
   t.equal(out.lines.length, ACCESS_LINE_BUNCH, 'the bunch is written')
+  t.equal(out.writes, 1, 'as one text, in one write')
   for (let n = ACCESS_LINE_BUNCH; n < ACCESS_LINE_BUNCH + 5; n++) write('info', lineOf(n))
   t.equal(out.lines.length, ACCESS_LINE_BUNCH)
   const flushes = out.flushes
@@ -125,7 +133,7 @@ t.test('a write that throws loses the lines it was writing, and never writes one
         failNext = false
         throw new Error('EIO')
       }
-      lines.push(line)
+      lines.push(...linesOf(line))
     },
     flush() {},
   }

@@ -9,6 +9,7 @@ import {
   accessLineWriter,
   formatAccessLine,
   millisecondsText,
+  quoted,
   timeText,
   writeAccessLinesTo,
   type AccessLevel,
@@ -77,6 +78,18 @@ t.test('lines past the kept pieces are still written as pino writes them', async
   }
   t.equal(viaPino.length, 5000)
   t.equal(differing, 0, 'every line equal, below and past the bounds')
+})
+
+t.test('paths are quoted as JSON.stringify quotes them, whatever their characters', async (t) => {
+  let differing = 0
+  // Every UTF-16 code unit, lone surrogates included, alone and inside a plain path.
+  for (let code = 0; code <= 0xffff; code++) {
+    const unit = String.fromCharCode(code)
+    for (const path of [unit, `/api/sites/a${unit}b`]) if (quoted(path) !== JSON.stringify(path)) differing++
+  }
+  for (const path of ['', '/', '/api/sites/__proto__', '/a?b=c&d', '/😀', `/${'x'.repeat(20_000)}`])
+    if (quoted(path) !== JSON.stringify(path)) differing++
+  t.equal(differing, 0)
 })
 
 t.test('the fields are those docs/operations.md lists', async (t) => {
