@@ -9,7 +9,7 @@ import {
   accessLineWriter,
   formatAccessLine,
   millisecondsText,
-  quoted,
+  jsonEscaped,
   timeText,
   writeAccessLinesTo,
   type AccessLevel,
@@ -85,10 +85,11 @@ t.test('paths are quoted as JSON.stringify quotes them, whatever their character
   // Every UTF-16 code unit, lone surrogates included, alone and inside a plain path.
   for (let code = 0; code <= 0xffff; code++) {
     const unit = String.fromCharCode(code)
-    for (const path of [unit, `/api/sites/a${unit}b`]) if (quoted(path) !== JSON.stringify(path)) differing++
+    for (const path of [unit, `/api/sites/a${unit}b`])
+      if (`"${jsonEscaped(path)}"` !== JSON.stringify(path)) differing++
   }
   for (const path of ['', '/', '/api/sites/__proto__', '/a?b=c&d', '/😀', `/${'x'.repeat(20_000)}`])
-    if (quoted(path) !== JSON.stringify(path)) differing++
+    if (`"${jsonEscaped(path)}"` !== JSON.stringify(path)) differing++
   t.equal(differing, 0)
 })
 
