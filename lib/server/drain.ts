@@ -48,11 +48,15 @@ export function drainOf(server: Server): Drain {
     sockets.add(socket)
     socket.once('close', () => sockets.delete(socket))
   })
+  // One listener for every answer, which 'close' ends once: `once` would wrap and bind a new one per request.
+  function answered(this: ServerResponse): void {
+    answering.delete(this)
+  }
   // Prepended: the app may answer within its own listener, before a later one would run.
   server.prependListener('request', (_req: IncomingMessage, res: ServerResponse) => {
     if (draining) res.shouldKeepAlive = false
     answering.add(res)
-    res.once('close', () => answering.delete(res))
+    res.on('close', answered)
   })
   return {
     begin() {
