@@ -259,8 +259,8 @@ export interface FlushableDestination {
  * A pino destination in front of `out` that holds access lines unformatted
  * and formats them {@link ACCESS_LINE_BUNCH} at a time, and every
  * `flushMs`, into one text written to `out` at once (so one `write` may
- * carry many lines). Each line keeps the time its answer closed. Any other line,
- * and `flush`, first formats the lines held, so every line reaches `out`
+ * carry many lines). Each line keeps the time its answer closed. Any other
+ * line, and `flush`, first formats the lines held, so every line reaches `out`
  * in the order it was written; `flush` then flushes `out`, so a line waits
  * no more than `flushMs` in all.
  *
@@ -308,9 +308,8 @@ export class AccessLineBunches implements FlushableDestination {
 
   /**
    * The lines held go out as one text, in one write: each write is a call
-   * into C++ that flattens its string and encodes it, about 2,400
-   * instructions a line when each line was written apart (issue 38,
-   * callgrind).
+   * into C++ (Buffer's write, then V8's flatten and encode), and one per
+   * bunch spares each line the call's own cost (issue 38, callgrind).
    */
   #formatHeld(): void {
     const held = this.#held
