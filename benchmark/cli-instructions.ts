@@ -108,24 +108,35 @@ async function count(label: string, flags: string[]): Promise<{ main: number; ba
 if (!hasValgrind()) {
   console.log('valgrind not found: the instruction counts are skipped (apt-get install valgrind)')
 } else {
-  const silent: { main: number; background: number }[] = []
-  const defaults: { main: number; background: number }[] = []
-  for (let i = 0; i < REPEATS; i++) {
-    silent.push(await count('silent', SILENT))
-    defaults.push(await count('defaults', []))
-  }
+  type Count = { main: number; background: number }
+  /** Each CLI counted, in the order their processes alternate; the two parts of the defaults tell shared from own costs. */
+  const variants: Array<{ label: string; flags: string[]; counts: Count[] }> = [
+    { label: 'silent', flags: SILENT, counts: [] },
+    { label: 'defaults', flags: [], counts: [] },
+    { label: 'access log only (--no-metrics)', flags: ['--no-metrics'], counts: [] },
+    { label: 'metrics only (--log-level silent)', flags: ['--log-level', 'silent'], counts: [] },
+  ]
+  for (let i = 0; i < REPEATS; i++) for (const v of variants) v.counts.push(await count(v.label, v.flags))
   const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
-  const s = mean(silent.map((c) => c.main))
-  const d = mean(defaults.map((c) => c.main))
+  const mainOf = (v: (typeof variants)[number]) => mean(v.counts.map((c) => c.main))
+  const [silent, defaults, logsOnly, metricsOnly] = variants as [
+    (typeof variants)[number],
+    (typeof variants)[number],
+    (typeof variants)[number],
+    (typeof variants)[number],
+  ]
+  const s = mainOf(silent)
+  const d = mainOf(defaults)
   console.log(
     `\nGET /api/sites/{site_name}, MemoryStore, instructions per request (callgrind), ${WARMUP} warm-up then ${COUNTED} counted, ${REPEATS} processes each\n`,
   )
   console.log('| CLI | main thread, each process | other threads, each process |')
   console.log('|---|---:|---:|')
-  const cells = (cs: { main: number; background: number }[], key: 'main' | 'background') =>
-    cs.map((c) => Math.round(c[key]).toLocaleString('en-US')).join(' / ')
-  console.log(`| silent | ${cells(silent, 'main')} | ${cells(silent, 'background')} |`)
-  console.log(`| defaults | ${cells(defaults, 'main')} | ${cells(defaults, 'background')} |`)
+  const cells = (cs: Count[], key: keyof Count) => cs.map((c) => Math.round(c[key]).toLocaleString('en-US')).join(' / ')
+  for (const v of variants)
+    console.log(`| ${v.label} | ${cells(v.counts, 'main')} | ${cells(v.counts, 'background')} |`)
+  const counted = `${WARMUP} requests warm-up then ${COUNTED} counted at ${CONNECTIONS} connections, mean of ${REPEATS} processes each`
+  const added = (n: number) => Math.round(n).toLocaleString('en-US')
   figure({
     group: 'operations',
     name: 'CLI defaults (access log, metrics): GET /sites/{site_name}, instructions per request, main thread',
@@ -134,6 +145,23 @@ if (!hasValgrind()) {
     anchor: 'the same CLI, --log-level silent --no-metrics',
     anchorValue: Math.round(s),
     ratio: Number((s / d).toFixed(3)),
-    note: `valgrind callgrind, user space only (the kernel's socket work, about half a request's CPU, is not counted, so the whole request's ratio is higher); ${WARMUP} requests warm-up then ${COUNTED} counted at ${CONNECTIONS} connections, mean of ${REPEATS} processes each; ratio = silent / defaults; the defaults add ${Math.round(d - s).toLocaleString('en-US')} instructions a request`,
+    note: `valgrind callgrind, user space only (the kernel's socket work, about half a request's CPU, is not counted, so the whole request's ratio is higher); ${counted}; ratio = silent / defaults; the defaults add ${added(d - s)} instructions a request`,
   })
+  const l = mainOf(logsOnly)
+  const m = mainOf(metricsOnly)
+  for (const [v, n] of [
+    [logsOnly, l],
+    [metricsOnly, m],
+  ] as const) {
+    figure({
+      group: 'operations',
+      name: `CLI, ${v.label}: GET /sites/{site_name}, instructions per request, main thread`,
+      value: Math.round(n),
+      unit: 'instructions',
+      anchor: 'the same CLI, --log-level silent --no-metrics',
+      anchorValue: Math.round(s),
+      ratio: Number((s / n).toFixed(3)),
+      note: `as the row above; adds ${added(n - s)}; what the access log and the metrics share (the request id and its X-Request-Id header, the observer, its close listener and timer) is counted in both parts: ${added(l + m - d - s)} a request, the log's own ${added(d - m)}, the metrics' own ${added(d - l)}`,
+    })
+  }
 }
