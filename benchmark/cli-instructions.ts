@@ -11,6 +11,11 @@
  * the cost of one instruction against another. So the ratio below is of
  * user-space work only, and a lower bound of the whole request's.
  *
+ * The access log alone (`--no-metrics`) and the metrics alone
+ * (`--log-level silent`) are counted too, so the rows tell what the two
+ * share (the request id and its header, the observer, its listener and
+ * timer) from what each adds on its own.
+ *
  * The main thread's count is the one to read: the other threads compile and
  * collect garbage in the background, and whatever runs a scrypt (the
  * credential renewal, lib/engine/auth/masters.ts) is left out.
